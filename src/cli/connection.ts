@@ -1,0 +1,53 @@
+import { UsageError } from '../errors.js';
+
+/** The default URL where `mac serve` listens. */
+export const DEFAULT_API_URL = 'http://127.0.0.1:4010';
+/** The key and account `mac serve` accepts when started without --api-key. */
+export const DEV_API_KEY = 'mac-dev-key';
+export const DEV_ACCOUNT_ID = 'dev';
+
+/** Where and as whom the engine talks to the monitoring API. */
+export interface Connection {
+  apiUrl: string;
+  apiKey: string;
+  accountId?: string;
+}
+
+/** Flags that may override the environment. */
+export interface ConnectionFlags {
+  apiUrl?: string;
+  apiKey?: string;
+  accountId?: string;
+}
+
+/**
+ * Resolves the connection from flags, then MAC_API_URL / MAC_API_KEY / MAC_ACCOUNT_ID.
+ * Against the default local URL without a key, the dev key and account of `mac serve` are used.
+ */
+export function resolveConnection(flags: ConnectionFlags, env: Record<string, string | undefined>): Connection {
+  const apiUrl = (flags.apiUrl ?? env.MAC_API_URL ?? DEFAULT_API_URL).replace(/\/+$/, '');
+  let apiKey = flags.apiKey ?? env.MAC_API_KEY;
+  let accountId = flags.accountId ?? env.MAC_ACCOUNT_ID;
+  try {
+    new URL(apiUrl);
+  } catch (cause) {
+    throw new UsageError(`invalid API URL "${apiUrl}"`, { cause, hint: 'set MAC_API_URL or --api-url to http(s)://host[:port]' });
+  }
+  if (!apiKey) {
+    if (apiUrl === DEFAULT_API_URL) {
+      apiKey = DEV_API_KEY;
+      accountId ??= DEV_ACCOUNT_ID;
+    } else {
+      throw new UsageError(`no API key for ${apiUrl}`, { hint: 'set MAC_API_KEY or pass --api-key' });
+    }
+  }
+  return { apiUrl, apiKey, accountId: accountId || undefined };
+}
+
+/** Adds --api-url, --api-key and --account-id to a command that talks to the API. */
+export function withConnectionOptions<T extends { option(flags: string, description: string): T }>(cmd: T): T {
+  return cmd
+    .option('--api-url <url>', 'monitoring API base URL (env MAC_API_URL, default http://127.0.0.1:4010)')
+    .option('--api-key <key>', 'API key (env MAC_API_KEY)')
+    .option('--account-id <id>', 'account id sent as x-service-account (env MAC_ACCOUNT_ID)');
+}

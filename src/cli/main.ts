@@ -1,0 +1,58 @@
+import { Command, CommanderError } from 'commander';
+import { createOutput, type OutputTarget } from './output.js';
+import type { CliContext, RegisterCommand } from './context.js';
+import { MacError } from '../errors.js';
+
+// One entry per command file in ./commands; each registers its own flags and action.
+const commands: Array<() => Promise<{ register: RegisterCommand }>> = [
+];
+
+/** Runs the CLI with argv (as process.argv) and returns the exit code. The only place that decides it. */
+export async function main(argv: string[], target?: Partial<OutputTarget>): Promise<number> {
+  const env = target?.env ?? process.env;
+  const output = createOutput({ stdout: target?.stdout ?? process.stdout, stderr: target?.stderr ?? process.stderr, env });
+  let exitCode = 0;
+  const ctx: CliContext = {
+    output,
+    env,
+    cwd: process.cwd(),
+    exit(code) {
+      exitCode = Math.max(exitCode, code);
+    },
+  };
+  const program = new Command('mac')
+    .description('monitoring as code: validate, plan and apply monitoring definitions')
+    .version(await packageVersion(), '-V, --version')
+    .showHelpAfterError()
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => output.result(s.trimEnd()), writeErr: (s) => output.info(s.trimEnd()) });
+  for (const load of commands) (await load()).register(program, ctx);
+  try {
+    await program.parseAsync(argv);
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // --help and --version end as "errors" with exit code 0 under exitOverride.
+      return err.exitCode;
+    }
+    return report(err, ctx);
+  }
+  return exitCode;
+}
+
+function report(err: unknown, ctx: CliContext): number {
+  const { output } = ctx;
+  if (err instanceof MacError) {
+    output.info(`${output.c.red('error:')} ${err.message}`);
+    if (err.hint) output.info(`  hint: ${err.hint}`);
+    return err.exitCode;
+  }
+  output.info(`${output.c.red('internal error:')} ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+  output.info('  hint: this is a bug in mac; please report it with the command you ran');
+  return 1;
+}
+
+async function packageVersion(): Promise<string> {
+  const { readFile } = await import('node:fs/promises');
+  const pkg = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}

@@ -1,0 +1,2 @@
+// Public entry of the package: the typed helpers used by *.mac.ts definition files.
+export {};

@@ -1,0 +1,59 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { MAC_BIN, cleanEnv } from './cli.js';
+
+/** A running `mac serve` started by a test. */
+export interface Served {
+  url: string;
+  pid: number;
+  apiKey: string;
+  accountId: string;
+  /** Everything the service printed so far (stdout and stderr). */
+  log(): string;
+  /** Stops the service by its pid (SIGTERM, or SIGKILL for a crash test) and waits for it to exit. */
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+/**
+ * Starts `mac serve --port 0 ...args` and resolves once it prints its URL
+ * (the line `mac serve listening on http://127.0.0.1:PORT`).
+ */
+export function startServe(args: string[] = [], env: Record<string, string> = {}): Promise<Served> {
+  const child: ChildProcess = spawn(process.execPath, [MAC_BIN, 'serve', '--port', '0', ...args], {
+    env: cleanEnv(env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`mac serve did not start within 20 s:\n${out}`));
+    }, 20_000);
+    const onData = (d: Buffer) => {
+      out += d.toString('utf8');
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        const keyIdx = args.indexOf('--api-key');
+        const accIdx = args.indexOf('--account');
+        resolve({
+          url: m[1],
+          pid: child.pid!,
+          apiKey: keyIdx >= 0 ? args[keyIdx + 1] : 'mac-dev-key',
+          accountId: accIdx >= 0 ? args[accIdx + 1] : 'dev',
+          log: () => out,
+          async stop(signal: NodeJS.Signals = 'SIGTERM') {
+            if (child.exitCode === null && child.signalCode === null) process.kill(child.pid!, signal);
+            await exited;
+          },
+        });
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`mac serve exited with ${code} before listening:\n${out}`));
+    });
+  });
+}
