@@ -5,6 +5,13 @@ import { MacError } from '../errors.js';
 
 // One entry per command file in ./commands; each registers its own flags and action.
 const commands: Array<() => Promise<{ register: RegisterCommand }>> = [
+  () => import('./commands/validate.js'),
+  () => import('./commands/plan.js'),
+  () => import('./commands/apply.js'),
+  () => import('./commands/import.js'),
+  () => import('./commands/test.js'),
+  () => import('./commands/schemas.js'),
+  () => import('./commands/serve.js'),
 ];
 
 /** Runs the CLI with argv (as process.argv) and returns the exit code. The only place that decides it. */

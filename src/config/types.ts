@@ -1,0 +1,62 @@
+import type { Kind } from '../schema/kinds.js';
+
+/** A place in a definition file; `file` is relative to the project dir, with `/` separators. */
+export interface Position {
+  file: string;
+  line: number;
+  col: number;
+}
+
+/** One problem found while loading or validating; all of a run are printed together. */
+export interface Diagnostic extends Position {
+  severity: 'error' | 'warning';
+  /** Field path inside the document, dot-joined with numeric indices (`request.assertions.0.target`); '' = whole document. */
+  path: string;
+  message: string;
+  hint?: string;
+}
+
+/** References by logical id that the plan resolves to API ids. */
+export interface DefinitionRefs {
+  alertChannels?: string[];
+  setupSnippet?: string;
+  tearDownSnippet?: string;
+}
+
+/** One validated, resolved resource definition. */
+export interface Definition extends Position {
+  kind: Kind;
+  /** Logical id; for EnvironmentVariable, its key. */
+  id: string;
+  /** `absent` is an explicit tombstone: delete the live resource. */
+  state: 'present' | 'absent';
+  /**
+   * The API-shaped body: field names as the API's, `defaults.check` merged under checks,
+   * `scriptFile` read into `script`, `${{ env.NAME }}` interpolated. Without kind, id, state,
+   * and without the logical references (those are in `refs`).
+   */
+  spec: Record<string, unknown>;
+  refs: DefinitionRefs;
+  /** JSON pointers into `spec` whose values are secret (never printed, written only). */
+  secretPaths: string[];
+  /** JSON pointer into `spec` -> environment variable name, for values that are exactly one `${{ env.NAME }}`. */
+  envSources: Record<string, string>;
+}
+
+/** mac.config.yaml, validated. */
+export interface ProjectConfig {
+  project: string;
+  include: string[];
+  defaults: { check?: Record<string, unknown> };
+}
+
+/** The result of loading a project directory: definitions plus every diagnostic found. */
+export interface LoadedProject {
+  /** Absolute path of the project directory. */
+  dir: string;
+  config: ProjectConfig;
+  /** Definition files that were read, relative to dir. */
+  files: string[];
+  definitions: Definition[];
+  diagnostics: Diagnostic[];
+}

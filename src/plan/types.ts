@@ -1,0 +1,67 @@
+import type { Kind } from '../schema/kinds.js';
+
+/** The plan file format version this build writes and the only one `apply` accepts. */
+export const PLAN_VERSION = 1;
+
+/** What a change does to the live account. */
+export type ChangeAction = 'create' | 'update' | 'delete' | 'noop';
+
+/** One RFC 6902 operation over the normalized resource. */
+export interface PatchOp {
+  op: 'add' | 'remove' | 'replace' | 'move' | 'copy' | 'test';
+  path: string;
+  value?: unknown;
+  from?: string;
+}
+
+/** Marker for a reference whose API id is known only after its target is created. */
+export interface RefMarker {
+  $ref: string; // "Kind/logical-id"
+}
+
+/** A secret value in `desired`: the value itself is never in a plan, only where to get it again. */
+export interface SecretSource {
+  /** JSON pointer into `desired`. */
+  path: string;
+  /** Environment variable the value came from, when it was exactly one `${{ env.NAME }}`. */
+  env?: string;
+}
+
+/** One planned change (contract fields first, then mac's own additions). */
+export interface PlannedChange {
+  action: ChangeAction;
+  kind: Kind;
+  id: string;
+  name?: string;
+  remoteId?: string | number;
+  file?: string;
+  line?: number;
+  patch: PatchOp[];
+  /** sha256 of the normalized live object; absent for creates. */
+  liveFingerprint?: string;
+  /** "Kind/id" of the changes this one needs first. */
+  dependsOn: string[];
+  /** The full normalized request body to send (create/update); references as RefMarker, secrets as "(sensitive)". */
+  desired?: Record<string, unknown>;
+  /** Secret values left out of `desired` and of every diff. */
+  secrets?: SecretSource[];
+  /** Remarks for people: write-only fields not compared, adoption, etc. */
+  notes?: string[];
+}
+
+/** A plan: a plain, versioned document written by `plan --out` and read back by `apply`. */
+export interface Plan {
+  version: typeof PLAN_VERSION;
+  project: string;
+  createdAt: string;
+  apiUrl: string;
+  git?: { commit?: string; branch?: string };
+  summary: { create: number; update: number; delete: number; noop: number };
+  changes: PlannedChange[];
+  /** Absolute path of the planned project directory (to re-read secrets on apply). */
+  dir?: string;
+  /** Set with --changed-since: only resources defined in these files were planned. */
+  changedSince?: { ref: string; files: string[] };
+  /** Things a reviewer must know that are not changes (look-alike checks not adopted, ...). */
+  warnings: string[];
+}
