@@ -1,4 +1,3 @@
-/* eslint-disable @typescript-eslint/no-explicit-any */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -100,7 +99,7 @@ describe('ApiClient', () => {
     };
     const url = await serve((req, res) => json(res, ...answers[req.url!.split('?')[0]]));
     client = new ApiClient({ apiUrl: url, apiKey: 'k', clock: fakeClock() });
-    const err400 = await client.post('/400', {}).catch((e: unknown) => e as any);
+    const err400: any = await client.post('/400', {}).catch((e: unknown) => e);
     expect(err400).toBeInstanceOf(BadRequestError);
     expect(err400.problems).toHaveLength(2);
     expect(err400.message).toContain('request.port: is required');
@@ -109,7 +108,7 @@ describe('ApiClient', () => {
     await expect(client.get('/402')).rejects.toBeInstanceOf(PaymentRequiredError);
     await expect(client.get('/404')).rejects.toBeInstanceOf(NotFoundError);
     await expect(client.get('/409')).rejects.toThrow(ConflictError);
-    const err500 = await client.get('/500').catch((e: unknown) => e as any);
+    const err500: any = await client.get('/500').catch((e: unknown) => e);
     expect(err500).toBeInstanceOf(ServerError);
     expect(err500.status).toBe(500);
     // 500 is not transient: one request each, no retries at all.
@@ -168,7 +167,7 @@ describe('ApiClient', () => {
     await new Promise<void>((r) => server!.close(() => r()));
     server = undefined;
     client = new ApiClient({ apiUrl: url, apiKey: 'k' });
-    const err = await client.get('/v1/checks').catch((e: unknown) => e as any);
+    const err: any = await client.get('/v1/checks').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(NetworkError);
     expect(err.message).toMatch(/ECONNREFUSED 127\.0\.0\.1:\d+/);
     expect(err.hint).toContain('mac serve');
@@ -180,7 +179,7 @@ describe('ApiClient', () => {
       /* never answers */
     });
     client = new ApiClient({ apiUrl: url, apiKey: 'k', timeoutMs: 200 });
-    const err = await client.post('/slow', {}).catch((e: unknown) => e as any);
+    const err: any = await client.post('/slow', {}).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(NetworkError);
     expect(err.message).toContain('within 0.2 s');
   });
