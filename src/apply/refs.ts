@@ -1,19 +1,8 @@
-import type { RefMarker } from '../plan/types.js';
+import { isRefMarker } from '../plan/desired.js';
 import type { ChangeKey } from './graph.js';
 
 /** API ids known so far, by "Kind/id": ids from the plan plus those of resources created in this run. */
 export type ResolvedIds = ReadonlyMap<ChangeKey, string | number>;
-
-/** Whether a value is a `{ $ref: "Kind/id" }` marker left by the plan. */
-export function isRefMarker(value: unknown): value is RefMarker {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    !Array.isArray(value) &&
-    Object.keys(value).length === 1 &&
-    typeof (value as { $ref?: unknown }).$ref === 'string'
-  );
-}
 
 /** Every "Kind/id" a request body refers to through markers. */
 export function refsIn(value: unknown, found: Set<ChangeKey> = new Set()): Set<ChangeKey> {

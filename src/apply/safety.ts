@@ -2,14 +2,11 @@ import type { Plan, PlannedChange } from '../plan/types.js';
 import { isCheckKind } from '../schema/kinds.js';
 import { Refused } from '../errors.js';
 import { changeKey } from './graph.js';
+import { ownershipTag } from '../plan/ownership.js';
 
 /** The default of `--max-deletes`. */
 export const DEFAULT_MAX_DELETES = 10;
 
-/** The tag mac puts on every check it creates; a check without it is never deleted. */
-export function ownershipTag(project: string, id: string): string {
-  return `mac:${project}/${id}`;
-}
 
 /** Lists keys for a message, cut after a few so that a refusal stays readable. */
 function listKeys(changes: readonly PlannedChange[], max = 10): string {

@@ -1,27 +1,29 @@
-import type { Definition } from '../config/types.js';
 import type { PlannedChange } from '../plan/types.js';
+import { getAt, setAt } from '../plan/pointer.js';
 import { Refused } from '../errors.js';
-import { changeKey } from './graph.js';
-import { getAt, setAt } from './pointer.js';
+import { changeKey, type ChangeKey } from './graph.js';
 
 /** Where secret values come back from: the environment, then the definitions of the planned directory. */
 export interface SecretSources {
   env: Readonly<Record<string, string | undefined>>;
-  /** Loads the definitions of `plan.dir` again; absent when the plan has no dir or it cannot be read. */
-  reload?: () => Promise<readonly Definition[]>;
+  /**
+   * Loads `plan.dir` again and builds each definition's desired body with its real secret values,
+   * by "Kind/id" (the plan's secret pointers point into these bodies). Absent without a dir.
+   */
+  reload?: () => Promise<ReadonlyMap<ChangeKey, Record<string, unknown>>>;
 }
 
 /**
  * Puts the secret values a saved plan left out back into the bodies of its changes: from the
- * environment variable a value came from, else from the re-loaded definition at the same pointer.
+ * environment variable a value came from, else from the re-loaded definition's body at the same pointer.
  * Refuses, naming every one, when any cannot be recovered; never prints a value.
  */
 export async function recoverSecrets(changes: readonly PlannedChange[], sources: SecretSources): Promise<PlannedChange[]> {
-  let definitions: Map<string, Definition> | undefined;
-  const definitionOf = async (key: string) => {
+  let bodies: ReadonlyMap<ChangeKey, Record<string, unknown>> | undefined;
+  const reloaded = async (key: ChangeKey) => {
     if (!sources.reload) return undefined;
-    definitions ??= new Map((await sources.reload()).map((d) => [`${d.kind}/${d.id}`, d]));
-    return definitions.get(key);
+    bodies ??= await sources.reload();
+    return bodies.get(key);
   };
 
   const missing: string[] = [];
@@ -31,16 +33,16 @@ export async function recoverSecrets(changes: readonly PlannedChange[], sources:
       out.push(change);
       continue;
     }
-    let desired: Record<string, unknown> | undefined = change.desired;
+    const desired = structuredClone(change.desired);
     for (const secret of change.secrets) {
       let value: unknown = secret.env !== undefined ? sources.env[secret.env] : undefined;
-      if (value === undefined) value = getAt((await definitionOf(changeKey(change)))?.spec, secret.path);
-      const next: Record<string, unknown> | undefined = value === undefined ? undefined : setAt(desired, secret.path, value);
-      if (next === undefined) {
+      if (value === undefined) value = getAt(await reloaded(changeKey(change)), secret.path);
+      // The plan holds "(sensitive)" at the pointer; a pointer that leads nowhere cannot be filled.
+      if (value === undefined || getAt(desired, secret.path) === undefined) {
         missing.push(`${changeKey(change)} ${secret.path}${secret.env ? ` (env ${secret.env})` : ''}`);
         continue;
       }
-      desired = next;
+      setAt(desired, secret.path, value);
     }
     out.push({ ...change, desired });
   }

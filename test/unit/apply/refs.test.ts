@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isRefMarker, refsIn, resolveRefs } from '../../../src/apply/refs.js';
+import { refsIn, resolveRefs } from '../../../src/apply/refs.js';
+import { isRefMarker } from '../../../src/plan/desired.js';
 
 describe('refs', () => {
   const body = {

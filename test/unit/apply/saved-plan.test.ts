@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { parsePlan } from '../../../src/apply/plan-file.js';
 import { recoverSecrets } from '../../../src/apply/secrets.js';
 import { findStale, refuseIfStale } from '../../../src/apply/stale.js';
-import type { Definition } from '../../../src/config/types.js';
 import { Refused, UsageError } from '../../../src/errors.js';
 import { change } from './fixtures.js';
 
@@ -78,8 +77,8 @@ describe('recoverSecrets', () => {
   });
 
   it('falls back to the re-loaded definitions', async () => {
-    const def = { kind: 'EnvironmentVariable', id: 'STRIPE_KEY', spec: { value: 'from-file' } } as unknown as Definition;
-    const [c] = await recoverSecrets([secretChange], { env: {}, reload: async () => [def] });
+    const bodies = new Map([['EnvironmentVariable/STRIPE_KEY', { key: 'STRIPE_KEY', value: 'from-file', secret: true }]]);
+    const [c] = await recoverSecrets([secretChange], { env: {}, reload: async () => bodies });
     expect(c.desired!.value).toBe('from-file');
   });
 
