@@ -2,12 +2,13 @@ import pLimit from 'p-limit';
 import type { PlannedChange } from '../plan/types.js';
 import { MacError } from '../errors.js';
 import { buildWaves, changeKey, type ChangeKey } from './graph.js';
-import { resolveRefs, type ResolvedIds } from './refs.js';
+import { requestBody } from '../plan/body.js';
+import type { ResolvedIds } from './refs.js';
 import type { ChangeOutcome } from './result.js';
 
 /** What `perform` gets besides the change: the request body with every `$ref` resolved, and all ids known. */
 export interface PerformInput {
-  /** `change.desired` with markers replaced by API ids (absent for deletes). */
+  /** `change.desired` with markers replaced by API ids and secrets filled in (absent for deletes). */
   body?: Record<string, unknown>;
   ids: ResolvedIds;
 }
@@ -35,6 +36,8 @@ export interface ExecuteOptions {
   /** Changes in flight at once within a wave (default 8). */
   concurrency?: number;
   perform: Perform;
+  /** Secret values by change key, then by the pointer of the change's SecretSource. */
+  secrets?: ReadonlyMap<ChangeKey, ReadonlyMap<string, unknown>>;
   /** Called after each change ends, in completion order. */
   onProgress?: (progress: ExecutionProgress, outcome: ChangeOutcome) => void;
 }
@@ -76,7 +79,7 @@ export async function execute(changes: readonly PlannedChange[], options: Execut
           settle({ ...base(change), status: 'skipped', skippedBecause: blocked.sort() });
           return undefined;
         }
-        return limit(() => run(change, ids, options.perform)).then((outcome) => {
+        return limit(() => run(change, ids, options)).then((outcome) => {
           if (outcome.status === 'applied' && outcome.remoteId !== undefined) ids.set(key, outcome.remoteId);
           settle(outcome);
         });
@@ -97,24 +100,12 @@ function base(change: PlannedChange): Pick<ChangeOutcome, 'key' | 'action' | 'ki
   };
 }
 
-async function run(change: PlannedChange, ids: ResolvedIds, perform: Perform): Promise<ChangeOutcome> {
-  let body: Record<string, unknown> | undefined;
-  if (change.action !== 'delete' && change.desired) {
-    const resolved = resolveRefs(change.desired, ids);
-    if (!resolved.ok) {
-      // Markers for resources created in this plan are ordered by dependsOn; one that still has no
-      // id points at something the plan neither creates nor knows: a bug in the plan.
-      return {
-        ...base(change),
-        status: 'failed',
-        error: `unresolved reference${resolved.missing.length > 1 ? 's' : ''} ${resolved.missing.join(', ')}`,
-        hint: 'the plan refers to resources it does not create; plan again',
-      };
-    }
-    body = resolved.value;
-  }
+async function run(change: PlannedChange, ids: ResolvedIds, options: ExecuteOptions): Promise<ChangeOutcome> {
   try {
-    const done = await perform(change, body === undefined ? { ids } : { body, ids });
+    // Markers are ordered by the waves, so one without an id here names something the plan
+    // neither creates nor knows; requestBody says so and the change fails alone.
+    const body = change.action === 'delete' ? undefined : requestBody(change, ids, options.secrets?.get(changeKey(change)));
+    const done = await options.perform(change, body === undefined ? { ids } : { body, ids });
     const remoteId = done.remoteId ?? change.remoteId;
     if (change.action === 'create' && remoteId === undefined) {
       return { ...base(change), status: 'failed', error: 'the API answered the create without an id' };

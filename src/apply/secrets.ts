@@ -1,5 +1,5 @@
 import type { PlannedChange } from '../plan/types.js';
-import { getAt, setAt } from '../plan/pointer.js';
+import { getAt } from '../plan/pointer.js';
 import { Refused } from '../errors.js';
 import { changeKey, type ChangeKey } from './graph.js';
 
@@ -13,12 +13,15 @@ export interface SecretSources {
   reload?: () => Promise<ReadonlyMap<ChangeKey, Record<string, unknown>>>;
 }
 
+/** Secret values by change key, then by the pointer of the change's SecretSource. */
+export type SecretValues = Map<ChangeKey, Map<string, unknown>>;
+
 /**
- * Puts the secret values a saved plan left out back into the bodies of its changes: from the
- * environment variable a value came from, else from the re-loaded definition's body at the same pointer.
- * Refuses, naming every one, when any cannot be recovered; never prints a value.
+ * Gets back the secret values a saved plan left out: from the environment variable a value came
+ * from, else from the re-loaded definition's body at the same pointer. Refuses, naming every
+ * one, when any cannot be recovered; never prints a value.
  */
-export async function recoverSecrets(changes: readonly PlannedChange[], sources: SecretSources): Promise<PlannedChange[]> {
+export async function recoverSecrets(changes: readonly PlannedChange[], sources: SecretSources): Promise<SecretValues> {
   let bodies: ReadonlyMap<ChangeKey, Record<string, unknown>> | undefined;
   const reloaded = async (key: ChangeKey) => {
     if (!sources.reload) return undefined;
@@ -27,24 +30,17 @@ export async function recoverSecrets(changes: readonly PlannedChange[], sources:
   };
 
   const missing: string[] = [];
-  const out: PlannedChange[] = [];
+  const out: SecretValues = new Map();
   for (const change of changes) {
-    if (!change.secrets?.length || !change.desired || change.action === 'delete' || change.action === 'noop') {
-      out.push(change);
-      continue;
-    }
-    const desired = structuredClone(change.desired);
+    if (!change.secrets?.length || (change.action !== 'create' && change.action !== 'update')) continue;
+    const values = new Map<string, unknown>();
     for (const secret of change.secrets) {
       let value: unknown = secret.env !== undefined ? sources.env[secret.env] : undefined;
       if (value === undefined) value = getAt(await reloaded(changeKey(change)), secret.path);
-      // The plan holds "(sensitive)" at the pointer; a pointer that leads nowhere cannot be filled.
-      if (value === undefined || getAt(desired, secret.path) === undefined) {
-        missing.push(`${changeKey(change)} ${secret.path}${secret.env ? ` (env ${secret.env})` : ''}`);
-        continue;
-      }
-      setAt(desired, secret.path, value);
+      if (value === undefined) missing.push(`${changeKey(change)} ${secret.path}${secret.env ? ` (env ${secret.env})` : ''}`);
+      else values.set(secret.path, value);
     }
-    out.push({ ...change, desired });
+    out.set(changeKey(change), values);
   }
   if (missing.length > 0) {
     throw new Refused(`cannot recover secret value${missing.length > 1 ? 's' : ''} the plan left out: ${missing.join(', ')}`, {

@@ -100,8 +100,17 @@ describe('execute', () => {
     );
     expect(outcomes.map((o) => [o.id, o.status, o.error])).toEqual([
       ['noid', 'failed', 'the API answered the create without an id'],
-      ['dangling', 'failed', 'unresolved reference Snippet/elsewhere'],
+      ['dangling', 'failed', 'DnsCheck/dangling: Snippet/elsewhere has no API id yet'],
     ]);
+  });
+
+  it('fills secret values into the body it sends', async () => {
+    const bodies: unknown[] = [];
+    await execute([change({ kind: 'EnvironmentVariable', id: 'K', desired: { key: 'K', value: '(sensitive)' }, secrets: [{ path: '/value' }] })], {
+      secrets: new Map([['EnvironmentVariable/K', new Map([['/value', 's3cret']])]]),
+      perform: async (_c, input) => (bodies.push(input.body), { remoteId: 'K' }),
+    });
+    expect(bodies).toEqual([{ key: 'K', value: 's3cret' }]);
   });
 
   it('reports progress after every change', async () => {

@@ -71,15 +71,14 @@ describe('recoverSecrets', () => {
   });
 
   it('takes the value from the environment variable it came from', async () => {
-    const [c] = await recoverSecrets([secretChange], { env: { SHOP_STRIPE_KEY: 'sk_test' } });
-    expect(c.desired).toEqual({ key: 'STRIPE_KEY', value: 'sk_test', secret: true });
-    expect(secretChange.desired!.value).toBe('(sensitive)');
+    const values = await recoverSecrets([secretChange], { env: { SHOP_STRIPE_KEY: 'sk_test' } });
+    expect(values).toEqual(new Map([['EnvironmentVariable/STRIPE_KEY', new Map([['/value', 'sk_test']])]]));
   });
 
   it('falls back to the re-loaded definitions', async () => {
     const bodies = new Map([['EnvironmentVariable/STRIPE_KEY', { key: 'STRIPE_KEY', value: 'from-file', secret: true }]]);
-    const [c] = await recoverSecrets([secretChange], { env: {}, reload: async () => bodies });
-    expect(c.desired!.value).toBe('from-file');
+    const values = await recoverSecrets([secretChange], { env: {}, reload: async () => bodies });
+    expect(values.get('EnvironmentVariable/STRIPE_KEY')?.get('/value')).toBe('from-file');
   });
 
   it('refuses naming the value and its variable, without printing anything secret', async () => {
