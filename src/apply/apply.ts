@@ -23,6 +23,8 @@ export interface ApplyAccount {
 export interface ApplyOptions {
   maxDeletes: number;
   concurrency: number;
+  /** Secret values to put back into the bodies (a saved plan holds none), by change key then pointer. */
+  secrets?: ReadonlyMap<string, ReadonlyMap<string, unknown>>;
   onProgress?: (progress: ExecutionProgress, outcome: ChangeOutcome) => void;
   now?: () => number;
 }
@@ -45,7 +47,12 @@ export async function applyPlan(plan: Plan, account: ApplyAccount, options: Appl
     checkDeleteOwnership(plan, tagsOfChecks(touched, live));
   }
 
-  const outcomes = await execute(touched, { concurrency: options.concurrency, perform: account.perform, onProgress: options.onProgress });
+  const outcomes = await execute(touched, {
+    concurrency: options.concurrency,
+    perform: account.perform,
+    ...(options.secrets ? { secrets: options.secrets } : {}),
+    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+  });
   const byKey = new Map(touched.map((c) => [changeKey(c), c]));
   const applied = outcomes.filter((o) => o.status === 'applied').map((outcome) => ({ change: withId(byKey.get(outcome.key)!, outcome), outcome }));
   const convergence = applied.length > 0 ? { checked: applied.length, issues: await account.converge(applied) } : undefined;
