@@ -5,9 +5,10 @@ import { toHandler, type RouteModule } from './http/route.js';
 import type { AppEnv } from './http/env.js';
 import type { ServerContext } from './context.js';
 import { snippetRoutes } from './routes/snippets.js';
+import { checkRoutes } from './routes/checks.js';
 
 // One line per API area; each module lists its own routes (see src/server/routes/snippets.ts).
-const MODULES: RouteModule[] = [snippetRoutes];
+const MODULES: RouteModule[] = [snippetRoutes, checkRoutes];
 
 /** Options of `createApp` beyond the context. */
 export interface AppExtras {
