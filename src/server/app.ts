@@ -6,9 +6,24 @@ import type { AppEnv } from './http/env.js';
 import type { ServerContext } from './context.js';
 import { snippetRoutes } from './routes/snippets.js';
 import { checkRoutes } from './routes/checks.js';
+import { checkGroupRoutes } from './routes/check-groups.js';
+import { alertChannelRoutes } from './routes/alert-channels.js';
+import { variableRoutes } from './routes/variables.js';
+import { privateLocationRoutes } from './routes/private-locations.js';
+import { dashboardRoutes } from './routes/dashboards.js';
+import { accountRoutes } from './routes/accounts.js';
 
 // One line per API area; each module lists its own routes (see src/server/routes/snippets.ts).
-const MODULES: RouteModule[] = [snippetRoutes, checkRoutes];
+const MODULES: RouteModule[] = [
+  accountRoutes,
+  checkRoutes,
+  checkGroupRoutes,
+  snippetRoutes,
+  dashboardRoutes,
+  variableRoutes,
+  alertChannelRoutes,
+  privateLocationRoutes,
+];
 
 /** Options of `createApp` beyond the context. */
 export interface AppExtras {
