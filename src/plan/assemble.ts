@@ -42,7 +42,7 @@ export function assemblePlan(input: PlanInput): Plan {
   for (const kind of KINDS) {
     const defs = input.project.definitions.filter((d) => d.kind === kind);
     const live = input.live.get(kind) ?? [];
-    if (defs.length === 0 && !(input.prune && isCheckKind(kind) && input.live.has(kind))) continue;
+    if (defs.length === 0 && !input.live.has(kind)) continue;
     const candidates = defs.map((def) => ({ def, desired: buildDesired(def, project, resolve) }));
     const matched = matchKind(kind, project, candidates, live);
     warnings.push(...matched.warnings);
@@ -61,7 +61,7 @@ export function assemblePlan(input: PlanInput): Plan {
     }
   }
 
-  const changes = scope([...present, ...deletes.reverse()], byRef, input.changedSince);
+  const changes = scope([...present, ...deletes.reverse()], byRef, input.changedSince).map(contractOrder);
   const summary = { create: 0, update: 0, delete: 0, noop: 0 };
   for (const c of changes) summary[c.action]++;
   return {
@@ -88,7 +88,11 @@ function planPair(kind: Kind, pair: Pair): PlannedChange {
     return { ...base, action: 'delete', name: spec.displayName(liveN), remoteId: spec.remoteId(live), patch: [], liveFingerprint: fingerprint(kind, live) };
   }
   const notes = [...spec.notes(desired.body), ...secretNotes(kind, desired.body)];
-  if (desired.dropped.length > 0) notes.push(`not sent and not compared (unknown to mac): ${desired.dropped.join(', ')}`);
+  const ignored = spec.ignored ?? {};
+  for (const pointer of desired.dropped) {
+    const reason = ignored[pointer.slice(1)];
+    notes.push(reason ? `${pointer.slice(1)}: ${reason}` : `${pointer.slice(1)}: unknown to mac, neither sent nor compared`);
+  }
   const writeBody = { desired: desired.masked, ...(desired.secrets.length > 0 ? { secrets: desired.secrets } : {}) };
   const name = spec.displayName(desired.body);
   if (live === undefined) {
@@ -145,4 +149,15 @@ function scope(changes: PlannedChange[], byRef: Map<string, PlannedChange>, chan
     }
   }
   return changes.filter((c) => keep.has(c));
+}
+
+const FIELD_ORDER: Array<keyof PlannedChange> = [
+  'action', 'kind', 'id', 'name', 'remoteId', 'file', 'line', 'patch', 'liveFingerprint', 'dependsOn', 'desired', 'secrets', 'notes',
+];
+
+/** The same change with its keys in the contract's order (contract fields first), for readable plan files. */
+function contractOrder(c: PlannedChange): PlannedChange {
+  const out: Record<string, unknown> = {};
+  for (const k of FIELD_ORDER) if (c[k] !== undefined) out[k] = c[k];
+  return out as unknown as PlannedChange;
 }
