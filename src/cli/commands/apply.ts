@@ -1,3 +1,4 @@
+import { stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline/promises';
 import type { CliContext, RegisterCommand } from '../context.js';
 import { resolveConnection, withConnectionOptions } from '../connection.js';
@@ -103,7 +104,10 @@ function bodiesOf(definitions: ReadonlyArray<Parameters<typeof buildDesired>[0]>
   return new Map(definitions.map((d) => [refOf(d.kind, d.id), buildDesired(d, project, (ref) => ({ $ref: ref })).body]));
 }
 
+/** The planned directory's bodies; none when it is gone (each missing secret is then named by the refusal). */
 async function reloadBodies(dir: string, project: string, env: Record<string, string | undefined>): Promise<Map<string, Record<string, unknown>>> {
+  const isDir = await stat(dir).then((s) => s.isDirectory(), () => false);
+  if (!isDir) return new Map();
   const loaded = await loadProject(dir, { env });
   return bodiesOf(loaded.definitions, project);
 }
