@@ -5,6 +5,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import pLimit from 'p-limit';
+import { Agent, request } from 'undici';
 
 const MAC = fileURLToPath(new URL('../bin/mac.js', import.meta.url));
 
@@ -66,6 +68,33 @@ async function applyOnce(url, name, n, extraArgs) {
 }
 
 /**
+ * The same `n` creates sent by a bare undici loop at the same concurrency, no engine at all: what
+ * the service itself allows on this machine, to tell the engine's overhead from the service's.
+ */
+export async function rawCreates(url, n, concurrency) {
+  const agent = new Agent({ connections: concurrency });
+  const limit = pLimit(concurrency);
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: n }, (_, i) =>
+      limit(async () => {
+        const res = await request(`${url}/v1/checks/tcp?autoAssignAlerts=false`, {
+          method: 'POST',
+          dispatcher: agent,
+          headers: { authorization: 'Bearer mac-dev-key', 'content-type': 'application/json' },
+          body: JSON.stringify({ name: `Raw ${i}`, tags: [`mac:raw/c${i}`], request: { hostname: `h${i}.example`, port: 443 } }),
+        });
+        await res.body.text();
+        if (res.statusCode !== 201) throw new Error(`raw POST answered ${res.statusCode}`);
+      }),
+    ),
+  );
+  const ms = performance.now() - started;
+  await agent.close();
+  return ms;
+}
+
+/**
  * (a) `n` creates against `mac serve --latency L` at `--concurrency C`. Efficiency is the ideal
  * time n x L / C over the apply stage's time (re-read, waves and convergence check; process
  * start-up and planning are reported apart).
@@ -76,9 +105,11 @@ export async function benchLatency({ n = 1000, latencyMs = 50, concurrency = 16 
     const { result, processMs } = await applyOnce(server.url, 'bench-latency', n, ['--concurrency', String(concurrency), '--rate-limit', '0/1']);
     const idealMs = (n * latencyMs) / concurrency;
     const efficiency = idealMs / result.durationMs;
+    const rawMs = await rawCreates(server.url, n, concurrency);
     return {
       bench: 'apply-latency', n, latencyMs, concurrency, applied: result.summary.applied, failed: result.summary.failed,
       stageMs: Math.round(result.durationMs), processMs: Math.round(processMs), idealMs, requests: result.requests,
+      rawMs: Math.round(rawMs), rawEfficiency: Number((idealMs / rawMs).toFixed(3)), engineVsRaw: Number((rawMs / result.durationMs).toFixed(3)),
       efficiency: Number(efficiency.toFixed(3)), target: 0.85, ok: efficiency >= 0.85 && result.summary.failed === 0,
     };
   } finally {
@@ -108,6 +139,7 @@ export async function benchRateLimit({ n = 500, requests = 50, perSeconds = 1, c
 export async function main() {
   const a = await benchLatency();
   console.log(`apply: ${a.n} creates at --latency ${a.latencyMs} --concurrency ${a.concurrency}: stage ${a.stageMs} ms (ideal ${a.idealMs} ms, process ${a.processMs} ms), efficiency ${a.efficiency} (target >= ${a.target}) ${a.ok ? 'ok' : 'MISSED'}`);
+  console.log(`       the same creates from a bare undici loop: ${a.rawMs} ms (efficiency ${a.rawEfficiency}); the engine runs at ${Math.round(a.engineVsRaw * 100)}% of that`);
   console.log(JSON.stringify(a));
   const b = await benchRateLimit();
   console.log(`apply: ${b.n} creates under --rate-limit ${b.limit}: ${b.requests} requests in ${b.stageMs} ms = ${b.requestsPerSecond}/s, ${Math.round(b.shareOfLimit * 100)}% of the limit, ${b.failed} failed (target >= 90%, 0 failed) ${b.ok ? 'ok' : 'MISSED'}`);
