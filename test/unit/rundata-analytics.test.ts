@@ -40,7 +40,7 @@ function result(over: Partial<CheckResult> & { at: number; status?: number; dns?
   };
 }
 
-function query(over: Partial<SeriesQuery> & { metrics: string }): SeriesQuery {
+function query(over: Omit<Partial<SeriesQuery>, 'metrics'> & { metrics: string }): SeriesQuery {
   const parsed = parseMetrics([over.metrics]);
   if (!parsed.ok) throw new Error(parsed.message);
   return { window: { fromMs: T0, toMs: T0 + 3_600_000 }, filterByStatus: [], limit: 10, page: 1, ...over, metrics: parsed.metrics };
