@@ -5,9 +5,21 @@ import { toHandler, type RouteModule } from './http/route.js';
 import type { AppEnv } from './http/env.js';
 import type { ServerContext } from './context.js';
 import { snippetRoutes } from './routes/snippets.js';
+import { checkResultRoutes } from './routes/check-results.js';
+import { heartbeatEventRoutes } from './routes/heartbeat-events.js';
+import { analyticsRoutes } from './routes/analytics.js';
+import { errorGroupRoutes } from './routes/error-groups.js';
+import { alertNotificationRoutes } from './routes/alert-notifications.js';
 
 // One line per API area; each module lists its own routes (see src/server/routes/snippets.ts).
-const MODULES: RouteModule[] = [snippetRoutes];
+const MODULES: RouteModule[] = [
+  snippetRoutes,
+  checkResultRoutes,
+  heartbeatEventRoutes,
+  analyticsRoutes,
+  errorGroupRoutes,
+  alertNotificationRoutes,
+];
 
 /** Options of `createApp` beyond the context. */
 export interface AppExtras {

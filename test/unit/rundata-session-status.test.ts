@@ -46,7 +46,9 @@ describe('nextSessionStatus', () => {
   it('times out 5 minutes after start when unfinished', () => {
     expect(nextSessionStatus(facts({ current: 'PROGRESS_FAILED', finished: [fail], nowMs: SESSION_TIMEOUT_MS - 1 }))).toBe('PROGRESS_FAILED');
     expect(nextSessionStatus(facts({ current: 'PROGRESS_FAILED', finished: [fail], nowMs: SESSION_TIMEOUT_MS }))).toBe('TIMED_OUT');
-    expect(nextSessionStatus(facts({ finished: [pass, pass, pass], nowMs: 10 * SESSION_TIMEOUT_MS }))).toBe('PASSED');
+    // Finishing after the deadline is too late; a session that ended in time keeps its verdict.
+    expect(nextSessionStatus(facts({ current: 'PROGRESS', finished: [pass, pass, pass], nowMs: SESSION_TIMEOUT_MS + 1 }))).toBe('TIMED_OUT');
+    expect(nextSessionStatus(facts({ current: 'PASSED', finished: [pass, pass, pass], nowMs: 10 * SESSION_TIMEOUT_MS }))).toBe('PASSED');
   });
 });
 

@@ -44,12 +44,13 @@ export interface SessionFacts {
 }
 
 function observed(f: SessionFacts): SessionStatus {
+  // `nowMs` is when the facts were observed: a location finishing after the deadline is too late.
+  if (f.nowMs - f.startedAtMs >= SESSION_TIMEOUT_MS) return 'TIMED_OUT';
   const failed = f.finished.some((o) => o.hasFailures || o.hasErrors);
   const degraded = f.finished.some((o) => o.isDegraded === true);
   if (f.finished.length >= f.locationCount && f.locationCount > 0) {
     return failed ? 'FAILED' : degraded ? 'DEGRADED' : 'PASSED';
   }
-  if (f.nowMs - f.startedAtMs >= SESSION_TIMEOUT_MS) return 'TIMED_OUT';
   if (failed) return 'PROGRESS_FAILED';
   if (degraded) return 'PROGRESS_DEGRADED';
   return f.executing || f.finished.length > 0 ? 'PROGRESS' : 'STARTED';

@@ -111,6 +111,10 @@ export interface StoredSession {
   runLocations: string[];
   /** Slots whose FINAL result is in. */
   finishedLocations: string[];
+  /** Whether an attempt has begun executing (STARTED -> PROGRESS). */
+  executing: boolean;
+  /** The `sequenceId` shared by the attempts of each slot, set by its first attempt. */
+  sequences: Record<string, string>;
   checkRunId: number;
   shouldFail: boolean;
   maxResponseTime: number | null;
