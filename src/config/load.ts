@@ -30,7 +30,7 @@ const CHECK_FIELDS = new Map<Kind, Set<string>>(
   CHECK_KINDS.map((kind) => [kind, new Set(Object.keys((DEFINITIONS[kind].schema as unknown as { shape: object }).shape))]),
 );
 
-/** Loads and validates the project in `dir`. Throws only when `dir` is not a directory. */
+/** Loads and validates the project in `dir`. Throws (UsageError) only when `dir` is not a directory or has no mac.config.yaml. */
 export async function loadProject(dir: string, options: LoadOptions): Promise<LoadedProject> {
   const absDir = resolve(dir);
   const isDir = await stat(absDir).then((s) => s.isDirectory(), () => false);
@@ -55,7 +55,7 @@ export async function loadProject(dir: string, options: LoadOptions): Promise<Lo
   );
 
   const declared = new Set<string>();
-  const resolving: Promise<ResolvedDocument | undefined>[] = [];
+  const resolving: Promise<ResolvedDocument>[] = [];
   for (const documents of perFile) {
     for (let source of documents) {
       noteDeclared(source.data, declared);
@@ -65,7 +65,7 @@ export async function loadProject(dir: string, options: LoadOptions): Promise<Lo
       if (structured) resolving.push(resolveDocument(structured, envSources, diagnostics));
     }
   }
-  const resolved = (await Promise.all(resolving)).filter((d): d is ResolvedDocument => d !== undefined);
+  const resolved = await Promise.all(resolving);
   for (const rule of PROJECT_RULES) rule(resolved, diagnostics, { declared });
 
   return { dir: absDir, config, files, definitions: resolved.map((r) => r.definition), diagnostics: sortDiagnostics(diagnostics) };
