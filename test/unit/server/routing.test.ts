@@ -65,3 +65,22 @@ describe('x-service-account on check-session paths', () => {
     expect(trigger.body.message).toBe('API key does not belong to account "other"');
   });
 });
+
+describe('malformed integer path ids (api-decisions §1.1)', () => {
+  it('are 400 with source params on every integer-id route, each problem named once', async () => {
+    const t = testServer();
+    for (const [method, path] of [
+      ['GET', '/v1/alert-channels/abc'],
+      ['PUT', '/v1/alert-channels/1.5/subscriptions'],
+      ['GET', '/v1/check-groups/-1'],
+      ['DELETE', '/v1/snippets/0'],
+      ['GET', '/v1/triggers/check-groups/x'],
+    ] as const) {
+      const a = await t.call(method, path, method === 'PUT' ? { checkId: 'c', activated: true } : undefined);
+      expect([method, path, a.status, a.body.attributes.source, a.body.attributes.keys]).toEqual([method, path, 400, 'params', ['id'].map((k) => (path.includes('triggers') ? 'groupId' : k))]);
+    }
+    const huge = await t.call('GET', '/v1/snippets/99999999999999999999');
+    expect(huge.body.attributes.errors).toEqual([{ path: 'id', message: 'must be at most 9007199254740991' }]);
+    expect(huge.body.message).toBe('"id" must be at most 9007199254740991');
+  });
+});
