@@ -26,7 +26,7 @@ async function seedRunData(stateFile: string) {
     headers: { authorization: 'Bearer mac-dev-key', 'content-type': 'application/json' },
     body: JSON.stringify({ name: 'db', request: { hostname: 'db.internal', port: 5432 } }),
   });
-  const check = await res.json();
+  const check = (await res.json()) as { id: string };
   const recorder = new RunRecorder(server.ctx.store, Date.now);
   const session = recorder.openSession('dev', { check: { id: check.id, name: 'db', checkType: 'TCP', shouldFail: false, maxResponseTime: 5000 }, runLocations: ['eu-west-1', 'us-east-1'] });
   recorder.markExecuting('dev', session.checkSessionId);
