@@ -229,3 +229,35 @@ describe('pagination bounds on every paged list', () => {
     }
   });
 });
+
+describe('children under the wrong parent (api-decisions §5.8)', () => {
+  it('an update of another incident, a subscription of another page and a result of another check are 404', async () => {
+    const t = testServer();
+    const w = await seedWorld(t);
+    const otherIncident = (await t.call('POST', '/v1/status-pages/incidents', { name: 'Other', severity: 'MINOR', services: [{ id: w.service.id }], incidentUpdates: [{ description: 'x' }] })).body;
+    const otherPage = (await t.call('POST', '/v1/status-pages', { name: 'Other', url: 'other', cards: [] })).body;
+    for (const [method, path, body] of [
+      ['GET', `/v1/status-pages/incidents/${otherIncident.id}/incident-updates/${w.update.id}`],
+      ['PUT', `/v1/status-pages/incidents/${otherIncident.id}/incident-updates/${w.update.id}`, { description: 'moved?' }],
+      ['PATCH', `/v1/status-pages/incidents/${otherIncident.id}/incident-updates/${w.update.id}`, { description: 'moved?' }],
+      ['DELETE', `/v1/status-pages/incidents/${otherIncident.id}/incident-updates/${w.update.id}`],
+      ['DELETE', `/v1/status-pages/${otherPage.id}/subscriptions/${w.subscription.id}`],
+      ['GET', `/v1/check-results/${w.dns.id}/${w.result.id}`],
+    ] as Array<[string, string, unknown?]>) {
+      const a = await t.call(method, path, body);
+      expect([method, path, a.status, a.body]).toEqual([method, path, 404, NOT_FOUND]);
+    }
+    expect((await t.call('GET', `/v1/status-pages/incidents/${w.incident.id}/incident-updates/${w.update.id}`)).body.description).toBe('looking');
+    expect((await t.call('GET', `/v1/status-pages/${w.page.id}/subscriptions`)).body).toEqual([w.subscription]);
+  });
+
+  it('page subscriptions list as {id, type, address, status, created_at, updated_at}; the last update of an incident is 409', async () => {
+    const t = testServer();
+    const w = await seedWorld(t);
+    expect(Object.keys(w.subscription).sort()).toEqual(['address', 'created_at', 'id', 'status', 'type', 'updated_at']);
+    expect(w.subscription).toMatchObject({ type: 'EMAIL', address: 'a@example.com', status: 'PENDING', updated_at: null });
+    const last = await t.call('DELETE', `/v1/status-pages/incidents/${w.incident.id}/incident-updates/${w.update.id}`);
+    expect(last.status).toBe(409);
+    expect(last.body.error).toBe('Conflict');
+  });
+});
