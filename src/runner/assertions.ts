@@ -103,7 +103,8 @@ export function evaluateAssertion(a: Assertion, values: Record<string, unknown>)
     return { ...a, actual: null, passed: false };
   }
   const passed = compare(actual, a.target, NUMERIC_SOURCES.has(a.source));
-  return { ...a, actual: actual === undefined ? null : actual, passed };
+  // Results store what was found as text, like every other field of a result; null = nothing there.
+  return { ...a, actual: actual === undefined || actual === null ? null : asText(actual), passed };
 }
 
 /** `<SOURCE> <COMPARISON> "<target>" failed, actual "<actual>"` (api-decisions §5.4). */

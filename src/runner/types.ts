@@ -116,9 +116,9 @@ export interface TimingPhases {
   total: number;
 }
 
-/** One assertion after evaluation: the stored assertion plus what was found and whether it held. */
+/** One assertion after evaluation: the stored assertion plus what was found (as text; null = absent) and whether it held. */
 export interface AssertionResult extends Assertion {
-  actual: unknown;
+  actual: string | null;
   passed: boolean;
 }
 

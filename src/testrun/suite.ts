@@ -102,7 +102,7 @@ async function testOne(def: Definition, opts: SuiteOptions): Promise<TestEntry> 
     failedAssertions:
       final.apiCheckResult?.requestError != null
         ? []
-        : failed.map((a) => `${a.source}${a.property ? ` ${a.property}` : ''} ${a.comparison} "${a.target}" (actual ${JSON.stringify(a.actual)})`),
+        : failed.map((a) => `${a.source}${a.property ? ` ${a.property}` : ''} ${a.comparison} "${a.target}" (actual ${a.actual === null ? 'nothing' : JSON.stringify(a.actual)})`),
     result: final,
   };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { assertionFailureMessage, evaluateAssertion } from '../../../src/runner/assertions.js';
+import { asText, assertionFailureMessage, evaluateAssertion } from '../../../src/runner/assertions.js';
 import { parseJsonPath, readJsonPath } from '../../../src/runner/jsonpath.js';
 import type { Assertion } from '../../../src/runner/types.js';
 
@@ -55,7 +55,7 @@ describe('assertion evaluator', () => {
   ])('%s %s %j (property %j, regex %j) -> %s', (source, comparison, target, property, regex, passes, actual) => {
     const r = evaluateAssertion(a(source, comparison, target, property, regex), values);
     expect(r.passed).toBe(passes);
-    expect(r.actual).toEqual(actual);
+    expect(r.actual).toEqual(actual === null ? null : typeof actual === 'string' ? actual : asText(actual));
   });
 
   it('reads a property of JSON response data', () => {
