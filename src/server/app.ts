@@ -10,6 +10,7 @@ import { heartbeatEventRoutes } from './routes/heartbeat-events.js';
 import { analyticsRoutes } from './routes/analytics.js';
 import { errorGroupRoutes } from './routes/error-groups.js';
 import { alertNotificationRoutes } from './routes/alert-notifications.js';
+import { registerPingRoute, runRoutes } from './runs/routes.js';
 
 // One line per API area; each module lists its own routes (see src/server/routes/snippets.ts).
 const MODULES: RouteModule[] = [
@@ -19,6 +20,7 @@ const MODULES: RouteModule[] = [
   analyticsRoutes,
   errorGroupRoutes,
   alertNotificationRoutes,
+  runRoutes,
 ];
 
 /** Options of `createApp` beyond the context. */
@@ -41,6 +43,7 @@ export function createApp(ctx: ServerContext, extras: AppExtras = {}): Hono<AppE
   app.use('*', faults(options.faults, options.random));
   app.use('*', authenticate(options.keys));
   app.use('*', rateLimit(options.rateLimit, options.now));
+  registerPingRoute(app, ctx);
   for (const module of [...MODULES, ...(extras.modules ?? [])]) {
     for (const spec of module(ctx)) app.on(spec.method, spec.path, toHandler(spec, ctx));
   }

@@ -3,6 +3,7 @@ import { MacError, UsageError } from '../../errors.js';
 import { createServer } from '../../server/server.js';
 import { DEV_KEY, parseApiKey, parseFaults, parseRateLimit, type ApiKeySpec, type ServerOptions } from '../../server/options.js';
 import { JournalCorrupt } from '../../server/store/journal.js';
+import { startRuns } from '../../server/runs/runs.js';
 
 interface ServeFlags {
   host: string;
@@ -54,6 +55,7 @@ export const register: RegisterCommand = (program, ctx) => {
           hint: code === 'EADDRINUSE' ? 'another process uses this port; pick one with --port' : undefined,
         });
       }
+      server.onClose(startRuns(server.ctx));
       ctx.output.result(`mac serve listening on ${url}`);
       for (const k of options.keys) {
         const shown = k.key === DEV_KEY.key ? k.key : `...${k.key.slice(-4)}`;
