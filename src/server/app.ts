@@ -5,6 +5,13 @@ import { toHandler, type RouteModule } from './http/route.js';
 import type { AppEnv } from './http/env.js';
 import type { ServerContext } from './context.js';
 import { snippetRoutes } from './routes/snippets.js';
+import { checkRoutes } from './routes/checks.js';
+import { checkGroupRoutes } from './routes/check-groups.js';
+import { alertChannelRoutes } from './routes/alert-channels.js';
+import { variableRoutes } from './routes/variables.js';
+import { privateLocationRoutes } from './routes/private-locations.js';
+import { dashboardRoutes } from './routes/dashboards.js';
+import { accountRoutes } from './routes/accounts.js';
 import { checkResultRoutes } from './routes/check-results.js';
 import { heartbeatEventRoutes } from './routes/heartbeat-events.js';
 import { analyticsRoutes } from './routes/analytics.js';
@@ -14,7 +21,14 @@ import { registerPingRoute, runRoutes } from './runs/routes.js';
 
 // One line per API area; each module lists its own routes (see src/server/routes/snippets.ts).
 const MODULES: RouteModule[] = [
+  accountRoutes,
+  checkRoutes,
+  checkGroupRoutes,
   snippetRoutes,
+  dashboardRoutes,
+  variableRoutes,
+  alertChannelRoutes,
+  privateLocationRoutes,
   checkResultRoutes,
   heartbeatEventRoutes,
   analyticsRoutes,

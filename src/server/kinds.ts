@@ -13,4 +13,6 @@ export const COLL = {
   /** Alert subscriptions: one store behind channels' `subscriptions` and checks' `alertChannelSubscriptions`. */
   alertSubscriptions: 'alertSubscriptions',
   privateLocations: 'privateLocations',
+  /** Status-page services (referenced by checks' triggerIncident.serviceId). */
+  services: 'services',
 } as const;

@@ -24,7 +24,9 @@ export interface Snippet {
 }
 
 /** Routes of `/v1/snippets`: the model of a resource route module. */
-export const snippetRoutes: RouteModule = ({ store, isoNow }) => [
+export const snippetRoutes: RouteModule = (ctx) => {
+  const { store, isoNow } = ctx;
+  return [
   route({
     method: 'GET',
     path: '/v1/snippets',
@@ -50,7 +52,7 @@ export const snippetRoutes: RouteModule = ({ store, isoNow }) => [
     method: 'GET',
     path: '/v1/snippets/:id',
     params: idParams,
-    handle: ({ account, params }) => ok(mustGet<Snippet>(store, account, COLL.snippets, params.id)),
+    handle: ({ account, params }) => ok(mustGet<Snippet>(store.view(account), COLL.snippets, params.id)),
   }),
   route({
     method: 'PUT',
@@ -59,7 +61,7 @@ export const snippetRoutes: RouteModule = ({ store, isoNow }) => [
     body: snippetBody,
     handle: ({ account, params, body }) => {
       const tx = store.begin(account);
-      const stored = mustGet<Snippet>(tx, account, COLL.snippets, params.id);
+      const stored = mustGet<Snippet>(tx, COLL.snippets, params.id);
       const snippet: Snippet = { id: stored.id, ...body, created_at: stored.created_at, updated_at: isoNow() };
       tx.put(COLL.snippets, snippet.id, snippet);
       tx.commit();
@@ -72,21 +74,13 @@ export const snippetRoutes: RouteModule = ({ store, isoNow }) => [
     params: idParams,
     handle: ({ account, params }) => {
       const tx = store.begin(account);
-      mustGet(tx, account, COLL.snippets, params.id);
+      mustGet(tx, COLL.snippets, params.id);
       tx.delete(COLL.snippets, params.id);
-      // Deleting a snippet clears the DNS checks' references to it (api-decisions §1.6).
-      for (const check of tx.list(COLL.checks)) {
-        const refs = { setupSnippetId: check.setupSnippetId === params.id, tearDownSnippetId: check.tearDownSnippetId === params.id };
-        if (refs.setupSnippetId || refs.tearDownSnippetId) {
-          tx.put(COLL.checks, String(check.id), {
-            ...check,
-            ...(refs.setupSnippetId ? { setupSnippetId: null } : {}),
-            ...(refs.tearDownSnippetId ? { tearDownSnippetId: null } : {}),
-          });
-        }
-      }
+      // Checks clear their references to it in the same write (api-decisions §1.6).
+      ctx.cascadeDelete(tx, COLL.snippets, String(params.id));
       tx.commit();
       return noContent();
     },
   }),
 ];
+};

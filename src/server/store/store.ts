@@ -4,6 +4,13 @@ import { Journal, readJournal, type JournalEntry, type JournalOp } from './journ
 /** A stored record: a plain JSON object, never mutated once stored (writers put a new object). */
 export type StoredRecord = Record<string, unknown>;
 
+/** Reads of one account: the committed state (`store.view`) or a transaction's staged one. */
+export interface AccountView {
+  readonly account: string;
+  get<T extends StoredRecord = StoredRecord>(kind: string, id: string | number): T | undefined;
+  list<T extends StoredRecord = StoredRecord>(kind: string): T[];
+}
+
 type Collection = Map<string, StoredRecord>;
 type AccountData = Map<string, Collection>;
 
@@ -66,6 +73,15 @@ export class Store {
     return [...this.accounts.keys()];
   }
 
+  /** Committed reads of one account. */
+  view(account: string): AccountView {
+    return {
+      account,
+      get: (kind, id) => this.get(account, kind, id),
+      list: (kind) => this.list(account, kind),
+    };
+  }
+
   /** Starts a write in one account; nothing is visible to readers until `commit`. */
   begin(account: string): Transaction {
     return new Transaction(this, account);
@@ -123,7 +139,7 @@ export class Store {
  * makes them durable and visible at once. Handlers stage synchronously and commit in the same
  * tick, so no other request interleaves between their reads and their commit.
  */
-export class Transaction {
+export class Transaction implements AccountView {
   private readonly ops: JournalOp[] = [];
   private readonly staged = new Map<string, StoredRecord | null>();
   private readonly counters = new Map<string, number>();
