@@ -17,6 +17,9 @@ import { heartbeatEventRoutes } from './routes/heartbeat-events.js';
 import { analyticsRoutes } from './routes/analytics.js';
 import { errorGroupRoutes } from './routes/error-groups.js';
 import { alertNotificationRoutes } from './routes/alert-notifications.js';
+import { statusPageServiceRoutes } from './routes/status-page-services.js';
+import { incidentRoutes } from './routes/incidents.js';
+import { statusPageRoutes } from './routes/status-pages.js';
 import { registerPingRoute, runRoutes } from './runs/routes.js';
 
 // One line per API area; each module lists its own routes (see src/server/routes/snippets.ts).
@@ -34,6 +37,10 @@ const MODULES: RouteModule[] = [
   analyticsRoutes,
   errorGroupRoutes,
   alertNotificationRoutes,
+  // Services and incidents before status pages: `/v1/status-pages/:statusPageId` would match them.
+  statusPageServiceRoutes,
+  incidentRoutes,
+  statusPageRoutes,
   runRoutes,
 ];
 
