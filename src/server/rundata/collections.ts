@@ -13,7 +13,8 @@ export const RUN_COLL = {
 /** Collections of the status-page family; incident updates live inside their incident. */
 export const STATUS_COLL = {
   statusPages: 'statusPages',
-  services: 'statusPageServices',
+  // The same collection as COLL.services: checks' triggerIncident.serviceId is checked against it.
+  services: 'services',
   incidents: 'incidents',
   subscriptions: 'statusPageSubscriptions',
 } as const;

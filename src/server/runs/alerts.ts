@@ -1,7 +1,11 @@
 import type { ServerContext } from '../context.js';
 import { COLL } from '../kinds.js';
 import type { RunRecorder } from '../rundata/recorder.js';
+import { followIncident, type TriggerIncident } from './incidents.js';
 import { INITIAL_ALERT_MEMORY, SEND_FLAG, stepAlertState, type AlertMemory, type AlertSettings, type AlertType, type SessionVerdict } from './alert-state.js';
+
+/** What is stored per check: its alert memory and the incident it has open. */
+type StoredAlertState = AlertMemory & { openIncidentId?: string | null };
 
 /** The stored check fields the runs read (the API's check body plus `id`). */
 export interface CheckRecord {
@@ -21,6 +25,7 @@ export interface CheckRecord {
   shouldFail?: boolean;
   alertSettings?: AlertSettings;
   alertChannelSubscriptions?: Array<{ alertChannelId: number; activated: boolean }>;
+  triggerIncident?: TriggerIncident | null;
 }
 
 /** An alert channel as stored (api-decisions §3.5). */
@@ -61,17 +66,14 @@ export class Alerter {
     private readonly recorder: RunRecorder,
   ) {}
 
-  /** The stored alert memory of a check. */
-  memory(account: string, checkId: string): AlertMemory {
-    return (this.ctx.store.get(account, ALERT_STATE_COLL, checkId) as AlertMemory | undefined) ?? INITIAL_ALERT_MEMORY;
-  }
-
   /** Applies one session's verdict; resolves once every alert of it is delivered or recorded as failed. */
   async onVerdict(account: string, check: CheckRecord, verdict: SessionVerdict, about: AlertContext): Promise<AlertType[]> {
     const minuteMs = 60_000 / this.ctx.options.timeScale;
-    const step = stepAlertState(this.memory(account, check.id), verdict, check.alertSettings ?? {}, this.ctx.options.now(), minuteMs);
+    const stored = this.ctx.store.get(account, ALERT_STATE_COLL, check.id) as StoredAlertState | undefined;
+    const step = stepAlertState(stored ?? INITIAL_ALERT_MEMORY, verdict, check.alertSettings ?? {}, this.ctx.options.now(), minuteMs);
+    const openIncidentId = followIncident(this.ctx, account, check, step.previous, step.memory.state, stored?.openIncidentId ?? null);
     const tx = this.ctx.store.begin(account);
-    tx.put(ALERT_STATE_COLL, check.id, { ...step.memory });
+    tx.put(ALERT_STATE_COLL, check.id, { ...step.memory, openIncidentId });
     tx.commit();
     if (check.muted === true || step.events.length === 0) return [];
     const channels = this.subscribedChannels(account, check);
