@@ -2,7 +2,6 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { ServerContext } from '../context.js';
 import { RunRecorder, type AttemptInput } from '../rundata/recorder.js';
 import type { StoredSession } from '../rundata/types.js';
-import { RUN_COLL } from '../rundata/collections.js';
 import { runCheck, notExecuted, NOT_EXECUTED, type AttemptResult, type RunOptions } from '../../runner/index.js';
 import { attemptLocation, sessionLocations } from './schedule.js';
 import { sessionVerdict, type SessionVerdict } from './alert-state.js';
@@ -83,13 +82,16 @@ export class RunEngine {
   }
 
   private async execute(account: string, check: CheckRecord, session: StoredSession): Promise<void> {
-    const finals: AttemptResult[] = [];
+    // Each location's FINAL attempt and the id it was stored under, in the order they finished.
+    const finals: Array<{ location: string; result: AttemptResult; resultId: string }> = [];
+    const finish = (location: string, result: AttemptResult, runLocation: string) => {
+      const stored = this.recorder.finishLocation(account, session.checkSessionId, toAttemptInput(result, location, runLocation));
+      finals.push({ location, result, resultId: stored.result.id });
+    };
     if (!EXECUTED.has(check.checkType)) {
       const reason = NOT_EXECUTED[check.checkType as keyof typeof NOT_EXECUTED] ?? `checks of type ${check.checkType} are not executed by this service`;
       for (const location of session.runLocations) {
-        const result = notExecuted(reason);
-        this.recorder.finishLocation(account, session.checkSessionId, toAttemptInput(result, location, location));
-        finals.push(result);
+        finish(location, notExecuted(reason), location);
       }
     } else {
       this.recorder.markExecuting(account, session.checkSessionId);
@@ -97,37 +99,45 @@ export class RunEngine {
       const timeScale = this.ctx.options.timeScale;
       await Promise.all(
         session.runLocations.map(async (location) => {
-          const attempts = await runCheck(check as Parameters<typeof runCheck>[0], {
-            ...this.options.runner,
-            maxWaitMs: SERVICE_MAX_WAIT_MS,
-            sleep: (ms) => delay(ms / timeScale),
-            onAttempt: (a) => {
-              const input = toAttemptInput(a, location, attemptLocation(check, location, a.attempts, sameRegion));
-              if (a.resultType === 'ATTEMPT') this.recorder.recordAttempt(account, session.checkSessionId, input);
-              else this.recorder.finishLocation(account, session.checkSessionId, input);
-            },
-          });
-          finals.push(attempts[attempts.length - 1]);
+          let finished = false;
+          try {
+            await runCheck(check as Parameters<typeof runCheck>[0], {
+              ...this.options.runner,
+              maxWaitMs: SERVICE_MAX_WAIT_MS,
+              sleep: (ms) => delay(ms / timeScale),
+              onAttempt: (a) => {
+                const runLocation = attemptLocation(check, location, a.attempts, sameRegion);
+                if (a.resultType === 'ATTEMPT') return void this.recorder.recordAttempt(account, session.checkSessionId, toAttemptInput(a, location, runLocation));
+                finish(location, a, runLocation);
+                finished = true;
+              },
+            });
+          } catch (err) {
+            // A stored check the runner cannot read is a fault of this service: the location
+            // still finishes, with hasErrors, so that the session ends instead of timing out.
+            if (finished) throw err;
+            finish(location, notExecuted(`internal runner error: ${err instanceof Error ? err.message : String(err)}`), location);
+            this.options.onError?.(err);
+          }
         }),
       );
     }
     const threshold = (check.alertSettings as { parallelRunFailureThreshold?: { enabled?: boolean; percentage?: number } } | undefined)
       ?.parallelRunFailureThreshold;
-    const verdict: SessionVerdict = sessionVerdict(finals, check.runParallel ? threshold : undefined);
-    const worst = finals.find((f) => f.hasFailures || f.hasErrors) ?? finals[0];
+    const verdict: SessionVerdict = sessionVerdict(
+      finals.map((f) => f.result),
+      check.runParallel ? threshold : undefined,
+    );
+    // The alert tells about a failing location when there is one.
+    const worst = finals.find((f) => f.result.hasFailures || f.result.hasErrors) ?? finals[0];
     await this.alerter.onVerdict(account, check, verdict, {
-      runLocation: session.runLocations[finals.indexOf(worst)] ?? session.runLocations[0],
-      responseTime: worst.responseTime,
-      startedAt: worst.startedAt,
-      errorMessage: worst.errorMessage,
-      checkResultId: lastResultId(this.ctx, account, session.checkSessionId),
+      runLocation: worst.location,
+      responseTime: worst.result.responseTime,
+      startedAt: worst.result.startedAt,
+      errorMessage: worst.result.errorMessage,
+      checkResultId: worst.resultId,
     });
   }
-}
-
-function lastResultId(ctx: ServerContext, account: string, sessionId: string): string | null {
-  const s = ctx.store.get<StoredSession & Record<string, unknown>>(account, RUN_COLL.checkSessions, sessionId);
-  return s?.resultIds.at(-1) ?? null;
 }
 
 /** The recorder's view of one runner attempt. */

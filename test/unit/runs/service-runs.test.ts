@@ -91,6 +91,14 @@ describe('POST /v1/check-sessions/trigger', () => {
     await h.runs.engine.idle();
   });
 
+  it('finishes a stored check the runner cannot read with hasErrors instead of leaving the session open', async () => {
+    h = runsHarness();
+    const check = h.seedCheck({ request: { hostname: '127.0.0.1' } });
+    const [opened] = await trigger([check.id]);
+    const session = await h.call('GET', `/v1/check-sessions/${opened.checkSessionId}`);
+    expect(session.body).toMatchObject({ status: 'FAILED', results: [{ hasErrors: true, hasFailures: false }] });
+  });
+
   it('finishes a multi-step check at once with hasErrors, never a pass', async () => {
     h = runsHarness();
     const check = h.seedCheck({ checkType: 'MULTI_STEP', script: 'await page.goto(x)' });
@@ -140,6 +148,8 @@ describe('alerts', () => {
     expect(failure).toMatchObject({ method: 'POST', url: '/alerts?env=test', headers: { 'x-token': 't1', 'content-type': 'application/json' } });
     expect(JSON.parse(failure.body)).toMatchObject({ checkId: check.id, checkName: 'db', checkType: 'TCP', runLocation: 'local', errorMessage: `connect ECONNREFUSED 127.0.0.1:${port}` });
     const outbox = await h.call('GET', '/v1/alert-notifications');
+    const finals = (await h.call('GET', `/v1/check-results/${check.id}?limit=100`)).body.map((r: any) => r.id);
+    expect(outbox.body.every((n: any) => finals.includes(n.checkResultId))).toBe(true);
     expect(outbox.body.map((n: any) => [n.alertType, n.status, n.alertChannelId, n.channelType])).toEqual([
       ['ALERT_RECOVERY', 'SENT', channelId, 'WEBHOOK'],
       ['ALERT_FAILURE', 'SENT', channelId, 'WEBHOOK'],
