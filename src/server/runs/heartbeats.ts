@@ -48,13 +48,16 @@ export class Heartbeats {
     return true;
   }
 
-  /** Records FAILING for every deadline the check missed by `nowMs`, and fails it. */
-  checkDeadlines(account: string, check: HeartbeatCheck, nowMs: number): void {
+  /**
+   * Records FAILING for every deadline the check missed by `nowMs`, and fails it. `waitFromNow`
+   * (a check newly created, activated, or seen after a restart) starts the wait afresh: pings
+   * nobody could have received are not held against it.
+   */
+  checkDeadlines(account: string, check: HeartbeatCheck, nowMs: number, waitFromNow: boolean): void {
     const spec = specOf(check);
     if (spec === undefined) return;
     const memory = this.memory(account, check.id);
-    if (memory === undefined) {
-      // The check starts waiting for its first ping now.
+    if (memory === undefined || waitFromNow) {
       this.save(account, check.id, { anchorMs: nowMs, failedThroughMs: null });
       return;
     }

@@ -25,6 +25,8 @@ interface Plan {
 export class Scheduler {
   private readonly plans = new Map<string, Plan>();
   private timer: NodeJS.Timeout | undefined;
+  // Activated checks of the previous tick: a heartbeat check not among them starts waiting afresh.
+  private watching = new Set<string>();
 
   constructor(
     private readonly ctx: ServerContext,
@@ -52,12 +54,13 @@ export class Scheduler {
     for (const account of this.ctx.store.accountIds()) {
       for (const check of this.ctx.store.list<CheckRecord>(account, COLL.checks)) {
         if (check.activated === false) continue;
+        const key = `${account}\u0000${check.id}`;
         if (check.checkType === 'HEARTBEAT') {
-          this.heartbeats.checkDeadlines(account, check, now);
+          seen.add(key);
+          this.heartbeats.checkDeadlines(account, check, now, !this.watching.has(key));
           continue;
         }
         if (check.checkType !== 'TCP' && check.checkType !== 'DNS') continue;
-        const key = `${account}\u0000${check.id}`;
         seen.add(key);
         const period = periodMs(check, scale);
         let plan = this.plans.get(key);
@@ -73,5 +76,6 @@ export class Scheduler {
     }
     // Deleted or deactivated checks start afresh if they come back.
     for (const key of this.plans.keys()) if (!seen.has(key)) this.plans.delete(key);
+    this.watching = seen;
   }
 }

@@ -9,6 +9,8 @@ import type { ServerOptions } from '../../../src/server/options.js';
 export interface RunsHarness {
   server: MacServer;
   runs: Runs;
+  /** Errors the runs reported (instead of printing them). */
+  errors: unknown[];
   call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any; text: string }>;
   /** Stores a check directly (check routes live in another area). */
   seedCheck(over: Record<string, unknown>): Record<string, any>;
@@ -20,10 +22,12 @@ export interface RunsHarness {
 /** Starts the harness (no listening socket: requests go through the app in process). */
 export function runsHarness(options: Partial<ServerOptions> = {}): RunsHarness {
   const server = createServer({ rateLimit: { limit: 0, windowSeconds: 60 }, ...options });
-  const runs = runsOf(server.ctx, { runner: { limits: { idleMs: 50, timeoutMs: 2000 } } });
+  const errors: unknown[] = [];
+  const runs = runsOf(server.ctx, { runner: { limits: { idleMs: 50, timeoutMs: 2000 } }, onError: (err) => void errors.push(err) });
   return {
     server,
     runs,
+    errors,
     async call(method, path, body) {
       const headers: Record<string, string> = { authorization: 'Bearer mac-dev-key' };
       if (body !== undefined) headers['content-type'] = 'application/json';

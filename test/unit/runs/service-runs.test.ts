@@ -97,6 +97,7 @@ describe('POST /v1/check-sessions/trigger', () => {
     const [opened] = await trigger([check.id]);
     const session = await h.call('GET', `/v1/check-sessions/${opened.checkSessionId}`);
     expect(session.body).toMatchObject({ status: 'FAILED', results: [{ hasErrors: true, hasFailures: false }] });
+    expect(h.errors).toHaveLength(1);
   });
 
   it('finishes a multi-step check at once with hasErrors, never a pass', async () => {
@@ -215,6 +216,17 @@ describe('heartbeats', () => {
     // The first ping has nothing to be early for; the next two come right after it.
     expect(events.body[0].events.map((e: any) => e.state)).toEqual(['EARLY', 'EARLY', 'RECEIVED']);
     expect(events.body[0].events[0]).toMatchObject({ userAgent: 'cron/1' });
+  });
+
+  it('starts waiting afresh when the scheduler first sees a check, instead of failing it for the time it was not watched', async () => {
+    h = runsHarness();
+    const check = h.seedCheck({ checkType: 'HEARTBEAT', heartbeat: { period: 1, periodUnit: 'hours', grace: 0, graceUnit: 'minutes', pingToken: 'tok-3' } });
+    const tx = h.server.ctx.store.begin('dev');
+    tx.put('heartbeatStates', check.id, { anchorMs: Date.now() - 10 * 86_400_000, failedThroughMs: null });
+    tx.commit();
+    h.runs.scheduler.tick();
+    h.runs.scheduler.tick();
+    expect((await h.call('GET', `/v1/checks/heartbeats/${check.id}/events`)).body[0].events).toEqual([]);
   });
 
   it('records FAILING when the deadline passes without a ping, alerts, and recovers on the next ping', async () => {
