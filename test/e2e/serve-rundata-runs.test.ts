@@ -181,6 +181,23 @@ describe('error groups', () => {
   });
 });
 
+describe('check delete cascade', () => {
+  it('removes the run data of a deleted check', async () => {
+    h = harness();
+    const check = h.seedCheck('dev');
+    const s = h.recorder.openSession('dev', { check: snapshot(check), runLocations: ['local'] });
+    const { result, errorGroup } = h.recorder.finishLocation('dev', s.checkSessionId, refusedAttempt('local', h.clock.now - MIN));
+    h.recorder.recordHeartbeatEvent('dev', { checkId: check.id, state: 'RECEIVED', timestamp: new Date(h.clock.now).toISOString(), source: '127.0.0.1', userAgent: 'curl/8' });
+    expect((await h.call('DELETE', `/v1/checks/${check.id}`)).status).toBe(204);
+    for (const path of [`/v1/check-results/${check.id}/${result.id}`, `/v1/check-sessions/${s.checkSessionId}`, `/v1/error-groups/${errorGroup!.id}`]) {
+      expect([path, (await h.call('GET', path)).status]).toEqual([path, 404]);
+    }
+    for (const kind of ['checkResults', 'checkSessions', 'errorGroups', 'heartbeatEvents']) {
+      expect([kind, h.server.ctx.store.count('dev', kind)]).toEqual([kind, 0]);
+    }
+  });
+});
+
 describe('alert notifications', () => {
   it('lists the outbox newest first, per account', async () => {
     h = harness();

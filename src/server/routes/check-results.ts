@@ -3,7 +3,9 @@ import { ok, route, type RouteModule } from '../http/route.js';
 import { pageOf, pageQuery } from '../http/lists.js';
 import { boolParam, stringParam } from '../http/query.js';
 import { invalid, notFound } from '../http/errors.js';
+import { COLL } from '../kinds.js';
 import { RUN_COLL } from '../rundata/collections.js';
+import { purgeCheckRunData } from '../rundata/recorder.js';
 import { mustCheck, unixParam } from '../rundata/query.js';
 import { resultsWindow } from '../rundata/time-window.js';
 import { sessionView } from '../rundata/views.js';
@@ -21,7 +23,10 @@ const listQuery = pageQuery.extend({
 const newestFirst = (a: CheckResult, b: CheckResult) => Date.parse(b.startedAt) - Date.parse(a.startedAt);
 
 /** Routes of `/v1/check-results` and `/v1/check-sessions`. */
-export const checkResultRoutes: RouteModule = ({ store, options }) => [
+export const checkResultRoutes: RouteModule = ({ store, options, onDelete }) => {
+  // A deleted check takes its results, sessions, error groups and events along (decisions §1.6).
+  onDelete(COLL.checks, purgeCheckRunData);
+  return [
   route({
     method: 'GET',
     path: '/v1/check-results/:checkId',
@@ -72,3 +77,4 @@ export const checkResultRoutes: RouteModule = ({ store, options }) => [
     },
   }),
 ];
+};

@@ -37,7 +37,7 @@ export const errorGroupRoutes: RouteModule = ({ store }) => [
     method: 'GET',
     path: '/v1/error-groups/:id',
     params: z.object({ id: z.string() }),
-    handle: ({ account, params }) => ok(errorGroupView(mustGet<Group>(store, account, RUN_COLL.errorGroups, params.id))),
+    handle: ({ account, params }) => ok(errorGroupView(mustGet<Group>(store.view(account), RUN_COLL.errorGroups, params.id))),
   }),
   route({
     method: 'PATCH',
@@ -49,7 +49,7 @@ export const errorGroupRoutes: RouteModule = ({ store }) => [
         throw invalid('payload', 'archivedUntilNextEvent', 'cannot be false when "archiveForEver" is true');
       }
       const tx = store.begin(account);
-      const group = mustGet<Group>(tx, account, RUN_COLL.errorGroups, params.id);
+      const group = mustGet<Group>(tx, RUN_COLL.errorGroups, params.id);
       const next = applyArchivePatch(group, body);
       tx.put(RUN_COLL.errorGroups, next.id, next as unknown as Group);
       tx.commit();

@@ -11,7 +11,7 @@ import {
   incidentUpdatePatchBody,
   type IncidentUpdateCreateBody,
 } from '../status-pages/schemas.js';
-import { checkServiceRefs, incidentView, reader, type IncidentUpdate, type StoredIncident } from '../status-pages/model.js';
+import { checkServiceRefs, incidentView, type IncidentUpdate, type StoredIncident } from '../status-pages/model.js';
 import type { Transaction } from '../store/store.js';
 
 // Incidents and their updates (spec endpoints 1-3, decisions §2 and §4). PUT and PATCH merge.
@@ -47,10 +47,10 @@ export const incidentRoutes: RouteModule = ({ store, isoNow }) => {
     body: incidentPatchBody,
     handle: ({ account, params, body }) => {
       const tx = store.begin(account);
-      const src = reader(tx, account);
+      const src = tx;
       // Reference checks are validation, so they precede the lookup (decisions §1.1).
       if (body.services) checkServiceRefs(src, body.services.map((s, i) => ({ path: `services.${i}.id`, id: s.id })));
-      const stored = mustGet<StoredIncident>(tx, account, STATUS_COLL.incidents, params.incidentId);
+      const stored = mustGet<StoredIncident>(tx, STATUS_COLL.incidents, params.incidentId);
       const incident: StoredIncident = {
         ...stored,
         ...(body.name !== undefined ? { name: body.name } : {}),
@@ -70,7 +70,7 @@ export const incidentRoutes: RouteModule = ({ store, isoNow }) => {
     body: incidentUpdatePatchBody,
     handle: ({ account, params, body }) => {
       const tx = store.begin(account);
-      const incident = mustGet<StoredIncident>(tx, account, STATUS_COLL.incidents, params.incidentId);
+      const incident = mustGet<StoredIncident>(tx, STATUS_COLL.incidents, params.incidentId);
       const stored = mustUpdate(incident, params.incidentUpdateId);
       const update: IncidentUpdate = {
         ...stored,
@@ -89,7 +89,7 @@ export const incidentRoutes: RouteModule = ({ store, isoNow }) => {
       path: '/v1/status-pages/incidents',
       query: cursorQuery(100),
       handle: ({ account, query }) => {
-        const src = reader(store, account);
+        const src = store.view(account);
         const newest = store.list<StoredIncident>(account, STATUS_COLL.incidents).reverse();
         const page = cursorOf(newest, query, (i) => i.id);
         return ok({ ...page, entries: page.entries.map((i) => incidentView(src, i)) });
@@ -101,7 +101,7 @@ export const incidentRoutes: RouteModule = ({ store, isoNow }) => {
       body: incidentCreateBody,
       handle: ({ account, body }) => {
         const tx = store.begin(account);
-        const src = reader(tx, account);
+        const src = tx;
         checkServiceRefs(src, body.services.map((s, i) => ({ path: `services.${i}.id`, id: s.id })));
         const now = isoNow();
         const incident: StoredIncident = {
@@ -123,7 +123,7 @@ export const incidentRoutes: RouteModule = ({ store, isoNow }) => {
       path: '/v1/status-pages/incidents/:incidentId',
       params: incidentParams,
       handle: ({ account, params }) =>
-        ok(incidentView(reader(store, account), mustGet<StoredIncident>(store, account, STATUS_COLL.incidents, params.incidentId))),
+        ok(incidentView(store.view(account), mustGet<StoredIncident>(store.view(account), STATUS_COLL.incidents, params.incidentId))),
     }),
     mergeIncident,
     { ...mergeIncident, method: 'PATCH' },
@@ -133,7 +133,7 @@ export const incidentRoutes: RouteModule = ({ store, isoNow }) => {
       params: incidentParams,
       handle: ({ account, params }) => {
         const tx = store.begin(account);
-        mustGet(tx, account, STATUS_COLL.incidents, params.incidentId);
+        mustGet(tx, STATUS_COLL.incidents, params.incidentId);
         tx.delete(STATUS_COLL.incidents, params.incidentId);
         tx.commit();
         return noContent();
@@ -146,7 +146,7 @@ export const incidentRoutes: RouteModule = ({ store, isoNow }) => {
       body: incidentUpdateCreateBody,
       handle: ({ account, params, body }) => {
         const tx = store.begin(account);
-        const incident = mustGet<StoredIncident>(tx, account, STATUS_COLL.incidents, params.incidentId);
+        const incident = mustGet<StoredIncident>(tx, STATUS_COLL.incidents, params.incidentId);
         const last = incident.incidentUpdates[incident.incidentUpdates.length - 1];
         const update = newUpdate(tx, body, last?.status, isoNow());
         tx.put(STATUS_COLL.incidents, incident.id, { ...incident, incidentUpdates: [...incident.incidentUpdates, update] });
@@ -160,7 +160,7 @@ export const incidentRoutes: RouteModule = ({ store, isoNow }) => {
       path: '/v1/status-pages/incidents/:incidentId/incident-updates',
       params: incidentParams,
       handle: ({ account, params }) => {
-        const { incidentUpdates } = mustGet<StoredIncident>(store, account, STATUS_COLL.incidents, params.incidentId);
+        const { incidentUpdates } = mustGet<StoredIncident>(store.view(account), STATUS_COLL.incidents, params.incidentId);
         return ok(incidentUpdates, { 'content-range': contentRange(0, incidentUpdates.length, incidentUpdates.length) });
       },
     }),
@@ -169,7 +169,7 @@ export const incidentRoutes: RouteModule = ({ store, isoNow }) => {
       path: '/v1/status-pages/incidents/:incidentId/incident-updates/:incidentUpdateId',
       params: updateParams,
       handle: ({ account, params }) =>
-        ok(mustUpdate(mustGet<StoredIncident>(store, account, STATUS_COLL.incidents, params.incidentId), params.incidentUpdateId)),
+        ok(mustUpdate(mustGet<StoredIncident>(store.view(account), STATUS_COLL.incidents, params.incidentId), params.incidentUpdateId)),
     }),
     mergeUpdate,
     { ...mergeUpdate, method: 'PATCH' },
@@ -179,7 +179,7 @@ export const incidentRoutes: RouteModule = ({ store, isoNow }) => {
       params: updateParams,
       handle: ({ account, params }) => {
         const tx = store.begin(account);
-        const incident = mustGet<StoredIncident>(tx, account, STATUS_COLL.incidents, params.incidentId);
+        const incident = mustGet<StoredIncident>(tx, STATUS_COLL.incidents, params.incidentId);
         mustUpdate(incident, params.incidentUpdateId);
         // An incident always has an update: its status is its newest update's.
         if (incident.incidentUpdates.length === 1) throw conflict('The last update of an incident cannot be deleted');

@@ -35,7 +35,7 @@ export const statusPageServiceRoutes: RouteModule = ({ store, isoNow }) => [
     method: 'GET',
     path: '/v1/status-pages/services/:serviceId',
     params: idParams,
-    handle: ({ account, params }) => ok(mustGet<Service>(store, account, STATUS_COLL.services, params.serviceId)),
+    handle: ({ account, params }) => ok(mustGet<Service>(store.view(account), STATUS_COLL.services, params.serviceId)),
   }),
   route({
     method: 'PUT',
@@ -44,7 +44,7 @@ export const statusPageServiceRoutes: RouteModule = ({ store, isoNow }) => [
     body: serviceBody,
     handle: ({ account, params, body }) => {
       const tx = store.begin(account);
-      const stored = mustGet<Service>(tx, account, STATUS_COLL.services, params.serviceId);
+      const stored = mustGet<Service>(tx, STATUS_COLL.services, params.serviceId);
       const service: Service = { ...stored, name: body.name, updated_at: isoNow() };
       tx.put(STATUS_COLL.services, service.id, service);
       tx.commit();
@@ -57,7 +57,7 @@ export const statusPageServiceRoutes: RouteModule = ({ store, isoNow }) => [
     params: idParams,
     handle: ({ account, params }) => {
       const tx = store.begin(account);
-      const service = mustGet<Service>(tx, account, STATUS_COLL.services, params.serviceId);
+      const service = mustGet<Service>(tx, STATUS_COLL.services, params.serviceId);
       const user = serviceUser(tx.list<StoredStatusPage>(STATUS_COLL.statusPages), tx.list<StoredIncident>(STATUS_COLL.incidents), tx.list(COLL.checks), service.id);
       if (user) throw conflict(`Service "${service.name}" is used by ${user}`);
       tx.delete(STATUS_COLL.services, service.id);

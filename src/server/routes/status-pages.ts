@@ -5,7 +5,7 @@ import { conflict, invalid, notFound } from '../http/errors.js';
 import { mustGet } from '../http/lookup.js';
 import { STATUS_COLL } from '../rundata/collections.js';
 import { bulkSubscriptionsBody, statusPageBody, type StatusPageBody } from '../status-pages/schemas.js';
-import { checkServiceRefs, reader, statusPageView, subscriptionView, type StoredCard, type StoredStatusPage, type Subscription } from '../status-pages/model.js';
+import { checkServiceRefs, statusPageView, subscriptionView, type StoredCard, type StoredStatusPage, type Subscription } from '../status-pages/model.js';
 import type { Store, Transaction } from '../store/store.js';
 
 // Status pages (spec endpoints 4 and 5, decisions §3.6 and §4): PUT replaces; `url` and
@@ -22,7 +22,7 @@ function checkCards(tx: Transaction, account: string, body: StatusPageBody): voi
     }
   });
   checkServiceRefs(
-    reader(tx, account),
+    tx,
     body.cards.flatMap((card, i) => card.services.map((s, j) => ({ path: `cards.${i}.services.${j}.id`, id: s.id }))),
   );
 }
@@ -68,7 +68,7 @@ export const statusPageRoutes: RouteModule = ({ store, isoNow }) => [
     query: cursorQuery(20),
     handle: ({ account, query }) => {
       const page = cursorOf(store.list<StoredStatusPage>(account, STATUS_COLL.statusPages).reverse(), query, (p) => p.id);
-      const src = reader(store, account);
+      const src = store.view(account);
       return ok({ ...page, entries: page.entries.map((p) => statusPageView(src, p)) });
     },
   }),
@@ -83,7 +83,7 @@ export const statusPageRoutes: RouteModule = ({ store, isoNow }) => [
       const page = toStored(tx, body, isoNow());
       tx.put(STATUS_COLL.statusPages, page.id, page);
       tx.commit();
-      return created(statusPageView(reader(store, account), page));
+      return created(statusPageView(store.view(account), page));
     },
   }),
   route({
@@ -91,7 +91,7 @@ export const statusPageRoutes: RouteModule = ({ store, isoNow }) => [
     path: '/v1/status-pages/:statusPageId',
     params: pageParams,
     handle: ({ account, params }) =>
-      ok(statusPageView(reader(store, account), mustGet<StoredStatusPage>(store, account, STATUS_COLL.statusPages, params.statusPageId))),
+      ok(statusPageView(store.view(account), mustGet<StoredStatusPage>(store.view(account), STATUS_COLL.statusPages, params.statusPageId))),
   }),
   route({
     method: 'PUT',
@@ -101,12 +101,12 @@ export const statusPageRoutes: RouteModule = ({ store, isoNow }) => [
     handle: ({ account, params, body }) => {
       const tx = store.begin(account);
       checkCards(tx, account, body);
-      const prior = mustGet<StoredStatusPage>(tx, account, STATUS_COLL.statusPages, params.statusPageId);
+      const prior = mustGet<StoredStatusPage>(tx, STATUS_COLL.statusPages, params.statusPageId);
       checkUnique(store, body, prior.id);
       const page = toStored(tx, body, isoNow(), prior);
       tx.put(STATUS_COLL.statusPages, page.id, page);
       tx.commit();
-      return ok(statusPageView(reader(store, account), page));
+      return ok(statusPageView(store.view(account), page));
     },
   }),
   route({
@@ -115,7 +115,7 @@ export const statusPageRoutes: RouteModule = ({ store, isoNow }) => [
     params: pageParams,
     handle: ({ account, params }) => {
       const tx = store.begin(account);
-      mustGet(tx, account, STATUS_COLL.statusPages, params.statusPageId);
+      mustGet(tx, STATUS_COLL.statusPages, params.statusPageId);
       tx.delete(STATUS_COLL.statusPages, params.statusPageId);
       for (const sub of tx.list<Subscription>(STATUS_COLL.subscriptions)) {
         if (sub.statusPageId === params.statusPageId) tx.delete(STATUS_COLL.subscriptions, sub.id);
@@ -129,7 +129,7 @@ export const statusPageRoutes: RouteModule = ({ store, isoNow }) => [
     path: '/v1/status-pages/:statusPageId/subscriptions',
     params: pageParams,
     handle: ({ account, params }) => {
-      mustGet(store, account, STATUS_COLL.statusPages, params.statusPageId);
+      mustGet(store.view(account), STATUS_COLL.statusPages, params.statusPageId);
       const subs = store
         .list<Subscription>(account, STATUS_COLL.subscriptions)
         .filter((s) => s.statusPageId === params.statusPageId)
@@ -144,7 +144,7 @@ export const statusPageRoutes: RouteModule = ({ store, isoNow }) => [
     body: bulkSubscriptionsBody,
     handle: ({ account, params, body }) => {
       const tx = store.begin(account);
-      mustGet(tx, account, STATUS_COLL.statusPages, params.statusPageId);
+      mustGet(tx, STATUS_COLL.statusPages, params.statusPageId);
       // Addresses compare case-insensitively; one already subscribed (or repeated) is skipped.
       const known = new Set(
         tx
@@ -173,7 +173,7 @@ export const statusPageRoutes: RouteModule = ({ store, isoNow }) => [
     params: z.object({ statusPageId: z.string(), subscriptionId: z.string() }),
     handle: ({ account, params }) => {
       const tx = store.begin(account);
-      mustGet(tx, account, STATUS_COLL.statusPages, params.statusPageId);
+      mustGet(tx, STATUS_COLL.statusPages, params.statusPageId);
       const sub = tx.get<Subscription>(STATUS_COLL.subscriptions, params.subscriptionId);
       // A subscription of another page is not found under this one (decisions §5.8).
       if (!sub || sub.statusPageId !== params.statusPageId) throw notFound();

@@ -33,5 +33,5 @@ export interface CheckRef {
 
 /** A check of the caller's account, or 404 (missing and foreign alike). */
 export function mustCheck(store: Store, account: string, checkId: string): CheckRef {
-  return mustGet<CheckRef>(store, account, COLL.checks, checkId);
+  return mustGet<CheckRef>(store.view(account), COLL.checks, checkId);
 }

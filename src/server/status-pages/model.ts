@@ -3,7 +3,7 @@
  * cards and incidents keep `{id}` references and are expanded on read (decisions §3.6).
  */
 import { invalid } from '../http/errors.js';
-import type { Store, Transaction } from '../store/store.js';
+import type { AccountView } from '../store/store.js';
 import { STATUS_COLL } from '../rundata/collections.js';
 
 /** A status-page service (spec §2.6). */
@@ -78,13 +78,8 @@ export interface Subscription {
   updated_at: string | null;
 }
 
-/** Reads services of an account by id (a store or a transaction). */
-type Source = { get: (kind: string, id: string) => unknown };
-
-/** A reader bound to an account, over the store or a transaction. */
-export function reader(store: Store | Transaction, account: string): Source {
-  return 'begin' in store ? { get: (kind, id) => store.get(account, kind, id) } : { get: (kind, id) => store.get(kind, id) };
-}
+/** Reads of one account: the committed state or a transaction. */
+type Source = AccountView;
 
 /** Every referenced service must exist in the account, else 400 at its path (decisions §1.6). */
 export function checkServiceRefs(src: Source, refs: Array<{ path: string; id: string }>): void {
@@ -95,7 +90,7 @@ export function checkServiceRefs(src: Source, refs: Array<{ path: string; id: st
 
 /** Expands `{id}` references into the stored services. */
 export function expandServices(src: Source, refs: Array<{ id: string }>): Service[] {
-  return refs.map((r) => src.get(STATUS_COLL.services, r.id) as Service | undefined).filter((s): s is Service => s !== undefined);
+  return refs.map((r) => src.get<Service>(STATUS_COLL.services, r.id)).filter((s): s is Service => s !== undefined);
 }
 
 /** The status page as returned: cards with their services expanded. */
