@@ -7,6 +7,7 @@ import { CONFIG_FILE } from './discover.js';
 import { errorAt, isRecord, type SourceDocument } from './source.js';
 import { parseYaml } from './yaml-source.js';
 import { interpolateEnv } from './interpolate.js';
+import { UsageError } from '../errors.js';
 import { issueDiagnostics } from './structure.js';
 
 /** The project's configuration, and its source document for positions of defaulted fields. */
@@ -24,9 +25,13 @@ export async function readProjectConfig(dir: string, env: Record<string, string 
   let text: string;
   try {
     text = await readFile(join(dir, CONFIG_FILE), 'utf8');
-  } catch {
-    diagnostics.push(errorAt({ file: CONFIG_FILE, line: 1, col: 1 }, '', `no ${CONFIG_FILE} in ${dir}`, `create it with at least "project: <name>"`));
-    return { config: fallback };
+  } catch (cause) {
+    // Without its config a directory is not a mac project: checking every YAML file below it
+    // (a home directory, /tmp) would bury the one useful message under thousands.
+    throw new UsageError(`no ${CONFIG_FILE} in ${dir}`, {
+      cause,
+      hint: `give the directory that holds ${CONFIG_FILE}, or create one with at least "project: <name>"`,
+    });
   }
   const parsed = parseYaml(text, CONFIG_FILE, dir);
   diagnostics.push(...parsed.diagnostics);
@@ -46,7 +51,12 @@ export async function readProjectConfig(dir: string, env: Record<string, string 
     for (const issue of result.error.issues) diagnostics.push(...issueDiagnostics(issue, source, ProjectConfigSchema, CONFIG_FILE));
     const data = isRecord(source.data) ? source.data : {};
     return {
-      config: { ...fallback, project: typeof data.project === 'string' ? data.project : '' },
+      config: {
+        ...fallback,
+        project: typeof data.project === 'string' ? data.project : '',
+        // A usable include still selects the files to check, so their problems show in the same run.
+        include: Array.isArray(data.include) && data.include.length > 0 && data.include.every((g) => typeof g === 'string') ? (data.include as string[]) : DEFAULT_INCLUDE,
+      },
       source,
     };
   }
