@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import type { RegisterCommand } from '../context.js';
 import { UsageError } from '../../errors.js';
 import { loadProject } from '../../config/load.js';
@@ -29,7 +30,7 @@ export const register: RegisterCommand = (program, ctx) => {
       if (!/^\d+$/.test(flags.concurrency) || concurrency < 1 || concurrency > 256) {
         throw new UsageError(`--concurrency must be an integer within 1..256, not "${flags.concurrency}"`);
       }
-      const project = await loadProject(dir, { env: ctx.env });
+      const project = await loadProject(resolve(ctx.cwd, dir), { env: ctx.env });
       for (const d of project.diagnostics) output.info(formatDiagnostic(d, output.c));
       if (project.diagnostics.some((d) => d.severity === 'error')) {
         output.info(`${output.c.red('validation failed:')} ${summarizeDiagnostics(project.diagnostics)}; no check was run`);
