@@ -1,6 +1,6 @@
 import type { Definition, LoadedProject } from '../config/types.js';
 import { isCheckKind, KINDS, type Kind } from '../schema/kinds.js';
-import { compareObjects, createPatch, fingerprint, normalizeLive } from './compare.js';
+import { compareObjects, createPatch, fingerprint, normalizeLive, unmanagedFields } from './compare.js';
 import { buildDesired, refOf, type ResolveRef } from './desired.js';
 import type { LiveState } from './fetch.js';
 import { kindSpec } from './kinds/index.js';
@@ -98,7 +98,11 @@ function planPair(kind: Kind, pair: Pair): PlannedChange {
   if (live === undefined) {
     return { ...base, action: 'create', name, patch: createPatch(kind, desired.masked), dependsOn: desired.dependsOn, ...writeBody, ...withNotes(notes) };
   }
-  const { patch } = compareObjects(kind, desired.body, normalizeLive(kind, live), desired.secrets.map((s) => s.path));
+  const liveN = normalizeLive(kind, live);
+  for (const field of unmanagedFields(kind, desired.body, liveN)) {
+    notes.push(`${field}: not set in the definition, so not managed: an update keeps the live value (${kind} updates merge and ${field} has no default); set it to change it`);
+  }
+  const { patch } = compareObjects(kind, desired.body, liveN, desired.secrets.map((s) => s.path));
   const common = { ...base, name, remoteId: spec.remoteId(live), liveFingerprint: fingerprint(kind, live), ...withNotes(notes) };
   if (patch.length === 0) return { ...common, action: 'noop', patch };
   return { ...common, action: 'update', patch, dependsOn: desired.dependsOn, ...writeBody };

@@ -40,6 +40,7 @@ export const dashboard: KindSpec = {
   remoteId: (live) => live.dashboardId as string,
   displayName: (obj) => (typeof obj.header === 'string' ? obj.header : (obj.customUrl as string | undefined)),
   shapeOf: () => SHAPE,
+  updateMerges: true,
   naturalKey: (obj) => (typeof obj.customUrl === 'string' ? obj.customUrl : undefined),
   naturalKeyLabel: 'customUrl',
   writeOnly: [],
