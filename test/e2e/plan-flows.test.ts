@@ -1,0 +1,126 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { simpleGit } from 'simple-git';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiClient } from '../../src/api/client.js';
+import type { Plan } from '../../src/plan/types.js';
+import { runMac, type RunResult } from '../helpers/cli.js';
+import { startServe, type Served } from '../helpers/serve.js';
+import { writeProject } from './plan-helpers.js';
+
+let served: Served;
+let client: ApiClient;
+
+const run = (dir: string, args: string[]): Promise<RunResult> => runMac(args, { env: { MAC_API_URL: served.url, MAC_API_KEY: served.apiKey }, cwd: dir });
+const planJson = async (dir: string, extra: string[] = []) => {
+  const r = await run(dir, ['plan', '.', '--format', 'json', '--detailed-exitcode', ...extra]);
+  return { r, plan: JSON.parse(r.stdout) as Plan };
+};
+const checkByTag = async (tag: string) =>
+  (await client.get<Array<Record<string, unknown>>>('/v1/checks', { limit: 100 })).find((c) => (c.tags as string[]).includes(tag))!;
+
+beforeAll(async () => {
+  served = await startServe(['--no-runs', '--rate-limit', '0/60']);
+  client = new ApiClient({ apiUrl: served.url, apiKey: served.apiKey });
+});
+
+afterAll(async () => {
+  await client?.close();
+  await served?.stop();
+});
+
+describe('fields the service keeps on a merging update', () => {
+  it('a live frequencyOffset (and sslCheckDomain) that the definitions omit: plan exits 0, apply and plan stay converged', async () => {
+    const dir = await writeProject({
+      'mac.config.yaml': 'project: offsets\n',
+      'checks.yaml': `kind: TcpCheck
+id: db
+name: Database
+request: { hostname: db.internal.example, port: 5432 }
+---
+kind: DnsCheck
+id: dns
+name: Resolver
+request: { query: example.com, recordType: A }
+alertSettings: { escalationType: TIME_BASED }
+`,
+    });
+    // Created through the API (as another tool or an older definition would have), with the
+    // fields the definitions do not mention.
+    await client.post('/v1/checks/tcp', { name: 'Database', tags: ['mac:offsets/db'], frequencyOffset: 30, request: { hostname: 'db.internal.example', port: 5432 } }, { autoAssignAlerts: false });
+    await client.post(
+      '/v1/checks/dns',
+      { name: 'Resolver', tags: ['mac:offsets/dns'], heartbeat: {}, script: '', sslCheckDomain: 'example.com', alertSettings: { escalationType: 'TIME_BASED' }, request: { query: 'example.com', recordType: 'A' } },
+      { autoAssignAlerts: false },
+    );
+
+    const first = await planJson(dir);
+    expect(first.plan.changes.filter((c) => c.action !== 'noop').map((c) => c.patch)).toEqual([]);
+    expect(first.r.code).toBe(0);
+    const notes = first.plan.changes.flatMap((c) => c.notes ?? []);
+    expect(notes.some((n) => n.startsWith('frequencyOffset: not set in the definition, so not managed'))).toBe(true);
+    expect(notes.some((n) => n.startsWith('sslCheckDomain: not set in the definition, so not managed'))).toBe(true);
+
+    // An update of another field goes through, and apply's convergence check finds nothing left.
+    const file = join(dir, 'checks.yaml');
+    await writeFile(file, (await readFile(file, 'utf8')).replace('name: Database', 'name: Primary database'));
+    const applied = await run(dir, ['apply', '.', '--yes']);
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(applied.stdout).toContain('no difference left');
+    const second = await planJson(dir);
+    expect(second.r.code).toBe(0);
+    expect(await checkByTag('mac:offsets/db')).toMatchObject({ name: 'Primary database', frequencyOffset: 30 });
+
+    // Setting it in the definition manages it again: one replace, applied, then converged.
+    await writeFile(file, (await readFile(file, 'utf8')).replace('name: Primary database', 'name: Primary database\nfrequencyOffset: 5'));
+    const third = await planJson(dir);
+    expect(third.r.code).toBe(2);
+    expect(third.plan.changes.find((c) => c.id === 'db')!.patch).toEqual([{ op: 'replace', path: '/frequencyOffset', value: 5, oldValue: 30 }]);
+    expect((await run(dir, ['apply', '.', '--yes'])).code).toBe(0);
+    expect((await planJson(dir)).r.code).toBe(0);
+    expect(await checkByTag('mac:offsets/db')).toMatchObject({ frequencyOffset: 5 });
+  });
+});
+
+describe('mac plan --changed-since', () => {
+  it('plans only the resources of the files changed since HEAD or a branch, and says so in text and JSON', async () => {
+    const dir = await writeProject({
+      'mac.config.yaml': 'project: scoped\n',
+      'checks/a.yaml': 'kind: TcpCheck\nid: a\nname: A\nrequest: { hostname: a.example, port: 1 }\n',
+      'checks/b.yaml': 'kind: TcpCheck\nid: b\nname: B\nrequest: { hostname: b.example, port: 2 }\n',
+      'vars.yaml': 'kind: EnvironmentVariable\nkey: REGION\nvalue: eu\n',
+    });
+    const git = simpleGit({ baseDir: dir });
+    await git.init();
+    await git.addConfig('user.email', 'ci@example.com').addConfig('user.name', 'CI').addConfig('commit.gpgsign', 'false');
+    await git.add('.').commit('definitions');
+    await git.branch(['base']);
+    expect((await run(dir, ['apply', '.', '--yes'])).code).toBe(0);
+
+    // One file changes (uncommitted): only its check is planned.
+    await writeFile(join(dir, 'checks/b.yaml'), 'kind: TcpCheck\nid: b\nname: B renamed\nrequest: { hostname: b.example, port: 2 }\n');
+    const head = await planJson(dir, ['--changed-since', 'HEAD']);
+    expect(head.r.code).toBe(2);
+    expect(head.plan.changedSince).toEqual({ ref: 'HEAD', files: ['checks/b.yaml'] });
+    expect(head.plan.changes.map((c) => `${c.action} ${c.kind}/${c.id}`)).toEqual(['update TcpCheck/b']);
+    expect(head.plan.summary).toEqual({ create: 0, update: 1, delete: 0, noop: 0 });
+    const text = await run(dir, ['plan', '.', '--changed-since', 'HEAD']);
+    expect(text.stdout).toContain('Only resources defined in the 1 file(s) changed since HEAD were planned.');
+    expect(text.stdout).toContain('~ update TcpCheck/b');
+    expect(text.stdout).not.toContain('TcpCheck/a');
+
+    // Committed on a branch: the same scope against the branch it started from.
+    await git.checkoutLocalBranch('rename-b');
+    await git.add('.').commit('rename b');
+    const branch = await planJson(dir, ['--changed-since', 'base']);
+    expect(branch.plan.changedSince).toEqual({ ref: 'base', files: ['checks/b.yaml'] });
+    expect(branch.plan.changes.map((c) => `${c.action} ${c.kind}/${c.id}`)).toEqual(['update TcpCheck/b']);
+    expect(branch.plan.git).toMatchObject({ branch: 'rename-b' });
+    const md = await run(dir, ['plan', '.', '--format', 'markdown', '--changed-since', 'base']);
+    expect(md.stdout).toContain('changed since `base` were planned');
+    // Nothing changed since HEAD any more: an empty, scoped plan.
+    const none = await planJson(dir, ['--changed-since', 'HEAD']);
+    expect(none.r.code).toBe(0);
+    expect(none.plan).toMatchObject({ changedSince: { ref: 'HEAD', files: [] }, changes: [] });
+  });
+});
