@@ -96,7 +96,8 @@ function planPair(kind: Kind, pair: Pair): PlannedChange {
   const writeBody = { desired: desired.masked, ...(desired.secrets.length > 0 ? { secrets: desired.secrets } : {}) };
   const name = spec.displayName(desired.body);
   if (live === undefined) {
-    return { ...base, action: 'create', name, patch: createPatch(kind, desired.masked), dependsOn: desired.dependsOn, ...writeBody, ...withNotes(notes) };
+    const defaulted = desired.defaulted.length > 0 ? { defaulted: desired.defaulted } : {};
+    return { ...base, action: 'create', name, patch: createPatch(kind, desired.masked), dependsOn: desired.dependsOn, ...writeBody, ...defaulted, ...withNotes(notes) };
   }
   const liveN = normalizeLive(kind, live);
   for (const field of unmanagedFields(kind, desired.body, liveN)) {
@@ -156,7 +157,7 @@ function scope(changes: PlannedChange[], byRef: Map<string, PlannedChange>, chan
 }
 
 const FIELD_ORDER: Array<keyof PlannedChange> = [
-  'action', 'kind', 'id', 'name', 'remoteId', 'file', 'line', 'patch', 'liveFingerprint', 'dependsOn', 'desired', 'secrets', 'notes',
+  'action', 'kind', 'id', 'name', 'remoteId', 'file', 'line', 'patch', 'liveFingerprint', 'dependsOn', 'desired', 'defaulted', 'secrets', 'notes',
 ];
 
 /** The same change with its keys in the contract's order (contract fields first), for readable plan files. */
