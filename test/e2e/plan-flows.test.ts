@@ -1,4 +1,5 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { simpleGit } from 'simple-git';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -122,5 +123,49 @@ describe('mac plan --changed-since', () => {
     const none = await planJson(dir, ['--changed-since', 'HEAD']);
     expect(none.r.code).toBe(0);
     expect(none.plan).toMatchObject({ changedSince: { ref: 'HEAD', files: [] }, changes: [] });
+  });
+});
+
+describe('--rewrite-secrets', () => {
+  it('pushes a rotated secret that a plain plan cannot see, never printing it', async () => {
+    const journal = join(await mkdtemp(join(tmpdir(), 'mac-state-')), 'state.jsonl');
+    const own = await startServe(['--no-runs', '--rate-limit', '0/60', '--state', journal]);
+    const outputs: string[] = [];
+    const macWith = async (secret: string, args: string[]) => {
+      const r = await runMac(args, { env: { MAC_API_URL: own.url, MAC_API_KEY: own.apiKey, ROTATED: secret }, cwd: dir });
+      outputs.push(r.stdout, r.stderr);
+      return r;
+    };
+    const dir = await writeProject({
+      'mac.config.yaml': 'project: rotate\n',
+      'vars.yaml': 'kind: EnvironmentVariable\nkey: PAYMENT_KEY\nvalue: ${{ env.ROTATED }}\nsecret: true\n---\nkind: EnvironmentVariable\nkey: REGION\nvalue: eu\n',
+    });
+    try {
+      expect((await macWith('old-secret-A1b2', ['apply', '.', '--yes'])).code).toBe(0);
+      // The new value cannot be compared with the (unreadable) live one: a plain plan sees nothing.
+      const plain = await macWith('new-secret-C3d4', ['plan', '.', '--detailed-exitcode']);
+      expect(plain.code).toBe(0);
+      expect(plain.stdout).toContain('--rewrite-secrets');
+
+      const rewrite = await macWith('new-secret-C3d4', ['plan', '.', '--detailed-exitcode', '--rewrite-secrets']);
+      expect(rewrite.code).toBe(2);
+      expect(rewrite.stdout).toContain('~ update EnvironmentVariable/PAYMENT_KEY');
+      expect(rewrite.stdout).toContain('~ value: (sensitive) -> (sensitive)');
+      expect(rewrite.stdout).toContain('Plan: 0 to create, 1 to update, 0 to delete.');
+
+      const applied = await macWith('new-secret-C3d4', ['apply', '.', '--yes', '--rewrite-secrets']);
+      expect(applied.code, applied.stderr).toBe(0);
+      expect(applied.stdout).toContain('applied 1');
+      // The journal holds what the service stored: the last write of the variable has the new value.
+      const writes = (await readFile(journal, 'utf8')).split('\n').filter((l) => l.includes('PAYMENT_KEY'));
+      expect(writes.at(-1)).toContain('new-secret-C3d4');
+      expect((await macWith('new-secret-C3d4', ['plan', '.', '--detailed-exitcode'])).code).toBe(0);
+      for (const out of outputs) {
+        expect(out).not.toContain('old-secret-A1b2');
+        expect(out).not.toContain('new-secret-C3d4');
+      }
+    } finally {
+      await own.stop();
+    }
   });
 });

@@ -17,6 +17,7 @@ interface PlanFlags extends ConnectionFlags {
   format: PlanFormat;
   detailedExitcode?: boolean;
   prune?: boolean;
+  rewriteSecrets?: boolean;
   changedSince?: string;
   rateLimit?: string;
 }
@@ -31,6 +32,7 @@ export const register: RegisterCommand = (program, ctx) => {
     .addOption(new Option('--format <format>', 'output format').choices([...PLAN_FORMATS]).default('text'))
     .option('--detailed-exitcode', 'exit 0 when nothing changes, 2 when something would')
     .option('--prune', 'delete checks that carry this project\'s tag and are no longer defined')
+    .option('--rewrite-secrets', 'write every secret value again (they cannot be read back to compare): rotates changed secrets')
     .option('--changed-since <ref>', 'plan only resources defined in files changed since the git revision REF')
     .option('--rate-limit <n/seconds>', 'requests allowed per period for this run (default 600/60)');
   withConnectionOptions(cmd).action(async (dir: string, flags: PlanFlags) => {
@@ -52,7 +54,7 @@ export const register: RegisterCommand = (program, ctx) => {
     let plan;
     try {
       output.progress(`reading the live state from ${connection.apiUrl} ...`);
-      plan = await createPlan(project, client, { prune: flags.prune === true, changedSince, git });
+      plan = await createPlan(project, client, { prune: flags.prune === true, rewriteSecrets: flags.rewriteSecrets === true, changedSince, git });
     } finally {
       output.endProgress();
       await client.close();
