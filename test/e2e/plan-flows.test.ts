@@ -7,7 +7,7 @@ import { ApiClient } from '../../src/api/client.js';
 import type { Plan } from '../../src/plan/types.js';
 import { runMac, type RunResult } from '../helpers/cli.js';
 import { startServe, type Served } from '../helpers/serve.js';
-import { writeProject } from './plan-helpers.js';
+import { createAsEngine, writeProject } from './plan-helpers.js';
 
 let served: Served;
 let client: ApiClient;
@@ -28,6 +28,70 @@ beforeAll(async () => {
 afterAll(async () => {
   await client?.close();
   await served?.stop();
+});
+
+describe('minimal definitions', () => {
+  it('every kind and alert-channel type with only its required fields: created as the engine would, the plan has no change', async () => {
+    const channels = [
+      'EMAIL\nconfig: { address: min@example.com }',
+      'SLACK\nconfig: { url: "https://hooks.slack.example/min" }',
+      'WEBHOOK\nconfig: { name: Min hook, url: "https://hooks.example/min" }',
+      'SMS\nconfig: { number: "+4915100000001", name: Min sms }',
+      'CALL\nconfig: { number: "+4915100000002", name: Min call }',
+      'PAGERDUTY\nconfig: { serviceKey: min-pd-key }',
+      'OPSGENIE\nconfig: { apiKey: min-og-key }',
+    ].map((c, i) => `kind: AlertChannel\nid: c${i}\ntype: ${c}\n`);
+    const dir = await writeProject({
+      'mac.config.yaml': 'project: minimal\n',
+      'alerts.yaml': channels.join('---\n'),
+      'resources.yaml': `kind: Snippet
+id: s
+name: Minimal snippet
+script: "1"
+---
+kind: EnvironmentVariable
+key: MINIMAL
+value: v
+---
+kind: Dashboard
+id: d
+customUrl: minimal-dash
+header: Minimal
+`,
+      'checks.yaml': `kind: TcpCheck
+id: tcp
+name: Minimal TCP
+request: { hostname: min.example, port: 1 }
+---
+kind: DnsCheck
+id: dns
+name: Minimal DNS
+request: { query: min.example, recordType: A }
+---
+kind: MultiStepCheck
+id: ms
+name: Minimal flow
+script: "1"
+---
+kind: HeartbeatCheck
+id: hb
+name: Minimal heartbeat
+heartbeat: { period: 1, periodUnit: hours, grace: 1, graceUnit: minutes }
+---
+kind: TcpCheck
+id: partial
+name: Partial objects
+request: { hostname: min.example, port: 2, assertions: [{ source: RESPONSE_DATA, comparison: CONTAINS, target: x }] }
+alertSettings: { escalationType: TIME_BASED }
+retryStrategy: { type: SINGLE_RETRY }
+`,
+    });
+    await createAsEngine(dir, client, {});
+    const { r, plan } = await planJson(dir);
+    expect(plan.changes.filter((c) => c.action !== 'noop').map((c) => ({ ref: `${c.kind}/${c.id}`, patch: c.patch }))).toEqual([]);
+    expect(plan.summary.noop).toBe(15);
+    expect(r.code).toBe(0);
+  });
 });
 
 describe('fields the service keeps on a merging update', () => {
