@@ -10,6 +10,7 @@ import { RESULT_FORMATS, type ResultFormat } from '../render/result-index.js';
 export interface ApplyFlags {
   yes?: boolean;
   prune?: boolean;
+  rewriteSecrets?: boolean;
   maxDeletes?: string;
   concurrency?: string;
   format?: string;

@@ -21,6 +21,20 @@ export function fingerprint(kind: Kind, live: Record<string, unknown>): string {
   return `sha256:${createHash('sha256').update(canonicalJson(normalizeLive(kind, live))).digest('hex')}`;
 }
 
+/**
+ * Top-level fields the definition does not manage: the kind's PUT merges, the field has no
+ * server default to stand in for it, the desired body omits it and the live object has it. An
+ * update would leave it as it is (omitted = unchanged), so showing its removal would be a diff
+ * that never converges; it is left out of the comparison instead.
+ */
+export function unmanagedFields(kind: Kind, desired: Record<string, unknown>, live: Record<string, unknown>): string[] {
+  const spec = kindSpec(kind);
+  if (!spec.updateMerges) return [];
+  return Object.entries(spec.shapeOf(live))
+    .filter(([field, rule]) => rule.default === undefined && rule.defaultFrom === undefined && desired[field] === undefined && live[field] !== undefined)
+    .map(([field]) => field);
+}
+
 /** The outcome of comparing a desired body with a normalized live object. */
 export interface Comparison {
   /** RFC 6902 operations from live to desired; values at sensitive paths are "(sensitive)". */
@@ -40,6 +54,7 @@ export function compareObjects(kind: Kind, desired: Record<string, unknown>, liv
     delete left[field];
     delete right[field];
   }
+  for (const field of unmanagedFields(kind, right, left)) delete left[field];
   const unreadable = [...new Set([...spec.unreadableSecrets(left), ...spec.unreadableSecrets(right)])];
   for (const p of unreadable) {
     if (getAt(left, p) !== undefined) setAt(left, p, SENSITIVE);

@@ -25,6 +25,11 @@ export interface Desired {
   dropped: string[];
   /** "Kind/id" of references that are markers (their targets are created first). */
   dependsOn: string[];
+  /**
+   * Pointers of the fields of `body` that the definition does not set (server defaults made
+   * explicit), at every object level; arrays count as set or not as a whole.
+   */
+  defaulted: string[];
 }
 
 /** Whether a value is a RefMarker. */
@@ -71,7 +76,8 @@ export function buildDesired(def: Definition, project: string, resolve: ResolveR
     setAt(masked, pointer, SENSITIVE);
     secrets.push(envOf[i] === undefined ? { path: pointer } : { path: pointer, env: envOf[i] });
   });
-  return { body, masked, secrets, dropped, dependsOn: [...dependsOn].sort() };
+  // `spec` holds what the definition sets plus what mac adds to it (ownership tag, references).
+  return { body, masked, secrets, dropped, dependsOn: [...dependsOn].sort(), defaulted: defaultedFields(spec, body, '') };
 }
 
 function addCheckRefs(def: Definition, spec: Record<string, unknown>, project: string, ref: (target: string) => unknown): void {
@@ -87,6 +93,15 @@ function addCheckRefs(def: Definition, spec: Record<string, unknown>, project: s
   }
   if (def.refs.setupSnippet !== undefined) spec.setupSnippetId = ref(`Snippet/${def.refs.setupSnippet}`);
   if (def.refs.tearDownSnippet !== undefined) spec.tearDownSnippetId = ref(`Snippet/${def.refs.tearDownSnippet}`);
+}
+
+function defaultedFields(given: Record<string, unknown>, normalized: Record<string, unknown>, at: string): string[] {
+  return Object.entries(normalized).flatMap(([field, value]) => {
+    const pointer = `${at}/${escape(field)}`;
+    const raw = given[field];
+    if (raw === undefined || (raw === null && value !== null)) return [pointer];
+    return isRecord(raw) && isRecord(value) ? defaultedFields(raw, value, pointer) : [];
+  });
 }
 
 function walkStrings(v: unknown, at: string, visit: (pointer: string, s: string) => void): void {
