@@ -1,15 +1,9 @@
+import type { KindSpec } from '../plan/kinds/types.js';
 import type { Kind } from '../schema/kinds.js';
 import type { EnvNameAllocator } from './ids.js';
-import { omitDefaults } from './omit.js';
+import { omitRedundant } from './omit.js';
+import { getPointer, pointerSegments, sensitiveValues, setPointer } from './sensitive.js';
 import { IMPORT_KINDS } from './table.js';
-
-/** A live resource as import reads it: the normalized API body (server-owned fields removed). */
-export interface LiveResource {
-  kind: Kind;
-  /** The API's id (a variable's key). */
-  remoteId: string | number;
-  body: Record<string, unknown>;
-}
 
 /** Maps live ids of referenced resources to the logical ids they have (or get) in the project. */
 export interface RefIndex {
@@ -47,40 +41,58 @@ export interface ImportedDoc {
 
 /** What converting needs besides the resource itself. */
 export interface ConvertContext {
-  /** Server defaults of this kind, from the plan's table (fields equal to them are left out). */
-  serverDefaults: Record<string, unknown>;
+  /** The plan's table entry of the kind: shape (defaults), secrets and credentials. */
+  spec: KindSpec;
   /** The project's `defaults.check` for checks, `{}` otherwise. */
   projectDefaults: Record<string, unknown>;
   refs: RefIndex;
   envNames: EnvNameAllocator;
 }
 
-/** Converts one live resource into its definition document under the logical id `id`. */
-export function toDefinition(live: LiveResource, id: string, ctx: ConvertContext): ImportedDoc {
-  const spec = IMPORT_KINDS[live.kind];
-  // Placeholders first: the paths of sensitive values are paths of the full body.
+/**
+ * Converts one live resource, normalized by the plan's shape, into its definition document under
+ * the logical id `id`: sensitive values as placeholders, defaults left out, references by logical
+ * id, the script set apart for its own file.
+ */
+export function toDefinition(kind: Kind, normalized: Record<string, unknown>, id: string, ctx: ConvertContext): ImportedDoc {
+  const spec = IMPORT_KINDS[kind];
+  let body = structuredClone(normalized);
   const env: EnvPlaceholder[] = [];
-  let body = structuredClone(live.body);
-  for (const s of spec.sensitive(body)) {
-    const value = getPath(body, s.path);
+  for (const s of sensitiveValues(ctx.spec, body)) {
+    const segments = pointerSegments(s.pointer);
+    const value = getPointer(body, segments);
     const name = ctx.envNames.allocate(id, ...s.nameParts);
-    env.push({ name, kind: live.kind, id, path: s.path.join('.'), ...(s.unreadable || typeof value !== 'string' ? {} : { value }) });
-    setPath(body, s.path, `\${{ env.${name} }}`);
+    const readable = !s.unreadable && typeof value === 'string';
+    env.push({ name, kind, id, path: segments.join('.'), ...(readable ? { value } : {}) });
+    setPointer(body, segments, `\${{ env.${name} }}`);
   }
-  body = omitDefaults(body, ctx.serverDefaults, ctx.projectDefaults);
+  const { alertChannels: defaultChannels, ...projectDefaults } = ctx.projectDefaults;
+  body = omitRedundant(body, ctx.spec.shapeOf(body), projectDefaults);
   body = rewriteReferences(body, ctx.refs);
+  if (Array.isArray(defaultChannels)) body = againstDefaultChannels(body, defaultChannels.map(String));
 
   let script: ScriptOut | undefined;
   if (spec.scriptField && typeof body[spec.scriptField] === 'string' && body[spec.scriptField] !== '') {
     script = { field: spec.scriptField, content: body[spec.scriptField] as string };
   }
 
-  const idField = live.kind === 'EnvironmentVariable' ? 'key' : 'id';
+  const idField = kind === 'EnvironmentVariable' ? 'key' : 'id';
   const { name, key: _key, ...rest } = body;
-  const doc: Record<string, unknown> = { kind: live.kind, [idField]: id };
+  const doc: Record<string, unknown> = { kind, [idField]: id };
   if (name !== undefined) doc.name = name;
   Object.assign(doc, rest);
-  return { kind: live.kind, id, doc, script, env };
+  return { kind, id, doc, script, env };
+}
+
+/**
+ * The project's `defaults.check.alertChannels` apply to every check that names none: a check
+ * with the same channels leaves them out, any other says its own, `[]` included.
+ */
+function againstDefaultChannels(body: Record<string, unknown>, defaults: string[]): Record<string, unknown> {
+  const own = Array.isArray(body.alertChannels) ? (body.alertChannels as string[]) : [];
+  const same = own.length === defaults.length && [...own].sort().every((c, i) => c === [...defaults].sort()[i]);
+  const { alertChannels: _drop, ...rest } = body;
+  return same ? rest : { ...body, alertChannels: own };
 }
 
 /**
@@ -111,16 +123,4 @@ export function rewriteReferences(body: Record<string, unknown>, refs: RefIndex)
     }
   }
   return out;
-}
-
-function getPath(obj: unknown, path: Array<string | number>): unknown {
-  let cur = obj;
-  for (const p of path) cur = (cur as Record<string | number, unknown> | undefined)?.[p];
-  return cur;
-}
-
-function setPath(obj: Record<string, unknown>, path: Array<string | number>, value: unknown): void {
-  let cur = obj as Record<string | number, unknown>;
-  for (const p of path.slice(0, -1)) cur = cur[p] as Record<string | number, unknown>;
-  cur[path[path.length - 1]] = value;
 }

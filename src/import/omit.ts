@@ -1,57 +1,39 @@
-/**
- * Leaves out of an imported body the fields that equal what the loader and the plan would fill
- * in anyway, so the written definitions say only what differs from the defaults.
- */
-
-type Json = unknown;
-
-/** Structural equality of JSON values (object key order ignored, array order kept). */
-export function jsonEqual(a: Json, b: Json): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a) || Array.isArray(b)) {
-    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((v, i) => jsonEqual(v, b[i]));
-  }
-  if (isPlainObject(a) && isPlainObject(b)) {
-    const ka = Object.keys(a);
-    return ka.length === Object.keys(b).length && ka.every((k) => k in b && jsonEqual(a[k], b[k]));
-  }
-  return false;
-}
-
-/** Whether a value is a plain (JSON) object. */
-export function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
+import { canonicalJson, isRecord, normalizeShape, type Shape } from '../plan/kinds/shape.js';
 
 /**
- * Returns `body` without the fields equal to their defaults. `projectDefaults` (the project's
- * `defaults.check`, merged under every check by the loader) are compared first and whole: a
- * field the project sets must be written whenever it differs, even when it equals the server's
- * default. Server defaults are compared recursively, and an object left empty is dropped.
+ * Leaves out of an imported body every field that the plan's normalization would fill in with
+ * the same value anyway (server defaults, null standing for absent, ...), so a written definition
+ * says only what differs from the defaults. The plan's shape is the one source of defaults: a
+ * field is left out exactly when the normalized object stays the same without it.
  */
-export function omitDefaults(
+export function omitRedundant(
   body: Record<string, unknown>,
-  serverDefaults: Record<string, unknown>,
+  shape: Shape,
   projectDefaults: Record<string, unknown> = {},
 ): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(body)) {
-    if (key in projectDefaults) {
-      if (!jsonEqual(value, projectDefaults[key])) out[key] = value;
+  // The loader merges the project's defaults under the definition, so that is what the plan sees.
+  const seen = (candidate: Record<string, unknown>) => canonicalJson(normalizeShape({ ...projectDefaults, ...candidate }, shape).value);
+  const target = canonicalJson(normalizeShape(body, shape).value);
+  let current: Record<string, unknown> = { ...body };
+  for (const key of Object.keys(body)) {
+    const rule = shape[key];
+    if (!rule && !(key in projectDefaults)) continue;
+    const without = { ...current };
+    delete without[key];
+    if (seen(without) === target) {
+      current = without;
       continue;
     }
-    if (!(key in serverDefaults)) {
-      out[key] = value;
-      continue;
+    // A nested object the project does not set: keep only its own non-default fields.
+    const value = current[key];
+    if (!(key in projectDefaults) && rule?.object && isRecord(value)) {
+      const reduced = { ...current, [key]: omitRedundant(value, rule.object) };
+      if (seen(reduced) === target) current = reduced;
+    } else if (!(key in projectDefaults) && rule?.items && Array.isArray(value)) {
+      const items = rule.items;
+      const reduced = { ...current, [key]: value.map((item) => (isRecord(item) ? omitRedundant(item, items) : item)) };
+      if (seen(reduced) === target) current = reduced;
     }
-    const dflt = serverDefaults[key];
-    if (jsonEqual(value, dflt)) continue;
-    if (isPlainObject(value) && isPlainObject(dflt)) {
-      const rest = omitDefaults(value, dflt);
-      if (Object.keys(rest).length > 0) out[key] = rest;
-      continue;
-    }
-    out[key] = value;
   }
-  return out;
+  return current;
 }

@@ -1,51 +1,49 @@
 import { describe, expect, it } from 'vitest';
-import { jsonEqual, omitDefaults } from '../../src/import/omit.js';
+import { KIND_SPECS } from '../../src/plan/kinds/index.js';
+import { canonicalJson, normalizeShape } from '../../src/plan/kinds/shape.js';
+import { omitRedundant } from '../../src/import/omit.js';
 
-const server = {
-  activated: true,
-  locations: [],
-  frequency: 10,
-  alertSettings: { escalationType: 'RUN_BASED', reminders: { amount: 0, interval: 5 } },
-  request: { ipFamily: 'IPv4', assertions: [] },
-};
+const tcp = KIND_SPECS.TcpCheck;
+const live = (body: Record<string, unknown>) => normalizeShape(body, tcp.shapeOf(body)).value;
+const shape = tcp.shapeOf({});
 
-describe('jsonEqual', () => {
-  it('ignores key order but not array order', () => {
-    expect(jsonEqual({ a: 1, b: [1, 2] }, { b: [1, 2], a: 1 })).toBe(true);
-    expect(jsonEqual([1, 2], [2, 1])).toBe(false);
-    expect(jsonEqual({ a: null }, {})).toBe(false);
+describe('omitRedundant', () => {
+  it('leaves a TCP check with defaults only its own fields', () => {
+    const body = live({ name: 'db', request: { hostname: 'db', port: 5432 } });
+    expect(omitRedundant(body, shape)).toEqual({ name: 'db', request: { hostname: 'db', port: 5432 } });
   });
-});
-
-describe('omitDefaults', () => {
-  it('leaves out fields equal to the server defaults, recursively', () => {
-    const body = {
-      name: 'db',
-      activated: true,
-      frequency: 5,
-      alertSettings: { escalationType: 'RUN_BASED', reminders: { amount: 2, interval: 5 } },
-      request: { hostname: 'db', port: 5432, ipFamily: 'IPv4', assertions: [] },
-    };
-    expect(omitDefaults(body, server)).toEqual({
+  it('keeps non-default nested fields only, and the result normalizes back to the same object', () => {
+    const body = live({
       name: 'db',
       frequency: 5,
       alertSettings: { reminders: { amount: 2 } },
-      request: { hostname: 'db', port: 5432 },
+      request: { hostname: 'db', port: 5432, assertions: [{ source: 'RESPONSE_DATA', comparison: 'CONTAINS', target: 'ok' }] },
     });
+    const out = omitRedundant(body, shape);
+    expect(out).toEqual({
+      name: 'db',
+      frequency: 5,
+      alertSettings: { reminders: { amount: 2 } },
+      request: { hostname: 'db', port: 5432, assertions: [{ source: 'RESPONSE_DATA', comparison: 'CONTAINS', target: 'ok' }] },
+    });
+    expect(canonicalJson(normalizeShape(out, shape).value)).toBe(canonicalJson(body));
   });
-  it('drops an object whose every field is a default', () => {
-    const body = { alertSettings: { escalationType: 'RUN_BASED', reminders: { amount: 0, interval: 5 } } };
-    expect(omitDefaults(body, server)).toEqual({});
-  });
-  it('writes a field that equals the server default when the project default differs', () => {
-    const body = { locations: [], frequency: 10 };
-    expect(omitDefaults(body, server, { locations: ['eu-west-1'] })).toEqual({ locations: [] });
+  it('writes a field equal to the server default when the project default differs', () => {
+    const body = live({ name: 'db', request: { hostname: 'db', port: 1 }, locations: [] });
+    expect(omitRedundant(body, shape, { locations: ['eu-west-1'] })).toMatchObject({ locations: [] });
   });
   it('leaves out a field equal to the project default even when the server default differs', () => {
-    const body = { locations: ['eu-west-1'], frequency: 1 };
-    expect(omitDefaults(body, server, { locations: ['eu-west-1'], frequency: 1 })).toEqual({});
+    const body = live({ name: 'db', request: { hostname: 'db', port: 1 }, locations: ['eu-west-1'], frequency: 1 });
+    const out = omitRedundant(body, shape, { locations: ['eu-west-1'], frequency: 1 });
+    expect(out).not.toHaveProperty('locations');
+    expect(out).not.toHaveProperty('frequency');
   });
-  it('keeps null where the default is a value', () => {
-    expect(omitDefaults({ frequency: null }, server)).toEqual({ frequency: null });
+  it('keeps an explicit null where the server default is a value', () => {
+    const body = live({ name: 'db', request: { hostname: 'db', port: 1 }, degradedResponseTime: null });
+    expect(omitRedundant(body, shape)).toHaveProperty('degradedResponseTime', null);
+  });
+  it('keeps a retry strategy whose fields are defaults but whose presence is not', () => {
+    const body = live({ name: 'db', request: { hostname: 'db', port: 1 }, retryStrategy: { type: 'FIXED' } });
+    expect(omitRedundant(body, shape)).toHaveProperty('retryStrategy', { type: 'FIXED' });
   });
 });
