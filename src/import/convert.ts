@@ -67,8 +67,9 @@ export function toDefinition(kind: Kind, normalized: Record<string, unknown>, id
     setPointer(body, segments, `\${{ env.${name} }}`);
   }
   const { alertChannels: defaultChannels, ...projectDefaults } = ctx.projectDefaults;
-  body = omitRedundant(body, ctx.spec.shapeOf(body), projectDefaults);
+  // References first: the omission below reads `activated` on subscriptions before it drops it as a default.
   body = rewriteReferences(body, ctx.refs);
+  body = omitRedundant(body, ctx.spec.shapeOf(body), projectDefaults);
   if (Array.isArray(defaultChannels)) body = againstDefaultChannels(body, defaultChannels.map(String));
 
   let script: ScriptOut | undefined;
