@@ -80,6 +80,10 @@ export const alertChannel: KindSpec = {
   writeOnly: [],
   unreadableSecrets: () => [],
   sensitive: (obj) => (CONFIG[obj.type as string]?.sensitive ?? []).filter((f) => isRecord(obj.config) && obj.config[f] != null).map((f) => `/config/${f}`),
+  ignored: {
+    subscriptions:
+      "a channel's subscriptions are managed from the checks (alertChannels / alertChannelSubscriptions); mac neither sends nor compares them here",
+  },
   notes: () => [],
 };
 

@@ -42,6 +42,8 @@ export interface KindSpec {
   unreadableSecrets(obj: Record<string, unknown>): string[];
   /** Pointers of values that read back but must not be shown (credentials in configs): compared, masked. */
   sensitive(obj: Record<string, unknown>): string[];
+  /** Fields a definition may hold that mac deliberately neither sends nor compares, with the reason. */
+  ignored?: Record<string, string>;
   /** Remarks attached to every create/update of the kind (write-only fields, ...). */
   notes(obj: Record<string, unknown>): string[];
 }
