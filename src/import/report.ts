@@ -16,8 +16,9 @@ export function renderImport(r: ImportResult, dir: string): ImportReport {
   const n = r.imported.length;
   out.push(n === 0 ? `Nothing to import into ${dir}: every resource of the account is already defined.` : `Imported ${n} resource${n === 1 ? '' : 's'} into ${dir} (project "${r.project}"):`);
   const width = Math.max(0, ...r.files.map((f) => f.path.length));
-  for (const f of r.files) out.push(`  ${f.path.padEnd(width)}  ${f.kind ? `${f.documents} ${f.kind}` : 'script'}`);
-  if (r.configWritten) out.push(`  ${'mac.config.yaml'.padEnd(width)}  project ${r.project}`);
+  const what = (f: ImportResult['files'][number]) =>
+    f.kind ? `${f.documents} ${f.kind}` : f.path.endsWith('.js') ? 'script' : f.path.endsWith('.json') ? 'JSON Schema (editor support)' : `project ${r.project}`;
+  for (const f of r.files) out.push(`  ${f.path.padEnd(width)}  ${what(f)}`);
   if (r.alreadyDefined > 0) out.push(`${r.alreadyDefined} resource${r.alreadyDefined === 1 ? ' was' : 's were'} already defined and left as they are.`);
 
   for (const s of r.skipped) err.push(`warning: ${s.kind} "${s.name}" (${s.remoteId}) not imported: ${s.reason}`);

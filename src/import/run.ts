@@ -13,11 +13,14 @@ import { toDefinition, type EnvPlaceholder, type ImportedDoc, type RefIndex } fr
 import { existingOf, matchDefined, remoteKey, type Defined, type ExistingProject } from './existing.js';
 import { fetchLive, type LiveAccount, type UnsupportedCheck } from './fetch.js';
 import { EnvNameAllocator, slugify } from './ids.js';
-import { layout, type OutFile } from './layout.js';
+import { layout, relativeRef, type OutFile } from './layout.js';
+import { CONFIG_SCHEMA_FILE, generateJsonSchemas, schemaFileName, schemaFileText } from '../schema/json-schema.js';
 import { judgeRoundTrip, type RoundTrip, type WrittenResource } from './verify.js';
 
 /** The file that marks a project directory. */
 export const CONFIG_FILE = 'mac.config.yaml';
+/** Where the JSON Schemas named by written files live, relative to the project directory. */
+const SCHEMA_DIR = 'schemas';
 
 /** The stages import builds on, passed in so that import depends only on their contracts. */
 export interface ImportStages {
@@ -39,8 +42,6 @@ export interface ImportOptions {
   client: ApiClient;
   /** Lists fetched at once. */
   concurrency: number;
-  /** The `$schema` reference of a kind's JSON Schema from a written file; none = no comment line. */
-  schemaRef?(kind: Kind, fromFile: string): string | undefined;
   onProgress?(text: string): void;
 }
 
@@ -48,6 +49,7 @@ export interface ImportOptions {
 export interface ImportResult {
   project: string;
   configWritten: boolean;
+  /** Every file written, definitions first. */
   files: OutFile[];
   imported: Array<{ kind: Kind; id: string }>;
   alreadyDefined: number;
@@ -96,10 +98,15 @@ export async function runImport(options: ImportOptions, stages: ImportStages): P
     return converted;
   });
 
-  const files = layout(docs, { exists: (p) => existsSync(join(options.dir, p)), schemaRef: options.schemaRef });
+  const exists = (p: string) => existsSync(join(options.dir, p));
+  const files = layout(docs, { exists, schemaRef: (kind, from) => relativeRef(from, `${SCHEMA_DIR}/${schemaFileName(kind)}`) });
+  files.push(...schemaFiles(files, !hasConfig, exists));
+  if (!hasConfig) {
+    const schema = `# yaml-language-server: $schema=./${SCHEMA_DIR}/${CONFIG_SCHEMA_FILE}\n`;
+    files.push({ path: CONFIG_FILE, content: `${schema}project: ${existing.project}\n` });
+  }
   progress(`writing ${docs.length} definitions in ${files.length} files`);
   await writeFiles(options.dir, files);
-  if (!hasConfig) await writeNew(configPath, `project: ${existing.project}\n`);
 
   const env = docs.flatMap((d) => d.env);
   progress('planning the written definitions against the account');
@@ -169,6 +176,19 @@ function tagsOf(body: Record<string, unknown>): string[] | undefined {
 function withAdopt(doc: Record<string, unknown>, remoteId: string): Record<string, unknown> {
   const { kind, id, ...rest } = doc;
   return { kind, id, adopt: remoteId, ...rest };
+}
+
+/**
+ * The JSON Schemas the written files name in their `$schema` line, from this build of mac;
+ * a schema file already in the project is left as it is (`mac schemas` refreshes them).
+ */
+function schemaFiles(files: OutFile[], withConfig: boolean, exists: (path: string) => boolean): OutFile[] {
+  const all = generateJsonSchemas();
+  const names = files.flatMap((f) => (f.kind ? [schemaFileName(f.kind)] : []));
+  if (withConfig) names.push(CONFIG_SCHEMA_FILE);
+  return [...new Set(names)]
+    .map((name) => ({ path: `${SCHEMA_DIR}/${name}`, content: schemaFileText(all[name]) }))
+    .filter((f) => !exists(f.path));
 }
 
 async function writeFiles(dir: string, files: OutFile[]): Promise<void> {
