@@ -61,7 +61,7 @@ export function assemblePlan(input: PlanInput): Plan {
     }
   }
 
-  const changes = scope([...present, ...deletes.reverse()], byRef, input.changedSince);
+  const changes = scope([...present, ...deletes.reverse()], byRef, input.changedSince).map(contractOrder);
   const summary = { create: 0, update: 0, delete: 0, noop: 0 };
   for (const c of changes) summary[c.action]++;
   return {
@@ -149,4 +149,15 @@ function scope(changes: PlannedChange[], byRef: Map<string, PlannedChange>, chan
     }
   }
   return changes.filter((c) => keep.has(c));
+}
+
+const FIELD_ORDER: Array<keyof PlannedChange> = [
+  'action', 'kind', 'id', 'name', 'remoteId', 'file', 'line', 'patch', 'liveFingerprint', 'dependsOn', 'desired', 'secrets', 'notes',
+];
+
+/** The same change with its keys in the contract's order (contract fields first), for readable plan files. */
+function contractOrder(c: PlannedChange): PlannedChange {
+  const out: Record<string, unknown> = {};
+  for (const k of FIELD_ORDER) if (c[k] !== undefined) out[k] = c[k];
+  return out as unknown as PlannedChange;
 }

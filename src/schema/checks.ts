@@ -72,6 +72,7 @@ export const CheckDefaultsSchema = z
     ...f.checkShared,
     ...f.thresholds,
     frequency: doc(subminuteFrequency.optional(), 'Minutes between runs', 10),
+    environmentVariables: f.environmentVariables.optional(),
     alertChannels: alertChannelsField,
   })
   .describe('Fields merged under every check that accepts them; a check\'s own value wins');

@@ -24,8 +24,5 @@ export const variable: KindSpec = {
   writeOnly: [],
   unreadableSecrets: (obj) => (obj.secret === true ? ['/value'] : []),
   sensitive: () => [],
-  notes: (obj) =>
-    obj.secret === true
-      ? ['value is secret: it cannot be read back, so it is not compared; mac writes it on create and on every update of this variable']
-      : [],
+  notes: () => [],
 };
