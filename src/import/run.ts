@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { ApiClient } from '../api/index.js';
-import type { LoadedProject } from '../config/types.js';
+import { formatDiagnostic } from '../config/format.js';
+import type { Diagnostic, LoadedProject } from '../config/types.js';
 import { MacError, UsageError, ValidationFailed } from '../errors.js';
 import { KIND_SPECS } from '../plan/kinds/index.js';
 import { ownershipTag } from '../plan/ownership.js';
@@ -129,8 +130,8 @@ async function readExisting(options: ImportOptions, stages: ImportStages): Promi
   const loaded = await stages.load(options.dir, options.env);
   const errors = loaded.diagnostics.filter((d) => d.severity === 'error');
   if (errors.length > 0) {
-    throw new ValidationFailed(`${options.dir} holds definitions with ${errors.length} error(s); import writes nothing into an invalid project`, {
-      hint: `run \`mac validate ${options.dir}\` and fix them first (set the environment variables its definitions name)`,
+    throw new ValidationFailed(`${options.dir} holds invalid definitions; import writes nothing into an invalid project:\n${listDiagnostics(errors)}`, {
+      hint: 'fix them first; definitions that name ${{ env.NAME }} need NAME set, as for mac plan',
     });
   }
   if (options.project !== undefined && options.project !== loaded.config.project) {
@@ -139,6 +140,10 @@ async function readExisting(options: ImportOptions, stages: ImportStages): Promi
     });
   }
   return existingOf(loaded);
+}
+
+function listDiagnostics(diagnostics: Diagnostic[]): string {
+  return diagnostics.map((d) => `  ${formatDiagnostic(d).replace(/\n/g, '\n  ')}`).join('\n');
 }
 
 function newProject(options: ImportOptions): ExistingProject {
@@ -223,8 +228,7 @@ async function proveRoundTrip(
   const loaded = await stages.load(options.dir, planEnv);
   const errors = loaded.diagnostics.filter((d) => d.severity === 'error');
   if (errors.length > 0) {
-    const lines = errors.map((d) => `${d.file}:${d.line}:${d.col}: ${d.path ? `${d.path}: ` : ''}${d.message}`);
-    throw new ValidationFailed(`the written definitions do not validate:\n  ${lines.join('\n  ')}`, {
+    throw new ValidationFailed(`the written definitions do not validate:\n${listDiagnostics(errors)}`, {
       hint: 'this is a bug in mac import; please report it with the files it wrote',
     });
   }
