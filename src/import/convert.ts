@@ -1,4 +1,5 @@
 import type { KindSpec } from '../plan/kinds/types.js';
+import { DEFINITIONS } from '../schema/definitions.js';
 import type { Kind } from '../schema/kinds.js';
 import type { EnvNameAllocator } from './ids.js';
 import { omitRedundant } from './omit.js';
@@ -68,21 +69,41 @@ export function toDefinition(kind: Kind, normalized: Record<string, unknown>, id
   }
   const { alertChannels: defaultChannels, ...projectDefaults } = ctx.projectDefaults;
   // References first: the omission below reads `activated` on subscriptions before it drops it as a default.
-  body = rewriteReferences(body, ctx.refs);
-  body = omitRedundant(body, ctx.spec.shapeOf(body), projectDefaults);
+  const full = rewriteReferences(body, ctx.refs);
+  body = omitRedundant(full, ctx.spec.shapeOf(full), projectDefaults);
   if (Array.isArray(defaultChannels)) body = againstDefaultChannels(body, defaultChannels.map(String));
 
   let script: ScriptOut | undefined;
   if (spec.scriptField && typeof body[spec.scriptField] === 'string' && body[spec.scriptField] !== '') {
     script = { field: spec.scriptField, content: body[spec.scriptField] as string };
   }
+  return { kind, id, doc: keepRequired(kind, id, body, full), script, env };
+}
 
-  const idField = kind === 'EnvironmentVariable' ? 'key' : 'id';
-  const { name, key: _key, ...rest } = body;
-  const doc: Record<string, unknown> = { kind, [idField]: id };
-  if (name !== undefined) doc.name = name;
-  Object.assign(doc, rest);
-  return { kind, id, doc, script, env };
+/**
+ * The document in reading order (kind, id, name, then the body). A default the plan would fill in
+ * may still be required by the definition schema (`activated` of a subscription item): any
+ * top-level field the reduced document fails on is written whole, as the account has it.
+ */
+function keepRequired(kind: Kind, id: string, reduced: Record<string, unknown>, full: Record<string, unknown>): Record<string, unknown> {
+  const build = (body: Record<string, unknown>) => {
+    const idField = DEFINITIONS[kind].idField;
+    const { name, key: _key, ...rest } = body;
+    return { kind, [idField]: id, ...(name === undefined ? {} : { name }), ...rest };
+  };
+  const doc = build(reduced);
+  const failed = DEFINITIONS[kind].schema.safeParse(doc).error?.issues.map((i) => String(i.path[0])) ?? [];
+  const restore = [...new Set(failed)].filter((key) => key in full && !(key in reduced && jsonEqual(reduced[key], full[key])));
+  if (restore.length === 0) return doc;
+  // Keys keep their place: restored fields replace the reduced ones where they stood.
+  const merged: Record<string, unknown> = {};
+  for (const key of Object.keys(full)) if (key in reduced || restore.includes(key)) merged[key] = restore.includes(key) ? full[key] : reduced[key];
+  for (const key of Object.keys(reduced)) if (!(key in merged)) merged[key] = reduced[key];
+  return build(merged);
+}
+
+function jsonEqual(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
 }
 
 /**

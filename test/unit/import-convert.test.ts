@@ -131,4 +131,14 @@ describe('toDefinition', () => {
     expect(out.script).toEqual({ field: 'script', content: 'setup()\n' });
     expect(out.doc).toEqual({ kind: 'Snippet', id: 'auth-setup', name: 'Auth setup', script: 'setup()\n' });
   });
+  it('writes a raw subscription whole: the schema requires activated even where the plan defaults it', () => {
+    const body = { name: 'a', request: { hostname: 'h', port: 1 }, alertChannelSubscriptions: [{ alertChannelId: 99, activated: true }] };
+    expect(convert('TcpCheck', body, 'a').doc).toEqual({
+      kind: 'TcpCheck',
+      id: 'a',
+      name: 'a',
+      alertChannelSubscriptions: [{ alertChannelId: 99, activated: true }],
+      request: { hostname: 'h', port: 1 },
+    });
+  });
 });
