@@ -18,7 +18,10 @@ export function renderImport(r: ImportResult, dir: string): ImportReport {
   const width = Math.max(0, ...r.files.map((f) => f.path.length));
   const what = (f: ImportResult['files'][number]) =>
     f.kind ? `${f.documents} ${f.kind}` : f.path.endsWith('.js') ? 'script' : f.path.endsWith('.json') ? 'JSON Schema (editor support)' : `project ${r.project}`;
-  for (const f of r.files) out.push(`  ${f.path.padEnd(width)}  ${what(f)}`);
+  // Definitions first, then their scripts, the project file and the editor schemas.
+  const rank = (f: ImportResult['files'][number]) => (f.kind ? 0 : f.path.endsWith('.js') ? 1 : f.path.endsWith('.yaml') ? 2 : 3);
+  const listed = r.files.map((f, i) => ({ f, i })).sort((a, b) => rank(a.f) - rank(b.f) || a.i - b.i);
+  for (const { f } of listed) out.push(`  ${f.path.padEnd(width)}  ${what(f)}`);
   if (r.alreadyDefined > 0) out.push(`${r.alreadyDefined} resource${r.alreadyDefined === 1 ? ' was' : 's were'} already defined and left as they are.`);
 
   for (const s of r.skipped) err.push(`warning: ${s.kind} "${s.name}" (${s.remoteId}) not imported: ${s.reason}`);
