@@ -68,6 +68,16 @@ export function assignIds(project: string, kinds: Kind[], live: LiveAccount, def
         continue;
       }
       const name = spec.displayName(item.body) ?? String(item.remoteId);
+      const literal = interpolationIn(item.body, IMPORT_KINDS[kind].scriptField);
+      if (literal !== undefined) {
+        result.skipped.push({
+          kind,
+          remoteId: item.remoteId,
+          name,
+          reason: `${literal} contains "\${{", which a definition reads as an environment reference (there is no escape for it)`,
+        });
+        continue;
+      }
       if (isCheckKind(kind)) {
         const owner = ownerProject(item.body.tags);
         if (owner !== undefined && owner !== project) {
@@ -99,4 +109,27 @@ export function assignIds(project: string, kinds: Kind[], live: LiveAccount, def
     }
   }
   return result;
+}
+
+/**
+ * The first field (dot path) whose text holds `${{`: written to YAML, the loader would read it as
+ * `${{ env.NAME }}` and change it. A script written to its own file is not interpolated.
+ */
+function interpolationIn(body: Record<string, unknown>, scriptField: string | undefined): string | undefined {
+  const visit = (v: unknown, path: string): string | undefined => {
+    if (typeof v === 'string') return v.includes('${{') ? path : undefined;
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        const hit = visit(v[i], `${path}.${i}`);
+        if (hit) return hit;
+      }
+    } else if (v !== null && typeof v === 'object') {
+      for (const [k, x] of Object.entries(v)) {
+        const hit = visit(x, path ? `${path}.${k}` : k);
+        if (hit) return hit;
+      }
+    }
+    return undefined;
+  };
+  return visit(scriptField ? { ...body, [scriptField]: undefined } : body, '');
 }
