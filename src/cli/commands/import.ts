@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
 import type { RegisterCommand } from '../context.js';
+import { parseRateLimit } from '../apply-options.js';
 import { resolveConnection, withConnectionOptions, type ConnectionFlags } from '../connection.js';
 import { ApiClient } from '../../api/index.js';
 import { loadProject } from '../../config/load.js';
@@ -15,6 +16,7 @@ interface ImportFlags extends ConnectionFlags {
   kind?: string[];
   project?: string;
   concurrency: string;
+  rateLimit?: string;
 }
 
 /** `mac import [--out DIR] [--kind KIND ...]`: write definitions for what lives in the account, then prove them. */
@@ -26,7 +28,8 @@ export const register: RegisterCommand = (program, ctx) => {
       .option('--out <dir>', 'project directory to write into (created when missing)', '.')
       .option('--kind <kind...>', 'kinds to import, repeatable or comma-separated (default: all)')
       .option('--project <name>', 'project name of a new mac.config.yaml (default: the directory name)')
-      .option('--concurrency <n>', 'API lists read at once', '4'),
+      .option('--concurrency <n>', 'API lists read at once', '4')
+      .option('--rate-limit <n/seconds>', 'requests allowed per period for this run (env MAC_RATE_LIMIT; default 600/60)'),
   ).action(async (flags: ImportFlags) => {
     const kinds = selectKinds(flags.kind);
     const concurrency = Number(flags.concurrency);
@@ -36,7 +39,9 @@ export const register: RegisterCommand = (program, ctx) => {
     const dir = resolve(ctx.cwd, flags.out);
     await mkdir(dir, { recursive: true });
     const connection = resolveConnection(flags, ctx.env);
-    const client = new ApiClient(connection);
+    const rateLimit = parseRateLimit(flags.rateLimit ?? ctx.env.MAC_RATE_LIMIT, flags.rateLimit !== undefined ? '--rate-limit' : 'MAC_RATE_LIMIT');
+    // One client for the whole run: its token bucket paces the fetch and the round-trip plan together.
+    const client = new ApiClient({ ...connection, rateLimit });
     try {
       const result = await runImport(
         { dir, kinds, project: flags.project, env: ctx.env, client, concurrency, onProgress: (t) => ctx.output.progress(t) },
