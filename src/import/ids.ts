@@ -46,7 +46,7 @@ export class IdAllocator {
 
 /** Environment variable names: upper snake case, unique, never one mac itself reads. */
 export class EnvNameAllocator {
-  private readonly taken = new Set<string>(['MAC_API_URL', 'MAC_API_KEY', 'MAC_ACCOUNT_ID', 'PATH', 'HOME']);
+  private readonly taken = new Set<string>(['MAC_API_URL', 'MAC_API_KEY', 'MAC_ACCOUNT_ID', 'MAC_RATE_LIMIT', 'PATH', 'HOME']);
 
   /** Reserves and returns an environment name built from `parts` (joined by `_`). */
   allocate(...parts: string[]): string {
