@@ -1,9 +1,8 @@
 import type { Definition, LoadedProject } from '../config/types.js';
-import { KIND_SPECS } from '../plan/kinds/index.js';
-import { normalizeShape } from '../plan/kinds/shape.js';
-import { ownedId } from '../plan/ownership.js';
-import { isCheckKind, type Kind } from '../schema/kinds.js';
-import type { LiveAccount, LiveItem } from './fetch.js';
+import { buildDesired } from '../plan/desired.js';
+import { matchKind } from '../plan/match.js';
+import type { Kind } from '../schema/kinds.js';
+import type { LiveAccount } from './fetch.js';
 
 /** What the project directory already defines, as import needs it. */
 export interface ExistingProject {
@@ -25,42 +24,30 @@ export function remoteKey(kind: Kind, remoteId: string | number): string {
 }
 
 /**
- * Matches live resources to the project's definitions with the plan's identity rules: checks by
- * their ownership tag (or the live id a definition adopts), other kinds by their natural key.
- * Tombstones count as defined: a resource marked for deletion must not come back by import.
+ * Matches live resources to the project's definitions with the plan's own matcher: checks by
+ * ownership tag (or the API id a definition adopts), other kinds by natural key. Tombstones count
+ * as defined: a resource marked for deletion must not come back by import.
  */
 export function matchDefined(existing: ExistingProject, live: LiveAccount): Defined {
   const byRemote = new Map<string, string>();
-  const checkIds = new Set(existing.definitions.filter((d) => isCheckKind(d.kind)).map((d) => d.id));
-  const adopted = new Map(existing.definitions.filter((d) => d.adopt !== undefined).map((d) => [d.adopt!, d.id]));
-  const natural = new Map<string, string>();
-  for (const d of existing.definitions) {
-    if (isCheckKind(d.kind)) continue;
-    const spec = KIND_SPECS[d.kind];
-    const key = spec.naturalKey?.(normalizeShape(d.spec, spec.shapeOf(d.spec)).value);
-    if (key !== undefined) natural.set(`${d.kind}/${key}`, d.id);
-  }
+  // Identity never depends on what a reference resolves to, so every reference stays a marker.
+  const unresolved = (ref: string) => ({ $ref: ref });
   for (const [kind, items] of live.items) {
-    for (const item of items) {
-      const id = isCheckKind(kind) ? checkId(item, existing.project, checkIds, adopted) : naturalId(item, natural);
-      if (id !== undefined) byRemote.set(remoteKey(kind, item.remoteId), id);
+    const candidates = existing.definitions
+      .filter((d) => d.kind === kind)
+      .map((def) => ({ def, desired: buildDesired(def, existing.project, unresolved) }));
+    if (candidates.length === 0) continue;
+    const byRaw = new Map(items.map((i) => [i.raw, i]));
+    for (const pair of matchKind(kind, existing.project, candidates, items.map((i) => i.raw)).pairs) {
+      const item = pair.live && byRaw.get(pair.live);
+      if (item) byRemote.set(remoteKey(kind, item.remoteId), pair.def.id);
     }
   }
   return { byRemote };
-}
-
-function checkId(item: LiveItem, project: string, ids: Set<string>, adopted: Map<string, string>): string | undefined {
-  const owned = ownedId(project, item.body.tags);
-  if (owned !== undefined && ids.has(owned)) return owned;
-  return adopted.get(String(item.remoteId));
-}
-
-function naturalId(item: LiveItem, natural: Map<string, string>): string | undefined {
-  const key = KIND_SPECS[item.kind].naturalKey?.(item.body);
-  return key === undefined ? undefined : natural.get(`${item.kind}/${key}`);
 }
 
 /** The existing project of a loaded directory. */
 export function existingOf(loaded: LoadedProject): ExistingProject {
   return { project: loaded.config.project, checkDefaults: loaded.config.defaults.check ?? {}, definitions: loaded.definitions };
 }
+

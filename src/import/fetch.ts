@@ -8,6 +8,8 @@ import { CHECK_KINDS, type Kind } from '../schema/kinds.js';
 export interface LiveItem {
   kind: Kind;
   remoteId: string | number;
+  /** The object as the API listed it. */
+  raw: Record<string, unknown>;
   /** The normalized body (server defaults applied, server-owned fields dropped). */
   body: Record<string, unknown>;
 }
@@ -58,7 +60,7 @@ export async function fetchLive(client: ApiClient, kinds: Kind[], options: Fetch
             continue;
           }
           const spec = KIND_SPECS[kind];
-          account.items.get(kind)!.push({ kind, remoteId: spec.remoteId(obj), body: normalizeShape(obj, spec.shapeOf(obj)).value });
+          account.items.get(kind)!.push({ kind, remoteId: spec.remoteId(obj), raw: obj, body: normalizeShape(obj, spec.shapeOf(obj)).value });
         }
         options.onProgress?.(`read ${raw.length} from ${path}`);
       }),

@@ -4,7 +4,7 @@ import type { LiveAccount, LiveItem } from '../../src/import/fetch.js';
 import type { Kind } from '../../src/schema/kinds.js';
 import { def } from './plan/fixtures.js';
 
-const item = (kind: Kind, remoteId: string | number, body: Record<string, unknown>): LiveItem => ({ kind, remoteId, body });
+const item = (kind: Kind, remoteId: string | number, body: Record<string, unknown>): LiveItem => ({ kind, remoteId, raw: body, body });
 
 function account(items: LiveItem[]): LiveAccount {
   const map = new Map<Kind, LiveItem[]>();
