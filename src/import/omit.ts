@@ -12,27 +12,41 @@ export function omitRedundant(
   projectDefaults: Record<string, unknown> = {},
 ): Record<string, unknown> {
   // The loader merges the project's defaults under the definition, so that is what the plan sees.
-  const seen = (candidate: Record<string, unknown>) => canonicalJson(normalizeShape({ ...projectDefaults, ...candidate }, shape).value);
-  const target = canonicalJson(normalizeShape(body, shape).value);
+  const merged = (candidate: Record<string, unknown>) => ({ ...projectDefaults, ...candidate });
+  // A default computed from a sibling (retryStrategy.maxRetries from its type) couples the fields
+  // of that object: only then must the whole object be normalized for each candidate. Otherwise
+  // each field normalizes on its own, which keeps import linear in the size of the account.
+  const coupled = Object.values(shape).some((rule) => rule.defaultFrom !== undefined);
+  const sees = (candidate: Record<string, unknown>, key: string): string => {
+    if (coupled) return canonicalJson(normalizeShape(merged(candidate), shape).value);
+    const rule = shape[key];
+    const value = merged(candidate)[key];
+    if (!rule) return canonicalJson(value ?? null);
+    return canonicalJson(normalizeShape(value === undefined ? {} : { [key]: value }, { [key]: rule }).value);
+  };
+
   let current: Record<string, unknown> = { ...body };
   for (const key of Object.keys(body)) {
     const rule = shape[key];
     if (!rule && !(key in projectDefaults)) continue;
+    // The target: what the plan sees of this field (or object) as the account has it.
+    const target = sees(body, key);
     const without = { ...current };
     delete without[key];
-    if (seen(without) === target) {
+    if (sees(without, key) === target) {
       current = without;
       continue;
     }
     // A nested object the project does not set: keep only its own non-default fields.
     const value = current[key];
-    if (!(key in projectDefaults) && rule?.object && isRecord(value)) {
+    if (key in projectDefaults) continue;
+    if (rule?.object && isRecord(value)) {
       const reduced = { ...current, [key]: omitRedundant(value, rule.object) };
-      if (seen(reduced) === target) current = reduced;
-    } else if (!(key in projectDefaults) && rule?.items && Array.isArray(value)) {
+      if (sees(reduced, key) === target) current = reduced;
+    } else if (rule?.items && Array.isArray(value)) {
       const items = rule.items;
       const reduced = { ...current, [key]: value.map((item) => (isRecord(item) ? omitRedundant(item, items) : item)) };
-      if (seen(reduced) === target) current = reduced;
+      if (sees(reduced, key) === target) current = reduced;
     }
   }
   return current;
