@@ -1,5 +1,6 @@
 import { KIND_SPECS } from '../plan/kinds/index.js';
 import { ownedId, ownerProject } from '../plan/ownership.js';
+import { DEFINITIONS } from '../schema/definitions.js';
 import { CHECK_KINDS, KINDS, isCheckKind, type Kind } from '../schema/kinds.js';
 import type { Definition } from '../config/types.js';
 import type { Defined } from './existing.js';
@@ -68,6 +69,10 @@ export function assignIds(project: string, kinds: Kind[], live: LiveAccount, def
         continue;
       }
       const name = spec.displayName(item.body) ?? String(item.remoteId);
+      if (DEFINITIONS[kind].script === 'required' && !(typeof item.body.script === 'string' && item.body.script !== '')) {
+        result.skipped.push({ kind, remoteId: item.remoteId, name, reason: `it has no script, which a ${kind} definition requires` });
+        continue;
+      }
       const literal = interpolationIn(item.body, IMPORT_KINDS[kind].scriptField);
       if (literal !== undefined) {
         result.skipped.push({

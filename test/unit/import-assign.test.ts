@@ -56,4 +56,10 @@ describe('assignIds', () => {
     expect(r.assigned.map((a) => a.id)).toEqual(['template']);
     expect(r.skipped[0].reason).toBe('localSetupScript contains "${{", which a definition reads as an environment reference (there is no escape for it)');
   });
+  it('skips a multi-step check without a script (a definition requires one)', () => {
+    const live = account([item('MultiStepCheck', 'm', { name: 'Empty', script: null })]);
+    const r = assignIds('shop', ['MultiStepCheck'], live, none, []);
+    expect(r.assigned).toEqual([]);
+    expect(r.skipped[0].reason).toBe('it has no script, which a MultiStepCheck definition requires');
+  });
 });
