@@ -130,4 +130,12 @@ describe('diff of one change', () => {
     expect(diffLines(c)).toEqual(['- headers.x/y', '! (whole resource): {}']);
     expect(diffLines(del(4))).toEqual(['- TcpCheck/gone-4 (remote id 9004)']);
   });
+
+  it('shows the live value of a replace or remove when the plan recorded it', () => {
+    const patch = [
+      { op: 'replace', path: '/frequency', value: 5, oldValue: 10 },
+      { op: 'remove', path: '/tags/0', oldValue: 'old' },
+    ] as PlannedChange['patch'];
+    expect(diffLines({ ...update(1), patch })).toEqual(['- frequency: 10', '+ frequency: 5', '- tags.0: "old"']);
+  });
 });

@@ -19,8 +19,8 @@ export function changedFields(change: PlannedChange): string[] {
 }
 
 /**
- * The lines of a ```diff block for one change: `+` added, `!` replaced (GitHub highlights it as
- * changed), `-` removed. Patch operations carry no old values, so a replace shows the new one only.
+ * The lines of a ```diff block for one change: `-` the live value, `+` the new one. A replace
+ * whose live value the plan did not record shows as `!` (GitHub highlights it as changed).
  */
 export function diffLines(change: PlannedChange): string[] {
   if (change.action === 'delete') {
@@ -34,13 +34,15 @@ export function diffLines(change: PlannedChange): string[] {
 
 function opLines(op: PatchOp): string[] {
   const path = fieldPath(op.path);
+  // The plan may record the live value a replace or remove changes (`oldValue`).
+  const old = 'oldValue' in op ? [(op as { oldValue?: unknown }).oldValue] : [];
   switch (op.op) {
     case 'add':
       return valueLines('+', path, op.value);
     case 'replace':
-      return valueLines('!', path, op.value);
+      return old.length ? [...valueLines('-', path, old[0]), ...valueLines('+', path, op.value)] : valueLines('!', path, op.value);
     case 'remove':
-      return [`- ${path}`];
+      return old.length ? valueLines('-', path, old[0]) : [`- ${path}`];
     case 'move':
     case 'copy':
       return [`! ${path}: ${op.op} from ${fieldPath(op.from ?? '')}`];
