@@ -135,7 +135,7 @@ describe('diff of one change', () => {
     const patch = [
       { op: 'replace', path: '/frequency', value: 5, oldValue: 10 },
       { op: 'remove', path: '/tags/0', oldValue: 'old' },
-    ] as PlannedChange['patch'];
+    ] as unknown as PlannedChange['patch'];
     expect(diffLines({ ...update(1), patch })).toEqual(['- frequency: 10', '+ frequency: 5', '- tags.0: "old"']);
   });
 });
