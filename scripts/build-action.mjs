@@ -31,6 +31,9 @@ export async function buildAction(outdir = ACTION_DIST) {
     // The action runs on node24 at GitHub but also on the Node 20 these machines have.
     target: 'node20',
     banner: { js: BANNER },
+    // jiti's main entry loads its Babel transform with a computed require() that no bundler can
+    // follow; its `static` entry imports it statically (the entry jiti ships for bundlers).
+    alias: { jiti: 'jiti/static' },
     // Licences of bundled packages stay in the bundle, gathered at its end.
     legalComments: 'eof',
     charset: 'utf8',
