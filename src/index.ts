@@ -1,2 +1,38 @@
-// Public entry of the package: the typed helpers used by *.mac.ts definition files.
-export {};
+/**
+ * Public entry of the package: typed helpers for `*.mac.ts` definition files, plus the types of
+ * every definition kind. A helper adds `kind` and returns the definition unchanged otherwise;
+ * validation happens when mac loads the file, with the same schemas as YAML.
+ */
+import type {
+  AlertChannelDefinition, DashboardDefinition, DnsCheckDefinition, EnvironmentVariableDefinition,
+  HeartbeatCheckDefinition, MultiStepCheckDefinition, SnippetDefinition, TcpCheckDefinition,
+} from './schema/definitions.js';
+
+export type {
+  AlertChannelDefinition, DashboardDefinition, DefinitionDocument, DnsCheckDefinition, EnvironmentVariableDefinition,
+  HeartbeatCheckDefinition, MultiStepCheckDefinition, SnippetDefinition, TcpCheckDefinition,
+} from './schema/definitions.js';
+
+// Omit that keeps a union a union (AlertChannel differs by type).
+type WithoutKind<T> = T extends unknown ? Omit<T, 'kind'> : never;
+
+function helper<T extends { kind: string }>(kind: T['kind']) {
+  return (definition: WithoutKind<T>): T => ({ kind, ...definition }) as unknown as T;
+}
+
+/** A TCP check definition. */
+export const tcpCheck = helper<TcpCheckDefinition>('TcpCheck');
+/** A DNS check definition. */
+export const dnsCheck = helper<DnsCheckDefinition>('DnsCheck');
+/** A multi-step check definition. */
+export const multiStepCheck = helper<MultiStepCheckDefinition>('MultiStepCheck');
+/** A heartbeat check definition. */
+export const heartbeatCheck = helper<HeartbeatCheckDefinition>('HeartbeatCheck');
+/** A snippet definition. */
+export const snippet = helper<SnippetDefinition>('Snippet');
+/** A dashboard definition. */
+export const dashboard = helper<DashboardDefinition>('Dashboard');
+/** An account environment variable definition. */
+export const environmentVariable = helper<EnvironmentVariableDefinition>('EnvironmentVariable');
+/** An alert channel definition. */
+export const alertChannel = helper<AlertChannelDefinition>('AlertChannel');

@@ -12,6 +12,8 @@ export interface PatchOp {
   path: string;
   value?: unknown;
   from?: string;
+  /** mac's addition: the live value a replace or remove changes (for renderers; secrets "(sensitive)"). */
+  oldValue?: unknown;
 }
 
 /** Marker for a reference whose API id is known only after its target is created. */

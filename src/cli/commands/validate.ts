@@ -1,13 +1,33 @@
 import type { RegisterCommand } from '../context.js';
-import { MacError } from '../../errors.js';
+import { loadProject } from '../../config/load.js';
+import { formatDiagnostic, summarizeDiagnostics } from '../../config/format.js';
+import { KINDS } from '../../schema/kinds.js';
 
-// Placeholder registration: replaced by the command's implementation.
-export const register: RegisterCommand = (program) => {
+/** `mac validate [DIR]`: load, validate and resolve references offline; exit 0 valid, 1 invalid. */
+export const register: RegisterCommand = (program, ctx) => {
   program
     .command('validate')
-    .description('(not built yet)')
-    .allowUnknownOption()
-    .action(() => {
-      throw new MacError('mac validate is not built yet');
+    .description('load and validate the definitions of DIR, offline (exit 0 valid, 1 invalid)')
+    .argument('[dir]', 'project directory holding mac.config.yaml', '.')
+    .action(async (dir: string) => {
+      const { output } = ctx;
+      const project = await loadProject(dir, { env: ctx.env });
+      const errors = project.diagnostics.filter((d) => d.severity === 'error');
+      for (const d of project.diagnostics) output.info(formatDiagnostic(d, output.c));
+      if (errors.length > 0) {
+        output.info(`${output.c.red('validation failed:')} ${summarizeDiagnostics(project.diagnostics)}`);
+        ctx.exit(1);
+        return;
+      }
+      const counts = KINDS.map((kind) => {
+        const defs = project.definitions.filter((d) => d.kind === kind);
+        const absent = defs.filter((d) => d.state === 'absent').length;
+        return { kind, n: defs.length, absent };
+      }).filter((c) => c.n > 0);
+      const total = project.definitions.length;
+      const files = project.files.length;
+      output.result(`${project.config.project}: ${total} definition${total === 1 ? '' : 's'} in ${files} file${files === 1 ? '' : 's'}, valid`);
+      for (const c of counts) output.result(`  ${c.kind.padEnd(20)} ${String(c.n).padStart(4)}${c.absent > 0 ? `  (${c.absent} absent)` : ''}`);
+      ctx.exit(0);
     });
 };

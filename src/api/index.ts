@@ -1,0 +1,6 @@
+/** The monitoring API client: HTTP, errors, retries, rate limit, pagination. */
+export * from './client.js';
+export * from './errors.js';
+export * from './paginate.js';
+export { DEFAULT_RATE_LIMIT, TokenBucket, type RateLimit, type Clock } from './rate-limit.js';
+export { RETRY, retryDelay, parseRetryAfter } from './retry.js';

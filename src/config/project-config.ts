@@ -1,0 +1,58 @@
+/** Reads and validates mac.config.yaml. */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ProjectConfigSchema, DEFAULT_INCLUDE } from '../schema/config.js';
+import type { Diagnostic, ProjectConfig } from './types.js';
+import { CONFIG_FILE } from './discover.js';
+import { errorAt, isRecord, type SourceDocument } from './source.js';
+import { parseYaml } from './yaml-source.js';
+import { interpolateEnv } from './interpolate.js';
+import { issueDiagnostics } from './structure.js';
+
+/** The project's configuration, and its source document for positions of defaulted fields. */
+export interface ConfigSource {
+  config: ProjectConfig;
+  source?: SourceDocument;
+}
+
+/**
+ * Reads `dir/mac.config.yaml`. Problems become diagnostics, and loading goes on with the
+ * default include and no defaults so that the definitions are still checked.
+ */
+export async function readProjectConfig(dir: string, env: Record<string, string | undefined>, diagnostics: Diagnostic[]): Promise<ConfigSource> {
+  const fallback: ProjectConfig = { project: '', include: DEFAULT_INCLUDE, defaults: {} };
+  let text: string;
+  try {
+    text = await readFile(join(dir, CONFIG_FILE), 'utf8');
+  } catch {
+    diagnostics.push(errorAt({ file: CONFIG_FILE, line: 1, col: 1 }, '', `no ${CONFIG_FILE} in ${dir}`, `create it with at least "project: <name>"`));
+    return { config: fallback };
+  }
+  const parsed = parseYaml(text, CONFIG_FILE, dir);
+  diagnostics.push(...parsed.diagnostics);
+  const source = parsed.documents[0];
+  if (!source) {
+    if (parsed.diagnostics.length === 0) diagnostics.push(errorAt({ file: CONFIG_FILE, line: 1, col: 1 }, 'project', 'is required'));
+    return { config: fallback };
+  }
+  // Defaults are interpolated with each check (so their env sources are recorded there); here only the rest.
+  const defaults = isRecord(source.data) ? source.data.defaults : undefined;
+  if (isRecord(source.data)) delete source.data.defaults;
+  interpolateEnv(source, env, diagnostics);
+  if (isRecord(source.data) && defaults !== undefined) source.data.defaults = defaults;
+
+  const result = ProjectConfigSchema.safeParse(source.data);
+  if (!result.success) {
+    for (const issue of result.error.issues) diagnostics.push(...issueDiagnostics(issue, source, ProjectConfigSchema, CONFIG_FILE));
+    const data = isRecord(source.data) ? source.data : {};
+    return {
+      config: { ...fallback, project: typeof data.project === 'string' ? data.project : '' },
+      source,
+    };
+  }
+  const { project, include, defaults: parsedDefaults } = result.data;
+  return {
+    config: { project, include: include ?? DEFAULT_INCLUDE, defaults: parsedDefaults?.check ? { check: parsedDefaults.check } : {} },
+    source,
+  };
+}

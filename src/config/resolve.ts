@@ -1,0 +1,94 @@
+/** Turns a structurally valid document into a Definition: API body, references, script files, secrets. */
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { DEFINITIONS } from '../schema/definitions.js';
+import type { Definition, DefinitionRefs, Diagnostic } from './types.js';
+import { errorAt, type SourceDocument } from './source.js';
+import type { StructuredDocument } from './structure.js';
+
+/** A definition with the document it came from (for positions in later rules). */
+export interface ResolvedDocument {
+  definition: Definition;
+  source: SourceDocument;
+}
+
+// Definition-only fields: never part of the API body.
+const NOT_SPEC = new Set(['kind', 'state', 'id', 'alertChannels', 'setupSnippet', 'tearDownSnippet', 'scriptFile']);
+
+/** Builds the Definition of a document; pushes diagnostics for script files and per-kind rules. */
+export async function resolveDocument(
+  doc: StructuredDocument,
+  envSources: Record<string, string>,
+  diagnostics: Diagnostic[],
+): Promise<ResolvedDocument | undefined> {
+  const { source, kind, value } = doc;
+  const kindSpec = DEFINITIONS[kind];
+  const state = value.state === 'absent' ? 'absent' : 'present';
+  const spec: Record<string, unknown> = {};
+  for (const key in value) if (!NOT_SPEC.has(key)) spec[key] = value[key];
+
+  let ok = true;
+  if (kindSpec.script !== 'none') ok = (await resolveScript(source, value, spec, kindSpec.script === 'required' && state === 'present', diagnostics)) && ok;
+  if (state === 'present' && kindSpec.rules) {
+    for (const issue of kindSpec.rules(spec)) {
+      const path = issue.path === '' ? [] : issue.path.split('.').map((s) => (/^\d+$/.test(s) ? Number(s) : s));
+      diagnostics.push(errorAt(path.length === 0 ? source.position() : source.locate(path), issue.path, issue.message));
+      ok = false;
+    }
+  }
+  if (!ok) return undefined;
+
+  const refs: DefinitionRefs = {};
+  if (Array.isArray(value.alertChannels)) refs.alertChannels = value.alertChannels as string[];
+  if (typeof value.setupSnippet === 'string') refs.setupSnippet = value.setupSnippet;
+  if (typeof value.tearDownSnippet === 'string') refs.tearDownSnippet = value.tearDownSnippet;
+  const at = source.position();
+  const definition: Definition = {
+    file: at.file,
+    line: at.line,
+    col: at.col,
+    kind,
+    id: String(value[kindSpec.idField]),
+    state,
+    spec,
+    refs,
+    secretPaths: kindSpec.secretPaths(spec),
+    envSources,
+  };
+  return { definition, source };
+}
+
+/** Reads `scriptFile` into `spec.script`; false when a diagnostic was pushed. */
+async function resolveScript(
+  source: SourceDocument,
+  value: Record<string, unknown>,
+  spec: Record<string, unknown>,
+  required: boolean,
+  diagnostics: Diagnostic[],
+): Promise<boolean> {
+  const scriptFile = value.scriptFile;
+  if (typeof scriptFile !== 'string') {
+    if (required && value.script === undefined) {
+      diagnostics.push(errorAt(source.position(), 'script', 'is required', 'set script, or scriptFile to a file holding it'));
+      return false;
+    }
+    return true;
+  }
+  if (value.script !== undefined) {
+    diagnostics.push(errorAt(source.locate(['scriptFile'], true), 'scriptFile', 'script and scriptFile are both set', 'keep one of them'));
+    return false;
+  }
+  try {
+    spec.script = await readFile(resolve(source.dir, scriptFile), 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const reason = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : (code ?? 'unreadable');
+    diagnostics.push(errorAt(source.locate(['scriptFile']), 'scriptFile', `cannot read "${scriptFile}": ${reason}`, 'the path is relative to the definition file'));
+    return false;
+  }
+  if (required && spec.script === '') {
+    diagnostics.push(errorAt(source.locate(['scriptFile']), 'scriptFile', `"${scriptFile}" is empty; the script must not be empty`));
+    return false;
+  }
+  return true;
+}

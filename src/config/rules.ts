@@ -1,0 +1,107 @@
+/**
+ * The rules phase across definitions: small functions that push diagnostics. They run on the
+ * definitions whose structure is valid.
+ */
+import { DEFINITIONS } from '../schema/definitions.js';
+import { isCheckKind, type Kind } from '../schema/kinds.js';
+import type { Definition, Diagnostic } from './types.js';
+import { errorAt } from './source.js';
+import type { ResolvedDocument } from './resolve.js';
+import { didYouMean } from './suggest.js';
+
+/** What rules know besides the valid definitions. */
+export interface RuleContext {
+  /** `Kind\0id` of every document that declared a kind and id, valid or not. */
+  declared: ReadonlySet<string>;
+}
+
+/** One rule over all resolved documents of a project. */
+export type ProjectRule = (docs: readonly ResolvedDocument[], diagnostics: Diagnostic[], context: RuleContext) => void;
+
+const where = (d: Definition) => `${d.file}:${d.line}`;
+
+/** Logical ids (variable keys) are unique per kind, tombstones included. */
+export const uniqueIds: ProjectRule = (docs, diagnostics) => {
+  const seen = new Map<string, Definition>();
+  for (const { definition: d, source } of docs) {
+    const k = `${d.kind}\0${d.id}`;
+    const first = seen.get(k);
+    if (!first) {
+      seen.set(k, d);
+      continue;
+    }
+    const field = DEFINITIONS[d.kind].idField;
+    const what = field === 'key' ? 'variable key' : `${d.kind} id`;
+    diagnostics.push(errorAt(source.locate([field]), field, `duplicate ${what} "${d.id}", first defined at ${where(first)}`));
+  }
+};
+
+/** Two present definitions of a kind may not share what live resources are matched by (name, customUrl, address). */
+export const uniqueIdentities: ProjectRule = (docs, diagnostics) => {
+  const seen = new Map<string, Definition>();
+  for (const { definition: d, source } of docs) {
+    const identity = DEFINITIONS[d.kind].identity;
+    const value = identity?.of(d.spec);
+    if (!identity || value === undefined || d.state === 'absent') continue;
+    const k = `${d.kind}\0${value}`;
+    const first = seen.get(k);
+    if (!first) {
+      seen.set(k, d);
+      continue;
+    }
+    const field = identity.what === 'type and address' ? 'config' : identity.what;
+    diagnostics.push(
+      errorAt(source.locate([field]), field, `another ${d.kind} (${where(first)}) has the same ${identity.what}`, `live ${d.kind} resources are matched by ${identity.what}, so it must be unique`),
+    );
+  }
+};
+
+/** References by logical id resolve to a definition of the target kind that is not a tombstone. */
+export const referencesResolve: ProjectRule = (docs, diagnostics, context) => {
+  const byKind = new Map<Kind, Map<string, Definition>>();
+  for (const { definition: d } of docs) {
+    if (!byKind.has(d.kind)) byKind.set(d.kind, new Map());
+    byKind.get(d.kind)!.set(d.id, d);
+  }
+  for (const { definition: d, source } of docs) {
+    if (d.state === 'absent') continue;
+    for (const ref of DEFINITIONS[d.kind].refs) {
+      const raw = d.refs[ref.field];
+      if (raw === undefined) continue;
+      const ids = Array.isArray(raw) ? raw : [raw];
+      ids.forEach((id, i) => {
+        const path = Array.isArray(raw) ? [ref.field, i] : [ref.field];
+        const target = byKind.get(ref.target)?.get(id);
+        if (!target) {
+          // A target whose own document is invalid has been reported already.
+          if (context.declared.has(`${ref.target}\0${id}`)) return;
+          const hint = didYouMean(id, byKind.get(ref.target)?.keys() ?? []);
+          diagnostics.push(errorAt(source.locate(path), path, `no ${ref.target} with id "${id}"`, hint));
+        } else if (target.state === 'absent') {
+          diagnostics.push(errorAt(source.locate(path), path, `${ref.target} "${id}" is marked state: absent (${where(target)}) but still referenced`, 'remove the reference or the tombstone'));
+        }
+      });
+      if (ref.rawField && d.spec[ref.rawField] !== undefined && d.spec[ref.rawField] !== null) {
+        diagnostics.push(errorAt(source.locate([ref.field], true), ref.field, `${ref.field} and ${ref.rawField} are both set`, 'keep one of them'));
+      }
+    }
+  }
+};
+
+/** Tag prefix of the ownership tag mac adds to every check. */
+export const OWNERSHIP_TAG_PREFIX = 'mac:';
+
+/** Checks may not carry `mac:` tags: mac adds the ownership tag itself. */
+export const noOwnershipTags: ProjectRule = (docs, diagnostics) => {
+  for (const { definition: d, source } of docs) {
+    if (!isCheckKind(d.kind) || !Array.isArray(d.spec.tags)) continue;
+    (d.spec.tags as unknown[]).forEach((tag, i) => {
+      if (typeof tag === 'string' && tag.startsWith(OWNERSHIP_TAG_PREFIX)) {
+        diagnostics.push(errorAt(source.locate(['tags', i]), ['tags', i], `tags starting with "${OWNERSHIP_TAG_PREFIX}" are reserved`, 'mac adds the ownership tag mac:<project>/<id> itself'));
+      }
+    });
+  }
+};
+
+/** Every project rule, in the order they run. */
+export const PROJECT_RULES: readonly ProjectRule[] = [uniqueIds, uniqueIdentities, referencesResolve, noOwnershipTags];

@@ -1,0 +1,83 @@
+import { escape } from './json.js';
+import jsonpatch from 'fast-json-patch';
+import { createHash } from 'node:crypto';
+import type { Kind } from '../schema/kinds.js';
+import { SENSITIVE } from './desired.js';
+import { kindSpec } from './kinds/index.js';
+import { canonicalJson, normalizeShape } from './kinds/shape.js';
+import { getAt, isWithin, segments, setAt } from './pointer.js';
+import type { PatchOp } from './types.js';
+
+/** A live object in its normalized form (server-owned fields gone, defaults explicit, sets sorted). */
+export function normalizeLive(kind: Kind, live: Record<string, unknown>): Record<string, unknown> {
+  return normalizeShape(live, kindSpec(kind).shapeOf(live)).value;
+}
+
+/**
+ * The fingerprint of a live object: sha256 of its canonical normalized JSON. Apply re-reads the
+ * object and compares, so any change between plan and apply is noticed.
+ */
+export function fingerprint(kind: Kind, live: Record<string, unknown>): string {
+  return `sha256:${createHash('sha256').update(canonicalJson(normalizeLive(kind, live))).digest('hex')}`;
+}
+
+/** The outcome of comparing a desired body with a normalized live object. */
+export interface Comparison {
+  /** RFC 6902 operations from live to desired; values at sensitive paths are "(sensitive)". */
+  patch: PatchOp[];
+}
+
+/**
+ * Compares the desired body (with real secret values) and the normalized live object.
+ * Write-only fields are left out; values that cannot be read back (secret values) are not
+ * compared; credentials that can be read back are compared but never shown.
+ */
+export function compareObjects(kind: Kind, desired: Record<string, unknown>, live: Record<string, unknown>, desiredSecrets: string[]): Comparison {
+  const spec = kindSpec(kind);
+  const left = structuredClone(live);
+  const right = structuredClone(desired);
+  for (const field of spec.writeOnly) {
+    delete left[field];
+    delete right[field];
+  }
+  const unreadable = [...new Set([...spec.unreadableSecrets(left), ...spec.unreadableSecrets(right)])];
+  for (const p of unreadable) {
+    if (getAt(left, p) !== undefined) setAt(left, p, SENSITIVE);
+    if (getAt(right, p) !== undefined) setAt(right, p, SENSITIVE);
+  }
+  const hidden = [...new Set([...unreadable, ...desiredSecrets, ...spec.sensitive(left), ...spec.sensitive(right)])];
+  const ops = jsonpatch.compare(left, right) as PatchOp[];
+  return {
+    patch: ops.map((op) => {
+      const out: PatchOp = { ...op };
+      if ('value' in op) out.value = maskValue(op.value, op.path, hidden);
+      if (op.op === 'replace' || op.op === 'remove') {
+        const old = getAt(left, op.path);
+        if (old !== undefined) out.oldValue = maskValue(old, op.path, hidden);
+      }
+      return out;
+    }),
+  };
+}
+
+/** Replaces every part of `value` (found at `at`) that lies on a hidden path with "(sensitive)". */
+export function maskValue(value: unknown, at: string, hidden: string[]): unknown {
+  if (hidden.some((h) => isWithin(at, h))) return SENSITIVE;
+  const inner = hidden.filter((h) => isWithin(h, at) && h !== at);
+  if (inner.length === 0) return value;
+  const copy = structuredClone(value);
+  for (const h of inner) {
+    const rel = segments(h).slice(segments(at).length);
+    const pointer = rel.map((s) => `/${escape(s)}`).join('');
+    if (getAt(copy, pointer) !== undefined) setAt(copy, pointer, SENSITIVE);
+  }
+  return copy;
+}
+
+/** The patch of a create: one `add` per top-level field of the (masked) desired body. */
+export function createPatch(kind: Kind, masked: Record<string, unknown>): PatchOp[] {
+  const writeOnly = new Set(kindSpec(kind).writeOnly);
+  return Object.entries(masked)
+    .filter(([k]) => !writeOnly.has(k))
+    .map(([k, v]) => ({ op: 'add' as const, path: `/${escape(k)}`, value: v }));
+}

@@ -1,0 +1,122 @@
+import type { CheckKind } from '../../schema/kinds.js';
+import type { Shape } from './shape.js';
+import { isRecord } from './shape.js';
+import type { KindSpec } from './types.js';
+
+/** The `checkType` the API reports for each check kind. */
+export const CHECK_TYPE: Record<CheckKind, string> = {
+  TcpCheck: 'TCP',
+  DnsCheck: 'DNS',
+  MultiStepCheck: 'MULTI_STEP',
+  HeartbeatCheck: 'HEARTBEAT',
+};
+
+// Writes never let the service subscribe every alert channel on its own (api-decisions §1.8):
+// the subscriptions are exactly the definition's.
+const WRITE_QUERY = { autoAssignAlerts: false };
+
+const ALERT_SETTINGS: Shape = {
+  escalationType: { default: 'RUN_BASED' },
+  runBasedEscalation: { default: {}, object: { failedRunThreshold: { default: 1 } } },
+  timeBasedEscalation: { object: { minutesFailingThreshold: {} } },
+  reminders: { default: {}, object: { amount: { default: 0 }, interval: { default: 5 } } },
+  parallelRunFailureThreshold: { default: {}, object: { enabled: { default: false }, percentage: { default: 10 } } },
+};
+
+const RETRY_STRATEGY: Shape = {
+  type: {},
+  baseBackoffSeconds: { default: 60 },
+  // SINGLE_RETRY means exactly one retry; the others default to 2 (api-decisions §3.1).
+  maxRetries: { defaultFrom: (p) => (p.type === 'SINGLE_RETRY' ? 1 : 2) },
+  maxDurationSeconds: { default: 600 },
+  sameRegion: { default: true },
+  onlyOn: { default: [], set: true },
+};
+
+const TRIGGER_INCIDENT: Shape = {
+  serviceId: {},
+  severity: {},
+  name: {},
+  description: {},
+  notifySubscribers: {},
+};
+
+/** Environment variables of a check: a set keyed by `key`. */
+export const CHECK_ENV_VARS: Shape = {
+  key: {},
+  value: { nullable: true },
+  locked: { default: false },
+  secret: { default: false },
+};
+
+/** Assertions of TCP and DNS requests (order kept: it is the order they are evaluated and shown in). */
+export const ASSERTION: Shape = {
+  source: {},
+  comparison: {},
+  target: {},
+  property: { emptyIsNull: true },
+  regex: { default: '' },
+};
+
+/** Fields every check kind shares, with the defaults of api-decisions §3.1. */
+export const CHECK_SHARED: Shape = {
+  name: {},
+  activated: { default: true },
+  muted: { default: false },
+  doubleCheck: { default: true },
+  shouldFail: { default: false },
+  locations: { default: [], set: true },
+  privateLocations: { default: [], set: true },
+  tags: { default: [], set: true },
+  alertSettings: { default: {}, object: ALERT_SETTINGS },
+  useGlobalAlertSettings: { default: true },
+  groupId: { default: null, nullable: true },
+  groupOrder: { default: null, nullable: true },
+  runtimeId: { default: null, nullable: true },
+  alertChannelSubscriptions: { default: [], set: 'alertChannelId', items: { alertChannelId: {}, activated: { default: true } } },
+  retryStrategy: { default: null, nullable: true, object: RETRY_STRATEGY },
+  triggerIncident: { default: null, nullable: true, object: TRIGGER_INCIDENT },
+  runParallel: { default: false },
+  frequency: { default: 10 },
+};
+
+/** Pointers of secret check environment-variable values (they read back as null, api-decisions §1.7). */
+export function secretEnvValues(obj: Record<string, unknown>): string[] {
+  const vars = obj.environmentVariables;
+  if (!Array.isArray(vars)) return [];
+  return vars.flatMap((v, i) => (isRecord(v) && v.secret === true ? [`/environmentVariables/${i}/value`] : []));
+}
+
+/** What differs between check kinds. */
+export interface CheckKindOptions {
+  kind: CheckKind;
+  /** Path segment of the type-specific writes: `/v1/checks/<segment>`. */
+  segment: string;
+  /** Fields of this type on top of the shared ones. */
+  shape: Shape;
+  writeOnly?: string[];
+  notes?: (obj: Record<string, unknown>) => string[];
+}
+
+/** Builds the table entry of a check kind: shared fields and API paths plus the type's own. */
+export function checkKind(options: CheckKindOptions): KindSpec {
+  const checkType = CHECK_TYPE[options.kind];
+  const shape: Shape = { ...CHECK_SHARED, ...options.shape };
+  return {
+    kind: options.kind,
+    api: {
+      list: '/v1/checks',
+      create: { method: 'POST', path: `/v1/checks/${options.segment}`, query: WRITE_QUERY },
+      update: (id) => ({ method: 'PUT', path: `/v1/checks/${options.segment}/${encodeURIComponent(String(id))}`, query: WRITE_QUERY }),
+      item: (id) => `/v1/checks/${encodeURIComponent(String(id))}`,
+    },
+    accepts: (live) => live.checkType === checkType,
+    remoteId: (live) => live.id as string,
+    displayName: (obj) => (typeof obj.name === 'string' ? obj.name : undefined),
+    shapeOf: () => shape,
+    writeOnly: options.writeOnly ?? [],
+    unreadableSecrets: secretEnvValues,
+    sensitive: () => [],
+    notes: options.notes ?? (() => []),
+  };
+}

@@ -1,0 +1,30 @@
+import type { Kind } from '../../schema/kinds.js';
+import { alertChannel } from './alert-channel.js';
+import { dashboard } from './dashboard.js';
+import { dnsCheck } from './dns-check.js';
+import { heartbeatCheck } from './heartbeat-check.js';
+import { multiStepCheck } from './multistep-check.js';
+import { snippet } from './snippet.js';
+import { tcpCheck } from './tcp-check.js';
+import type { KindSpec } from './types.js';
+import { variable } from './variable.js';
+
+/** The table: one entry per kind of src/schema/kinds.ts. */
+export const KIND_SPECS: Record<Kind, KindSpec> = {
+  EnvironmentVariable: variable,
+  Snippet: snippet,
+  AlertChannel: alertChannel,
+  TcpCheck: tcpCheck,
+  DnsCheck: dnsCheck,
+  MultiStepCheck: multiStepCheck,
+  HeartbeatCheck: heartbeatCheck,
+  Dashboard: dashboard,
+};
+
+/** The table entry of a kind. */
+export function kindSpec(kind: Kind): KindSpec {
+  return KIND_SPECS[kind];
+}
+
+export type { KindSpec, KindApi, Endpoint } from './types.js';
+export { CHECK_TYPE } from './check-common.js';

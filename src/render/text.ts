@@ -1,0 +1,53 @@
+import type { Colors } from './index.js';
+import type { Plan, PlannedChange } from '../plan/types.js';
+import { describeOp, formatValue, location, summaryLine, visibleChanges } from './values.js';
+
+const SIGN = { create: '+', update: '~', delete: '-', noop: ' ' } as const;
+// Values of a create are shown on one line each and cut, since every field is new anyway.
+const CREATE_VALUE_MAX = 100;
+
+/** The plan as terraform-like text: only what changes, field by field; unchanged resources counted. */
+export function renderText(plan: Plan, c: Colors): string {
+  const colour = { create: c.green, update: c.yellow, delete: c.red, noop: (s: string) => s } as const;
+  const lines: string[] = [];
+  lines.push(`mac plan for project ${c.bold(plan.project)} against ${plan.apiUrl}`);
+  if (plan.changedSince) {
+    lines.push(`Only resources defined in the ${plan.changedSince.files.length} file(s) changed since ${plan.changedSince.ref} were planned.`);
+  }
+  const changes = visibleChanges(plan);
+  for (const change of changes) {
+    lines.push('');
+    lines.push(colour[change.action](`  ${SIGN[change.action]} ${change.action} ${heading(change)}`));
+    for (const op of change.patch) {
+      const { sign, text } = describeOp(op, change.action === 'create' ? CREATE_VALUE_MAX : Infinity);
+      lines.push(`      ${colourSign(sign, c)} ${text}`);
+    }
+    for (const note of change.notes ?? []) lines.push(c.dim(`      note: ${note}`));
+  }
+  const quietNotes = plan.changes.filter((ch) => ch.action === 'noop' && ch.notes?.length);
+  if (quietNotes.length > 0) {
+    lines.push('');
+    lines.push('Unchanged, with remarks:');
+    for (const ch of quietNotes) for (const note of ch.notes!) lines.push(c.dim(`  ${ch.kind}/${ch.id}: ${note}`));
+  }
+  if (plan.warnings.length > 0) {
+    lines.push('');
+    lines.push(c.yellow('Warnings:'));
+    for (const w of plan.warnings) lines.push(c.yellow(`  ! ${w}`));
+  }
+  lines.push('');
+  if (changes.length === 0) lines.push(c.green('No changes. The account matches the definitions.'));
+  lines.push(`${c.bold(summaryLine(plan))} ${plan.summary.noop} unchanged.`);
+  return lines.join('\n');
+}
+
+function heading(change: PlannedChange): string {
+  const where = location(change);
+  const name = change.name === undefined ? '' : ` ${formatValue(change.name)}`;
+  const remote = change.remoteId === undefined ? '' : ` [${String(change.remoteId)}]`;
+  return `${change.kind}/${change.id}${name}${remote}${where ? `  (${where})` : ''}`;
+}
+
+function colourSign(sign: '+' | '-' | '~', c: Colors): string {
+  return sign === '+' ? c.green(sign) : sign === '-' ? c.red(sign) : c.yellow(sign);
+}

@@ -1,0 +1,35 @@
+/** Definition-only fields shared by every kind: kind, logical id, state, references, scriptFile. */
+import { z } from 'zod';
+import { doc } from './fields.js';
+import type { Kind } from './kinds.js';
+
+/** Logical ids: what definitions use to name and reference each other. */
+export const LOGICAL_ID = /^[a-z0-9][a-z0-9._-]*$/;
+
+/** A logical id (`[a-z0-9][a-z0-9._-]*`). */
+export const logicalId = z.string().regex(LOGICAL_ID, 'must match [a-z0-9][a-z0-9._-]* (lowercase letters, digits, . _ -)');
+
+/** The `kind` discriminator of a definition document. */
+export function kindField<K extends Kind>(kind: K) {
+  return z.literal(kind).describe('Resource kind of this document');
+}
+
+/** `id`: the logical id of a definition, unique per kind. */
+export const idField = doc(logicalId, 'Logical id, unique per kind; other definitions reference it');
+
+/** `state`: `absent` is an explicit tombstone that deletes the live resource. */
+export const stateField = doc(z.enum(['present', 'absent']).optional(), 'absent deletes the live resource (a tombstone)', 'present');
+
+/** `alertChannels`: alert channels by logical id, resolved to alertChannelSubscriptions. */
+export const alertChannelsField = doc(
+  z.array(logicalId).optional(),
+  'Alert channels to subscribe, by logical id (resolved to alertChannelSubscriptions)',
+);
+
+/** A snippet reference by logical id (DNS checks only). */
+export function snippetRefField(phase: 'setup' | 'teardown') {
+  return doc(logicalId.optional(), `Snippet run in the ${phase} phase, by logical id (resolved to ${phase === 'setup' ? 'setupSnippetId' : 'tearDownSnippetId'})`);
+}
+
+/** `scriptFile`: a file, relative to the definition file, whose text stands for `script`. */
+export const scriptFileField = doc(z.string().min(1).optional(), 'File (relative to this file) whose content is used as script');

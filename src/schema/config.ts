@@ -1,0 +1,27 @@
+/** Schema of mac.config.yaml. */
+import { z } from 'zod';
+import { doc } from './fields.js';
+import { CheckDefaultsSchema } from './checks.js';
+
+/** Globs that select definition files when `include` is not set. */
+export const DEFAULT_INCLUDE = ['**/*.yaml', '**/*.yml', '**/*.mac.ts'];
+
+/** mac.config.yaml at the project's root. */
+export const ProjectConfigSchema = z.strictObject({
+  project: doc(
+    z.string().regex(/^[a-z0-9-]+$/, 'must match [a-z0-9-]+'),
+    'Project name; scopes the ownership tag mac:<project>/<id> of every check',
+  ),
+  include: doc(
+    z.array(z.string().min(1)).min(1).optional(),
+    'Globs (relative to this file) of definition files; mac.config.yaml, node_modules and dot-folders never count',
+    DEFAULT_INCLUDE,
+  ),
+  defaults: doc(
+    z.strictObject({ check: CheckDefaultsSchema.optional() }).optional(),
+    'Values merged under definitions',
+  ),
+});
+
+/** mac.config.yaml as written. */
+export type ProjectConfigInput = z.input<typeof ProjectConfigSchema>;

@@ -1,0 +1,167 @@
+/**
+ * The kind table: one row per resource kind with its definition schema, description and the
+ * per-kind facts the loader and the rules phase need (id field, references, secrets, identity).
+ */
+import { z } from 'zod';
+import type { Kind } from './kinds.js';
+import { alertChannelRuleIssues, checkRuleIssues, type ApiCheckType, type FieldIssue } from './fields.js';
+import { DnsCheckSchema, HeartbeatCheckSchema, MultiStepCheckSchema, TcpCheckSchema } from './checks.js';
+import { AlertChannelSchema, DashboardSchema, EnvironmentVariableSchema, SnippetSchema } from './resources.js';
+
+/** A reference field of a definition and the kind it points to. */
+export interface RefField {
+  field: 'alertChannels' | 'setupSnippet' | 'tearDownSnippet';
+  target: Kind;
+  /** The raw API-id field that says the same thing; both at once is an error. */
+  rawField?: string;
+}
+
+/** What mac knows about one kind. */
+export interface KindSpec {
+  description: string;
+  /** Schema of a present definition. */
+  schema: z.ZodType;
+  /** Schema of a tombstone (`state: absent`): identity fields only are required. */
+  absentSchema: z.ZodType;
+  /** Field holding the logical id. */
+  idField: 'id' | 'key';
+  /** The API check type, for check kinds. */
+  checkType?: ApiCheckType;
+  /** `script` (or `scriptFile` standing for it): required, optional, or not a field of the kind. */
+  script: 'required' | 'optional' | 'none';
+  refs: RefField[];
+  /** JSON pointers of secret values in the API body. */
+  secretPaths(spec: Record<string, unknown>): string[];
+  /** What live resources of the kind are matched by; two definitions may not share it. */
+  identity?: { what: string; of(spec: Record<string, unknown>): string | undefined };
+  /** Cross-field rules of the API body. */
+  rules?(spec: Record<string, unknown>): FieldIssue[];
+}
+
+const ALERT_CHANNELS: RefField = { field: 'alertChannels', target: 'AlertChannel' };
+
+/** A tombstone keeps the strictness of its kind but needs only identity fields. */
+function tombstoneOf(schema: z.ZodObject, keep: string[]): z.ZodType {
+  const mask = Object.fromEntries(keep.map((k) => [k, true])) as Record<string, true>;
+  return schema.partial().required(mask);
+}
+
+function checkVariableSecrets(spec: Record<string, unknown>): string[] {
+  const vars = spec.environmentVariables;
+  if (!Array.isArray(vars)) return [];
+  return vars.flatMap((v, i) => (v && typeof v === 'object' && (v as { secret?: unknown }).secret === true ? [`/environmentVariables/${i}/value`] : []));
+}
+
+function check(schema: z.ZodObject, description: string, checkType: ApiCheckType, extra: Partial<KindSpec> = {}): KindSpec {
+  return {
+    description,
+    schema,
+    absentSchema: tombstoneOf(schema, ['kind', 'id']),
+    idField: 'id',
+    checkType,
+    script: 'none',
+    refs: [ALERT_CHANNELS],
+    secretPaths: checkVariableSecrets,
+    rules: (spec) => checkRuleIssues(checkType, spec),
+    ...extra,
+  };
+}
+
+/** Address-like part of an alert channel's config that, with its type, identifies it. */
+const CHANNEL_ADDRESS: Record<string, string> = {
+  EMAIL: 'address', SLACK: 'url', WEBHOOK: 'url', SMS: 'number', CALL: 'number', PAGERDUTY: 'serviceKey', OPSGENIE: 'apiKey',
+};
+
+/** One row per kind. */
+export const DEFINITIONS: Record<Kind, KindSpec> = {
+  TcpCheck: check(TcpCheckSchema, 'A TCP check: connects to hostname:port, optionally sends data and asserts on the response.', 'TCP'),
+  DnsCheck: check(DnsCheckSchema, 'A DNS check: resolves a name and asserts on the answer. May run setup and teardown snippets.', 'DNS', {
+    script: 'optional',
+    refs: [
+      ALERT_CHANNELS,
+      { field: 'setupSnippet', target: 'Snippet', rawField: 'setupSnippetId' },
+      { field: 'tearDownSnippet', target: 'Snippet', rawField: 'tearDownSnippetId' },
+    ],
+  }),
+  MultiStepCheck: check(MultiStepCheckSchema, 'A multi-step check: a script driving several requests.', 'MULTI_STEP', { script: 'required' }),
+  HeartbeatCheck: check(HeartbeatCheckSchema, 'A heartbeat check: fails when a job stops pinging it within period plus grace.', 'HEARTBEAT'),
+  Snippet: {
+    description: 'A snippet: reusable JavaScript, e.g. the setup or teardown of DNS checks.',
+    schema: SnippetSchema,
+    absentSchema: tombstoneOf(SnippetSchema, ['kind', 'id', 'name']),
+    idField: 'id',
+    script: 'required',
+    refs: [],
+    secretPaths: () => [],
+    identity: { what: 'name', of: (spec) => (typeof spec.name === 'string' ? spec.name : undefined) },
+  },
+  Dashboard: {
+    description: 'A dashboard: a public or private page showing the state of checks.',
+    schema: DashboardSchema,
+    absentSchema: tombstoneOf(DashboardSchema, ['kind', 'id', 'customUrl']),
+    idField: 'id',
+    script: 'none',
+    refs: [],
+    secretPaths: () => [],
+    identity: { what: 'customUrl', of: (spec) => (typeof spec.customUrl === 'string' ? spec.customUrl : undefined) },
+  },
+  EnvironmentVariable: {
+    description: 'An account environment variable, identified by its key.',
+    schema: EnvironmentVariableSchema,
+    absentSchema: tombstoneOf(EnvironmentVariableSchema, ['kind', 'key']),
+    idField: 'key',
+    script: 'none',
+    refs: [],
+    secretPaths: (spec) => (spec.secret === true ? ['/value'] : []),
+  },
+  AlertChannel: {
+    description: 'An alert channel: where alerts of subscribed checks go.',
+    schema: AlertChannelSchema,
+    // The config's address is the channel's identity, so a tombstone carries the whole channel.
+    absentSchema: AlertChannelSchema,
+    idField: 'id',
+    script: 'none',
+    refs: [],
+    secretPaths: () => [],
+    identity: {
+      what: 'type and address',
+      of: (spec) => {
+        const config = spec.config as Record<string, unknown> | undefined;
+        const field = CHANNEL_ADDRESS[String(spec.type)];
+        return field && config && typeof config[field] === 'string' ? `${String(spec.type)} ${config[field] as string}` : undefined;
+      },
+    },
+    rules: alertChannelRuleIssues,
+  },
+};
+
+/** Any definition document, by kind. */
+export const DefinitionDocumentSchema = z.discriminatedUnion('kind', [
+  TcpCheckSchema,
+  DnsCheckSchema,
+  MultiStepCheckSchema,
+  HeartbeatCheckSchema,
+  SnippetSchema,
+  DashboardSchema,
+  EnvironmentVariableSchema,
+  AlertChannelSchema,
+]);
+
+/** A TCP check definition as written. */
+export type TcpCheckDefinition = z.input<typeof TcpCheckSchema>;
+/** A DNS check definition as written. */
+export type DnsCheckDefinition = z.input<typeof DnsCheckSchema>;
+/** A multi-step check definition as written. */
+export type MultiStepCheckDefinition = z.input<typeof MultiStepCheckSchema>;
+/** A heartbeat check definition as written. */
+export type HeartbeatCheckDefinition = z.input<typeof HeartbeatCheckSchema>;
+/** A snippet definition as written. */
+export type SnippetDefinition = z.input<typeof SnippetSchema>;
+/** A dashboard definition as written. */
+export type DashboardDefinition = z.input<typeof DashboardSchema>;
+/** An environment variable definition as written. */
+export type EnvironmentVariableDefinition = z.input<typeof EnvironmentVariableSchema>;
+/** An alert channel definition as written. */
+export type AlertChannelDefinition = z.input<typeof AlertChannelSchema>;
+/** Any definition document as written. */
+export type DefinitionDocument = z.input<typeof DefinitionDocumentSchema>;
