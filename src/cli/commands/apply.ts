@@ -1,13 +1,105 @@
-import type { RegisterCommand } from '../context.js';
-import { MacError } from '../../errors.js';
+import { createInterface } from 'node:readline/promises';
+import type { CliContext, RegisterCommand } from '../context.js';
+import { resolveConnection, withConnectionOptions } from '../connection.js';
+import { applyOptions, type ApplyCommandOptions, type ApplyFlags } from '../apply-options.js';
+import { ApiClient } from '../../api/index.js';
+import { apiAccount } from '../../apply/account.js';
+import { applyPlan } from '../../apply/apply.js';
+import { readPlanFile } from '../../apply/plan-file.js';
+import { createProgressReporter } from '../../apply/progress.js';
+import { succeeded } from '../../apply/result.js';
+import { checkDeletes } from '../../apply/safety.js';
+import { recoverSecrets, type SecretSources } from '../../apply/secrets.js';
+import { loadProject } from '../../config/load.js';
+import { buildDesired, refOf } from '../../plan/desired.js';
+import { createPlan } from '../../plan/plan.js';
+import type { Plan } from '../../plan/types.js';
+import { renderResult } from '../../render/result-index.js';
+import { MacError, Refused, ValidationFailed } from '../../errors.js';
+import { printDiagnostics, planPreview } from '../apply-plan.js';
 
-// Placeholder registration: replaced by the command's implementation.
-export const register: RegisterCommand = (program) => {
-  program
-    .command('apply')
-    .description('(not built yet)')
-    .allowUnknownOption()
-    .action(() => {
-      throw new MacError('mac apply is not built yet');
-    });
+/** `mac apply [DIR|PLANFILE]`: plans (or reads a saved plan) and makes the account match it. */
+export const register: RegisterCommand = (program, ctx) => {
+  withConnectionOptions(
+    program
+      .command('apply')
+      .description('apply a project directory (plan, confirm, apply) or a plan file written by `mac plan --out`')
+      .argument('[target]', 'project directory with mac.config.yaml, or a saved plan file', '.')
+      .option('--yes', 'apply without asking (required without a terminal)')
+      .option('--prune', 'delete checks of this project that are no longer defined (DIR only)')
+      .option('--max-deletes <n>', 'refuse plans with more deletes than this', '10')
+      .option('--concurrency <n>', 'changes in flight at once within a wave', '8')
+      .option('--rate-limit <n/seconds>', 'at most N requests per SECONDS (env MAC_RATE_LIMIT; default the service limit 600/60)')
+      .option('--format <format>', 'result format: text, markdown or json', 'text'),
+  ).action(async (target: string, flags: ApplyFlags) => {
+    ctx.exit(await runApply(await applyOptions(target, flags, ctx.env, ctx.cwd), flags, ctx));
+  });
 };
+
+async function runApply(options: ApplyCommandOptions, flags: ApplyFlags, ctx: CliContext): Promise<number> {
+  const { output } = ctx;
+  const connection = resolveConnection(flags, ctx.env);
+  const client = new ApiClient({ ...connection, ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}) });
+  try {
+    let plan: Plan;
+    let sources: SecretSources;
+    if (options.target.type === 'planfile') {
+      if (options.prune) throw new MacError('--prune applies to a directory; a saved plan already says what it deletes', { hint: 'plan with mac plan --prune --out FILE' });
+      plan = await readPlanFile(options.target.file);
+      if (plan.apiUrl.replace(/\/+$/, '') !== client.apiUrl) {
+        throw new Refused(`the plan was made against ${plan.apiUrl}, not ${client.apiUrl}`, { hint: 'apply it with --api-url / MAC_API_URL set to the planned API, or plan again' });
+      }
+      sources = { env: ctx.env, ...(plan.dir ? { reload: () => reloadBodies(plan.dir!, plan.project, ctx.env) } : {}) };
+    } else {
+      const project = await loadProject(options.target.dir, { env: ctx.env });
+      printDiagnostics(project.diagnostics, output);
+      if (project.diagnostics.some((d) => d.severity === 'error')) throw new ValidationFailed('the definitions are invalid; nothing was applied');
+      plan = await createPlan(project, client, { prune: options.prune });
+      sources = { env: ctx.env, reload: async () => bodiesOf(project.definitions, plan.project) };
+      output.info(planPreview(plan, output));
+      // Refuse unsafe deletes before asking anyone to confirm them (apply checks again).
+      checkDeletes(plan, options.maxDeletes);
+      if (plan.summary.create + plan.summary.update + plan.summary.delete > 0 && !(await confirm(options, ctx))) return 1;
+    }
+    const secrets = await recoverSecrets(plan.changes, sources);
+    const account = apiAccount({ client, project: plan.project });
+    const progress = createProgressReporter({ sink: output, requests: () => client.stats.total });
+    let result;
+    try {
+      result = await applyPlan(plan, account, { maxDeletes: options.maxDeletes, concurrency: options.concurrency, secrets, onProgress: progress.onProgress });
+    } finally {
+      progress.finish();
+    }
+    output.result(renderResult(result, options.format, output.c));
+    return succeeded(result) ? 0 : 1;
+  } finally {
+    await client.close();
+  }
+}
+
+/** Asks on a terminal unless --yes; without a terminal, --yes is required. */
+async function confirm(options: ApplyCommandOptions, ctx: CliContext): Promise<boolean> {
+  if (options.yes) return true;
+  if (!ctx.output.interactive || !process.stdin.isTTY) {
+    throw new Refused('mac apply needs --yes when it cannot ask (no terminal)', { hint: 'review the plan above, then run again with --yes; or apply a reviewed plan file' });
+  }
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    const answer = await rl.question('Apply these changes? Only "yes" is accepted: ');
+    if (answer.trim() === 'yes') return true;
+    ctx.output.info('apply cancelled; nothing was changed');
+    return false;
+  } finally {
+    rl.close();
+  }
+}
+
+/** Desired bodies with real secret values, by "Kind/id" (references left as markers: secrets never sit in them). */
+function bodiesOf(definitions: ReadonlyArray<Parameters<typeof buildDesired>[0]>, project: string): Map<string, Record<string, unknown>> {
+  return new Map(definitions.map((d) => [refOf(d.kind, d.id), buildDesired(d, project, (ref) => ({ $ref: ref })).body]));
+}
+
+async function reloadBodies(dir: string, project: string, env: Record<string, string | undefined>): Promise<Map<string, Record<string, unknown>>> {
+  const loaded = await loadProject(dir, { env });
+  return bodiesOf(loaded.definitions, project);
+}

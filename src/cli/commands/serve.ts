@@ -1,13 +1,124 @@
 import type { RegisterCommand } from '../context.js';
-import { MacError } from '../../errors.js';
+import { MacError, UsageError } from '../../errors.js';
+import { createServer } from '../../server/server.js';
+import { DEV_KEY, parseApiKey, parseFaults, parseRateLimit, type ApiKeySpec, type ServerOptions } from '../../server/options.js';
+import { JournalCorrupt } from '../../server/store/journal.js';
 
-// Placeholder registration: replaced by the command's implementation.
-export const register: RegisterCommand = (program) => {
+interface ServeFlags {
+  host: string;
+  port: string;
+  state?: string;
+  apiKey: string[];
+  account: string[];
+  latency: string;
+  faults?: string;
+  rateLimit: string;
+  timeScale: string;
+  runs: boolean;
+}
+
+const collect = (value: string, prev: string[]) => [...prev, value];
+
+/** `mac serve`: runs the local monitoring API until SIGINT/SIGTERM. */
+export const register: RegisterCommand = (program, ctx) => {
   program
     .command('serve')
-    .description('(not built yet)')
-    .allowUnknownOption()
-    .action(() => {
-      throw new MacError('mac serve is not built yet');
+    .description('run the local monitoring API (and the TCP, DNS and heartbeat checks it holds)')
+    .option('--host <host>', 'address to bind', '127.0.0.1')
+    .option('--port <port>', 'port to listen on (0 picks a free one)', '4010')
+    .option('--state <file>', 'journal file that keeps the state across restarts (default: memory only)')
+    .option('--api-key <key>', 'accepted API key, KEY or KEY:read-only (repeatable, paired with --account)', collect, [])
+    .option('--account <id>', 'account of the --api-key at the same position (repeatable)', collect, [])
+    .option('--latency <ms>', 'milliseconds added to every response', '0')
+    .option('--faults <spec>', 'injected faults per request, e.g. 503:0.1,429:0.05,reset:0.02')
+    .option('--rate-limit <n/seconds>', 'requests per key per window; 0/60 disables', '600/60')
+    .option('--time-scale <k>', 'run schedules K times faster', '1')
+    .option('--no-runs', 'do not run the stored checks')
+    .action(async (flags: ServeFlags) => {
+      const options = toOptions(flags);
+      let server;
+      try {
+        server = createServer(options);
+      } catch (err) {
+        if (err instanceof JournalCorrupt) throw new MacError(err.message, { cause: err, hint: 'the state file was changed by something other than mac serve; restore it or start without it' });
+        throw err;
+      }
+      let url: string;
+      try {
+        url = await server.listen();
+      } catch (err) {
+        server.ctx.store.close();
+        const code = (err as NodeJS.ErrnoException).code;
+        throw new MacError(`cannot listen on ${options.host}:${options.port}: ${code ?? String(err)}`, {
+          cause: err,
+          hint: code === 'EADDRINUSE' ? 'another process uses this port; pick one with --port' : undefined,
+        });
+      }
+      ctx.output.result(`mac serve listening on ${url}`);
+      for (const k of options.keys) {
+        const shown = k.key === DEV_KEY.key ? k.key : `...${k.key.slice(-4)}`;
+        ctx.output.result(`  account ${k.accountId}: API key ${shown} (${k.role})`);
+      }
+      if (options.stateFile) ctx.output.result(`  state: ${options.stateFile}`);
+      await new Promise<void>((resolve) => {
+        const stop = () => {
+          process.off('SIGINT', stop);
+          process.off('SIGTERM', stop);
+          server.close().then(resolve, resolve);
+        };
+        process.on('SIGINT', stop);
+        process.on('SIGTERM', stop);
+      });
+      ctx.exit(0);
     });
 };
+
+function toOptions(flags: ServeFlags): Partial<ServerOptions> & { keys: ApiKeySpec[]; host: string; port: number } {
+  const port = intFlag('--port', flags.port, 0, 65535);
+  const latencyMs = intFlag('--latency', flags.latency, 0, 600_000);
+  const timeScale = Number(flags.timeScale);
+  if (!(timeScale > 0)) throw new UsageError(`--time-scale must be a positive number, not "${flags.timeScale}"`);
+  return {
+    host: flags.host,
+    port,
+    stateFile: flags.state,
+    keys: keysOf(flags.apiKey, flags.account),
+    latencyMs,
+    faults: flags.faults === undefined ? [] : usage(() => parseFaults(flags.faults!)),
+    rateLimit: usage(() => parseRateLimit(flags.rateLimit)),
+    timeScale,
+    runs: flags.runs,
+  };
+}
+
+// Keys pair with accounts by position; a single --account (or none: `dev`) covers every key.
+function keysOf(keys: string[], accounts: string[]): ApiKeySpec[] {
+  if (keys.length === 0) {
+    if (accounts.length > 0) throw new UsageError('--account needs an --api-key', { hint: 'pass --api-key KEY --account ID pairs' });
+    return [DEV_KEY];
+  }
+  if (accounts.length > 1 && accounts.length !== keys.length) {
+    throw new UsageError(`${keys.length} --api-key but ${accounts.length} --account`, { hint: 'pass one --account per --api-key, or a single --account for all keys' });
+  }
+  const specs = keys.map((k, i) => usage(() => parseApiKey(k, accounts[accounts.length === 1 ? 0 : i] ?? DEV_KEY.accountId)));
+  const seen = new Set<string>();
+  for (const s of specs) {
+    if (seen.has(s.key)) throw new UsageError('the same --api-key is given twice');
+    seen.add(s.key);
+  }
+  return specs;
+}
+
+function intFlag(name: string, value: string, min: number, max: number): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < min || n > max) throw new UsageError(`${name} must be an integer within ${min}..${max}, not "${value}"`);
+  return n;
+}
+
+function usage<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+}

@@ -1,0 +1,129 @@
+import pLimit from 'p-limit';
+import type { PlannedChange } from '../plan/types.js';
+import { MacError } from '../errors.js';
+import { buildWaves, changeKey, type ChangeKey } from './graph.js';
+import { requestBody } from '../plan/body.js';
+import type { ResolvedIds } from './refs.js';
+import type { ChangeOutcome } from './result.js';
+
+/** What `perform` gets besides the change: the request body with every `$ref` resolved, and all ids known. */
+export interface PerformInput {
+  /** `change.desired` with markers replaced by API ids and secrets filled in (absent for deletes). */
+  body?: Record<string, unknown>;
+  ids: ResolvedIds;
+}
+
+/** What a successful `perform` reports back. */
+export interface PerformOutcome {
+  /** API id of the object (required for creates: later waves reference it). */
+  remoteId?: string | number;
+  notes?: string[];
+}
+
+/** Carries out one change against the account; throws to fail it. Injected so the executor runs in process in tests. */
+export type Perform = (change: PlannedChange, input: PerformInput) => Promise<PerformOutcome>;
+
+/** Counts reported while a run progresses. */
+export interface ExecutionProgress {
+  done: number;
+  total: number;
+  failed: number;
+  skipped: number;
+}
+
+/** Options of one execution. */
+export interface ExecuteOptions {
+  /** Changes in flight at once within a wave (default 8). */
+  concurrency?: number;
+  perform: Perform;
+  /** Secret values by change key, then by the pointer of the change's SecretSource. */
+  secrets?: ReadonlyMap<ChangeKey, ReadonlyMap<string, unknown>>;
+  /** Called after each change ends, in completion order. */
+  onProgress?: (progress: ExecutionProgress, outcome: ChangeOutcome) => void;
+}
+
+/** The default number of changes in flight at once. */
+export const DEFAULT_CONCURRENCY = 8;
+
+/**
+ * Runs the plan's changes wave by wave, each wave with bounded concurrency. A failed change
+ * does not stop the others; the changes that depend on it (directly or through a skipped one)
+ * are skipped. Ids of resources created in one wave resolve the `$ref` markers of the next.
+ * Returns one outcome per non-noop change, in plan order.
+ */
+export async function execute(changes: readonly PlannedChange[], options: ExecuteOptions): Promise<ChangeOutcome[]> {
+  const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
+  if (!Number.isInteger(concurrency) || concurrency < 1) throw new MacError(`concurrency must be a positive integer, got ${concurrency}`);
+  const { waves, deps } = buildWaves(changes);
+  const total = waves.reduce((n, w) => n + w.length, 0);
+  const ids = new Map<ChangeKey, string | number>();
+  for (const c of changes) if (c.remoteId !== undefined) ids.set(changeKey(c), c.remoteId);
+
+  const outcomes = new Map<ChangeKey, ChangeOutcome>();
+  const progress: ExecutionProgress = { done: 0, total, failed: 0, skipped: 0 };
+  const settle = (outcome: ChangeOutcome) => {
+    outcomes.set(outcome.key, outcome);
+    progress.done++;
+    if (outcome.status === 'failed') progress.failed++;
+    if (outcome.status === 'skipped') progress.skipped++;
+    options.onProgress?.({ ...progress }, outcome);
+  };
+
+  const limit = pLimit(concurrency);
+  for (const wave of waves) {
+    await Promise.all(
+      wave.map((change) => {
+        const key = changeKey(change);
+        const blocked = deps.get(key)!.filter((d) => outcomes.get(d)?.status !== 'applied');
+        if (blocked.length > 0) {
+          settle({ ...base(change), status: 'skipped', skippedBecause: blocked.sort() });
+          return undefined;
+        }
+        return limit(() => run(change, ids, options)).then((outcome) => {
+          if (outcome.status === 'applied' && outcome.remoteId !== undefined) ids.set(key, outcome.remoteId);
+          settle(outcome);
+        });
+      }),
+    );
+  }
+  return changes.filter((c) => c.action !== 'noop').map((c) => outcomes.get(changeKey(c))!);
+}
+
+function base(change: PlannedChange): Pick<ChangeOutcome, 'key' | 'action' | 'kind' | 'id' | 'name' | 'remoteId'> {
+  return {
+    key: changeKey(change),
+    action: change.action as ChangeOutcome['action'],
+    kind: change.kind,
+    id: change.id,
+    ...(change.name !== undefined ? { name: change.name } : {}),
+    ...(change.remoteId !== undefined ? { remoteId: change.remoteId } : {}),
+  };
+}
+
+async function run(change: PlannedChange, ids: ResolvedIds, options: ExecuteOptions): Promise<ChangeOutcome> {
+  try {
+    // Markers are ordered by the waves, so one without an id here names something the plan
+    // neither creates nor knows; requestBody says so and the change fails alone.
+    const body = change.action === 'delete' ? undefined : requestBody(change, ids, options.secrets?.get(changeKey(change)));
+    const done = await options.perform(change, body === undefined ? { ids } : { body, ids });
+    const remoteId = done.remoteId ?? change.remoteId;
+    if (change.action === 'create' && remoteId === undefined) {
+      return { ...base(change), status: 'failed', error: 'the API answered the create without an id' };
+    }
+    return {
+      ...base(change),
+      status: 'applied',
+      ...(remoteId !== undefined ? { remoteId } : {}),
+      ...(done.notes?.length ? { notes: done.notes } : {}),
+    };
+  } catch (err) {
+    return { ...base(change), status: 'failed', error: describe(err), ...(err instanceof MacError && err.hint ? { hint: err.hint } : {}) };
+  }
+}
+
+/** A one-line reason for a failure; errors that are not mac's own keep their class name. */
+function describe(err: unknown): string {
+  if (err instanceof MacError) return err.message;
+  if (err instanceof Error) return `${err.name}: ${err.message}`;
+  return String(err);
+}

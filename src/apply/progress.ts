@@ -1,0 +1,91 @@
+import type { ExecutionProgress } from './executor.js';
+import type { ChangeOutcome } from './result.js';
+
+/** The part of the CLI's Output that progress needs. */
+export interface ProgressSink {
+  progress(text: string): void;
+  endProgress(): void;
+  readonly interactive: boolean;
+}
+
+/** Options of a progress reporter; the clock and request counter are injected for tests. */
+export interface ProgressOptions {
+  sink: ProgressSink;
+  /** Requests sent so far by the API client. */
+  requests: () => number;
+  now?: () => number;
+  /** Least time between two redraws of the live line, in ms. */
+  redrawMs?: number;
+}
+
+/** A progress reporter wired to an execution. */
+export interface ProgressReporter {
+  onProgress(progress: ExecutionProgress, outcome: ChangeOutcome): void;
+  /** Ends the live line and stops its timer. */
+  finish(): void;
+}
+
+const VERB = { create: 'created', update: 'updated', delete: 'deleted' } as const;
+
+/** The live line: done/total, failures and the request rate. */
+export function formatProgressLine(p: ExecutionProgress, requestsPerSecond: number): string {
+  const failures = p.failed + p.skipped > 0 ? `, ${p.failed} failed, ${p.skipped} skipped` : '';
+  return `applying ${p.done}/${p.total}${failures}, ${requestsPerSecond.toFixed(0)} req/s`;
+}
+
+/** The plain line for one finished change (no TTY: one line per change, for CI logs). */
+export function formatOutcomeLine(p: ExecutionProgress, o: ChangeOutcome): string {
+  const at = `[${p.done}/${p.total}]`;
+  if (o.status === 'applied') return `${at} ${VERB[o.action]} ${o.key}`;
+  if (o.status === 'skipped') return `${at} skipped ${o.action} ${o.key}: needs ${(o.skippedBecause ?? []).join(', ')}`;
+  return `${at} failed ${o.action} ${o.key}: ${o.error ?? 'failed'}`;
+}
+
+/**
+ * Reports an execution on stderr: on a TTY a live line redrawn at most every `redrawMs` (and on
+ * a timer, so the request rate stays current while requests wait), with each failure printed
+ * above it; otherwise one plain line per finished change.
+ */
+export function createProgressReporter(options: ProgressOptions): ProgressReporter {
+  const { sink, requests } = options;
+  const now = options.now ?? Date.now;
+  const redrawMs = options.redrawMs ?? 100;
+  const startedAt = now();
+  const startRequests = requests();
+  let last: ExecutionProgress = { done: 0, total: 0, failed: 0, skipped: 0 };
+  let drawnAt = -Infinity;
+
+  const rate = () => {
+    const seconds = (now() - startedAt) / 1000;
+    return seconds > 0 ? (requests() - startRequests) / seconds : 0;
+  };
+  const draw = () => {
+    drawnAt = now();
+    sink.progress(formatProgressLine(last, rate()));
+  };
+  const timer = sink.interactive ? setInterval(draw, 500) : undefined;
+  timer?.unref();
+
+  return {
+    onProgress(progress, outcome) {
+      last = progress;
+      if (!sink.interactive) {
+        sink.progress(formatOutcomeLine(progress, outcome));
+        return;
+      }
+      if (outcome.status !== 'applied') {
+        // A failure must stay visible after the live line moves on.
+        sink.endProgress();
+        sink.progress(formatOutcomeLine(progress, outcome));
+        sink.endProgress();
+        draw();
+      } else if (progress.done === progress.total || now() - drawnAt >= redrawMs) {
+        draw();
+      }
+    },
+    finish() {
+      if (timer) clearInterval(timer);
+      sink.endProgress();
+    },
+  };
+}

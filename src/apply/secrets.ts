@@ -1,0 +1,51 @@
+import type { PlannedChange } from '../plan/types.js';
+import { getAt } from '../plan/pointer.js';
+import { Refused } from '../errors.js';
+import { changeKey, type ChangeKey } from './graph.js';
+
+/** Where secret values come back from: the environment, then the definitions of the planned directory. */
+export interface SecretSources {
+  env: Readonly<Record<string, string | undefined>>;
+  /**
+   * Loads `plan.dir` again and builds each definition's desired body with its real secret values,
+   * by "Kind/id" (the plan's secret pointers point into these bodies). Absent without a dir.
+   */
+  reload?: () => Promise<ReadonlyMap<ChangeKey, Record<string, unknown>>>;
+}
+
+/** Secret values by change key, then by the pointer of the change's SecretSource. */
+export type SecretValues = Map<ChangeKey, Map<string, unknown>>;
+
+/**
+ * Gets back the secret values a saved plan left out: from the environment variable a value came
+ * from, else from the re-loaded definition's body at the same pointer. Refuses, naming every
+ * one, when any cannot be recovered; never prints a value.
+ */
+export async function recoverSecrets(changes: readonly PlannedChange[], sources: SecretSources): Promise<SecretValues> {
+  let bodies: ReadonlyMap<ChangeKey, Record<string, unknown>> | undefined;
+  const reloaded = async (key: ChangeKey) => {
+    if (!sources.reload) return undefined;
+    bodies ??= await sources.reload();
+    return bodies.get(key);
+  };
+
+  const missing: string[] = [];
+  const out: SecretValues = new Map();
+  for (const change of changes) {
+    if (!change.secrets?.length || (change.action !== 'create' && change.action !== 'update')) continue;
+    const values = new Map<string, unknown>();
+    for (const secret of change.secrets) {
+      let value: unknown = secret.env !== undefined ? sources.env[secret.env] : undefined;
+      if (value === undefined) value = getAt(await reloaded(changeKey(change)), secret.path);
+      if (value === undefined) missing.push(`${changeKey(change)} ${secret.path}${secret.env ? ` (env ${secret.env})` : ''}`);
+      else values.set(secret.path, value);
+    }
+    out.set(changeKey(change), values);
+  }
+  if (missing.length > 0) {
+    throw new Refused(`cannot recover secret value${missing.length > 1 ? 's' : ''} the plan left out: ${missing.join(', ')}`, {
+      hint: 'set the environment variables named, or apply from the machine where the planned directory exists',
+    });
+  }
+  return out;
+}

@@ -1,0 +1,65 @@
+import { Hono } from 'hono';
+import { ApiError, internalError, notFound } from './http/errors.js';
+import { authenticate, faults, latency, rateLimit } from './http/guards.js';
+import { toHandler, type RouteModule } from './http/route.js';
+import type { AppEnv } from './http/env.js';
+import type { ServerContext } from './context.js';
+import { snippetRoutes } from './routes/snippets.js';
+import { checkRoutes } from './routes/checks.js';
+import { checkGroupRoutes } from './routes/check-groups.js';
+import { alertChannelRoutes } from './routes/alert-channels.js';
+import { variableRoutes } from './routes/variables.js';
+import { privateLocationRoutes } from './routes/private-locations.js';
+import { dashboardRoutes } from './routes/dashboards.js';
+import { accountRoutes } from './routes/accounts.js';
+
+// One line per API area; each module lists its own routes (see src/server/routes/snippets.ts).
+const MODULES: RouteModule[] = [
+  accountRoutes,
+  checkRoutes,
+  checkGroupRoutes,
+  snippetRoutes,
+  dashboardRoutes,
+  variableRoutes,
+  alertChannelRoutes,
+  privateLocationRoutes,
+];
+
+/** Options of `createApp` beyond the context. */
+export interface AppExtras {
+  /** Route modules added after the built-in ones (other areas of the service, tests). */
+  modules?: RouteModule[];
+  /** Called with unexpected errors (they answer 500 without details). */
+  onInternalError?: (err: unknown) => void;
+}
+
+/**
+ * The Hono app of the service. Guards run in the decided order: latency wraps everything,
+ * faults, token and account 401, rate limit 429; an unmatched route or method falls to 404;
+ * a matched route then runs role, size, type, JSON and validation checks (http/route.ts).
+ */
+export function createApp(ctx: ServerContext, extras: AppExtras = {}): Hono<AppEnv> {
+  const { options } = ctx;
+  const app = new Hono<AppEnv>();
+  app.use('*', latency(options.latencyMs));
+  app.use('*', faults(options.faults, options.random));
+  app.use('*', authenticate(options.keys));
+  app.use('*', rateLimit(options.rateLimit, options.now));
+  for (const module of [...MODULES, ...(extras.modules ?? [])]) {
+    for (const spec of module(ctx)) app.on(spec.method, spec.path, toHandler(spec, ctx));
+  }
+  app.notFound(() => errorResponse(notFound()));
+  app.onError((err) => {
+    if (err instanceof ApiError) return errorResponse(err);
+    extras.onInternalError?.(err);
+    return errorResponse(internalError());
+  });
+  return app;
+}
+
+function errorResponse(err: ApiError): Response {
+  return new Response(JSON.stringify(err.body()), {
+    status: err.status,
+    headers: { 'content-type': 'application/json; charset=utf-8', ...err.headers },
+  });
+}

@@ -1,0 +1,40 @@
+import type { ServerOptions, KeyRole } from './options.js';
+import type { Store, Transaction } from './store/store.js';
+
+/** Work staged in the same transaction when a record of a kind is deleted (results of a check, ...). */
+export type Cascade = (tx: Transaction, id: string) => void;
+
+/** What every route module gets: the resolved options and the store. */
+export interface ServerContext {
+  options: ServerOptions;
+  store: Store;
+  /** Now as an ISO 8601 UTC timestamp with milliseconds (the API's timestamp format). */
+  isoNow(): string;
+  /** Registers a cascade run inside the deleting transaction of a record of `kind`. */
+  onDelete(kind: string, cascade: Cascade): void;
+  /** Stages every registered cascade of deleting `kind` `id`. */
+  cascadeDelete(tx: Transaction, kind: string, id: string): void;
+}
+
+/** Who is calling: the key's account and role (set by the auth guard). */
+export interface Caller {
+  accountId: string;
+  role: KeyRole;
+  key: string;
+}
+
+/** Builds the context for one running service. */
+export function createContext(options: ServerOptions, store: Store): ServerContext {
+  const cascades = new Map<string, Cascade[]>();
+  return {
+    options,
+    store,
+    isoNow: () => new Date(options.now()).toISOString(),
+    onDelete(kind, cascade) {
+      cascades.set(kind, [...(cascades.get(kind) ?? []), cascade]);
+    },
+    cascadeDelete(tx, kind, id) {
+      for (const cascade of cascades.get(kind) ?? []) cascade(tx, id);
+    },
+  };
+}

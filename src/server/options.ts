@@ -1,0 +1,108 @@
+/** A role an API key has: `admin` may write, `read-only` may only GET. */
+export type KeyRole = 'admin' | 'read-only';
+
+/** One API key of the service and the account it belongs to. */
+export interface ApiKeySpec {
+  key: string;
+  accountId: string;
+  role: KeyRole;
+}
+
+/** A fault kind `--faults` can inject (see docs/serve.md for what each does to a write). */
+export type FaultKind = '503' | '500' | '429' | 'reset';
+
+/** One fault and its probability per request (0..1). */
+export interface FaultSpec {
+  kind: FaultKind;
+  probability: number;
+}
+
+/** Fixed-window rate limit per API key; `limit` 0 disables it. */
+export interface RateLimitSpec {
+  limit: number;
+  windowSeconds: number;
+}
+
+/** Everything `createServer` needs; `resolveServerOptions` fills the defaults. */
+export interface ServerOptions {
+  host: string;
+  /** 0 picks a free port. */
+  port: number;
+  keys: ApiKeySpec[];
+  /** Journal file; undefined keeps state in memory only. */
+  stateFile?: string;
+  /** Milliseconds added before every response is sent. */
+  latencyMs: number;
+  faults: FaultSpec[];
+  rateLimit: RateLimitSpec;
+  /** Divides every scheduling period and wait of the runs (tests see minutes pass in seconds). */
+  timeScale: number;
+  /** Whether the scheduler runs the stored checks. */
+  runs: boolean;
+  /** Random source for faults; tests pass a seeded one. */
+  random: () => number;
+  /** Clock for timestamps and windows (ms since epoch). */
+  now: () => number;
+}
+
+/** The key `mac serve` accepts when no key is configured. */
+export const DEV_KEY: ApiKeySpec = { key: 'mac-dev-key', accountId: 'dev', role: 'admin' };
+/** The decided default rate limit: 600 requests per 60 s per key. */
+export const DEFAULT_RATE_LIMIT: RateLimitSpec = { limit: 600, windowSeconds: 60 };
+/** The largest request body accepted. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** Fills the defaults of every option not given. */
+export function resolveServerOptions(partial: Partial<ServerOptions> = {}): ServerOptions {
+  return {
+    host: partial.host ?? '127.0.0.1',
+    port: partial.port ?? 4010,
+    keys: partial.keys && partial.keys.length > 0 ? partial.keys : [DEV_KEY],
+    stateFile: partial.stateFile,
+    latencyMs: partial.latencyMs ?? 0,
+    faults: partial.faults ?? [],
+    rateLimit: partial.rateLimit ?? DEFAULT_RATE_LIMIT,
+    timeScale: partial.timeScale ?? 1,
+    runs: partial.runs ?? true,
+    random: partial.random ?? Math.random,
+    now: partial.now ?? Date.now,
+  };
+}
+
+const FAULT_KINDS: readonly FaultKind[] = ['503', '500', '429', 'reset'];
+
+/**
+ * Parses `503:0.1,429:0.05,reset:0.02`. Throws an Error naming the bad item; the probabilities
+ * must sum to at most 1 since one draw per request picks at most one fault.
+ */
+export function parseFaults(spec: string): FaultSpec[] {
+  const faults: FaultSpec[] = [];
+  for (const item of spec.split(',').map((s) => s.trim()).filter(Boolean)) {
+    const m = /^([a-z0-9]+):([0-9]*\.?[0-9]+)$/.exec(item);
+    if (!m || !(FAULT_KINDS as readonly string[]).includes(m[1])) {
+      throw new Error(`invalid fault "${item}": expected KIND:PROBABILITY with KIND one of ${FAULT_KINDS.join(', ')}`);
+    }
+    const probability = Number(m[2]);
+    if (!(probability >= 0 && probability <= 1)) throw new Error(`invalid fault "${item}": probability must be within 0..1`);
+    faults.push({ kind: m[1] as FaultKind, probability });
+  }
+  const total = faults.reduce((sum, f) => sum + f.probability, 0);
+  if (total > 1 + 1e-9) throw new Error(`invalid faults "${spec}": probabilities add up to ${total}, more than 1`);
+  return faults;
+}
+
+/** Parses `N/SECONDS` (e.g. `600/60`); `0/…` disables the limit. */
+export function parseRateLimit(spec: string): RateLimitSpec {
+  const m = /^(\d+)\/(\d+)$/.exec(spec.trim());
+  if (!m || Number(m[2]) < 1) throw new Error(`invalid rate limit "${spec}": expected N/SECONDS, e.g. 600/60`);
+  return { limit: Number(m[1]), windowSeconds: Number(m[2]) };
+}
+
+/** Parses `KEY` or `KEY:read-only` / `KEY:admin` for `accountId`. */
+export function parseApiKey(spec: string, accountId: string): ApiKeySpec {
+  const m = /^(.*):(admin|read-only)$/.exec(spec);
+  const key = m ? m[1] : spec;
+  if (!/^[\x21-\x7e]+$/.test(key)) throw new Error(`invalid API key: it must be printable ASCII without spaces`);
+  if (!/^[A-Za-z0-9._-]{1,64}$/.test(accountId)) throw new Error(`invalid account id "${accountId}": use 1..64 of [A-Za-z0-9._-]`);
+  return { key, accountId, role: m ? (m[2] as KeyRole) : 'admin' };
+}

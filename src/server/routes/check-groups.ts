@@ -1,0 +1,139 @@
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import { location } from '../../schema/fields.js';
+import { created, noContent, ok, route, type RouteModule } from '../http/route.js';
+import { pageOf, pageQuery } from '../http/lists.js';
+import { intParam } from '../http/query.js';
+import { mustGet } from '../http/lookup.js';
+import { conflict, notFound } from '../http/errors.js';
+import { COLL } from '../kinds.js';
+import type { AccountView, StoredRecord } from '../store/store.js';
+import { deleteSubscriptionsWhere } from '../resources/subscriptions.js';
+
+// Check groups, minimal (api-decisions §3.3): enough for groupId, subscriptions and endpoint 19.
+const groupFields = {
+  name: z.string().min(1),
+  activated: z.boolean().optional(),
+  muted: z.boolean().optional(),
+  tags: z.array(z.string()).optional(),
+  locations: z.array(location).optional(),
+  concurrency: z.number().int().min(1).max(10).optional(),
+};
+const createBody = z.object(groupFields);
+const updateBody = z.object({ ...groupFields, name: groupFields.name.optional() });
+const GROUP_DEFAULTS = { activated: true, muted: false, tags: [], locations: [], concurrency: 3 };
+const idParams = z.object({ id: intParam(1) });
+const groupParams = z.object({ groupId: intParam(1) });
+
+function triggerOf(view: AccountView, groupId: number): StoredRecord | undefined {
+  return view.list(COLL.groupTriggers).find((t) => t.groupId === groupId);
+}
+
+const defined = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+
+/** Routes of `/v1/check-groups` and the deprecated group triggers (endpoint 19). */
+export const checkGroupRoutes: RouteModule = ({ store, isoNow }) => [
+  route({
+    method: 'GET',
+    path: '/v1/check-groups',
+    query: pageQuery,
+    handle: ({ account, query }) => {
+      const page = pageOf(store.list(account, COLL.checkGroups), query);
+      return ok(page.body, { 'content-range': page.contentRange });
+    },
+  }),
+  route({
+    method: 'POST',
+    path: '/v1/check-groups',
+    body: createBody,
+    handle: ({ account, body }) => {
+      const tx = store.begin(account);
+      const group = { id: tx.nextInt(COLL.checkGroups), ...GROUP_DEFAULTS, ...defined(body), created_at: isoNow(), updated_at: null };
+      tx.put(COLL.checkGroups, group.id, group);
+      tx.commit();
+      return created(group);
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/check-groups/:id',
+    params: idParams,
+    handle: ({ account, params }) => ok(mustGet(store.view(account), COLL.checkGroups, params.id)),
+  }),
+  route({
+    method: 'PUT',
+    path: '/v1/check-groups/:id',
+    params: idParams,
+    body: updateBody,
+    handle: ({ account, params, body }) => {
+      const tx = store.begin(account);
+      const group = { ...mustGet(tx, COLL.checkGroups, params.id), ...defined(body), updated_at: isoNow() };
+      tx.put(COLL.checkGroups, params.id, group);
+      tx.commit();
+      return ok(group);
+    },
+  }),
+  route({
+    method: 'DELETE',
+    path: '/v1/check-groups/:id',
+    params: idParams,
+    handle: ({ account, params }) => {
+      const tx = store.begin(account);
+      const group = mustGet(tx, COLL.checkGroups, params.id);
+      const members = tx.list(COLL.checks).filter((c) => c.groupId === params.id).length;
+      if (members > 0) throw conflict(`Check group "${String(group.name)}" still has ${members} check${members === 1 ? '' : 's'}`);
+      tx.delete(COLL.checkGroups, params.id);
+      deleteSubscriptionsWhere(tx, (s) => s.groupId === params.id);
+      const trigger = triggerOf(tx, params.id);
+      if (trigger) tx.delete(COLL.groupTriggers, trigger.id as number);
+      tx.commit();
+      return noContent();
+    },
+  }),
+  // Endpoint 19: 201 with a new trigger; 200 with the existing one, unchanged (api-decisions §0).
+  route({
+    method: 'POST',
+    path: '/v1/triggers/check-groups/:groupId',
+    params: groupParams,
+    handle: ({ account, params }) => {
+      const tx = store.begin(account);
+      mustGet(tx, COLL.checkGroups, params.groupId);
+      const existing = triggerOf(tx, params.groupId);
+      if (existing) return ok(existing);
+      const trigger = {
+        id: tx.nextInt(COLL.groupTriggers),
+        token: randomBytes(16).toString('hex'),
+        created_at: isoNow(),
+        called_at: null,
+        updated_at: null,
+        groupId: params.groupId,
+      };
+      tx.put(COLL.groupTriggers, trigger.id, trigger);
+      tx.commit();
+      return created(trigger);
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/triggers/check-groups/:groupId',
+    params: groupParams,
+    handle: ({ account, params }) => {
+      const trigger = triggerOf(store.view(account), params.groupId);
+      if (!trigger) throw notFound();
+      return ok(trigger);
+    },
+  }),
+  route({
+    method: 'DELETE',
+    path: '/v1/triggers/check-groups/:groupId',
+    params: groupParams,
+    handle: ({ account, params }) => {
+      const tx = store.begin(account);
+      const trigger = triggerOf(tx, params.groupId);
+      if (!trigger) throw notFound();
+      tx.delete(COLL.groupTriggers, trigger.id as number);
+      tx.commit();
+      return noContent();
+    },
+  }),
+];

@@ -1,0 +1,165 @@
+import { z } from 'zod';
+import { created, noContent, ok, route, type RouteModule, type RouteSpec } from '../http/route.js';
+import { pageOf, pageQuery } from '../http/lists.js';
+import { arrayParam, boolParam, stringParam } from '../http/query.js';
+import { mustGet } from '../http/lookup.js';
+import { invalid } from '../http/errors.js';
+import { parseOrThrow } from '../http/validation.js';
+import { COLL } from '../kinds.js';
+import type { Transaction } from '../store/store.js';
+import type { ServerContext } from '../context.js';
+import { CHECK_TYPE_LIST, CHECK_TYPES, SPEC_CHECK_TYPES, type CheckTypeSpec } from '../checks/types.js';
+import { checkRulesAndReferences, createCheck, mergeCheck, type StoredCheck } from '../checks/build.js';
+import { checkViewer } from '../checks/view.js';
+import { deleteSubscriptionsWhere, replaceCheckSubscriptions } from '../resources/subscriptions.js';
+import type { ApiCheckType } from '../../schema/fields.js';
+
+type Obj = Record<string, unknown>;
+
+const listQuery = pageQuery.extend({
+  tag: arrayParam(z.string()).optional(),
+  checkType: stringParam().pipe(z.enum(SPEC_CHECK_TYPES)).optional(),
+  search: stringParam().optional(),
+});
+const writeQuery = z.object({ autoAssignAlerts: boolParam().default(true) });
+const idParams = z.object({ id: z.string() });
+// The deprecated PUT learns the schema from the stored check; only checkType is read up front.
+const deprecatedBody = z.looseObject({ checkType: z.enum(SPEC_CHECK_TYPES).optional() });
+
+/** Routes of `/v1/checks`: list, read and delete any check; create and update per type. */
+export const checkRoutes: RouteModule = (ctx) => {
+  const { store, isoNow } = ctx;
+  // A deleted snippet is cleared from the DNS checks that reference it (api-decisions §1.6).
+  ctx.onDelete(COLL.snippets, (tx, snippetId) => {
+    for (const check of tx.list<StoredCheck>(COLL.checks)) {
+      const patch: Obj = {};
+      for (const field of ['setupSnippetId', 'tearDownSnippetId']) if (String(check[field]) === snippetId) patch[field] = null;
+      if (Object.keys(patch).length > 0) tx.put(COLL.checks, check.id, { ...check, ...patch });
+    }
+  });
+
+  const update = (tx: Transaction, type: CheckTypeSpec, stored: StoredCheck, body: Obj) => {
+    if (stored.checkType !== type.checkType) {
+      throw invalid('params', 'id', `is a ${stored.checkType} check; update it with PUT /v1/checks/${CHECK_TYPES[stored.checkType as ApiCheckType].segment}/{id}`);
+    }
+    const check = mergeCheck(stored, body, type, isoNow());
+    checkRulesAndReferences(check, body, tx);
+    tx.put(COLL.checks, check.id, check);
+    if (Array.isArray(body.alertChannelSubscriptions)) replaceCheckSubscriptions(tx, check.id, body.alertChannelSubscriptions as never);
+    tx.commit();
+    return ok(checkViewer(tx)(check, { echoSecrets: true }));
+  };
+
+  const perType = CHECK_TYPE_LIST.flatMap((type): RouteSpec<any, any, any>[] => [
+    route({
+      method: 'POST',
+      path: `/v1/checks/${type.segment}`,
+      query: writeQuery,
+      body: type.create,
+      handle: ({ account, query, body }) => {
+        const tx = store.begin(account);
+        const check = createCheck(body, type, tx.uuid(), isoNow());
+        checkRulesAndReferences(check, body, tx);
+        const subs = [...((body.alertChannelSubscriptions as Array<{ alertChannelId: number; activated: boolean }>) ?? [])];
+        if (query.autoAssignAlerts) {
+          // api-decisions §1.6: every channel not already listed, appended in id order.
+          const listed = new Set(subs.map((s) => s.alertChannelId));
+          const ids = tx.list(COLL.alertChannels).map((c) => c.id as number).sort((a, b) => a - b);
+          for (const id of ids) if (!listed.has(id)) subs.push({ alertChannelId: id, activated: true });
+        }
+        tx.put(COLL.checks, check.id, check);
+        replaceCheckSubscriptions(tx, check.id, subs);
+        tx.commit();
+        return created(checkViewer(tx)(check, { echoSecrets: true }));
+      },
+    }),
+    route({
+      method: 'PUT',
+      path: `/v1/checks/${type.segment}/:id`,
+      params: idParams,
+      query: writeQuery,
+      body: type.update,
+      handle: ({ account, params, body }) => {
+        const tx = store.begin(account);
+        return update(tx, type, mustGet<StoredCheck>(tx, COLL.checks, params.id), body);
+      },
+    }),
+  ]);
+
+  return [
+    route({
+      method: 'GET',
+      path: '/v1/checks',
+      query: listQuery,
+      handle: ({ account, query }) => {
+        const view = store.view(account);
+        const search = query.search?.toLowerCase();
+        const tags = query.tag;
+        const checks = view.list<StoredCheck>(COLL.checks).filter(
+          (c) =>
+            (query.checkType === undefined || c.checkType === query.checkType) &&
+            (search === undefined || c.name.toLowerCase().includes(search)) &&
+            (tags === undefined || tags.length === 0 || (c.tags as string[]).some((t) => tags.includes(t))),
+        );
+        const page = pageOf(checks, query);
+        const show = checkViewer(view);
+        return ok(page.body.map((c) => show(c)), { 'content-range': page.contentRange });
+      },
+    }),
+    ...perType,
+    // No API or browser checks can be stored: a known check of another type is 400, else 404.
+    ...['api', 'browser'].map((segment) =>
+      route({
+        method: 'PUT',
+        path: `/v1/checks/${segment}/:id`,
+        params: idParams,
+        body: z.looseObject({}),
+        handle: ({ account, params }) => {
+          const stored = mustGet<StoredCheck>(store.view(account), COLL.checks, params.id);
+          throw invalid('params', 'id', `is a ${stored.checkType} check, not an ${segment.toUpperCase()} check`);
+        },
+      }),
+    ),
+    route({
+      method: 'GET',
+      path: '/v1/checks/:id',
+      params: idParams,
+      handle: ({ account, params }) => {
+        const view = store.view(account);
+        return ok(checkViewer(view)(mustGet<StoredCheck>(view, COLL.checks, params.id)));
+      },
+    }),
+    route({
+      method: 'PUT',
+      path: '/v1/checks/:id',
+      params: idParams,
+      query: writeQuery,
+      body: deprecatedBody,
+      handle: ({ account, params, body }) => {
+        const tx = store.begin(account);
+        const stored = mustGet<StoredCheck>(tx, COLL.checks, params.id);
+        if (body.checkType !== undefined && body.checkType !== stored.checkType) {
+          throw invalid('payload', 'checkType', `must be ${stored.checkType}, the type of this check`);
+        }
+        const type = CHECK_TYPES[stored.checkType as ApiCheckType];
+        return update(tx, type, stored, parseOrThrow('payload', type.update, body));
+      },
+    }),
+    route({
+      method: 'DELETE',
+      path: '/v1/checks/:id',
+      params: idParams,
+      handle: ({ account, params }) => deleteCheck(ctx, account, params.id),
+    }),
+  ];
+};
+
+function deleteCheck(ctx: ServerContext, account: string, id: string) {
+  const tx = ctx.store.begin(account);
+  mustGet(tx, COLL.checks, id);
+  tx.delete(COLL.checks, id);
+  deleteSubscriptionsWhere(tx, (s) => s.checkId === id);
+  ctx.cascadeDelete(tx, COLL.checks, id);
+  tx.commit();
+  return noContent();
+}

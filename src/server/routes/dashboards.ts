@@ -1,0 +1,132 @@
+import { z } from 'zod';
+import { apiFields } from '../../schema/fields.js';
+import { created, noContent, ok, route, type RouteModule } from '../http/route.js';
+import { pageOf, pageQuery } from '../http/lists.js';
+import { mustGet } from '../http/lookup.js';
+import { conflict } from '../http/errors.js';
+import { COLL } from '../kinds.js';
+import type { Store, StoredRecord, Transaction } from '../store/store.js';
+import { newKey, withRawKey, type StoredKey } from '../resources/keys.js';
+
+// Dashboards (spec 2.5, api-decisions §3.4): integer id, UUID dashboardId in paths, PUT merges.
+const f = apiFields('strip');
+const createBody = z.object({ ...f.dashboard, header: z.string() });
+const updateBody = z.object(f.dashboard);
+const idParams = z.object({ dashboardId: z.string() });
+
+const DASHBOARD_DEFAULTS = {
+  customDomain: null,
+  logo: null,
+  favicon: null,
+  link: null,
+  description: null,
+  width: 'FULL',
+  refreshRate: 60,
+  paginate: true,
+  paginationRate: 60,
+  checksPerPage: 15,
+  useTagsAndOperator: false,
+  hideTags: false,
+  enableIncidents: false,
+  expandChecks: false,
+  tags: [],
+  showHeader: true,
+  showCheckRunLinks: false,
+  customCSS: '',
+  isPrivate: false,
+  showP95: true,
+  showP99: true,
+};
+
+type Dashboard = StoredRecord & { id: number; dashboardId: string; keys: StoredKey[] };
+
+/** customUrl and customDomain are unique across every account (409). */
+function uniqueness(store: Store, dashboard: Dashboard): void {
+  for (const { record } of store.everywhere<Dashboard>(COLL.dashboards)) {
+    if (record.dashboardId === dashboard.dashboardId) continue;
+    if (record.customUrl === dashboard.customUrl) throw conflict(`Dashboard URL "${String(dashboard.customUrl)}" is already taken`);
+    if (dashboard.customDomain != null && record.customDomain === dashboard.customDomain) {
+      throw conflict(`Custom domain "${String(dashboard.customDomain)}" is already taken`);
+    }
+  }
+}
+
+/** Stores the dashboard; one that is private without keys gets one, shown raw in this response. */
+function save(tx: Transaction, store: Store, dashboard: Dashboard, now: string): Record<string, unknown> {
+  uniqueness(store, dashboard);
+  let shownKeys: unknown[] = dashboard.keys;
+  if (dashboard.isPrivate === true && dashboard.keys.length === 0) {
+    const key = newKey('dk_', now);
+    dashboard = { ...dashboard, keys: [key.stored] };
+    shownKeys = [withRawKey(key.stored, key.rawKey)];
+  }
+  tx.put(COLL.dashboards, dashboard.dashboardId, dashboard);
+  tx.commit();
+  return { ...dashboard, keys: shownKeys };
+}
+
+const defined = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+
+/** Routes of `/v1/dashboards` (endpoint 6 is the PUT). */
+export const dashboardRoutes: RouteModule = ({ store, isoNow }) => [
+  route({
+    method: 'GET',
+    path: '/v1/dashboards',
+    query: pageQuery,
+    handle: ({ account, query }) => {
+      const page = pageOf(store.list(account, COLL.dashboards), query);
+      return ok(page.body, { 'content-range': page.contentRange });
+    },
+  }),
+  route({
+    method: 'POST',
+    path: '/v1/dashboards',
+    body: createBody,
+    handle: ({ account, body }) => {
+      const tx = store.begin(account);
+      const dashboardId = tx.uuid();
+      const now = isoNow();
+      const dashboard: Dashboard = {
+        id: tx.nextInt(COLL.dashboards),
+        dashboardId,
+        customUrl: `dashboard-${dashboardId.slice(0, 8)}`,
+        ...DASHBOARD_DEFAULTS,
+        ...defined(body),
+        keys: [],
+        created_at: now,
+        updated_at: null,
+      };
+      return created(save(tx, store, dashboard, now));
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/dashboards/:dashboardId',
+    params: idParams,
+    handle: ({ account, params }) => ok(mustGet(store.view(account), COLL.dashboards, params.dashboardId)),
+  }),
+  route({
+    method: 'PUT',
+    path: '/v1/dashboards/:dashboardId',
+    params: idParams,
+    body: updateBody,
+    handle: ({ account, params, body }) => {
+      const tx = store.begin(account);
+      const stored = mustGet<Dashboard>(tx, COLL.dashboards, params.dashboardId);
+      const now = isoNow();
+      return ok(save(tx, store, { ...stored, ...defined(body), updated_at: now }, now));
+    },
+  }),
+  route({
+    method: 'DELETE',
+    path: '/v1/dashboards/:dashboardId',
+    params: idParams,
+    handle: ({ account, params }) => {
+      const tx = store.begin(account);
+      mustGet(tx, COLL.dashboards, params.dashboardId);
+      tx.delete(COLL.dashboards, params.dashboardId);
+      tx.commit();
+      return noContent();
+    },
+  }),
+];

@@ -1,0 +1,65 @@
+import { createServer as createHttpServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { getRequestListener } from '@hono/node-server';
+import { createApp, type AppExtras } from './app.js';
+import { createContext, type ServerContext } from './context.js';
+import { resolveServerOptions, type ServerOptions } from './options.js';
+import { Store } from './store/store.js';
+
+/** A created service: its app (for in-process requests), context, and listen/close. */
+export interface MacServer {
+  ctx: ServerContext;
+  /** Handles a request in process (tests, fuzzing), without a socket. */
+  request(path: string, init?: RequestInit): Promise<Response>;
+  /** Starts listening; resolves with the URL (`http://host:port`). */
+  listen(): Promise<string>;
+  /** Stops accepting connections, ends open ones and closes the journal. */
+  close(): Promise<void>;
+  /** Registers work to stop on close (the scheduler's timers, for instance). */
+  onClose(fn: () => void | Promise<void>): void;
+}
+
+/**
+ * Creates the service: replays and compacts the state file when one is set (throws if it is
+ * corrupt), builds the app; nothing listens until `listen`.
+ */
+export function createServer(partial: Partial<ServerOptions> = {}, extras: AppExtras = {}): MacServer {
+  const options = resolveServerOptions(partial);
+  const store = options.stateFile ? Store.open(options.stateFile) : Store.memory();
+  const ctx = createContext(options, store);
+  const app = createApp(ctx, {
+    onInternalError: (err) => process.stderr.write(`mac serve: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`),
+    ...extras,
+  });
+  const closers: Array<() => void | Promise<void>> = [];
+  let http: Server | undefined;
+  return {
+    ctx,
+    request: (path, init) => Promise.resolve(app.request(path, init)),
+    onClose: (fn) => closers.push(fn),
+    listen() {
+      const listener = getRequestListener(app.fetch);
+      http = createHttpServer(listener);
+      const server = http;
+      return new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(options.port, options.host, () => {
+          const { port } = server.address() as AddressInfo;
+          const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+          resolve(`http://${host}:${port}`);
+        });
+      });
+    },
+    async close() {
+      for (const fn of closers.splice(0)) await fn();
+      if (http) {
+        const server = http;
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        });
+      }
+      store.close();
+    },
+  };
+}

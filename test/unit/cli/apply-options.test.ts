@@ -1,0 +1,36 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { applyOptions, parseRateLimit } from '../../../src/cli/apply-options.js';
+import { UsageError } from '../../../src/errors.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'mac-apply-opts-'));
+writeFileSync(join(dir, 'plan.json'), '{}');
+
+describe('apply options', () => {
+  it('defaults to the current directory, 8 in flight and 10 deletes', async () => {
+    expect(await applyOptions(undefined, {}, {}, dir)).toEqual({
+      target: { type: 'dir', dir },
+      yes: false,
+      prune: false,
+      maxDeletes: 10,
+      concurrency: 8,
+      format: 'text',
+      rateLimit: undefined,
+    });
+  });
+
+  it('tells a plan file from a directory and reads the rate limit from the flag, then MAC_RATE_LIMIT', async () => {
+    const o = await applyOptions('plan.json', { concurrency: '16', maxDeletes: '0', rateLimit: '50/1' }, { MAC_RATE_LIMIT: '5/1' }, dir);
+    expect(o).toMatchObject({ target: { type: 'planfile', file: join(dir, 'plan.json') }, concurrency: 16, maxDeletes: 0, rateLimit: { requests: 50, perSeconds: 1 } });
+    expect((await applyOptions('.', {}, { MAC_RATE_LIMIT: '5/1' }, dir)).rateLimit).toEqual({ requests: 5, perSeconds: 1 });
+  });
+
+  it('refuses bad values with the flag named', async () => {
+    await expect(applyOptions('.', { concurrency: '0' }, {}, dir)).rejects.toThrow('--concurrency must be a whole number from 1 to 256, got "0"');
+    await expect(applyOptions('.', { format: 'yaml' }, {}, dir)).rejects.toThrow(/--format must be one of text, markdown, json/);
+    await expect(applyOptions('missing', {}, {}, dir)).rejects.toBeInstanceOf(UsageError);
+    expect(() => parseRateLimit('fast', 'MAC_RATE_LIMIT')).toThrow('MAC_RATE_LIMIT must look like N/SECONDS (e.g. 600/60), got "fast"');
+  });
+});
