@@ -1,13 +1,77 @@
+import { writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { Option } from 'commander';
+import { ApiClient } from '../../api/client.js';
+import type { RateLimit } from '../../api/rate-limit.js';
+import { formatDiagnostic, summarizeDiagnostics } from '../../config/format.js';
+import { loadProject } from '../../config/load.js';
+import { UsageError } from '../../errors.js';
+import { changedFiles, gitInfo } from '../../git/index.js';
+import { createPlan } from '../../plan/plan.js';
+import { PLAN_FORMATS, renderPlan, type PlanFormat } from '../../render/index.js';
+import { resolveConnection, withConnectionOptions, type ConnectionFlags } from '../connection.js';
 import type { RegisterCommand } from '../context.js';
-import { MacError } from '../../errors.js';
 
-// Placeholder registration: replaced by the command's implementation.
-export const register: RegisterCommand = (program) => {
-  program
+interface PlanFlags extends ConnectionFlags {
+  out?: string;
+  format: PlanFormat;
+  detailedExitcode?: boolean;
+  prune?: boolean;
+  changedSince?: string;
+  rateLimit?: string;
+}
+
+/** `mac plan [DIR]`: compare the definitions with the live account; exit 0 (2 = changes with --detailed-exitcode), 1 error. */
+export const register: RegisterCommand = (program, ctx) => {
+  const cmd = program
     .command('plan')
-    .description('(not built yet)')
-    .allowUnknownOption()
-    .action(() => {
-      throw new MacError('mac plan is not built yet');
-    });
+    .description('show what apply would change in the live account, field by field')
+    .argument('[dir]', 'project directory holding mac.config.yaml', '.')
+    .option('--out <file>', 'also write the plan (JSON) to FILE, for `mac apply FILE`')
+    .addOption(new Option('--format <format>', 'output format').choices([...PLAN_FORMATS]).default('text'))
+    .option('--detailed-exitcode', 'exit 0 when nothing changes, 2 when something would')
+    .option('--prune', 'delete checks that carry this project\'s tag and are no longer defined')
+    .option('--changed-since <ref>', 'plan only resources defined in files changed since the git revision REF')
+    .option('--rate-limit <n/seconds>', 'requests allowed per period for this run (default 600/60)');
+  withConnectionOptions(cmd).action(async (dir: string, flags: PlanFlags) => {
+    const { output } = ctx;
+    const connection = resolveConnection(flags, ctx.env);
+    const rateLimit = flags.rateLimit === undefined ? undefined : parseRateLimit(flags.rateLimit);
+
+    const project = await loadProject(resolve(ctx.cwd, dir), { env: ctx.env });
+    for (const d of project.diagnostics) output.info(formatDiagnostic(d, output.c));
+    if (project.diagnostics.some((d) => d.severity === 'error')) {
+      output.info(`${output.c.red('plan stopped:')} ${summarizeDiagnostics(project.diagnostics)}; no request was made`);
+      ctx.exit(1);
+      return;
+    }
+
+    const changedSince = flags.changedSince === undefined ? undefined : { ref: flags.changedSince, files: await changedFiles(project.dir, flags.changedSince) };
+    const git = await gitInfo(project.dir);
+    const client = new ApiClient({ ...connection, rateLimit });
+    let plan;
+    try {
+      output.progress(`reading the live state from ${connection.apiUrl} ...`);
+      plan = await createPlan(project, client, { prune: flags.prune === true, changedSince, git });
+    } finally {
+      output.endProgress();
+      await client.close();
+    }
+    if (flags.out !== undefined) {
+      const file = resolve(ctx.cwd, flags.out);
+      await writeFile(file, `${JSON.stringify(plan, null, 2)}\n`, 'utf8');
+      output.info(`plan written to ${flags.out}`);
+    }
+    output.result(renderPlan(plan, flags.format, output.c));
+    const changes = plan.summary.create + plan.summary.update + plan.summary.delete;
+    ctx.exit(flags.detailedExitcode && changes > 0 ? 2 : 0);
+  });
 };
+
+function parseRateLimit(text: string): RateLimit {
+  const m = /^(\d+)\/(\d+)$/.exec(text.trim());
+  if (!m || Number(m[1]) < 1 || Number(m[2]) < 1) {
+    throw new UsageError(`--rate-limit "${text}" is not N/SECONDS`, { hint: 'e.g. --rate-limit 600/60' });
+  }
+  return { requests: Number(m[1]), perSeconds: Number(m[2]) };
+}
