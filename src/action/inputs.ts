@@ -1,3 +1,4 @@
+import { DEFAULT_MAX_DELETES } from '../apply/safety.js';
 import { UsageError } from '../errors.js';
 
 /** What the action was asked to do, parsed from its `with:` inputs. */
@@ -37,7 +38,7 @@ export function parseInputs(read: InputReader): ActionInputs {
     githubToken: opt('github-token'),
     comment: bool(read, 'comment', true),
     prune: bool(read, 'prune', false),
-    maxDeletes: int(read, 'max-deletes', 0) ?? 10,
+    maxDeletes: int(read, 'max-deletes', 0) ?? DEFAULT_MAX_DELETES,
     concurrency: int(read, 'concurrency', 1),
     changedSince: changedSince === 'none' ? null : changedSince,
   };

@@ -27,20 +27,32 @@ export interface PublishTarget {
  * full plan in the job summary.
  */
 export async function publishPlan(plan: Plan, t: PublishTarget): Promise<StickyOutcome | undefined> {
-  const repoPath = repoPathOf(t.projectDir);
   setPlanOutputs(plan, await writePlanFile(plan, t.planFile));
-  annotate(planAnnotations(plan, repoPath));
-  const common: Omit<BodyOptions, 'limit' | 'elsewhere' | 'marker'> = {
+  annotate(planAnnotations(plan, repoPathOf(t.projectDir)));
+  const sticky = await comment(t, (marker) =>
+    buildPlanBody(plan, {
+      ...bodyOptions(plan, t),
+      marker,
+      limit: COMMENT_LIMIT,
+      elsewhere: `The full plan is in the [job summary](${checksUrl(t.ctx)}) of this commit's mac run.`,
+    }).text,
+  );
+  await appendSummary([forbiddenNote(sticky), planSummary(plan, t, SUMMARY_LIMIT - 2000)].filter(Boolean).join('\n\n'));
+  return sticky;
+}
+
+/** The plan as job summary markdown within `limit` bytes. */
+export function planSummary(plan: Plan, t: PublishTarget, limit: number): string {
+  return buildPlanBody(plan, { ...bodyOptions(plan, t), limit, elsewhere: 'The whole plan is in the plan file (output `plan-file`).' }).text;
+}
+
+function bodyOptions(plan: Plan, t: PublishTarget): Pick<BodyOptions, 'title' | 'placeOf' | 'linkOf'> {
+  const repoPath = repoPathOf(t.projectDir);
+  return {
     title: title(plan.project, t),
     placeOf: (c) => placeOf(c, repoPath),
     linkOf: (c) => blobUrl(t.ctx, c, repoPath),
   };
-  const sticky = await comment(t, (marker) =>
-    buildPlanBody(plan, { ...common, marker, limit: COMMENT_LIMIT, elsewhere: `The full plan is in the [job summary](${checksUrl(t.ctx)}) of this commit's mac run.` }).text,
-  );
-  const summary = buildPlanBody(plan, { ...common, limit: SUMMARY_LIMIT - 2000, elsewhere: 'The whole plan is in the plan file (output `plan-file`).' });
-  await appendSummary([forbiddenNote(sticky), summary.text].filter(Boolean).join('\n\n'));
-  return sticky;
 }
 
 /**

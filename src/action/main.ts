@@ -1,0 +1,45 @@
+// Entry of the GitHub Action bundle (action.yml: runs.main). With src/cli, the only code that
+// reads the environment and decides how the process ends.
+import * as core from '@actions/core';
+import { getOctokit } from '@actions/github';
+import { join, resolve } from 'node:path';
+import { resolveConnection } from '../cli/connection.js';
+import { MacError } from '../errors.js';
+import { readRunContext } from './event.js';
+import { parseInputs } from './inputs.js';
+import { projectDirInRepo } from './links.js';
+import type { PublishTarget } from './publish.js';
+import { runApply, runPlan } from './run.js';
+
+// Events whose default command is apply: a merge to the default branch, or a person asking.
+const APPLY_EVENTS = new Set(['push', 'workflow_dispatch']);
+
+async function main(env: NodeJS.ProcessEnv): Promise<void> {
+  const inputs = parseInputs((name) => core.getInput(name));
+  if (inputs.apiKey) core.setSecret(inputs.apiKey);
+  const ctx = readRunContext(env, process.cwd());
+  const command = inputs.command ?? (APPLY_EVENTS.has(ctx.eventName) ? 'apply' : 'plan');
+  const connection = resolveConnection({ apiUrl: inputs.apiUrl, apiKey: inputs.apiKey, accountId: inputs.accountId }, env);
+  const projectDir = projectDirInRepo(ctx.workspace, inputs.dir);
+  const target: PublishTarget = {
+    ctx,
+    projectDir,
+    comment: inputs.comment,
+    octokit: inputs.githubToken ? getOctokit(inputs.githubToken, { baseUrl: env.GITHUB_API_URL || undefined }) : undefined,
+    planFile: join(env.RUNNER_TEMP || ctx.workspace, `mac-plan-${projectDir === '.' ? 'root' : projectDir.replace(/[^\w.-]+/g, '_')}.json`),
+  };
+  // On a pull request, plan what the pull request changed unless told otherwise.
+  const changedSince = inputs.changedSince === undefined ? ctx.pullRequest?.baseSha || undefined : (inputs.changedSince ?? undefined);
+  const run = { dir: resolve(ctx.workspace, inputs.dir), connection, inputs, changedSince, target, env };
+  core.info(`mac ${command} of ${projectDir} against ${connection.apiUrl}${changedSince ? ` (files changed since ${changedSince})` : ''}`);
+  if (command === 'plan') await runPlan(run);
+  else await runApply(run);
+}
+
+main(process.env).catch((err: unknown) => {
+  if (err instanceof MacError) {
+    core.setFailed(err.hint ? `${err.message}\nhint: ${err.hint}` : err.message);
+  } else {
+    core.setFailed(`internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\nhint: this is a bug in mac; please report it with the workflow log`);
+  }
+});
