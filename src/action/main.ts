@@ -29,9 +29,11 @@ async function main(env: NodeJS.ProcessEnv): Promise<void> {
     planFile: join(env.RUNNER_TEMP || ctx.workspace, `mac-plan-${projectDir === '.' ? 'root' : projectDir.replace(/[^\w.-]+/g, '_')}.json`),
   };
   // On a pull request, plan what the pull request changed unless told otherwise.
-  const changedSince = inputs.changedSince === undefined ? ctx.pullRequest?.baseSha || undefined : (inputs.changedSince ?? undefined);
+  const baseSha = ctx.pullRequest?.baseSha;
+  const changedSince =
+    inputs.changedSince === undefined ? (baseSha ? { ref: baseSha, fromEvent: true } : undefined) : inputs.changedSince === null ? undefined : { ref: inputs.changedSince, fromEvent: false };
   const run = { dir: resolve(ctx.workspace, inputs.dir), connection, inputs, changedSince, target, env };
-  core.info(`mac ${command} of ${projectDir} against ${connection.apiUrl}${changedSince ? ` (files changed since ${changedSince})` : ''}`);
+  core.info(`mac ${command} of ${projectDir} against ${connection.apiUrl}${changedSince ? ` (files changed since ${changedSince.ref})` : ''}`);
   if (command === 'plan') await runPlan(run);
   else await runApply(run);
 }

@@ -8,7 +8,7 @@ import { recoverSecrets } from '../apply/secrets.js';
 import type { Connection } from '../cli/connection.js';
 import { loadProject } from '../config/load.js';
 import type { LoadedProject } from '../config/types.js';
-import { MacError, Refused, ValidationFailed } from '../errors.js';
+import { MacError, Refused, UsageError, ValidationFailed } from '../errors.js';
 import { changedFiles, gitInfo } from '../git/index.js';
 import { buildDesired, refOf } from '../plan/desired.js';
 import { createPlan } from '../plan/plan.js';
@@ -27,8 +27,8 @@ export interface ActionRun {
   dir: string;
   connection: Connection;
   inputs: ActionInputs;
-  /** Git ref whose changed files scope the plan; undefined plans everything. */
-  changedSince?: string;
+  /** Git ref whose changed files scope the plan (`fromEvent`: the pull request's base, not an input); undefined plans everything. */
+  changedSince?: { ref: string; fromEvent: boolean };
   target: PublishTarget;
   /** The environment `${{ env.NAME }}` in definitions reads. */
   env: Record<string, string | undefined>;
@@ -62,9 +62,10 @@ export async function runApply(run: ActionRun): Promise<void> {
       });
     } catch (err) {
       if (err instanceof Refused) {
-        const refusal = `### mac apply: refused\n\n${err.message}${err.hint ? `\n\nhint: ${err.hint}` : ''}\n\nNothing was changed. The plan:`;
+        const hint = actionHint(err.hint);
+        const refusal = `### mac apply: refused\n\n${err.message}${hint ? `\n\nhint: ${hint}` : ''}\n\nNothing was changed. The plan:`;
         await appendSummary(`${refusal}\n\n${planSummary(planned, run.target, SUMMARY_LIMIT - size(refusal) - 1000)}`);
-        throw new Refused(err.message, { cause: err, hint: actionHint(err.hint) });
+        throw new Refused(err.message, { cause: err, hint });
       }
       throw err;
     }
@@ -103,8 +104,25 @@ async function plan(run: ActionRun, project: LoadedProject, client: ApiClient): 
   // Actions check out a detached commit; the branch comes from the event instead.
   const branch = info?.branch ?? run.target.ctx.branch;
   const git = info || branch ? { ...info, ...(branch ? { branch } : {}) } : undefined;
-  const changedSince = run.changedSince ? { ref: run.changedSince, files: await changedFiles(run.dir, run.changedSince) } : undefined;
-  return createPlan(project, client, { prune: run.inputs.prune, changedSince, git });
+  return createPlan(project, client, { prune: run.inputs.prune, changedSince: await scope(run), git });
+}
+
+/**
+ * The files changed since the ref. A shallow clone (actions/checkout's default depth 1) lacks the
+ * pull request's base: planning everything then is a superset, so it warns instead of failing.
+ */
+async function scope(run: ActionRun): Promise<Plan['changedSince']> {
+  const since = run.changedSince;
+  if (!since) return undefined;
+  try {
+    return { ref: since.ref, files: await changedFiles(run.dir, since.ref) };
+  } catch (err) {
+    if (!since.fromEvent || !(err instanceof UsageError)) throw err;
+    core.warning(
+      `The pull request's base commit ${since.ref.slice(0, 7)} is not in the clone, so every resource was planned. Check out with fetch-depth: 0 to plan only what the pull request changes.`,
+    );
+    return undefined;
+  }
 }
 
 async function withClient(run: ActionRun, fn: (client: ApiClient) => Promise<void>): Promise<void> {
@@ -123,5 +141,5 @@ function bodiesOf(project: LoadedProject, name: string): Map<string, Record<stri
 
 // The engine's hints name CLI flags; in a workflow the same knobs are inputs.
 function actionHint(hint: string | undefined): string | undefined {
-  return hint?.replace(/--max-deletes (\d+)/g, 'max-deletes: $1 (input)').replace(/--prune/g, 'prune: true');
+  return hint?.replace(/(?:run again )?with --max-deletes (\d+)/g, 'set the input max-deletes to $1').replace(/--prune/g, 'the input prune: true');
 }

@@ -27,7 +27,8 @@ export async function changedFiles(dir: string, ref: string): Promise<string[]> 
     throw new UsageError(`--changed-since needs a git repository, and ${dir} is not in one`);
   }
   try {
-    await git.revparse(['--verify', '--quiet', `${ref}^{commit}`]);
+    // Without --quiet: simple-git rejects only when git writes to stderr.
+    await git.revparse(['--verify', `${ref}^{commit}`]);
   } catch (cause) {
     throw new UsageError(`--changed-since: unknown git revision "${ref}"`, { cause, hint: 'give a branch, tag or commit, e.g. origin/main (fetch it first in CI)' });
   }

@@ -196,6 +196,17 @@ describe('the bundled action on pull_request', () => {
     expect(run.summary).toContain('TcpCheck/db-fork');
   });
 
+  it('plans everything, with a warning, when the base commit is not in a shallow clone', async () => {
+    const { dir } = newRepo('shop-shallow');
+    commit(dir, { 'monitoring/checks/a.yaml': tcpCheck('db-a', 5432) }, 'a');
+    const head = commit(dir, { 'monitoring/checks/b.yaml': tcpCheck('db-b', 5433) }, 'b');
+    const run = await runAction({ event: 'pull_request', workspace: dir, sha: head, baseSha: 'f'.repeat(40), inputs: {} });
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/::warning::The pull request's base commit fffffff is not in the clone, so every resource was planned/);
+    expect(run.outputs.create).toBe('2');
+    expect(planComments()[0].body).not.toContain('Only resources defined in');
+  });
+
   it('annotates invalid definitions at file:line and fails', async () => {
     const { dir, base } = newRepo('shop-invalid');
     const head = commit(dir, { 'monitoring/checks/bad.yaml': 'kind: TcpCheck\nid: bad\nname: Bad\nrequest: { hostname: x.example, port: 99999 }\n' }, 'bad');
@@ -231,6 +242,8 @@ describe('the bundled action on push', () => {
     const fewer = commit(dir, { 'monitoring/checks/g.yaml': all[0] }, 'drop three');
     const run = await runAction({ event: 'push', workspace: dir, sha: fewer, inputs: { prune: 'true', 'max-deletes': '2' } });
     expect(run.code).toBe(1);
-    expect(run.stdout).toMatch(/::error::.*more than --max-deletes 2/);
+    expect(run.stdout).toMatch(/::error::the plan deletes 3 resources, more than --max-deletes 2.*%0Ahint: .*set the input max-deletes to 3/);
+    expect(run.summary).toContain('### mac apply: refused');
+    expect(run.summary).toContain('Nothing was changed.');
   });
 });

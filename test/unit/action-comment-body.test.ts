@@ -51,8 +51,10 @@ const create = (i: number): PlannedChange => ({
   name: `snippet ${i}`,
   file: 'snippets.yaml',
   line: 1 + i * 4,
-  patch: [],
-  desired: { name: `snippet ${i}`, script: 'const a = 1;\nconst b = "```";\n' },
+  patch: [
+    { op: 'add', path: '/name', value: `snippet ${i}` },
+    { op: 'add', path: '/script', value: 'const a = 1;\nconst b = "```";\n' },
+  ],
   dependsOn: [],
 });
 const del = (i: number): PlannedChange => ({ action: 'delete', kind: 'TcpCheck', id: `gone-${i}`, name: `Gone ${i}`, remoteId: 9000 + i, patch: [], dependsOn: [] });
@@ -67,8 +69,8 @@ describe('plan comment body', () => {
     expect(t).toContain('- `TcpCheck/gone-3` Gone 3');
     expect(t.match(/<details>/g)).toHaveLength(3);
     expect(t).toContain('Defined at [checks/c1.yaml:3](https://github.com/acme/shop/blob/abc/checks/c1.yaml#L3)');
-    expect(t).toContain('! frequency: 5');
-    expect(t).toContain('+ tags.1: "team-shop"');
+    expect(t).toContain('! frequency: ? -> 5');
+    expect(t).toContain('+ tags[1]: "team-shop"');
     // A script holding ``` is fenced with a longer fence.
     expect(t).toContain('````diff\n+ name: "snippet 2"\n+ script: |\n+   const a = 1;\n+   const b = "```";\n````');
     expect(t).not.toContain('Cut to stay under');
@@ -86,7 +88,7 @@ describe('plan comment body', () => {
     expect(full.level).toBe('full');
     const b = buildPlanBody(plan(changes), opts(full.text.length - 1000));
     expect(b.level).toBe('fields');
-    expect(b.text).toContain('| `~ update` | TcpCheck/check-7 · Check number 7 | [checks/c7.yaml:3](https://github.com/acme/shop/blob/abc/checks/c7.yaml#L3) | frequency, tags.1, request.hostname |');
+    expect(b.text).toContain('| `~ update` | TcpCheck/check-7 · Check number 7 | [checks/c7.yaml:3](https://github.com/acme/shop/blob/abc/checks/c7.yaml#L3) | frequency, tags[1], request.hostname |');
     expect(b.text).toContain('the diffs were left out (changed fields are listed instead). The full plan is in the job summary.');
     expect(b.text).not.toContain('<details>');
   });
@@ -120,14 +122,17 @@ describe('plan comment body', () => {
 
 describe('diff of one change', () => {
   it('lists changed fields by patch order and creates by their fields', () => {
-    expect(changedFields(update(1))).toEqual(['frequency', 'tags.1', 'request.hostname']);
+    expect(changedFields(update(1))).toEqual(['frequency', 'tags[1]', 'request.hostname']);
     expect(changedFields(create(1))).toEqual(['name', 'script']);
     expect(changedFields(del(1))).toEqual([]);
   });
 
-  it('renders removes, escaped pointers and deletions', () => {
-    const c: PlannedChange = { ...update(1), patch: [{ op: 'remove', path: '/headers/x~1y' }, { op: 'replace', path: '', value: {} }] };
-    expect(diffLines(c)).toEqual(['- headers.x/y', '! (whole resource): {}']);
+  it('renders removes, escaped pointers, references and deletions', () => {
+    const patch: PlannedChange['patch'] = [
+      { op: 'remove', path: '/headers/x~1y' },
+      { op: 'add', path: '/setupSnippetId', value: { $ref: 'Snippet/auth' } },
+    ];
+    expect(diffLines({ ...update(1), patch })).toEqual(['- headers.x/y', '+ setupSnippetId: (known after apply: Snippet/auth)']);
     expect(diffLines(del(4))).toEqual(['- TcpCheck/gone-4 (remote id 9004)']);
   });
 
@@ -135,7 +140,12 @@ describe('diff of one change', () => {
     const patch = [
       { op: 'replace', path: '/frequency', value: 5, oldValue: 10 },
       { op: 'remove', path: '/tags/0', oldValue: 'old' },
-    ] as unknown as PlannedChange['patch'];
-    expect(diffLines({ ...update(1), patch })).toEqual(['- frequency: 10', '+ frequency: 5', '- tags.0: "old"']);
+    ] as PlannedChange['patch'];
+    expect(diffLines({ ...update(1), patch })).toEqual(['! frequency: 10 -> 5', '- tags[0]: "old"']);
+  });
+
+  it('shows a changed script line by line', () => {
+    const patch = [{ op: 'replace', path: '/script', value: 'a();\nb();\n', oldValue: 'a();\n' }] as PlannedChange['patch'];
+    expect(diffLines({ ...update(1), patch })).toEqual(['- script: |', '-   a();', '+ script: |', '+   a();', '+   b();']);
   });
 });

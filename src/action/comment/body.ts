@@ -76,7 +76,10 @@ function headSection(plan: Plan, changes: PlannedChange[], opts: BodyOptions, bu
       : `**Plan:** ${create} to create, ${update} to update, ${del} to delete, ${noop} unchanged.`,
   );
   if (plan.changedSince) {
-    parts.push(`Only resources defined in the ${plan.changedSince.files.length} files changed since \`${escapeHtml(plan.changedSince.ref)}\` were planned.`);
+    const { files, ref } = plan.changedSince;
+    // A commit sha reads better short; branch and tag names stay whole.
+    const shown = /^[0-9a-f]{40}$/.test(ref) ? ref.slice(0, 7) : ref;
+    parts.push(`Only resources defined in the ${files.length} file${files.length === 1 ? '' : 's'} changed since \`${escapeHtml(shown)}\` were planned.`);
   }
   const deletions = changes.filter((c) => c.action === 'delete');
   let omittedDeletions = 0;

@@ -1,60 +1,39 @@
 import type { PatchOp, PlannedChange } from '../../plan/types.js';
+import { describeOp, fieldPath, formatValue } from '../../render/values.js';
 
-/** A JSON pointer as people read field paths: `/request/port` -> `request.port`, '' -> '(whole resource)'. */
-export function fieldPath(pointer: string): string {
-  if (pointer === '') return '(whole resource)';
-  return pointer
-    .slice(1)
-    .split('/')
-    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .join('.');
-}
-
-/** The fields a change touches, in patch order, without repeats. */
+/** The fields a change touches, in patch order, without repeats (a create: every field it sets). */
 export function changedFields(change: PlannedChange): string[] {
   if (change.action === 'delete') return [];
-  const pointers =
-    change.action === 'create' && change.desired ? Object.keys(change.desired).map((k) => `/${k}`) : change.patch.map((op) => op.path);
-  return [...new Set(pointers.map(fieldPath))];
+  return [...new Set(change.patch.map((op) => fieldPath(op.path)))];
 }
 
 /**
- * The lines of a ```diff block for one change: `-` the live value, `+` the new one. A replace
- * whose live value the plan did not record shows as `!` (GitHub highlights it as changed).
+ * The lines of a ```diff block for one change, as the markdown renderer writes them (`+` added,
+ * `-` removed, `!` changed: GitHub colours a diff block by the first character), except that a
+ * multi-line string (a script) is shown line by line instead of as one escaped JSON string.
  */
 export function diffLines(change: PlannedChange): string[] {
   if (change.action === 'delete') {
     return [`- ${change.kind}/${change.id}${change.remoteId !== undefined ? ` (remote id ${change.remoteId})` : ''}`];
   }
-  if (change.action === 'create' && change.desired) {
-    return Object.entries(change.desired).flatMap(([k, v]) => valueLines('+', fieldPath(`/${k}`), v));
-  }
   return change.patch.flatMap(opLines);
 }
 
 function opLines(op: PatchOp): string[] {
-  const path = fieldPath(op.path);
-  // The plan may record the live value a replace or remove changes (`oldValue`).
-  const old = 'oldValue' in op ? [(op as { oldValue?: unknown }).oldValue] : [];
-  switch (op.op) {
-    case 'add':
-      return valueLines('+', path, op.value);
-    case 'replace':
-      return old.length ? [...valueLines('-', path, old[0]), ...valueLines('+', path, op.value)] : valueLines('!', path, op.value);
-    case 'remove':
-      return old.length ? valueLines('-', path, old[0]) : [`- ${path}`];
-    case 'move':
-    case 'copy':
-      return [`! ${path}: ${op.op} from ${fieldPath(op.from ?? '')}`];
-    case 'test':
-      return [];
+  const old = op.oldValue;
+  if ((op.op === 'add' || op.op === 'replace') && (isMultiline(op.value) || isMultiline(old))) {
+    const path = fieldPath(op.path);
+    return [...(op.op === 'replace' ? block('-', path, old) : []), ...block('+', path, op.value)];
   }
+  const { sign, text } = describeOp(op);
+  return [`${sign === '~' ? '!' : sign} ${text}`];
 }
 
-// Multi-line strings (scripts) read better as a block than as one JSON line full of \n.
-function valueLines(sign: string, path: string, value: unknown): string[] {
-  if (typeof value === 'string' && value.includes('\n')) {
-    return [`${sign} ${path}: |`, ...value.replace(/\n$/, '').split('\n').map((l) => `${sign}   ${l}`)];
-  }
-  return [`${sign} ${path}: ${value === undefined ? '(unset)' : JSON.stringify(value)}`];
+function isMultiline(v: unknown): v is string {
+  return typeof v === 'string' && v.includes('\n');
+}
+
+function block(sign: '+' | '-', path: string, value: unknown): string[] {
+  if (!isMultiline(value)) return [`${sign} ${path}: ${formatValue(value)}`];
+  return [`${sign} ${path}: |`, ...value.replace(/\n$/, '').split('\n').map((l) => `${sign}   ${l}`)];
 }
