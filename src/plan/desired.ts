@@ -99,3 +99,9 @@ function walkStrings(v: unknown, at: string, visit: (pointer: string, s: string)
 export function refOf(kind: Kind, id: string): string {
   return `${kind}/${id}`;
 }
+
+/** The real values of a definition's secrets, keyed by their pointers in the desired body (for apply). */
+export function secretValues(def: Definition, project: string): Map<string, unknown> {
+  const desired = buildDesired(def, project, (ref) => ({ $ref: ref }));
+  return new Map(desired.secrets.map((s) => [s.path, getAt(desired.body, s.path)]));
+}
