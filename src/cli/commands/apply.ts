@@ -1,3 +1,4 @@
+import { stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline/promises';
 import type { CliContext, RegisterCommand } from '../context.js';
 import { resolveConnection, withConnectionOptions } from '../connection.js';
@@ -16,7 +17,8 @@ import { createPlan } from '../../plan/plan.js';
 import type { Plan } from '../../plan/types.js';
 import { renderResult } from '../../render/result-index.js';
 import { MacError, Refused, ValidationFailed } from '../../errors.js';
-import { printDiagnostics, planPreview } from '../apply-plan.js';
+import { formatDiagnostic, summarizeDiagnostics } from '../../config/format.js';
+import { renderPlan } from '../../render/index.js';
 
 /** `mac apply [DIR|PLANFILE]`: plans (or reads a saved plan) and makes the account match it. */
 export const register: RegisterCommand = (program, ctx) => {
@@ -52,11 +54,14 @@ async function runApply(options: ApplyCommandOptions, flags: ApplyFlags, ctx: Cl
       sources = { env: ctx.env, ...(plan.dir ? { reload: () => reloadBodies(plan.dir!, plan.project, ctx.env) } : {}) };
     } else {
       const project = await loadProject(options.target.dir, { env: ctx.env });
-      printDiagnostics(project.diagnostics, output);
-      if (project.diagnostics.some((d) => d.severity === 'error')) throw new ValidationFailed('the definitions are invalid; nothing was applied');
+      for (const d of project.diagnostics) output.info(formatDiagnostic(d, output.c));
+      if (project.diagnostics.some((d) => d.severity === 'error')) {
+        throw new ValidationFailed(`${summarizeDiagnostics(project.diagnostics)}; nothing was applied and no request was made`);
+      }
       plan = await createPlan(project, client, { prune: options.prune });
       sources = { env: ctx.env, reload: async () => bodiesOf(project.definitions, plan.project) };
-      output.info(planPreview(plan, output));
+      // The plan goes to stderr: stdout holds only the result (one JSON document with --format json).
+      output.info(renderPlan(plan, 'text', output.c));
       // Refuse unsafe deletes before asking anyone to confirm them (apply checks again).
       checkDeletes(plan, options.maxDeletes);
       if (plan.summary.create + plan.summary.update + plan.summary.delete > 0 && !(await confirm(options, ctx))) return 1;
@@ -99,7 +104,10 @@ function bodiesOf(definitions: ReadonlyArray<Parameters<typeof buildDesired>[0]>
   return new Map(definitions.map((d) => [refOf(d.kind, d.id), buildDesired(d, project, (ref) => ({ $ref: ref })).body]));
 }
 
+/** The planned directory's bodies; none when it is gone (each missing secret is then named by the refusal). */
 async function reloadBodies(dir: string, project: string, env: Record<string, string | undefined>): Promise<Map<string, Record<string, unknown>>> {
+  const isDir = await stat(dir).then((s) => s.isDirectory(), () => false);
+  if (!isDir) return new Map();
   const loaded = await loadProject(dir, { env });
   return bodiesOf(loaded.definitions, project);
 }

@@ -1,0 +1,85 @@
+import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { runMac, type RunOptions, type RunResult } from '../helpers/cli.js';
+import type { Served } from '../helpers/serve.js';
+
+/** Writes a project (path -> text) into a fresh temporary directory and returns it. */
+export function writeProject(files: Record<string, string>, dir = mkdtempSync(join(tmpdir(), 'mac-apply-'))): string {
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), text);
+  }
+  return dir;
+}
+
+/** The environment a CLI run needs to reach a served API. */
+export function connectionEnv(served: Served, extra: Record<string, string> = {}): Record<string, string> {
+  return { MAC_API_URL: served.url, MAC_API_KEY: served.apiKey, ...extra };
+}
+
+/** Runs `mac ...args` against a served API. */
+export function mac(served: Served, args: string[], opts: RunOptions & { env?: Record<string, string> } = {}): Promise<RunResult> {
+  return runMac(args, { ...opts, env: connectionEnv(served, opts.env) });
+}
+
+/**
+ * One raw API call, retried on what `--faults` injects (5xx, 429, resets), so tests can read the
+ * account through a faulty service.
+ */
+export async function api<T = unknown>(served: Served, method: string, path: string, body?: unknown): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const res = await fetch(served.url + path, {
+        method,
+        headers: { authorization: `Bearer ${served.apiKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      if ((res.status >= 500 || res.status === 429) && attempt < 20) {
+        await new Promise((r) => setTimeout(r, 100));
+        continue;
+      }
+      const text = await res.text();
+      if (res.status >= 400) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+      return (text === '' ? undefined : JSON.parse(text)) as T;
+    } catch (err) {
+      if (attempt < 20 && err instanceof TypeError) {
+        await new Promise((r) => setTimeout(r, 100));
+        continue;
+      }
+      throw err;
+    }
+  }
+}
+
+/** Every item of a page-based list. */
+export async function listAllOf<T = Record<string, unknown>>(served: Served, path: string): Promise<T[]> {
+  const items: T[] = [];
+  for (let page = 1; ; page++) {
+    const batch = await api<T[]>(served, 'GET', `${path}${path.includes('?') ? '&' : '?'}limit=100&page=${page}`);
+    items.push(...batch);
+    if (batch.length < 100) return items;
+  }
+}
+
+/** How many live checks carry each ownership tag of `project` (a duplicate shows as 2). */
+export async function checksByTag(served: Served, project: string): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  for (const c of await listAllOf<{ tags: string[] }>(served, '/v1/checks')) {
+    for (const t of c.tags) if (t.startsWith(`mac:${project}/`)) counts.set(t, (counts.get(t) ?? 0) + 1);
+  }
+  return counts;
+}
+
+/** A YAML document stream of `n` TCP checks named c0..c(n-1). */
+export function tcpChecks(n: number, extra = ''): string {
+  return Array.from(
+    { length: n },
+    (_, i) => `kind: TcpCheck\nid: c${i}\nname: Check ${i}\nrequest: { hostname: host${i}.example, port: 443 }\n${extra}`,
+  ).join('---\n');
+}
+
+/** mac.config.yaml of a project. */
+export function config(project: string): string {
+  return `project: ${project}\ndefaults:\n  check: { locations: [eu-west-1], frequency: 10 }\n`;
+}
