@@ -9,8 +9,6 @@ import { build } from 'esbuild';
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** The committed bundle directory that action.yml points to. */
 export const ACTION_DIST = join(ROOT, 'dist-action');
-/** The bundle's file name inside its directory (action.yml: runs.main). */
-export const ACTION_FILE = 'index.mjs';
 
 // CommonJS dependencies (simple-git, @actions/http-client's tunnel) call require() for Node
 // built-ins; an ESM bundle has no require, so give it one.
@@ -24,7 +22,12 @@ const BANNER = [
 export async function buildAction(outdir = ACTION_DIST) {
   const result = await build({
     absWorkingDir: ROOT,
-    entryPoints: ['src/action/main.ts'],
+    entryPoints: {
+      index: 'src/action/main.ts',
+      // The helpers `*.mac.ts` files import as 'mac-monitoring'; the loader finds them next to the bundle.
+      'mac-monitoring': 'src/index.ts',
+    },
+    outExtension: { '.js': '.mjs' },
     bundle: true,
     platform: 'node',
     format: 'esm',
@@ -40,7 +43,7 @@ export async function buildAction(outdir = ACTION_DIST) {
     sourcemap: false,
     minify: false,
     write: false,
-    outfile: join(outdir, ACTION_FILE),
+    outdir,
     logLevel: 'warning',
   });
   await rm(outdir, { recursive: true, force: true });

@@ -207,6 +207,16 @@ describe('the bundled action on pull_request', () => {
     expect(planComments()[0].body).not.toContain('Only resources defined in');
   });
 
+  it('loads *.mac.ts definitions that import the helpers from the package', async () => {
+    const { dir, base } = newRepo('shop-ts');
+    const ts = "import { tcpCheck } from 'mac-monitoring';\n\nexport default tcpCheck({\n  id: 'api-ts',\n  name: 'API over TypeScript',\n  request: { hostname: 'api.internal.example', port: 443 },\n});\n";
+    const head = commit(dir, { 'monitoring/checks/api.mac.ts': ts }, 'ts check');
+    const run = await runAction({ event: 'pull_request', workspace: dir, sha: head, baseSha: base, inputs: {} });
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    expect(planComments()[0].body).toContain('<summary><code>+ create</code> TcpCheck/api-ts · API over TypeScript</summary>');
+    expect(planComments()[0].body).toContain(`blob/${head}/monitoring/checks/api.mac.ts#L4`);
+  });
+
   it('annotates invalid definitions at file:line and fails', async () => {
     const { dir, base } = newRepo('shop-invalid');
     const head = commit(dir, { 'monitoring/checks/bad.yaml': 'kind: TcpCheck\nid: bad\nname: Bad\nrequest: { hostname: x.example, port: 99999 }\n' }, 'bad');
