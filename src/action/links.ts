@@ -22,11 +22,16 @@ export function placeOf(change: PlannedChange, repoPath: (file: string) => strin
   return change.line ? `${repoPath(change.file)}:${change.line}` : repoPath(change.file);
 }
 
-/** https://github.com/<owner>/<repo>/blob/<sha>/<file>#L<line> at the head commit. */
+/** https://github.com/<owner>/<repo>/blob/<sha>/<file>#L<line>: a repository file at the head commit. */
+export function fileUrl(ctx: RunContext, repoFile: string, line?: number): string | undefined {
+  if (!ctx.headSha) return undefined;
+  const path = repoFile.split('/').map(encodeURIComponent).join('/');
+  return `${ctx.serverUrl}/${ctx.owner}/${ctx.repo}/blob/${ctx.headSha}/${path}${line ? `#L${line}` : ''}`;
+}
+
+/** The link to the file and line that define a change, at the head commit. */
 export function blobUrl(ctx: RunContext, change: PlannedChange, repoPath: (file: string) => string): string | undefined {
-  if (!change.file || !ctx.headSha) return undefined;
-  const path = repoPath(change.file).split('/').map(encodeURIComponent).join('/');
-  return `${ctx.serverUrl}/${ctx.owner}/${ctx.repo}/blob/${ctx.headSha}/${path}${change.line ? `#L${change.line}` : ''}`;
+  return change.file ? fileUrl(ctx, repoPath(change.file), change.line) : undefined;
 }
 
 /** The commit's checks page: a stable link (the same for every run of a commit) to its job summaries. */

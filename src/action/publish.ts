@@ -5,7 +5,7 @@ import { diagnosticAnnotations, planAnnotations } from './annotations.js';
 import { buildPlanBody, type BodyOptions } from './comment/body.js';
 import { escapeCell, escapeHtml, fitLines } from './comment/markdown.js';
 import type { RunContext } from './event.js';
-import { blobUrl, checksUrl, placeOf, repoPathOf } from './links.js';
+import { blobUrl, checksUrl, fileUrl, placeOf, repoPathOf } from './links.js';
 import { annotate, appendSummary, COMMENT_LIMIT, setPlanOutputs, SUMMARY_LIMIT, writePlanFile } from './report.js';
 import { markerFor, upsertStickyComment, type Octokit, type StickyOutcome } from './sticky.js';
 
@@ -65,7 +65,7 @@ export async function publishInvalid(diagnostics: Diagnostic[], t: PublishTarget
   const errors = diagnostics.filter((d) => d.severity === 'error');
   const rows = diagnostics.map((d) => {
     const where = `${repoPath(d.file)}:${d.line}:${d.col}`;
-    const url = t.ctx.headSha ? `${t.ctx.serverUrl}/${t.ctx.owner}/${t.ctx.repo}/blob/${t.ctx.headSha}/${repoPath(d.file)}#L${d.line}` : undefined;
+    const url = fileUrl(t.ctx, repoPath(d.file), d.line);
     const text = `${d.severity} ${d.path ? `\`${escapeCell(d.path)}\` ` : ''}${escapeCell(d.message)}${d.hint ? ` (hint: ${escapeCell(d.hint)})` : ''}`;
     return `| ${url ? `[${escapeCell(where)}](${url})` : escapeCell(where)} | ${text} |`;
   });
