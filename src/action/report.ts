@@ -31,7 +31,7 @@ export async function writePlanFile(plan: Plan, file: string): Promise<string> {
 export async function appendSummary(markdown: string): Promise<void> {
   let text = markdown;
   if (size(text) > SUMMARY_LIMIT) {
-    const note = '\n\n> [!NOTE]\n> Cut here to stay under the 1 MiB job summary limit.\n';
+    const note = '\n> [!NOTE]\n> Cut here to stay under the 1 MiB job summary limit.\n';
     const keep = Buffer.from(text, 'utf8').subarray(0, SUMMARY_LIMIT - size(note)).toString('utf8').replace(/\uFFFD$/, '');
     text = keep.slice(0, keep.lastIndexOf('\n') + 1) + note;
   }
