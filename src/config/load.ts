@@ -55,7 +55,7 @@ export async function loadProject(dir: string, options: LoadOptions): Promise<Lo
   );
 
   const declared = new Set<string>();
-  const resolving: Promise<ResolvedDocument | undefined>[] = [];
+  const resolving: Promise<ResolvedDocument>[] = [];
   for (const documents of perFile) {
     for (let source of documents) {
       noteDeclared(source.data, declared);
@@ -65,7 +65,7 @@ export async function loadProject(dir: string, options: LoadOptions): Promise<Lo
       if (structured) resolving.push(resolveDocument(structured, envSources, diagnostics));
     }
   }
-  const resolved = (await Promise.all(resolving)).filter((d): d is ResolvedDocument => d !== undefined);
+  const resolved = await Promise.all(resolving);
   for (const rule of PROJECT_RULES) rule(resolved, diagnostics, { declared });
 
   return { dir: absDir, config, files, definitions: resolved.map((r) => r.definition), diagnostics: sortDiagnostics(diagnostics) };

@@ -46,7 +46,12 @@ export async function readProjectConfig(dir: string, env: Record<string, string 
     for (const issue of result.error.issues) diagnostics.push(...issueDiagnostics(issue, source, ProjectConfigSchema, CONFIG_FILE));
     const data = isRecord(source.data) ? source.data : {};
     return {
-      config: { ...fallback, project: typeof data.project === 'string' ? data.project : '' },
+      config: {
+        ...fallback,
+        project: typeof data.project === 'string' ? data.project : '',
+        // A usable include still selects the files to check, so their problems show in the same run.
+        include: Array.isArray(data.include) && data.include.length > 0 && data.include.every((g) => typeof g === 'string') ? (data.include as string[]) : DEFAULT_INCLUDE,
+      },
       source,
     };
   }

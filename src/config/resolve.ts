@@ -20,23 +20,21 @@ export async function resolveDocument(
   doc: StructuredDocument,
   envSources: Record<string, string>,
   diagnostics: Diagnostic[],
-): Promise<ResolvedDocument | undefined> {
+): Promise<ResolvedDocument> {
   const { source, kind, value } = doc;
   const kindSpec = DEFINITIONS[kind];
   const state = value.state === 'absent' ? 'absent' : 'present';
   const spec: Record<string, unknown> = {};
   for (const key in value) if (!NOT_SPEC.has(key)) spec[key] = value[key];
 
-  let ok = true;
-  if (kindSpec.script !== 'none') ok = (await resolveScript(source, value, spec, kindSpec.script === 'required' && state === 'present', diagnostics)) && ok;
+  // A broken script or a failed per-kind rule leaves the structure valid: cross-definition rules still run.
+  if (kindSpec.script !== 'none') await resolveScript(source, value, spec, kindSpec.script === 'required' && state === 'present', diagnostics);
   if (state === 'present' && kindSpec.rules) {
     for (const issue of kindSpec.rules(spec)) {
       const path = issue.path === '' ? [] : issue.path.split('.').map((s) => (/^\d+$/.test(s) ? Number(s) : s));
       diagnostics.push(errorAt(path.length === 0 ? source.position() : source.locate(path), issue.path, issue.message));
-      ok = false;
     }
   }
-  if (!ok) return undefined;
 
   const refs: DefinitionRefs = {};
   if (Array.isArray(value.alertChannels)) refs.alertChannels = value.alertChannels as string[];

@@ -68,7 +68,8 @@ export function issueDiagnostics(
     const known = knownKeys(schema, path, source.data);
     return issue.keys.map((key) => {
       const reason = path.length === 0 ? misplaced[key] : undefined;
-      const hint = didYouMean(key, known) ?? reason ?? (known.length > 0 ? `known fields: ${known.join(', ')}` : undefined);
+      // A field of another kind is no typo: its reason comes first.
+      const hint = reason ?? didYouMean(key, known) ?? (known.length > 0 ? `known fields: ${known.join(', ')}` : undefined);
       return errorAt(source.locate([...path, key], true), [...path, key], `unknown field "${key}" of ${owner}`, hint);
     });
   }
@@ -76,10 +77,12 @@ export function issueDiagnostics(
   if (value === undefined && (issue.code === 'invalid_type' || issue.code === 'invalid_union')) {
     // A missing field has no node of its own: point at the mapping that should hold it.
     const parent = path.slice(0, -1);
-    const at = parent.length === 0 ? source.position() : source.locate(parent);
+    const at = parent.length === 0 ? source.position() : source.locate(parent, true);
     return [errorAt(at, path, 'is required')];
   }
-  return [errorAt(source.locate(path), path, issueMessage(issue, value))];
+  // A block mapping or list starts at its first item; its key is where the reader looks.
+  const at = value !== null && typeof value === 'object' ? source.locate(path, true) : source.locate(path);
+  return [errorAt(at, path, issueMessage(issue, value))];
 }
 
 /** A user-facing message for a zod issue (the field path is printed separately). */

@@ -1,18 +1,19 @@
 /** "Did you mean" suggestions for misspelt field names, kinds and ids. */
 
-/** Edit distance (Levenshtein, case-insensitive) between two short strings. */
+/** Edit distance (optimal string alignment, case-insensitive): a swap of two letters counts once. */
 export function editDistance(a: string, b: string): number {
   const s = a.toLowerCase();
   const t = b.toLowerCase();
-  let prev = Array.from({ length: t.length + 1 }, (_, i) => i);
+  const d: number[][] = Array.from({ length: s.length + 1 }, (_, i) => [i, ...Array<number>(t.length).fill(0)]);
+  for (let j = 1; j <= t.length; j++) d[0][j] = j;
   for (let i = 1; i <= s.length; i++) {
-    const cur = [i];
     for (let j = 1; j <= t.length; j++) {
-      cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (s[i - 1] === t[j - 1] ? 0 : 1));
+      const cost = s[i - 1] === t[j - 1] ? 0 : 1;
+      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
+      if (i > 1 && j > 1 && s[i - 1] === t[j - 2] && s[i - 2] === t[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
     }
-    prev = cur;
   }
-  return prev[t.length];
+  return d[s.length][t.length];
 }
 
 /** The closest candidate to `word`, if close enough to be a likely typo. */
@@ -26,8 +27,8 @@ export function closest(word: string, candidates: Iterable<string>): string | un
       bestDistance = d;
     }
   }
-  // Allow about one typo per three characters, at least two, so `hostnmae` finds `hostname`.
-  const limit = Math.max(2, Math.floor(word.length / 3));
+  // About one typo per three characters, at least one: `nmae` finds `name`, `id` does not find `kind`.
+  const limit = Math.max(1, Math.floor(word.length / 3));
   return best !== undefined && bestDistance <= limit ? best : undefined;
 }
 

@@ -27,7 +27,7 @@ export function parseYaml(text: string, file: string, dir: string): YamlFile {
       continue;
     }
     // Documents holding only comments (e.g. after a trailing `---`) declare nothing.
-    if (doc.contents === null) continue;
+    if (doc.contents === null || (isScalar(doc.contents) && doc.contents.value === null)) continue;
     documents.push(yamlDocument(doc, file, dir, at));
   }
   return { documents, diagnostics };

@@ -12,6 +12,14 @@ import { variableRoutes } from './routes/variables.js';
 import { privateLocationRoutes } from './routes/private-locations.js';
 import { dashboardRoutes } from './routes/dashboards.js';
 import { accountRoutes } from './routes/accounts.js';
+import { checkResultRoutes } from './routes/check-results.js';
+import { heartbeatEventRoutes } from './routes/heartbeat-events.js';
+import { analyticsRoutes } from './routes/analytics.js';
+import { errorGroupRoutes } from './routes/error-groups.js';
+import { alertNotificationRoutes } from './routes/alert-notifications.js';
+import { statusPageServiceRoutes } from './routes/status-page-services.js';
+import { incidentRoutes } from './routes/incidents.js';
+import { statusPageRoutes } from './routes/status-pages.js';
 
 // One line per API area; each module lists its own routes (see src/server/routes/snippets.ts).
 const MODULES: RouteModule[] = [
@@ -23,6 +31,15 @@ const MODULES: RouteModule[] = [
   variableRoutes,
   alertChannelRoutes,
   privateLocationRoutes,
+  checkResultRoutes,
+  heartbeatEventRoutes,
+  analyticsRoutes,
+  errorGroupRoutes,
+  alertNotificationRoutes,
+  // Services and incidents before status pages: `/v1/status-pages/:statusPageId` would match them.
+  statusPageServiceRoutes,
+  incidentRoutes,
+  statusPageRoutes,
 ];
 
 /** Options of `createApp` beyond the context. */

@@ -1,13 +1,20 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import type { RegisterCommand } from '../context.js';
-import { MacError } from '../../errors.js';
+import { generateJsonSchemas, schemaFileText } from '../../schema/json-schema.js';
 
-// Placeholder registration: replaced by the command's implementation.
-export const register: RegisterCommand = (program) => {
+/** `mac schemas [--out DIR]`: writes the JSON Schemas of definitions and mac.config.yaml. */
+export const register: RegisterCommand = (program, ctx) => {
   program
     .command('schemas')
-    .description('(not built yet)')
-    .allowUnknownOption()
-    .action(() => {
-      throw new MacError('mac schemas is not built yet');
+    .description('write the JSON Schemas of definition files and mac.config.yaml (for editors)')
+    .option('--out <dir>', 'directory to write into', 'schemas')
+    .action(async (opts: { out: string }) => {
+      const out = resolve(ctx.cwd, opts.out);
+      await mkdir(out, { recursive: true });
+      const schemas = generateJsonSchemas();
+      for (const [name, schema] of Object.entries(schemas)) await writeFile(join(out, name), schemaFileText(schema));
+      ctx.output.result(`wrote ${Object.keys(schemas).length} schemas to ${opts.out}`);
+      ctx.exit(0);
     });
 };

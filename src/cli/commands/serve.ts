@@ -54,12 +54,14 @@ export const register: RegisterCommand = (program, ctx) => {
           hint: code === 'EADDRINUSE' ? 'another process uses this port; pick one with --port' : undefined,
         });
       }
-      ctx.output.result(`mac serve listening on ${url}`);
+      // One write, so that a reader waiting for the first line also gets the accounts.
+      const lines = [`mac serve listening on ${url}`];
       for (const k of options.keys) {
         const shown = k.key === DEV_KEY.key ? k.key : `...${k.key.slice(-4)}`;
-        ctx.output.result(`  account ${k.accountId}: API key ${shown} (${k.role})`);
+        lines.push(`  account ${k.accountId}: API key ${shown} (${k.role})`);
       }
-      if (options.stateFile) ctx.output.result(`  state: ${options.stateFile}`);
+      if (options.stateFile) lines.push(`  state: ${options.stateFile}`);
+      ctx.output.result(lines.join('\n'));
       await new Promise<void>((resolve) => {
         const stop = () => {
           process.off('SIGINT', stop);

@@ -1,4 +1,4 @@
-import type { AccountView, StoredRecord } from '../store/store.js';
+import type { AccountView, Store, StoredRecord } from '../store/store.js';
 import { COLL } from '../kinds.js';
 import { subscriptionsByCheck, type Subscription } from '../resources/subscriptions.js';
 import { CHECK_TYPES } from './types.js';
@@ -48,4 +48,24 @@ function checkView(check: StoredCheck, subs: Subscription[], channels: Map<numbe
   }
   out.alertChannels = alertChannels;
   return out;
+}
+
+const jsonCache = new WeakMap<StoredCheck, { key: string; json: string }>();
+
+/**
+ * The JSON text of committed checks' responses, cached per stored record (records are never
+ * mutated) and keyed by the versions of subscriptions and channels, which the view also shows.
+ * List reads are the hot path of the engine's plans.
+ */
+export function checkJsonReader(store: Store, account: string): (check: StoredCheck) => string {
+  const key = `${store.version(COLL.alertSubscriptions)}/${store.version(COLL.alertChannels)}`;
+  let viewer: ReturnType<typeof checkViewer> | undefined;
+  return (check) => {
+    const hit = jsonCache.get(check);
+    if (hit && hit.key === key) return hit.json;
+    viewer ??= checkViewer(store.view(account));
+    const json = JSON.stringify(viewer(check));
+    jsonCache.set(check, { key, json });
+    return json;
+  };
 }

@@ -27,6 +27,8 @@ export interface RouteInput<P, Q, B> {
 export interface Reply {
   status: number;
   body?: unknown;
+  /** The body already serialized as JSON (cached views); wins over `body`. */
+  json?: string;
   headers?: Record<string, string>;
 }
 
@@ -79,8 +81,8 @@ export function toHandler(spec: RouteSpec<any, any, any>, ctx: ServerContext) {
 
 /** Builds the HTTP response of a reply. */
 export function toResponse(reply: Reply): Response {
-  if (reply.status === 204 || reply.body === undefined) return new Response(null, { status: reply.status, headers: reply.headers });
-  return new Response(JSON.stringify(reply.body), {
+  if (reply.status === 204 || (reply.body === undefined && reply.json === undefined)) return new Response(null, { status: reply.status, headers: reply.headers });
+  return new Response(reply.json ?? JSON.stringify(reply.body), {
     status: reply.status,
     headers: { 'content-type': 'application/json; charset=utf-8', ...reply.headers },
   });

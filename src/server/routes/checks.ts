@@ -10,7 +10,7 @@ import type { Transaction } from '../store/store.js';
 import type { ServerContext } from '../context.js';
 import { CHECK_TYPE_LIST, CHECK_TYPES, SPEC_CHECK_TYPES, type CheckTypeSpec } from '../checks/types.js';
 import { checkRulesAndReferences, createCheck, mergeCheck, type StoredCheck } from '../checks/build.js';
-import { checkViewer } from '../checks/view.js';
+import { checkJsonReader, checkViewer } from '../checks/view.js';
 import { deleteSubscriptionsWhere, replaceCheckSubscriptions } from '../resources/subscriptions.js';
 import type { ApiCheckType } from '../../schema/fields.js';
 
@@ -102,8 +102,8 @@ export const checkRoutes: RouteModule = (ctx) => {
             (tags === undefined || tags.length === 0 || (c.tags as string[]).some((t) => tags.includes(t))),
         );
         const page = pageOf(checks, query);
-        const show = checkViewer(view);
-        return ok(page.body.map((c) => show(c)), { 'content-range': page.contentRange });
+        const json = checkJsonReader(store, account);
+        return { status: 200, json: `[${page.body.map(json).join(',')}]`, headers: { 'content-range': page.contentRange } };
       },
     }),
     ...perType,
@@ -124,10 +124,10 @@ export const checkRoutes: RouteModule = (ctx) => {
       method: 'GET',
       path: '/v1/checks/:id',
       params: idParams,
-      handle: ({ account, params }) => {
-        const view = store.view(account);
-        return ok(checkViewer(view)(mustGet<StoredCheck>(view, COLL.checks, params.id)));
-      },
+      handle: ({ account, params }) => ({
+        status: 200,
+        json: checkJsonReader(store, account)(mustGet<StoredCheck>(store.view(account), COLL.checks, params.id)),
+      }),
     }),
     route({
       method: 'PUT',

@@ -27,60 +27,60 @@ export interface Snippet {
 export const snippetRoutes: RouteModule = (ctx) => {
   const { store, isoNow } = ctx;
   return [
-  route({
-    method: 'GET',
-    path: '/v1/snippets',
-    query: pageQuery,
-    handle: ({ account, query }) => {
-      const page = pageOf(store.list<Snippet>(account, COLL.snippets), query);
-      return ok(page.body, { 'content-range': page.contentRange });
-    },
-  }),
-  route({
-    method: 'POST',
-    path: '/v1/snippets',
-    body: snippetBody,
-    handle: ({ account, body }) => {
-      const tx = store.begin(account);
-      const snippet: Snippet = { id: tx.nextInt(COLL.snippets), ...body, created_at: isoNow(), updated_at: null };
-      tx.put(COLL.snippets, snippet.id, snippet);
-      tx.commit();
-      return created(snippet);
-    },
-  }),
-  route({
-    method: 'GET',
-    path: '/v1/snippets/:id',
-    params: idParams,
-    handle: ({ account, params }) => ok(mustGet<Snippet>(store.view(account), COLL.snippets, params.id)),
-  }),
-  route({
-    method: 'PUT',
-    path: '/v1/snippets/:id',
-    params: idParams,
-    body: snippetBody,
-    handle: ({ account, params, body }) => {
-      const tx = store.begin(account);
-      const stored = mustGet<Snippet>(tx, COLL.snippets, params.id);
-      const snippet: Snippet = { id: stored.id, ...body, created_at: stored.created_at, updated_at: isoNow() };
-      tx.put(COLL.snippets, snippet.id, snippet);
-      tx.commit();
-      return ok(snippet);
-    },
-  }),
-  route({
-    method: 'DELETE',
-    path: '/v1/snippets/:id',
-    params: idParams,
-    handle: ({ account, params }) => {
-      const tx = store.begin(account);
-      mustGet(tx, COLL.snippets, params.id);
-      tx.delete(COLL.snippets, params.id);
-      // Checks clear their references to it in the same write (api-decisions §1.6).
-      ctx.cascadeDelete(tx, COLL.snippets, String(params.id));
-      tx.commit();
-      return noContent();
-    },
-  }),
-];
+    route({
+      method: 'GET',
+      path: '/v1/snippets',
+      query: pageQuery,
+      handle: ({ account, query }) => {
+        const page = pageOf(store.list<Snippet>(account, COLL.snippets), query);
+        return ok(page.body, { 'content-range': page.contentRange });
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/v1/snippets',
+      body: snippetBody,
+      handle: ({ account, body }) => {
+        const tx = store.begin(account);
+        const snippet: Snippet = { id: tx.nextInt(COLL.snippets), ...body, created_at: isoNow(), updated_at: null };
+        tx.put(COLL.snippets, snippet.id, snippet);
+        tx.commit();
+        return created(snippet);
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/v1/snippets/:id',
+      params: idParams,
+      handle: ({ account, params }) => ok(mustGet<Snippet>(store.view(account), COLL.snippets, params.id)),
+    }),
+    route({
+      method: 'PUT',
+      path: '/v1/snippets/:id',
+      params: idParams,
+      body: snippetBody,
+      handle: ({ account, params, body }) => {
+        const tx = store.begin(account);
+        const stored = mustGet<Snippet>(tx, COLL.snippets, params.id);
+        const snippet: Snippet = { id: stored.id, ...body, created_at: stored.created_at, updated_at: isoNow() };
+        tx.put(COLL.snippets, snippet.id, snippet);
+        tx.commit();
+        return ok(snippet);
+      },
+    }),
+    route({
+      method: 'DELETE',
+      path: '/v1/snippets/:id',
+      params: idParams,
+      handle: ({ account, params }) => {
+        const tx = store.begin(account);
+        mustGet(tx, COLL.snippets, params.id);
+        tx.delete(COLL.snippets, params.id);
+        // Checks clear their references to it in the same write (api-decisions §1.6).
+        ctx.cascadeDelete(tx, COLL.snippets, String(params.id));
+        tx.commit();
+        return noContent();
+      },
+    }),
+  ];
 };

@@ -22,6 +22,7 @@ type AccountData = Map<string, Collection>;
 export class Store {
   private readonly accounts = new Map<string, AccountData>();
   private readonly counters = new Map<string, number>();
+  private readonly versions = new Map<string, number>();
 
   private constructor(private journal?: Journal) {}
 
@@ -92,6 +93,11 @@ export class Store {
     return this.counters.get(kind) ?? 0;
   }
 
+  /** A number that changes whenever a record of `kind` is written in any account (cache keys). */
+  version(kind: string): number {
+    return this.versions.get(kind) ?? 0;
+  }
+
   /** Closes the journal. */
   close(): void {
     this.journal?.close();
@@ -110,6 +116,7 @@ export class Store {
     }
     if (entry.a === undefined) return;
     for (const op of entry.o ?? []) {
+      this.versions.set(op[1], this.version(op[1]) + 1);
       const coll = this.collection(entry.a, op[1]);
       if (op[0] === 'p') coll.set(op[2], op[3] as StoredRecord);
       else coll.delete(op[2]);

@@ -1,0 +1,36 @@
+/** JSON Schemas (draft-07, input mode) of every kind, of a definition document and of mac.config.yaml, for editors. */
+import { z } from 'zod';
+import { KINDS, type Kind } from './kinds.js';
+import { DEFINITIONS, DefinitionDocumentSchema } from './definitions.js';
+import { ProjectConfigSchema } from './config.js';
+
+/** File name of a kind's schema: `TcpCheck` -> `tcp-check.schema.json`. */
+export function schemaFileName(kind: Kind): string {
+  return `${kind.replace(/([a-z])([A-Z])/g, '$1-$2').toLowerCase()}.schema.json`;
+}
+
+/** Schema of any definition document (oneOf by kind): the one to name in `# yaml-language-server: $schema=`. */
+export const DOCUMENT_SCHEMA_FILE = 'definition.schema.json';
+/** Schema of mac.config.yaml. */
+export const CONFIG_SCHEMA_FILE = 'mac-config.schema.json';
+
+function toJson(schema: z.ZodType, title: string, description: string): Record<string, unknown> {
+  const json = z.toJSONSchema(schema, { target: 'draft-7', io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  const { $schema, ...rest } = json;
+  return { $schema, title, description, ...rest };
+}
+
+/** Every JSON Schema mac ships, by file name, in a stable order. */
+export function generateJsonSchemas(): Record<string, Record<string, unknown>> {
+  const out: Record<string, Record<string, unknown>> = {
+    [DOCUMENT_SCHEMA_FILE]: toJson(DefinitionDocumentSchema, 'mac definition', `One resource definition: ${KINDS.join(', ')}.`),
+    [CONFIG_SCHEMA_FILE]: toJson(ProjectConfigSchema, 'mac.config.yaml', 'Project settings of a mac monitoring repository.'),
+  };
+  for (const kind of KINDS) out[schemaFileName(kind)] = toJson(DEFINITIONS[kind].schema, kind, DEFINITIONS[kind].description);
+  return out;
+}
+
+/** The text a schema file holds (stable formatting, trailing newline). */
+export function schemaFileText(schema: Record<string, unknown>): string {
+  return `${JSON.stringify(schema, null, 2)}\n`;
+}

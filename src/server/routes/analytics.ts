@@ -1,0 +1,70 @@
+import { z } from 'zod';
+import { ok, route, type RouteModule } from '../http/route.js';
+import { arrayParam, intParam, stringParam } from '../http/query.js';
+import { invalid } from '../http/errors.js';
+import { RUN_COLL } from '../rundata/collections.js';
+import { mustCheck, unixParam } from '../rundata/query.js';
+import { metricMetadata, parseMetrics } from '../rundata/analytics-metrics.js';
+import { buildSeries } from '../rundata/analytics.js';
+import { QUICK_RANGES, analyticsWindow } from '../rundata/time-window.js';
+import type { CheckResult } from '../rundata/types.js';
+
+// Endpoint 13 (decisions §5.6): any check of the account, series as JSON strings.
+const analyticsQuery = z.object({
+  metrics: arrayParam(z.string()).optional(),
+  from: unixParam().optional(),
+  to: unixParam().optional(),
+  quickRange: stringParam().pipe(z.enum(QUICK_RANGES)).default('last24Hours'),
+  aggregationInterval: intParam(1, 43_200).optional(),
+  groupBy: stringParam().pipe(z.enum(['runLocation', 'statusCode'])).optional(),
+  filterByStatus: z
+    .union([z.string(), z.array(z.string())])
+    .transform((v) => (Array.isArray(v) ? v : [v]).flatMap((s) => s.split(',')))
+    .pipe(z.array(z.enum(['success', 'failure'])))
+    .default([]),
+  limit: intParam(1, 100).default(10),
+  page: intParam(1).default(1),
+});
+
+/** Route of `/v1/analytics/url-monitors/{id}`. */
+export const analyticsRoutes: RouteModule = ({ store, options }) => [
+  route({
+    method: 'GET',
+    path: '/v1/analytics/url-monitors/:id',
+    params: z.object({ id: z.string() }),
+    query: analyticsQuery,
+    handle: ({ account, params, query }) => {
+      const parsed = parseMetrics(query.metrics ?? []);
+      if (!parsed.ok) throw invalid('query', 'metrics', parsed.message);
+      const w = analyticsWindow(query, options.now());
+      if (!w.ok) throw invalid('query', w.path, w.message);
+      const check = mustCheck(store, account, params.id);
+      const results = store
+        .list<CheckResult & Record<string, unknown>>(account, RUN_COLL.checkResults)
+        .filter((r) => r.checkId === check.id);
+      const series = buildSeries(results, {
+        metrics: parsed.metrics,
+        window: w.window,
+        aggregationIntervalMin: query.aggregationInterval,
+        groupBy: query.groupBy,
+        filterByStatus: query.filterByStatus,
+        limit: query.limit,
+        page: query.page,
+      });
+      return ok({
+        checkId: check.id,
+        name: check.name,
+        checkType: check.checkType,
+        activated: check.activated,
+        muted: check.muted,
+        frequency: check.frequency,
+        from: new Date(w.window.fromMs).toISOString(),
+        to: new Date(w.window.toMs).toISOString(),
+        tags: check.tags,
+        series,
+        pagination: { page: query.page, limit: query.limit },
+        metadata: Object.fromEntries(parsed.metrics.map((m) => [m.name, metricMetadata(m)])),
+      });
+    },
+  }),
+];

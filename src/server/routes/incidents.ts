@@ -1,0 +1,192 @@
+import { z } from 'zod';
+import { created, noContent, ok, route, type RouteModule } from '../http/route.js';
+import { cursorOf, cursorQuery, contentRange } from '../http/lists.js';
+import { conflict, notFound } from '../http/errors.js';
+import { mustGet } from '../http/lookup.js';
+import { STATUS_COLL } from '../rundata/collections.js';
+import {
+  incidentCreateBody,
+  incidentPatchBody,
+  incidentUpdateCreateBody,
+  incidentUpdatePatchBody,
+  type IncidentUpdateCreateBody,
+} from '../status-pages/schemas.js';
+import { checkServiceRefs, incidentView, type IncidentUpdate, type StoredIncident } from '../status-pages/model.js';
+import type { Transaction } from '../store/store.js';
+
+// Incidents and their updates (spec endpoints 1-3, decisions §2 and §4). PUT and PATCH merge.
+const incidentParams = z.object({ incidentId: z.string() });
+const updateParams = z.object({ incidentId: z.string(), incidentUpdateId: z.string() });
+
+/** A new update: status defaults to the incident's current one (INVESTIGATING for the first). */
+function newUpdate(tx: Transaction, body: IncidentUpdateCreateBody, lastStatus: string | undefined, now: string): IncidentUpdate {
+  return {
+    id: tx.uuid(),
+    description: body.description,
+    status: body.status ?? lastStatus ?? 'INVESTIGATING',
+    publicIncidentUpdateDate: body.publicIncidentUpdateDate ? new Date(body.publicIncidentUpdateDate).toISOString() : now,
+    notifySubscribers: body.notifySubscribers,
+    created_at: now,
+    updated_at: null,
+  };
+}
+
+/** Finds an update of the incident or 404 (an update of another incident is not found here). */
+function mustUpdate(incident: StoredIncident, updateId: string): IncidentUpdate {
+  const update = incident.incidentUpdates.find((u) => u.id === updateId);
+  if (!update) throw notFound();
+  return update;
+}
+
+/** Routes of `/v1/status-pages/incidents`; registered before `/v1/status-pages/:statusPageId`. */
+export const incidentRoutes: RouteModule = ({ store, isoNow }) => {
+  const mergeIncident = route({
+    method: 'PUT',
+    path: '/v1/status-pages/incidents/:incidentId',
+    params: incidentParams,
+    body: incidentPatchBody,
+    handle: ({ account, params, body }) => {
+      const tx = store.begin(account);
+      const src = tx;
+      // Reference checks are validation, so they precede the lookup (decisions §1.1).
+      if (body.services) checkServiceRefs(src, body.services.map((s, i) => ({ path: `services.${i}.id`, id: s.id })));
+      const stored = mustGet<StoredIncident>(tx, STATUS_COLL.incidents, params.incidentId);
+      const incident: StoredIncident = {
+        ...stored,
+        ...(body.name !== undefined ? { name: body.name } : {}),
+        ...(body.severity !== undefined ? { severity: body.severity } : {}),
+        ...(body.services !== undefined ? { services: body.services.map((s) => ({ id: s.id })) } : {}),
+        updated_at: isoNow(),
+      };
+      tx.put(STATUS_COLL.incidents, incident.id, incident);
+      tx.commit();
+      return ok(incidentView(src, incident));
+    },
+  });
+  const mergeUpdate = route({
+    method: 'PUT',
+    path: '/v1/status-pages/incidents/:incidentId/incident-updates/:incidentUpdateId',
+    params: updateParams,
+    body: incidentUpdatePatchBody,
+    handle: ({ account, params, body }) => {
+      const tx = store.begin(account);
+      const incident = mustGet<StoredIncident>(tx, STATUS_COLL.incidents, params.incidentId);
+      const stored = mustUpdate(incident, params.incidentUpdateId);
+      const update: IncidentUpdate = {
+        ...stored,
+        ...Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined)),
+        ...(body.publicIncidentUpdateDate ? { publicIncidentUpdateDate: new Date(body.publicIncidentUpdateDate).toISOString() } : {}),
+        updated_at: isoNow(),
+      };
+      tx.put(STATUS_COLL.incidents, incident.id, { ...incident, incidentUpdates: incident.incidentUpdates.map((u) => (u.id === update.id ? update : u)) });
+      tx.commit();
+      return ok(update);
+    },
+  });
+  return [
+    route({
+      method: 'GET',
+      path: '/v1/status-pages/incidents',
+      query: cursorQuery(100),
+      handle: ({ account, query }) => {
+        const src = store.view(account);
+        const newest = store.list<StoredIncident>(account, STATUS_COLL.incidents).reverse();
+        const page = cursorOf(newest, query, (i) => i.id);
+        return ok({ ...page, entries: page.entries.map((i) => incidentView(src, i)) });
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/v1/status-pages/incidents',
+      body: incidentCreateBody,
+      handle: ({ account, body }) => {
+        const tx = store.begin(account);
+        const src = tx;
+        checkServiceRefs(src, body.services.map((s, i) => ({ path: `services.${i}.id`, id: s.id })));
+        const now = isoNow();
+        const incident: StoredIncident = {
+          id: tx.uuid(),
+          name: body.name,
+          severity: body.severity,
+          services: body.services.map((s) => ({ id: s.id })),
+          incidentUpdates: [newUpdate(tx, body.incidentUpdates[0], undefined, now)],
+          created_at: now,
+          updated_at: null,
+        };
+        tx.put(STATUS_COLL.incidents, incident.id, incident);
+        tx.commit();
+        return created(incidentView(src, incident));
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/v1/status-pages/incidents/:incidentId',
+      params: incidentParams,
+      handle: ({ account, params }) =>
+        ok(incidentView(store.view(account), mustGet<StoredIncident>(store.view(account), STATUS_COLL.incidents, params.incidentId))),
+    }),
+    mergeIncident,
+    { ...mergeIncident, method: 'PATCH' },
+    route({
+      method: 'DELETE',
+      path: '/v1/status-pages/incidents/:incidentId',
+      params: incidentParams,
+      handle: ({ account, params }) => {
+        const tx = store.begin(account);
+        mustGet(tx, STATUS_COLL.incidents, params.incidentId);
+        tx.delete(STATUS_COLL.incidents, params.incidentId);
+        tx.commit();
+        return noContent();
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/v1/status-pages/incidents/:incidentId/incident-updates',
+      params: incidentParams,
+      body: incidentUpdateCreateBody,
+      handle: ({ account, params, body }) => {
+        const tx = store.begin(account);
+        const incident = mustGet<StoredIncident>(tx, STATUS_COLL.incidents, params.incidentId);
+        const last = incident.incidentUpdates[incident.incidentUpdates.length - 1];
+        const update = newUpdate(tx, body, last?.status, isoNow());
+        tx.put(STATUS_COLL.incidents, incident.id, { ...incident, incidentUpdates: [...incident.incidentUpdates, update] });
+        tx.commit();
+        // 200, not 201: the reference answers this creation with 200 (decisions §0, endpoint 1).
+        return ok(update);
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/v1/status-pages/incidents/:incidentId/incident-updates',
+      params: incidentParams,
+      handle: ({ account, params }) => {
+        const { incidentUpdates } = mustGet<StoredIncident>(store.view(account), STATUS_COLL.incidents, params.incidentId);
+        return ok(incidentUpdates, { 'content-range': contentRange(0, incidentUpdates.length, incidentUpdates.length) });
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/v1/status-pages/incidents/:incidentId/incident-updates/:incidentUpdateId',
+      params: updateParams,
+      handle: ({ account, params }) =>
+        ok(mustUpdate(mustGet<StoredIncident>(store.view(account), STATUS_COLL.incidents, params.incidentId), params.incidentUpdateId)),
+    }),
+    mergeUpdate,
+    { ...mergeUpdate, method: 'PATCH' },
+    route({
+      method: 'DELETE',
+      path: '/v1/status-pages/incidents/:incidentId/incident-updates/:incidentUpdateId',
+      params: updateParams,
+      handle: ({ account, params }) => {
+        const tx = store.begin(account);
+        const incident = mustGet<StoredIncident>(tx, STATUS_COLL.incidents, params.incidentId);
+        mustUpdate(incident, params.incidentUpdateId);
+        // An incident always has an update: its status is its newest update's.
+        if (incident.incidentUpdates.length === 1) throw conflict('The last update of an incident cannot be deleted');
+        tx.put(STATUS_COLL.incidents, incident.id, { ...incident, incidentUpdates: incident.incidentUpdates.filter((u) => u.id !== params.incidentUpdateId) });
+        tx.commit();
+        return noContent();
+      },
+    }),
+  ];
+};

@@ -1,0 +1,185 @@
+import { z } from 'zod';
+import { created, noContent, ok, route, type RouteModule } from '../http/route.js';
+import { contentRange, cursorOf, cursorQuery } from '../http/lists.js';
+import { conflict, invalid, notFound } from '../http/errors.js';
+import { mustGet } from '../http/lookup.js';
+import { STATUS_COLL } from '../rundata/collections.js';
+import { bulkSubscriptionsBody, statusPageBody, type StatusPageBody } from '../status-pages/schemas.js';
+import { checkServiceRefs, statusPageView, subscriptionView, type StoredCard, type StoredStatusPage, type Subscription } from '../status-pages/model.js';
+import type { Store, Transaction } from '../store/store.js';
+
+// Status pages (spec endpoints 4 and 5, decisions §3.6 and §4): PUT replaces; `url` and
+// `customDomain` are unique across every account (409); cards keep a given id.
+const pageParams = z.object({ statusPageId: z.string() });
+
+/** 400 for repeated card ids and unknown services, in body order. */
+function checkCards(tx: Transaction, account: string, body: StatusPageBody): void {
+  const seen = new Set<string>();
+  body.cards.forEach((card, i) => {
+    if (card.id !== undefined) {
+      if (seen.has(card.id)) throw invalid('payload', `cards.${i}.id`, `repeats card id "${card.id}"`);
+      seen.add(card.id);
+    }
+  });
+  checkServiceRefs(
+    tx,
+    body.cards.flatMap((card, i) => card.services.map((s, j) => ({ path: `cards.${i}.services.${j}.id`, id: s.id }))),
+  );
+}
+
+/** 409 when another page, in any account, has the same url or custom domain. */
+function checkUnique(store: Store, body: StatusPageBody, selfId?: string): void {
+  for (const { record } of store.everywhere<StoredStatusPage>(STATUS_COLL.statusPages)) {
+    if (record.id === selfId) continue;
+    if (record.url === body.url) throw conflict(`Status page url "${body.url}" is already taken`);
+    if (body.customDomain !== null && record.customDomain === body.customDomain) {
+      throw conflict(`Custom domain "${body.customDomain}" is already taken`);
+    }
+  }
+}
+
+/** The stored page of a body; cards already on the page keep their `created_at`. */
+function toStored(tx: Transaction, body: StatusPageBody, now: string, prior?: StoredStatusPage): StoredStatusPage {
+  const priorCards = new Map((prior?.cards ?? []).map((c) => [c.id, c]));
+  const cards: StoredCard[] = body.cards.map((card) => {
+    const before = card.id !== undefined ? priorCards.get(card.id) : undefined;
+    return {
+      id: card.id ?? tx.uuid(),
+      name: card.name,
+      services: card.services.map((s) => ({ id: s.id })),
+      created_at: before?.created_at ?? now,
+      updated_at: before ? now : null,
+    };
+  });
+  return {
+    id: prior?.id ?? tx.uuid(),
+    ...body,
+    cards,
+    created_at: prior?.created_at ?? now,
+    updated_at: prior ? now : null,
+  };
+}
+
+/** Routes of `/v1/status-pages` and page subscriptions; registered after services and incidents. */
+export const statusPageRoutes: RouteModule = ({ store, isoNow }) => [
+  route({
+    method: 'GET',
+    path: '/v1/status-pages',
+    query: cursorQuery(20),
+    handle: ({ account, query }) => {
+      const page = cursorOf(store.list<StoredStatusPage>(account, STATUS_COLL.statusPages).reverse(), query, (p) => p.id);
+      const src = store.view(account);
+      return ok({ ...page, entries: page.entries.map((p) => statusPageView(src, p)) });
+    },
+  }),
+  route({
+    method: 'POST',
+    path: '/v1/status-pages',
+    body: statusPageBody,
+    handle: ({ account, body }) => {
+      const tx = store.begin(account);
+      checkCards(tx, account, body);
+      checkUnique(store, body);
+      const page = toStored(tx, body, isoNow());
+      tx.put(STATUS_COLL.statusPages, page.id, page);
+      tx.commit();
+      return created(statusPageView(store.view(account), page));
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/status-pages/:statusPageId',
+    params: pageParams,
+    handle: ({ account, params }) =>
+      ok(statusPageView(store.view(account), mustGet<StoredStatusPage>(store.view(account), STATUS_COLL.statusPages, params.statusPageId))),
+  }),
+  route({
+    method: 'PUT',
+    path: '/v1/status-pages/:statusPageId',
+    params: pageParams,
+    body: statusPageBody,
+    handle: ({ account, params, body }) => {
+      const tx = store.begin(account);
+      checkCards(tx, account, body);
+      const prior = mustGet<StoredStatusPage>(tx, STATUS_COLL.statusPages, params.statusPageId);
+      checkUnique(store, body, prior.id);
+      const page = toStored(tx, body, isoNow(), prior);
+      tx.put(STATUS_COLL.statusPages, page.id, page);
+      tx.commit();
+      return ok(statusPageView(store.view(account), page));
+    },
+  }),
+  route({
+    method: 'DELETE',
+    path: '/v1/status-pages/:statusPageId',
+    params: pageParams,
+    handle: ({ account, params }) => {
+      const tx = store.begin(account);
+      mustGet(tx, STATUS_COLL.statusPages, params.statusPageId);
+      tx.delete(STATUS_COLL.statusPages, params.statusPageId);
+      for (const sub of tx.list<Subscription>(STATUS_COLL.subscriptions)) {
+        if (sub.statusPageId === params.statusPageId) tx.delete(STATUS_COLL.subscriptions, sub.id);
+      }
+      tx.commit();
+      return noContent();
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/status-pages/:statusPageId/subscriptions',
+    params: pageParams,
+    handle: ({ account, params }) => {
+      mustGet(store.view(account), STATUS_COLL.statusPages, params.statusPageId);
+      const subs = store
+        .list<Subscription>(account, STATUS_COLL.subscriptions)
+        .filter((s) => s.statusPageId === params.statusPageId)
+        .map(subscriptionView);
+      return ok(subs, { 'content-range': contentRange(0, subs.length, subs.length) });
+    },
+  }),
+  route({
+    method: 'POST',
+    path: '/v1/status-pages/:statusPageId/subscriptions/bulk',
+    params: pageParams,
+    body: bulkSubscriptionsBody,
+    handle: ({ account, params, body }) => {
+      const tx = store.begin(account);
+      mustGet(tx, STATUS_COLL.statusPages, params.statusPageId);
+      // Addresses compare case-insensitively; one already subscribed (or repeated) is skipped.
+      const known = new Set(
+        tx
+          .list<Subscription>(STATUS_COLL.subscriptions)
+          .filter((s) => s.statusPageId === params.statusPageId)
+          .map((s) => s.address.toLowerCase()),
+      );
+      const status = body.autoVerify ? 'VERIFIED' : 'PENDING';
+      let createdCount = 0;
+      for (const item of body.subscriptions) {
+        const key = item.config.toLowerCase();
+        if (known.has(key)) continue;
+        known.add(key);
+        const now = isoNow();
+        const sub: Subscription = { id: tx.uuid(), statusPageId: params.statusPageId, type: 'EMAIL', address: item.config, status, created_at: now, updated_at: null };
+        tx.put(STATUS_COLL.subscriptions, sub.id, sub);
+        createdCount += 1;
+      }
+      tx.commit();
+      return created({ created: createdCount, skipped: body.subscriptions.length - createdCount, status });
+    },
+  }),
+  route({
+    method: 'DELETE',
+    path: '/v1/status-pages/:statusPageId/subscriptions/:subscriptionId',
+    params: z.object({ statusPageId: z.string(), subscriptionId: z.string() }),
+    handle: ({ account, params }) => {
+      const tx = store.begin(account);
+      mustGet(tx, STATUS_COLL.statusPages, params.statusPageId);
+      const sub = tx.get<Subscription>(STATUS_COLL.subscriptions, params.subscriptionId);
+      // A subscription of another page is not found under this one (decisions §5.8).
+      if (!sub || sub.statusPageId !== params.statusPageId) throw notFound();
+      tx.delete(STATUS_COLL.subscriptions, sub.id);
+      tx.commit();
+      return noContent();
+    },
+  }),
+];

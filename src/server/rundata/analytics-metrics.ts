@@ -1,0 +1,84 @@
+/**
+ * Analytics metric names (spec §4.4, decisions §5.6): parsing the `metrics` query and the
+ * metadata each metric carries. One table holds every base metric.
+ */
+import { AGGREGATIONS, type Aggregation } from './stats.js';
+import type { CheckResult } from './types.js';
+
+/** How a base metric reads one FINAL result, its unit and its label. */
+interface BaseMetric {
+  label: string;
+  unit: 'milliseconds' | 'percentage' | 'count';
+  /** Timing metrics take an aggregation suffix; availability and retries have a fixed one. */
+  timing: boolean;
+  /** Fixed aggregation of a non-timing metric. */
+  aggregation?: Aggregation;
+}
+
+// Every base metric the API knows, in the spec's order.
+const BASE: Record<string, BaseMetric> = {
+  responseTime: { label: 'Response time', unit: 'milliseconds', timing: true },
+  wait: { label: 'Wait', unit: 'milliseconds', timing: true },
+  dns: { label: 'DNS', unit: 'milliseconds', timing: true },
+  tcp: { label: 'TCP', unit: 'milliseconds', timing: true },
+  firstByte: { label: 'First byte', unit: 'milliseconds', timing: true },
+  download: { label: 'Download', unit: 'milliseconds', timing: true },
+  availability: { label: 'Availability', unit: 'percentage', timing: false, aggregation: 'avg' },
+  retries: { label: 'Retries', unit: 'count', timing: false, aggregation: 'sum' },
+};
+
+/** A requested metric, resolved. */
+export interface Metric {
+  /** The name as requested (`responseTime_p95`), the key in series and metadata. */
+  name: string;
+  base: string;
+  aggregation: Aggregation;
+  unit: BaseMetric['unit'];
+  label: string;
+}
+
+/** Every accepted metric name: the bases and the ten suffixed forms of each timing metric. */
+export const METRIC_NAMES: readonly string[] = Object.entries(BASE).flatMap(([name, m]) =>
+  m.timing ? [name, ...AGGREGATIONS.map((a) => `${name}_${a}`)] : [name],
+);
+
+/** Resolves one metric name, or undefined when it is not one of METRIC_NAMES. */
+export function resolveMetric(name: string): Metric | undefined {
+  const [baseName, suffix, ...rest] = name.split('_');
+  const base = Object.hasOwn(BASE, baseName) ? BASE[baseName] : undefined;
+  if (!base || rest.length > 0) return undefined;
+  if (suffix === undefined) {
+    const aggregation = base.aggregation ?? 'avg';
+    return { name, base: baseName, aggregation, unit: base.unit, label: `${base.label} (${aggregation})` };
+  }
+  if (!base.timing || !(AGGREGATIONS as string[]).includes(suffix)) return undefined;
+  const aggregation = suffix as Aggregation;
+  return { name, base: baseName, aggregation, unit: base.unit, label: `${base.label} (${aggregation})` };
+}
+
+/** Outcome of parsing `metrics`: the metrics in first-seen order, or the unknown names. */
+export type MetricsParse = { ok: true; metrics: Metric[] } | { ok: false; message: string };
+
+/** Parses repeated and comma-separated `metrics` values; duplicates count once. */
+export function parseMetrics(values: readonly string[]): MetricsParse {
+  const names = [...new Set(values.flatMap((v) => v.split(',')).map((s) => s.trim()).filter((s) => s !== ''))];
+  if (names.length === 0) return { ok: false, message: 'is required' };
+  const unknown = names.filter((n) => resolveMetric(n) === undefined);
+  if (unknown.length > 0) {
+    return { ok: false, message: `has unknown metric ${unknown.map((u) => `"${u}"`).join(', ')}; allowed: ${METRIC_NAMES.join(', ')}` };
+  }
+  return { ok: true, metrics: names.map((n) => resolveMetric(n)!) };
+}
+
+/** The metadata entry of a metric. */
+export function metricMetadata(m: Metric): { unit: string; label: string; aggregation: Aggregation } {
+  return { unit: m.unit, label: m.label, aggregation: m.aggregation };
+}
+
+/** The value a FINAL result contributes to a base timing metric, or undefined if it has none. */
+export function timingValue(base: string, r: CheckResult): number | undefined {
+  if (base === 'responseTime') return r.responseTime;
+  const phases = r.apiCheckResult?.response.timingPhases;
+  if (!phases) return undefined;
+  return (phases as unknown as Record<string, number>)[base];
+}

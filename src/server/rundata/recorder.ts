@@ -1,0 +1,249 @@
+/**
+ * The write side of run data: what the scheduler calls as checks run. Every call is one journaled
+ * transaction, so a recorded result, its session status and its error group change together.
+ * Session status moves by session-status.ts, error groups by error-groups.ts.
+ */
+import type { Store, StoredRecord, Transaction } from '../store/store.js';
+import { RUN_COLL } from './collections.js';
+import { cleanErrorMessage, errorHash, rawErrorMessage } from './error-message.js';
+import { recordOccurrence } from './error-groups.js';
+import { nextSessionStatus, stoppedAtFor } from './session-status.js';
+import type {
+  AlertNotification,
+  ApiCheckResult,
+  CheckResult,
+  HeartbeatEvent,
+  MultiStepCheckResult,
+  SessionCheckSnapshot,
+  StoredErrorGroup,
+  StoredSession,
+} from './types.js';
+
+/** Service-wide integer counter of `checkRunId` (one per session). */
+export const CHECK_RUN_COUNTER = 'checkRunId';
+
+/** What the scheduler knows when a session starts. */
+export interface OpenSessionInput {
+  check: SessionCheckSnapshot;
+  /** Location slots, in run order (decisions §5.1); at least one (`local` when none). */
+  runLocations: string[];
+  /** Defaults to now. */
+  startedAt?: string;
+}
+
+/** One ended attempt, as the evaluator measured it. */
+export interface AttemptInput {
+  /** The session slot this attempt belongs to (one of the session's runLocations). */
+  location: string;
+  /** Where the attempt ran, when a retry moved away from the slot (`sameRegion` false); default = location. */
+  runLocation?: string;
+  startedAt: string;
+  stoppedAt: string | null;
+  responseTime: number;
+  hasFailures: boolean;
+  hasErrors: boolean;
+  isDegraded: boolean | null;
+  overMaxResponseTime: boolean | null;
+  apiCheckResult: ApiCheckResult | null;
+  multiStepCheckResult: MultiStepCheckResult | null;
+}
+
+/** What finishing a location changed. */
+export interface FinishOutcome {
+  result: CheckResult;
+  session: StoredSession;
+  /** The error group the result fed, when it failed. */
+  errorGroup?: StoredErrorGroup;
+}
+
+/** Input of an alert notification; id and `created_at` are assigned. */
+export type NotificationInput = Omit<AlertNotification, 'id' | 'created_at'>;
+
+/** Input of a heartbeat event; the id is assigned. */
+export type HeartbeatEventInput = Omit<HeartbeatEvent, 'id'>;
+
+const asRecord = (v: object) => v as unknown as StoredRecord;
+
+/** Records runs, heartbeat events and alert notifications in the service store. */
+export class RunRecorder {
+  constructor(
+    private readonly store: Store,
+    private readonly now: () => number,
+  ) {}
+
+  /** Opens a session in STARTED with a new `checkRunId`. */
+  openSession(account: string, input: OpenSessionInput): StoredSession {
+    if (input.runLocations.length === 0) throw new Error('a session needs at least one location');
+    const tx = this.store.begin(account);
+    const session: StoredSession = {
+      checkSessionId: tx.uuid(),
+      checkId: input.check.id,
+      checkType: input.check.checkType,
+      name: input.check.name,
+      status: 'STARTED',
+      startedAt: input.startedAt ?? new Date(this.now()).toISOString(),
+      stoppedAt: null,
+      runLocations: [...input.runLocations],
+      finishedLocations: [],
+      executing: false,
+      sequences: {},
+      checkRunId: tx.nextInt(CHECK_RUN_COUNTER),
+      shouldFail: input.check.shouldFail,
+      maxResponseTime: input.check.maxResponseTime,
+      resultIds: [],
+    };
+    tx.put(RUN_COLL.checkSessions, session.checkSessionId, asRecord(session));
+    tx.commit();
+    return session;
+  }
+
+  /** Marks that execution began (STARTED -> PROGRESS); a no-op on a later status. */
+  markExecuting(account: string, sessionId: string): StoredSession {
+    const tx = this.store.begin(account);
+    const session = this.mustSession(tx, sessionId);
+    const next = this.advance(tx, { ...session, executing: true });
+    tx.commit();
+    return next;
+  }
+
+  /** Stores an ATTEMPT result (a retry follows at the same slot). */
+  recordAttempt(account: string, sessionId: string, attempt: AttemptInput): CheckResult {
+    const tx = this.store.begin(account);
+    const session = this.mustSession(tx, sessionId);
+    const { result, session: withResult } = this.addResult(tx, session, attempt, 'ATTEMPT');
+    this.advance(tx, withResult);
+    tx.commit();
+    return result;
+  }
+
+  /**
+   * Stores the FINAL result of a slot, moves the session status and, for a failing result,
+   * feeds the check's error group. A slot finishes once; a second call throws.
+   */
+  finishLocation(account: string, sessionId: string, attempt: AttemptInput): FinishOutcome {
+    const tx = this.store.begin(account);
+    const session = this.mustSession(tx, sessionId);
+    if (session.finishedLocations.includes(attempt.location)) throw new Error(`location ${attempt.location} of session ${sessionId} already finished`);
+    const added = this.addResult(tx, session, attempt, 'FINAL');
+    const next = this.advance(tx, { ...added.session, finishedLocations: [...session.finishedLocations, attempt.location] });
+    const errorGroup = added.result.hasFailures ? this.feedErrorGroup(tx, session, added.result) : undefined;
+    tx.commit();
+    return { result: added.result, session: next, errorGroup };
+  }
+
+  /** Stores one heartbeat event. */
+  recordHeartbeatEvent(account: string, input: HeartbeatEventInput): HeartbeatEvent {
+    const tx = this.store.begin(account);
+    const event: HeartbeatEvent = { id: tx.uuid(), ...input };
+    tx.put(RUN_COLL.heartbeatEvents, event.id, asRecord(event));
+    tx.commit();
+    return event;
+  }
+
+  /** Stores one alert delivery or outbox entry. */
+  recordNotification(account: string, input: NotificationInput): AlertNotification {
+    const tx = this.store.begin(account);
+    const notification: AlertNotification = { id: tx.uuid(), ...input, created_at: new Date(this.now()).toISOString() };
+    tx.put(RUN_COLL.alertNotifications, notification.id, asRecord(notification));
+    tx.commit();
+    return notification;
+  }
+
+  private mustSession(tx: Transaction, sessionId: string): StoredSession {
+    const s = tx.get(RUN_COLL.checkSessions, sessionId) as unknown as StoredSession | undefined;
+    if (!s) throw new Error(`unknown check session ${sessionId}`);
+    return s;
+  }
+
+  private addResult(tx: Transaction, session: StoredSession, a: AttemptInput, resultType: CheckResult['resultType']) {
+    if (!session.runLocations.includes(a.location)) throw new Error(`location ${a.location} is not a slot of session ${session.checkSessionId}`);
+    const sequenceId = session.sequences[a.location] ?? tx.uuid();
+    // Earlier attempts of the slot are the results already sharing its sequence.
+    const attempts = session.resultIds.filter((id) => (tx.get(RUN_COLL.checkResults, id) as { sequenceId?: string } | undefined)?.sequenceId === sequenceId).length;
+    const result: CheckResult = {
+      id: tx.uuid(),
+      name: session.name,
+      checkId: session.checkId,
+      resultType,
+      hasFailures: a.hasFailures,
+      hasErrors: a.hasErrors,
+      isDegraded: a.isDegraded,
+      overMaxResponseTime: a.overMaxResponseTime,
+      runLocation: a.runLocation ?? a.location,
+      startedAt: a.startedAt,
+      stoppedAt: a.stoppedAt,
+      created_at: new Date(this.now()).toISOString(),
+      responseTime: a.responseTime,
+      apiCheckResult: a.apiCheckResult,
+      browserCheckResult: null,
+      multiStepCheckResult: a.multiStepCheckResult,
+      checkRunId: session.checkRunId,
+      attempts,
+      sequenceId,
+    };
+    tx.put(RUN_COLL.checkResults, result.id, asRecord(result));
+    const next: StoredSession = {
+      ...session,
+      executing: true,
+      sequences: { ...session.sequences, [a.location]: sequenceId },
+      resultIds: [...session.resultIds, result.id],
+    };
+    return { result, session: next };
+  }
+
+  /** Recomputes the status from the session's FINAL results and stages the session. */
+  private advance(tx: Transaction, session: StoredSession): StoredSession {
+    const nowMs = this.now();
+    const finished = session.resultIds
+      .map((id) => tx.get(RUN_COLL.checkResults, id) as unknown as CheckResult)
+      .filter((r) => r.resultType === 'FINAL');
+    const startedAtMs = Date.parse(session.startedAt);
+    const status = nextSessionStatus({
+      current: session.status,
+      executing: session.executing,
+      locationCount: session.runLocations.length,
+      finished,
+      startedAtMs,
+      nowMs,
+    });
+    const next: StoredSession = { ...session, status, stoppedAt: session.stoppedAt ?? stoppedAtFor(status, startedAtMs, nowMs) };
+    tx.put(RUN_COLL.checkSessions, next.checkSessionId, asRecord(next));
+    return next;
+  }
+
+  private feedErrorGroup(tx: Transaction, session: StoredSession, result: CheckResult): StoredErrorGroup {
+    const raw = rawErrorMessage({ ...result, shouldFail: session.shouldFail, maxResponseTime: session.maxResponseTime });
+    const cleaned = cleanErrorMessage(raw);
+    const hash = errorHash(cleaned);
+    const known = tx
+      .list(RUN_COLL.errorGroups)
+      .find((g) => g.checkId === result.checkId && g.errorHash === hash) as unknown as StoredErrorGroup | undefined;
+    const group: StoredErrorGroup = known
+      ? recordOccurrence(known, result.startedAt)
+      : {
+          id: tx.uuid(),
+          checkId: result.checkId,
+          errorHash: hash,
+          rawErrorMessage: raw,
+          cleanedErrorMessage: cleaned,
+          firstSeen: result.startedAt,
+          lastSeen: result.startedAt,
+          archived: false,
+          archivedForever: false,
+        };
+    tx.put(RUN_COLL.errorGroups, group.id, asRecord(group));
+    return group;
+  }
+}
+
+/**
+ * Stages the removal of a check's run data (results, sessions, error groups, heartbeat events):
+ * the cascade of a check delete (decisions §1.6). Notifications stay: they record what was sent.
+ */
+export function purgeCheckRunData(tx: Transaction, checkId: string): void {
+  for (const kind of [RUN_COLL.checkResults, RUN_COLL.checkSessions, RUN_COLL.errorGroups, RUN_COLL.heartbeatEvents]) {
+    for (const rec of tx.list(kind)) {
+      if (rec.checkId === checkId) tx.delete(kind, String(rec.id ?? rec.checkSessionId));
+    }
+  }
+}

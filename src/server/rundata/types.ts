@@ -1,0 +1,162 @@
+/**
+ * Stored shapes of run data (results, sessions, error groups, heartbeat events, alert
+ * notifications). They are the API's response shapes (spec §2.12-2.16, decisions §5) so a read
+ * is a projection, never a recomputation.
+ */
+
+/** Where a result counts: the last attempt of a location is FINAL, earlier ones ATTEMPT. */
+export type ResultType = 'FINAL' | 'ATTEMPT';
+
+/** Session statuses of spec §3 / decisions §5.2. */
+export type SessionStatus =
+  | 'STARTED'
+  | 'PROGRESS'
+  | 'PROGRESS_DEGRADED'
+  | 'PROGRESS_FAILED'
+  | 'FAILED'
+  | 'DEGRADED'
+  | 'PASSED'
+  | 'TIMED_OUT';
+
+/** Timing phases of one attempt in ms (decisions §5.3), 0 when a phase does not apply. */
+export interface TimingPhases {
+  wait: number;
+  dns: number;
+  tcp: number;
+  firstByte: number;
+  download: number;
+  total: number;
+}
+
+/** One evaluated assertion of an attempt: the definition plus what was seen. */
+export interface EvaluatedAssertion {
+  source: string;
+  comparison: string;
+  target: string;
+  property?: string;
+  regex?: string;
+  actual: string | null;
+  passed: boolean;
+}
+
+/** `apiCheckResult` of a TCP or DNS attempt (decisions §5.3). */
+export interface ApiCheckResult {
+  assertions: EvaluatedAssertion[];
+  request: { method: string; url: string; data: string | null; headers: Record<string, string>; params: Record<string, string> };
+  response: {
+    status: number;
+    statusText: string;
+    body: string;
+    headers: Record<string, string>;
+    timings: null;
+    timingPhases: TimingPhases;
+  };
+  requestError: string | null;
+  jobLog: null;
+  jobAssets: null;
+  pcapDataUrl: null;
+}
+
+/** `multiStepCheckResult` of a multi-step attempt (decisions §5.3). */
+export interface MultiStepCheckResult {
+  errors: string[];
+  startTime: string;
+  endTime: string;
+  runtimeVersion: string | null;
+  jobLog: string[];
+}
+
+/** A stored check result (spec §2.15). */
+export interface CheckResult {
+  id: string;
+  name: string;
+  checkId: string;
+  resultType: ResultType;
+  hasFailures: boolean;
+  hasErrors: boolean;
+  isDegraded: boolean | null;
+  overMaxResponseTime: boolean | null;
+  runLocation: string;
+  startedAt: string;
+  stoppedAt: string | null;
+  created_at: string;
+  responseTime: number;
+  apiCheckResult: ApiCheckResult | null;
+  browserCheckResult: null;
+  multiStepCheckResult: MultiStepCheckResult | null;
+  checkRunId: number;
+  attempts: number;
+  sequenceId: string | null;
+}
+
+/** What a session remembers of its check at open time, to judge results as the run saw them. */
+export interface SessionCheckSnapshot {
+  id: string;
+  name: string;
+  checkType: string;
+  shouldFail: boolean;
+  maxResponseTime: number | null;
+}
+
+/** A stored check session; `results` and links are projected on read. */
+export interface StoredSession {
+  checkSessionId: string;
+  checkId: string;
+  checkType: string;
+  name: string;
+  status: SessionStatus;
+  startedAt: string;
+  stoppedAt: string | null;
+  /** Location slots of the session, in run order. */
+  runLocations: string[];
+  /** Slots whose FINAL result is in. */
+  finishedLocations: string[];
+  /** Whether an attempt has begun executing (STARTED -> PROGRESS). */
+  executing: boolean;
+  /** The `sequenceId` shared by the attempts of each slot, set by its first attempt. */
+  sequences: Record<string, string>;
+  checkRunId: number;
+  shouldFail: boolean;
+  maxResponseTime: number | null;
+  /** Ids of the finished attempts, in the order they ended. */
+  resultIds: string[];
+}
+
+/** A stored error group (spec §2.12) plus the forever flag of decisions §5.4. */
+export interface StoredErrorGroup {
+  id: string;
+  checkId: string;
+  errorHash: string;
+  rawErrorMessage: string | null;
+  cleanedErrorMessage: string;
+  firstSeen: string;
+  lastSeen: string;
+  archived: boolean;
+  archivedForever: boolean;
+}
+
+/** Heartbeat event states (decisions §5.5). */
+export type HeartbeatState = 'RECEIVED' | 'EARLY' | 'GRACE' | 'LATE' | 'FAILING';
+
+/** A stored heartbeat event (spec §2.14). */
+export interface HeartbeatEvent {
+  id: string;
+  checkId: string;
+  state: HeartbeatState;
+  timestamp: string;
+  source: string;
+  userAgent: string;
+}
+
+/** An alert delivery or outbox entry (decisions §5.7). */
+export interface AlertNotification {
+  id: string;
+  alertChannelId: number;
+  channelType: string;
+  alertType: 'ALERT_FAILURE' | 'ALERT_RECOVERY' | 'ALERT_DEGRADED';
+  checkId: string;
+  checkResultId: string | null;
+  status: 'SENT' | 'FAILED';
+  error: string | null;
+  created_at: string;
+}
