@@ -143,6 +143,8 @@ describe('the bundled action on pull_request', () => {
     const { dir, base } = newRepo('shop-pr');
     const head1 = commit(dir, { 'monitoring/checks/db.yaml': [tcpCheck('db-primary', 5432), tcpCheck('db-replica', 5433)].join('---\n') }, 'add db checks');
 
+    // actions/checkout leaves a pull request's commit detached: the branch comes from the event.
+    git(dir, 'checkout', '-q', '--detach');
     const first = await runAction({ event: 'pull_request', workspace: dir, sha: head1, baseSha: base, inputs: {} });
     expect(first.code, first.stdout + first.stderr).toBe(0);
     expect(planComments()).toHaveLength(1);
@@ -152,7 +154,8 @@ describe('the bundled action on pull_request', () => {
     expect(comment.body).toContain('<summary><code>+ create</code> TcpCheck/db-primary');
     expect(first.outputs).toMatchObject({ 'has-changes': 'true', create: '2', update: '0', delete: '0' });
     const plan = JSON.parse(readFileSync(first.outputs['plan-file'], 'utf8'));
-    expect(plan).toMatchObject({ version: 1, project: 'shop-pr', summary: { create: 2 }, git: { commit: expect.any(String) } });
+    expect(plan).toMatchObject({ version: 1, project: 'shop-pr', summary: { create: 2 }, git: { commit: head1, branch: 'feature/db' } });
+    expect(plan.changedSince).toEqual({ ref: base, files: ['checks/db.yaml'] });
     expect(first.summary).toContain('TcpCheck/db-replica');
 
     const head2 = commit(dir, { 'monitoring/checks/db.yaml': [tcpCheck('db-primary', 6432), tcpCheck('db-replica', 5433)].join('---\n') }, 'port');
