@@ -3,7 +3,7 @@ import type { Diagnostic } from '../config/types.js';
 import type { Plan } from '../plan/types.js';
 import { diagnosticAnnotations, planAnnotations } from './annotations.js';
 import { buildPlanBody, type BodyOptions } from './comment/body.js';
-import { escapeCell, escapeHtml, fitLines } from './comment/markdown.js';
+import { escapeCell, escapeHtml, fence, fitLines } from './comment/markdown.js';
 import type { RunContext } from './event.js';
 import { blobUrl, checksUrl, fileUrl, placeOf, repoPathOf } from './links.js';
 import { annotate, appendSummary, COMMENT_LIMIT, setPlanOutputs, SUMMARY_LIMIT, writePlanFile } from './report.js';
@@ -80,6 +80,18 @@ export async function publishInvalid(diagnostics: Diagnostic[], t: PublishTarget
   const sticky = await comment(t, (marker) => `${marker}\n\n${heading}\n\n${body(COMMENT_LIMIT)}\n`);
   await appendSummary([forbiddenNote(sticky), `${heading}\n\n${body(SUMMARY_LIMIT)}\n`].filter(Boolean).join('\n\n'));
   return sticky;
+}
+
+/**
+ * Publishes a plan that could not be made (API unreachable, unknown revision, ...): the comment
+ * says so instead of showing an older plan. The reason stays in the log and summary: an error
+ * may name internal hosts that a public pull request should not show.
+ */
+export async function publishFailure(message: string, t: PublishTarget): Promise<void> {
+  const heading = title(undefined, t);
+  const sticky = await comment(t, (marker) => `${marker}\n\n${heading}\n\n**The plan failed**; the job log and summary of this commit's mac run say why: ${checksUrl(t.ctx)}\n`);
+  const reason = `**The plan failed:**\n\n${fence('text', message.split('\n'))}`;
+  await appendSummary([forbiddenNote(sticky), `${heading}\n\n${reason}\n`].filter(Boolean).join('\n\n'));
 }
 
 function title(project: string | undefined, t: PublishTarget): string {

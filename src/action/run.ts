@@ -17,7 +17,7 @@ import { renderResultMarkdown } from '../render/result-markdown.js';
 import { diagnosticAnnotations } from './annotations.js';
 import type { ActionInputs } from './inputs.js';
 import { repoPathOf } from './links.js';
-import { planSummary, publishInvalid, publishPlan, type PublishTarget } from './publish.js';
+import { planSummary, publishFailure, publishInvalid, publishPlan, type PublishTarget } from './publish.js';
 import { annotate, appendSummary, setPlanOutputs, SUMMARY_LIMIT, writePlanFile } from './report.js';
 import { size } from './comment/markdown.js';
 
@@ -38,7 +38,14 @@ export interface ActionRun {
 export async function runPlan(run: ActionRun): Promise<void> {
   const project = await load(run);
   await withClient(run, async (client) => {
-    await publishPlan(await plan(run, project, client), run.target);
+    let planned: Plan;
+    try {
+      planned = await plan(run, project, client);
+    } catch (err) {
+      await publishFailure(describe(err), run.target).catch((e: unknown) => core.warning(`could not publish the failure: ${describe(e)}`));
+      throw err;
+    }
+    await publishPlan(planned, run.target);
   });
 }
 
@@ -142,4 +149,9 @@ function bodiesOf(project: LoadedProject, name: string): Map<string, Record<stri
 // The engine's hints name CLI flags; in a workflow the same knobs are inputs.
 function actionHint(hint: string | undefined): string | undefined {
   return hint?.replace(/(?:run again )?with --max-deletes (\d+)/g, 'set the input max-deletes to $1').replace(/--prune/g, 'the input prune: true');
+}
+
+function describe(err: unknown): string {
+  if (err instanceof MacError) return err.hint ? `${err.message}\nhint: ${err.hint}` : err.message;
+  return err instanceof Error ? err.message : String(err);
 }

@@ -220,6 +220,19 @@ describe('the bundled action on pull_request', () => {
     expect(planComments()[0].body).toContain(`blob/${head}/monitoring/checks/api.mac.ts#L4`);
   });
 
+  it('replaces the plan comment when planning fails, without the reason', async () => {
+    const { dir, base } = newRepo('shop-down');
+    const head = commit(dir, { 'monitoring/checks/db.yaml': tcpCheck('db-down', 5432) }, 'db');
+    expect((await runAction({ event: 'pull_request', workspace: dir, sha: head, baseSha: base, inputs: {} })).code).toBe(0);
+    const run = await runAction({ event: 'pull_request', workspace: dir, sha: head, baseSha: base, inputs: { 'api-url': 'http://127.0.0.1:9' } });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(/::error::.*127\.0\.0\.1:9/);
+    expect(planComments()).toHaveLength(1);
+    expect(planComments()[0].body).toContain('**The plan failed**');
+    expect(planComments()[0].body).not.toContain('127.0.0.1:9');
+    expect(run.summary).toContain('127.0.0.1:9');
+  });
+
   it('annotates invalid definitions at file:line and fails', async () => {
     const { dir, base } = newRepo('shop-invalid');
     const head = commit(dir, { 'monitoring/checks/bad.yaml': 'kind: TcpCheck\nid: bad\nname: Bad\nrequest: { hostname: x.example, port: 99999 }\n' }, 'bad');
