@@ -76,7 +76,8 @@ function runAction(spec: RunSpec): Promise<ActionRun> {
     GITHUB_EVENT_NAME: spec.event,
     GITHUB_EVENT_PATH: files.event,
     GITHUB_REPOSITORY: REPO,
-    GITHUB_SHA: spec.sha,
+    // For pull_request events GITHUB_SHA is the test merge commit, not the head the links must use.
+    GITHUB_SHA: spec.event === 'pull_request' ? 'e'.repeat(40) : spec.sha,
     GITHUB_REF: spec.event === 'pull_request' ? `refs/pull/${PR}/merge` : 'refs/heads/main',
     GITHUB_WORKSPACE: spec.workspace,
     GITHUB_SERVER_URL: 'https://github.com',
