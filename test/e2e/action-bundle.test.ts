@@ -261,6 +261,19 @@ describe('the bundled action on push', () => {
     expect(again.outputs['has-changes']).toBe('false');
   });
 
+  it('fails the job when a change fails, with the failure in the table and an annotation', async () => {
+    const { dir } = newRepo('shop-fail');
+    // The service refuses a check in a group that does not exist: valid offline, rejected live.
+    const orphan = `${tcpCheck('db-orphan', 5434)}groupId: 424242\n`;
+    const head = commit(dir, { 'monitoring/checks/db.yaml': [tcpCheck('db-ok', 5432), orphan].join('---\n') }, 'checks');
+    const run = await runAction({ event: 'push', workspace: dir, sha: head, inputs: {} });
+    expect(run.code).toBe(1);
+    expect(run.summary).toMatch(/\| ✅ \| applied \| create \| `TcpCheck\/db-ok` \|/);
+    expect(run.summary).toMatch(/\| ❌ \| failed \| create \| `TcpCheck\/db-orphan` \|/);
+    expect(run.stdout).toMatch(/::error title=mac%3A create failed::TcpCheck\/db-orphan: /);
+    expect(run.stdout).toMatch(/::error::apply incomplete: 1 applied, 1 failed, 0 skipped/);
+  });
+
   it('refuses more deletions than max-deletes and fails the job', async () => {
     const { dir } = newRepo('shop-guard');
     const all = Array.from({ length: 4 }, (_, i) => tcpCheck(`g-${i}`, 7000 + i));
