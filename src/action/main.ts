@@ -5,11 +5,11 @@ import { getOctokit } from '@actions/github';
 import { join, resolve } from 'node:path';
 import { resolveConnection } from '../cli/connection.js';
 import { MacError } from '../errors.js';
-import { readRunContext } from './event.js';
+import { readRunContext, type RunContext } from './event.js';
 import { parseInputs } from './inputs.js';
 import { projectDirInRepo } from './links.js';
 import type { PublishTarget } from './publish.js';
-import { runApply, runPlan } from './run.js';
+import { runApply, runPlan, type ActionRun } from './run.js';
 
 // Events whose default command is apply: a merge to the default branch, or a person asking.
 const APPLY_EVENTS = new Set(['push', 'workflow_dispatch']);
@@ -28,14 +28,19 @@ async function main(env: NodeJS.ProcessEnv): Promise<void> {
     octokit: inputs.githubToken ? getOctokit(inputs.githubToken, { baseUrl: env.GITHUB_API_URL || undefined }) : undefined,
     planFile: join(env.RUNNER_TEMP || ctx.workspace, `mac-plan-${projectDir === '.' ? 'root' : projectDir.replace(/[^\w.-]+/g, '_')}.json`),
   };
-  // On a pull request, plan what the pull request changed unless told otherwise.
-  const baseSha = ctx.pullRequest?.baseSha;
-  const changedSince =
-    inputs.changedSince === undefined ? (baseSha ? { ref: baseSha, fromEvent: true } : undefined) : inputs.changedSince === null ? undefined : { ref: inputs.changedSince, fromEvent: false };
-  const run = { dir: resolve(ctx.workspace, inputs.dir), connection, inputs, changedSince, target, env };
+  const changedSince = scopeOf(inputs.changedSince, ctx);
+  const run: ActionRun = { dir: resolve(ctx.workspace, inputs.dir), connection, inputs, changedSince, target, env };
   core.info(`mac ${command} of ${projectDir} against ${connection.apiUrl}${changedSince ? ` (files changed since ${changedSince.ref})` : ''}`);
   if (command === 'plan') await runPlan(run);
   else await runApply(run);
+}
+
+/** The changed-since scope: the input, else the pull request's base; `none` (null) plans everything. */
+function scopeOf(input: string | null | undefined, ctx: RunContext): ActionRun['changedSince'] {
+  if (input === null) return undefined;
+  if (input !== undefined) return { ref: input, fromEvent: false };
+  const base = ctx.pullRequest?.baseSha;
+  return base ? { ref: base, fromEvent: true } : undefined;
 }
 
 main(process.env).catch((err: unknown) => {
