@@ -19,7 +19,7 @@ function packageEntry(): string {
 
 async function getJiti(): Promise<Jiti> {
   jiti ??= import('jiti').then(({ createJiti }) =>
-    createJiti(import.meta.url, { alias: { [PACKAGE_NAME]: packageEntry() }, moduleCache: false, fsCache: false, interopDefault: true }),
+    createJiti(import.meta.url, { alias: { [PACKAGE_NAME]: packageEntry() }, moduleCache: false, interopDefault: true }),
   );
   return jiti;
 }

@@ -26,10 +26,13 @@ export async function changedFiles(dir: string, ref: string): Promise<string[]> 
   if (!(await git.checkIsRepo().catch(() => false))) {
     throw new UsageError(`--changed-since needs a git repository, and ${dir} is not in one`);
   }
-  try {
-    await git.revparse(['--verify', '--quiet', `${ref}^{commit}`]);
-  } catch (cause) {
-    throw new UsageError(`--changed-since: unknown git revision "${ref}"`, { cause, hint: 'give a branch, tag or commit, e.g. origin/main (fetch it first in CI)' });
+  // `rev-parse --verify --quiet` prints nothing (and simple-git may not throw) for an unknown revision.
+  const commit = await git.revparse(['--verify', '--quiet', `${ref}^{commit}`]).catch((cause: unknown) => ({ cause }));
+  if (typeof commit !== 'string' || commit.trim() === '') {
+    throw new UsageError(`--changed-since: unknown git revision "${ref}"`, {
+      cause: typeof commit === 'string' ? undefined : commit.cause,
+      hint: 'give a branch, tag or commit, e.g. origin/main (fetch it first in CI)',
+    });
   }
   const root = (await git.revparse(['--show-toplevel'])).trim();
   const diff = await git.raw(['diff', '--name-only', '--no-renames', ref, '--', '.']);

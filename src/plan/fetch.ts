@@ -1,20 +1,22 @@
 import type { ApiClient } from '../api/client.js';
 import { listAll } from '../api/paginate.js';
-import type { Kind } from '../schema/kinds.js';
+import { KINDS, type Kind } from '../schema/kinds.js';
 import { kindSpec } from './kinds/index.js';
 
 /** The live objects of each fetched kind, as the API returned them. */
 export type LiveState = Map<Kind, Record<string, unknown>[]>;
 
 /**
- * Fetches the live objects of `kinds`: one paginated list per distinct list endpoint (the four
- * check kinds share /v1/checks), all lists at once. Lists carry full objects, so no item GETs.
+ * Fetches the live objects of `kinds`: one paginated list per distinct list endpoint, all lists
+ * at once. Lists carry full objects, so no item GETs. The four check kinds share /v1/checks, so
+ * fetching one check kind yields all four (owned checks of a kind no longer defined included).
  */
 export async function fetchLive(client: ApiClient, kinds: Iterable<Kind>): Promise<LiveState> {
+  const lists = new Set([...kinds].map((k) => kindSpec(k).api.list));
   const byList = new Map<string, Kind[]>();
-  for (const kind of new Set(kinds)) {
+  for (const kind of KINDS) {
     const list = kindSpec(kind).api.list;
-    byList.set(list, [...(byList.get(list) ?? []), kind]);
+    if (lists.has(list)) byList.set(list, [...(byList.get(list) ?? []), kind]);
   }
   const state: LiveState = new Map();
   await Promise.all(

@@ -42,15 +42,12 @@ export const DnsCheckSchema = z.strictObject({
   scriptFile: scriptFileField,
 });
 
-const { frequencyOffset: _multiStepHasNoOffset, ...sharedWithoutOffset } = f.checkShared;
-
 /** A multi-step check definition; `script` or `scriptFile` is required. */
 export const MultiStepCheckSchema = z.strictObject({
   kind: kindField('MultiStepCheck'),
   ...checkDefinitionFields,
-  ...sharedWithoutOffset,
+  ...f.checkBodies.MULTI_STEP,
   ...required,
-  ...f.multiStepExtras,
   frequency: doc(minuteFrequency.optional(), 'Minutes between runs', 10),
   scriptFile: scriptFileField,
 });

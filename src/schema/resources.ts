@@ -36,24 +36,26 @@ export const EnvironmentVariableSchema = z.strictObject({
 });
 
 /** One alert-channel definition schema per channel type (config differs by type). */
-function channelOf<T extends (typeof ALERT_CHANNEL_TYPES)[number]>(type: T) {
+function channelOf<T extends (typeof ALERT_CHANNEL_TYPES)[number], C extends z.ZodType>(type: T, config: C) {
   return z.strictObject({
     kind: kindField('AlertChannel'),
     id: idField,
     state: stateField,
     type: z.literal(type).describe('Alert channel type'),
-    config: doc(f.alertChannelConfigs[type], `Settings of the ${type} channel`),
+    config: doc(config, `Settings of the ${type} channel`),
     ...f.alertChannelShared,
   });
 }
 
+const configs = f.alertChannelConfigs;
+
 /** An alert channel definition, by `type`. Channels are matched by type plus address. */
 export const AlertChannelSchema = z.discriminatedUnion('type', [
-  channelOf('EMAIL'),
-  channelOf('SLACK'),
-  channelOf('WEBHOOK'),
-  channelOf('SMS'),
-  channelOf('CALL'),
-  channelOf('PAGERDUTY'),
-  channelOf('OPSGENIE'),
+  channelOf('EMAIL', configs.EMAIL),
+  channelOf('SLACK', configs.SLACK),
+  channelOf('WEBHOOK', configs.WEBHOOK),
+  channelOf('SMS', configs.SMS),
+  channelOf('CALL', configs.CALL),
+  channelOf('PAGERDUTY', configs.PAGERDUTY),
+  channelOf('OPSGENIE', configs.OPSGENIE),
 ]);

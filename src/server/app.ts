@@ -21,6 +21,7 @@ import { alertNotificationRoutes } from './routes/alert-notifications.js';
 import { statusPageServiceRoutes } from './routes/status-page-services.js';
 import { incidentRoutes } from './routes/incidents.js';
 import { statusPageRoutes } from './routes/status-pages.js';
+import { registerPingRoute, runRoutes } from './runs/routes.js';
 
 // One line per API area; each module lists its own routes (see src/server/routes/snippets.ts).
 const MODULES: RouteModule[] = [
@@ -41,6 +42,7 @@ const MODULES: RouteModule[] = [
   statusPageServiceRoutes,
   incidentRoutes,
   statusPageRoutes,
+  runRoutes,
 ];
 
 /** Options of `createApp` beyond the context. */
@@ -63,6 +65,7 @@ export function createApp(ctx: ServerContext, extras: AppExtras = {}): Hono<AppE
   app.use('*', faults(options.faults, options.random));
   app.use('*', authenticate(options.keys));
   app.use('*', rateLimit(options.rateLimit, options.now));
+  registerPingRoute(app, ctx);
   const specs = [...MODULES, ...(extras.modules ?? [])].flatMap((module) => module(ctx));
   const reserved = reservedSegments(specs.map((s) => s.path));
   for (const spec of specs) app.on(spec.method, spec.path, toHandler(spec, ctx, reserved.get(spec.path)));

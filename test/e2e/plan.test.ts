@@ -92,6 +92,22 @@ describe('mac plan against mac serve', () => {
     }
   });
 
+  it('--prune deletes an owned check that is no longer defined; without it the plan only warns', async () => {
+    const { rename } = await import('node:fs/promises');
+    const file = join(dir, 'checks/multistep.yaml');
+    await rename(file, `${file}.off`);
+    try {
+      const warned = await planJson();
+      expect(warned.r.code).toBe(0);
+      expect(warned.plan.warnings.join('\n')).toContain('mac:roundtrip/flow');
+      const pruned = await planJson(['--prune']);
+      expect(pruned.r.code).toBe(2);
+      expect(pruned.plan.changes.filter((c) => c.action !== 'noop')).toMatchObject([{ action: 'delete', kind: 'MultiStepCheck', id: 'flow', name: 'Checkout flow' }]);
+    } finally {
+      await rename(`${file}.off`, file);
+    }
+  });
+
   it('stops on invalid definitions without any request', async () => {
     const bad = await writeProject({ 'mac.config.yaml': 'project: bad\n', 'c.yaml': 'kind: TcpCheck\nid: x\nname: x\nrequest: { hostname: h, port: 99999 }\n' });
     // A URL where nothing listens: a request would fail with ECONNREFUSED instead of the diagnostics.

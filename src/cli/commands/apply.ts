@@ -2,7 +2,7 @@ import { stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline/promises';
 import type { CliContext, RegisterCommand } from '../context.js';
 import { resolveConnection, withConnectionOptions } from '../connection.js';
-import { applyOptions, type ApplyCommandOptions, type ApplyFlags } from '../apply-options.js';
+import { applyOptions, limiterFor, type ApplyCommandOptions, type ApplyFlags } from '../apply-options.js';
 import { ApiClient } from '../../api/index.js';
 import { apiAccount } from '../../apply/account.js';
 import { applyPlan } from '../../apply/apply.js';
@@ -41,7 +41,8 @@ export const register: RegisterCommand = (program, ctx) => {
 async function runApply(options: ApplyCommandOptions, flags: ApplyFlags, ctx: CliContext): Promise<number> {
   const { output } = ctx;
   const connection = resolveConnection(flags, ctx.env);
-  const client = new ApiClient({ ...connection, ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}) });
+  const limiter = limiterFor(options.rateLimit);
+  const client = new ApiClient({ ...connection, ...(limiter ? { limiter } : {}) });
   try {
     let plan: Plan;
     let sources: SecretSources;

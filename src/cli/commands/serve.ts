@@ -4,6 +4,7 @@ import { MacError, UsageError } from '../../errors.js';
 import { createServer } from '../../server/server.js';
 import { DEV_KEY, parseApiKey, parseFaults, parseKeysFile, parseRateLimit, type ApiKeySpec, type ServerOptions } from '../../server/options.js';
 import { JournalCorrupt } from '../../server/store/journal.js';
+import { startRuns } from '../../server/runs/runs.js';
 
 interface ServeFlags {
   host: string;
@@ -57,6 +58,7 @@ export const register: RegisterCommand = (program, ctx) => {
           hint: code === 'EADDRINUSE' ? 'another process uses this port; pick one with --port' : undefined,
         });
       }
+      server.onClose(startRuns(server.ctx));
       // One write, so that a reader waiting for the first line also gets the accounts.
       const lines = [`mac serve listening on ${url}`];
       for (const k of options.keys) {

@@ -8,8 +8,8 @@ import { z } from 'zod';
 import {
   DNS_ASSERTION_SOURCES, DNS_COMPARISONS, HEARTBEAT_UNITS, MINUTES_FAILING_THRESHOLDS, PAGINATION_RATES,
   REFRESH_RATES, REMINDER_INTERVALS, TCP_ASSERTION_SOURCES, TCP_COMPARISONS, alertChannelType, dashboardWidth,
-  dnsProtocol, escalationType, heartbeatUnit, ipFamily, location, oneOfNumbers, opsgeniePriority, opsgenieRegion,
-  recordType, retryStrategyType, runtimeId, severity, webhookMethod,
+  dnsProtocol, escalationType, heartbeatUnit, ipFamily, location, minuteFrequency, oneOfNumbers, opsgeniePriority, opsgenieRegion,
+  recordType, retryStrategyType, runtimeId, severity, subminuteFrequency, webhookMethod,
 } from './values.js';
 
 /** How an object schema treats keys it does not know. */
@@ -263,7 +263,20 @@ function build(mode: ObjectMode) {
     secret: doc(z.boolean().optional(), 'Write-only value; cannot be turned off once set', false),
   };
 
+  const { frequencyOffset: _multiStepHasNoOffset, ...sharedWithoutOffset } = checkShared;
+  /**
+   * Full body shapes per check type (every field optional; the caller decides what a create
+   * requires). `frequency` takes the type's allowed values (spec 2.1.5).
+   */
+  const checkBodies = {
+    TCP: { ...checkShared, ...thresholds, frequency: subminuteFrequency.optional(), request: tcpRequest.optional() },
+    DNS: { ...checkShared, ...thresholds, ...dnsExtras, frequency: subminuteFrequency.optional(), request: dnsRequest.optional() },
+    MULTI_STEP: { ...sharedWithoutOffset, ...multiStepExtras, frequency: minuteFrequency.optional() },
+    HEARTBEAT: { ...checkShared, frequency: minuteFrequency.optional(), heartbeat: heartbeat.optional() },
+  };
+
   return {
+    checkBodies,
     tcpAssertion, dnsAssertion, tcpRequest, dnsRequest, alertSettings, retryStrategy, triggerIncident,
     environmentVariable, environmentVariables, alertChannelSubscription, dnsHeartbeat, heartbeat,
     checkShared, thresholds, dnsExtras, multiStepExtras, alertChannelConfigs, alertChannelSubscriptionItem,

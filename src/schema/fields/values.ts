@@ -25,8 +25,8 @@ export const SUBMINUTE_FREQUENCIES = [0, 1, 2, 5, 10, 15, 30, 60, 120, 180, 360,
 export const MINUTE_FREQUENCIES = [1, 2, 5, 10, 15, 30, 60, 120, 180, 360, 720, 1440] as const;
 
 /** Builds a zod schema for one of the given numbers, with a message that lists them. */
-export function oneOfNumbers<const T extends readonly number[]>(values: T) {
-  return z.literal(values as unknown as T[number][], { error: () => `must be one of ${values.join(', ')}` });
+export function oneOfNumbers<const T extends readonly number[]>(values: T): z.ZodLiteral<T[number]> {
+  return z.literal([...values], { error: () => `must be one of ${values.join(', ')}` }) as z.ZodLiteral<T[number]>;
 }
 
 /** Frequency of a TCP or DNS check. */
