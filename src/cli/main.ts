@@ -49,11 +49,11 @@ export async function main(argv: string[], target?: Partial<OutputTarget>): Prom
 function report(err: unknown, ctx: CliContext): number {
   const { output } = ctx;
   if (err instanceof MacError) {
-    output.info(`${output.c.red('error:')} ${err.message}`);
+    output.info(`${output.cErr.red('error:')} ${err.message}`);
     if (err.hint) output.info(`  hint: ${err.hint}`);
     return err.exitCode;
   }
-  output.info(`${output.c.red('internal error:')} ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+  output.info(`${output.cErr.red('internal error:')} ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
   output.info('  hint: this is a bug in mac; please report it with the command you ran');
   return 1;
 }
