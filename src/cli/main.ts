@@ -30,10 +30,12 @@ export async function main(argv: string[], target?: Partial<OutputTarget>): Prom
   const program = new Command('mac')
     .description('monitoring as code: validate, plan and apply monitoring definitions')
     .version(await packageVersion(), '-V, --version')
-    .showHelpAfterError()
+    .showHelpAfterError(usageHint('mac'))
     .exitOverride()
     .configureOutput({ writeOut: (s) => output.result(s.trimEnd()), writeErr: (s) => output.info(s.trimEnd()) });
   for (const load of commands) (await load()).register(program, ctx);
+  // A usage error stays one line plus a hint; the whole help would bury the message.
+  for (const command of program.commands) command.showHelpAfterError(usageHint(`mac ${command.name()}`));
   try {
     await program.parseAsync(argv);
   } catch (err) {
@@ -44,6 +46,10 @@ export async function main(argv: string[], target?: Partial<OutputTarget>): Prom
     return report(err, ctx);
   }
   return exitCode;
+}
+
+function usageHint(command: string): string {
+  return `  hint: run "${command} --help" for usage`;
 }
 
 function report(err: unknown, ctx: CliContext): number {
