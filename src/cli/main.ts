@@ -59,9 +59,25 @@ function report(err: unknown, ctx: CliContext): number {
     if (err.hint) output.info(`  hint: ${err.hint}`);
     return err.exitCode;
   }
+  const fsError = fileSystemError(err);
+  if (fsError) {
+    output.info(`${output.cErr.red('error:')} ${fsError}`);
+    output.info('  hint: check the path, that its folder exists, and that it may be written');
+    return 1;
+  }
   output.info(`${output.cErr.red('internal error:')} ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
   output.info('  hint: this is a bug in mac; please report it with the command you ran');
   return 1;
+}
+
+/**
+ * A failed file operation on a path the user gave (`--out`, a target) is their environment, not
+ * a bug: it gets one line, not a stack. Node's message already names the call and the path.
+ */
+function fileSystemError(err: unknown): string | undefined {
+  if (!(err instanceof Error)) return undefined;
+  const e = err as Error & { code?: unknown; syscall?: unknown; path?: unknown };
+  return typeof e.code === 'string' && typeof e.syscall === 'string' && typeof e.path === 'string' ? e.message : undefined;
 }
 
 async function packageVersion(): Promise<string> {

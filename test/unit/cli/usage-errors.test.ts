@@ -28,3 +28,16 @@ describe('usage errors', () => {
     expect(r.stdout).toBe('');
   });
 });
+
+describe('file system errors', () => {
+  it('a path that cannot be written is one line and a hint, not an internal error with a stack', async () => {
+    const file = `${dir}/a-file`;
+    (await import('node:fs')).writeFileSync(file, '');
+    const r = await run('schemas', '--out', `${file}/schemas`);
+    expect(r.code).toBe(1);
+    expect(r.lines).toEqual([
+      `error: ENOTDIR: not a directory, mkdir '${file}/schemas'`,
+      '  hint: check the path, that its folder exists, and that it may be written',
+    ]);
+  });
+});
