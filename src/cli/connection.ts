@@ -2,8 +2,9 @@ import { UsageError } from '../errors.js';
 
 /** The default URL where `mac serve` listens. */
 export const DEFAULT_API_URL = 'http://127.0.0.1:4010';
-/** The key and account `mac serve` accepts when started without --api-key. */
+/** The key `mac serve` accepts when started without --api-key. */
 export const DEV_API_KEY = 'mac-dev-key';
+/** The account of the dev key. */
 export const DEV_ACCOUNT_ID = 'dev';
 
 /** Where and as whom the engine talks to the monitoring API. */
