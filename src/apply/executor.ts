@@ -5,6 +5,7 @@ import { buildWaves, changeKey, type ChangeKey } from './graph.js';
 import { requestBody } from '../plan/body.js';
 import type { ResolvedIds } from './refs.js';
 import type { ChangeOutcome } from './result.js';
+import { maskSecrets } from './secrets.js';
 
 /** What `perform` gets besides the change: the request body with every `$ref` resolved, and all ids known. */
 export interface PerformInput {
@@ -117,7 +118,8 @@ async function run(change: PlannedChange, ids: ResolvedIds, options: ExecuteOpti
       ...(done.notes?.length ? { notes: done.notes } : {}),
     };
   } catch (err) {
-    return { ...base(change), status: 'failed', error: describe(err), ...(err instanceof MacError && err.hint ? { hint: err.hint } : {}) };
+    const hint = err instanceof MacError && err.hint ? { hint: maskSecrets(err.hint, options.secrets) } : {};
+    return { ...base(change), status: 'failed', error: maskSecrets(describe(err), options.secrets), ...hint };
   }
 }
 

@@ -48,7 +48,9 @@ const planSchema = z.object({
 export function parsePlan(doc: unknown, source: string): Plan {
   const version = typeof doc === 'object' && doc !== null ? (doc as { version?: unknown }).version : undefined;
   if (version !== PLAN_VERSION) {
-    throw new UsageError(`${source}: plan version ${JSON.stringify(version ?? null)} is not supported (this mac reads version ${PLAN_VERSION})`, {
+    // Only a number is echoed: any other value may be something else entirely (even a secret).
+    const shown = typeof version === 'number' ? String(version) : version === undefined ? 'missing' : `of type ${typeof version}`;
+    throw new UsageError(`${source}: plan version ${shown} is not supported (this mac reads version ${PLAN_VERSION})`, {
       hint: 'plan again with this version of mac: mac plan DIR --out FILE',
     });
   }
@@ -72,7 +74,18 @@ export async function readPlanFile(path: string): Promise<Plan> {
   try {
     doc = JSON.parse(text);
   } catch (cause) {
-    throw new UsageError(`${path} is not JSON: ${(cause as Error).message}`, { cause, hint: 'pass a plan written by mac plan --out, or a project directory' });
+    throw new UsageError(`${path} is not JSON${whereJsonFails(text, cause)}`, { cause, hint: 'pass a plan written by mac plan --out, or a project directory' });
   }
   return parsePlan(doc, path);
+}
+
+/**
+ * Where JSON.parse gave up, as ` (line L, column C)`. Its own message is not shown: it quotes
+ * the start of the text, and a file passed by mistake (an .env file, a key) may hold secrets.
+ */
+function whereJsonFails(text: string, err: unknown): string {
+  const m = /at position (\d+)/.exec(err instanceof Error ? err.message : '');
+  if (!m) return text.trim() === '' ? ' (the file is empty)' : '';
+  const before = text.slice(0, Number(m[1])).split('\n');
+  return ` (line ${before.length}, column ${before[before.length - 1]!.length + 1})`;
 }

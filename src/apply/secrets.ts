@@ -49,3 +49,23 @@ export async function recoverSecrets(changes: readonly PlannedChange[], sources:
   }
   return out;
 }
+
+/** Secrets shorter than this are not masked in messages: masking "ab" would garble every word holding it. */
+const MIN_MASKED_LENGTH = 4;
+
+/**
+ * Masks every secret value of the run in a message meant for people. An API may quote the
+ * rejected body in its error (a 400 naming the bad value); the result must not carry it on.
+ */
+export function maskSecrets(text: string, secrets: ReadonlyMap<string, ReadonlyMap<string, unknown>> | undefined): string {
+  if (!secrets) return text;
+  let out = text;
+  for (const values of secrets.values()) {
+    for (const value of values.values()) {
+      if (typeof value !== 'string' || value.length < MIN_MASKED_LENGTH) continue;
+      // Also the JSON-escaped form, as a quoted body shows a value with quotes or newlines.
+      for (const form of new Set([value, JSON.stringify(value).slice(1, -1)])) out = out.split(form).join('(sensitive)');
+    }
+  }
+  return out;
+}

@@ -31,11 +31,13 @@ export interface ApplyCommandOptions {
   rateLimit?: RateLimit;
 }
 
+const USAGE_HINT = 'run "mac apply --help" for usage';
+
 /** Parses a whole number flag in [min, max]. */
 export function parseCount(flag: string, value: string | undefined, fallback: number, min: number, max = 10_000): number {
   if (value === undefined) return fallback;
   if (!/^\d+$/.test(value.trim()) || Number(value) < min || Number(value) > max) {
-    throw new UsageError(`${flag} must be a whole number from ${min} to ${max}, got "${value}"`);
+    throw new UsageError(`${flag} must be a whole number from ${min} to ${max}, got "${value}"`, { hint: USAGE_HINT });
   }
   return Number(value);
 }
@@ -44,7 +46,7 @@ export function parseCount(flag: string, value: string | undefined, fallback: nu
 export function parseRateLimit(value: string | undefined, source: string): RateLimit | undefined {
   if (value === undefined || value.trim() === '') return undefined;
   const m = /^\s*(\d+)\s*\/\s*(\d+(?:\.\d+)?)\s*$/.exec(value);
-  if (!m || Number(m[2]) <= 0) throw new UsageError(`${source} must look like N/SECONDS (e.g. 600/60), got "${value}"`);
+  if (!m || Number(m[2]) <= 0) throw new UsageError(`${source} must look like N/SECONDS (e.g. 600/60), got "${value}"`, { hint: 'N requests per SECONDS; 0/1 turns the limit off' });
   return { requests: Number(m[1]), perSeconds: Number(m[2]) };
 }
 
@@ -67,7 +69,7 @@ export async function applyOptions(
   cwd: string,
 ): Promise<ApplyCommandOptions> {
   const format = (flags.format ?? 'text') as ResultFormat;
-  if (!RESULT_FORMATS.includes(format)) throw new UsageError(`--format must be one of ${RESULT_FORMATS.join(', ')}, got "${flags.format}"`);
+  if (!RESULT_FORMATS.includes(format)) throw new UsageError(`--format must be one of ${RESULT_FORMATS.join(', ')}, got "${flags.format}"`, { hint: USAGE_HINT });
   const path = resolve(cwd, target ?? '.');
   const info = await stat(path).catch(() => undefined);
   if (!info) throw new UsageError(`${target ?? '.'} does not exist`, { hint: 'pass a project directory (with mac.config.yaml) or a plan file written by mac plan --out' });

@@ -2,8 +2,9 @@ import { UsageError } from '../errors.js';
 
 /** The default URL where `mac serve` listens. */
 export const DEFAULT_API_URL = 'http://127.0.0.1:4010';
-/** The key and account `mac serve` accepts when started without --api-key. */
+/** The key `mac serve` accepts when started without --api-key. */
 export const DEV_API_KEY = 'mac-dev-key';
+/** The account of the dev key. */
 export const DEV_ACCOUNT_ID = 'dev';
 
 /** Where and as whom the engine talks to the monitoring API. */
@@ -28,11 +29,7 @@ export function resolveConnection(flags: ConnectionFlags, env: Record<string, st
   const apiUrl = (flags.apiUrl ?? env.MAC_API_URL ?? DEFAULT_API_URL).replace(/\/+$/, '');
   let apiKey = flags.apiKey ?? env.MAC_API_KEY;
   let accountId = flags.accountId ?? env.MAC_ACCOUNT_ID;
-  try {
-    new URL(apiUrl);
-  } catch (cause) {
-    throw new UsageError(`invalid API URL "${apiUrl}"`, { cause, hint: 'set MAC_API_URL or --api-url to http(s)://host[:port]' });
-  }
+  checkApiUrl(apiUrl);
   if (!apiKey) {
     if (apiUrl === DEFAULT_API_URL) {
       apiKey = DEV_API_KEY;
@@ -42,6 +39,26 @@ export function resolveConnection(flags: ConnectionFlags, env: Record<string, st
     }
   }
   return { apiUrl, apiKey, accountId: accountId || undefined };
+}
+
+/**
+ * Refuses an API URL that is not http(s) or that carries credentials: the URL is printed in
+ * messages and written into plans, so a password in it would leak; keys go in MAC_API_KEY.
+ */
+function checkApiUrl(apiUrl: string): void {
+  const hint = 'set MAC_API_URL or --api-url to http(s)://host[:port]';
+  let url: URL;
+  try {
+    url = new URL(apiUrl);
+  } catch (cause) {
+    throw new UsageError(`invalid API URL "${apiUrl}"`, { cause, hint });
+  }
+  if (url.username !== '' || url.password !== '') {
+    throw new UsageError('the API URL must not hold credentials (user:password@)', { hint: 'put the API key in MAC_API_KEY or --api-key' });
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new UsageError(`the API URL must be http or https, got "${url.protocol}"`, { hint });
+  }
 }
 
 /** Adds --api-url, --api-key and --account-id to a command that talks to the API. */

@@ -30,10 +30,12 @@ export async function main(argv: string[], target?: Partial<OutputTarget>): Prom
   const program = new Command('mac')
     .description('monitoring as code: validate, plan and apply monitoring definitions')
     .version(await packageVersion(), '-V, --version')
-    .showHelpAfterError()
+    .showHelpAfterError(usageHint('mac'))
     .exitOverride()
     .configureOutput({ writeOut: (s) => output.result(s.trimEnd()), writeErr: (s) => output.info(s.trimEnd()) });
   for (const load of commands) (await load()).register(program, ctx);
+  // A usage error stays one line plus a hint; the whole help would bury the message.
+  for (const command of program.commands) command.showHelpAfterError(usageHint(`mac ${command.name()}`));
   try {
     await program.parseAsync(argv);
   } catch (err) {
@@ -46,16 +48,36 @@ export async function main(argv: string[], target?: Partial<OutputTarget>): Prom
   return exitCode;
 }
 
+function usageHint(command: string): string {
+  return `  hint: run "${command} --help" for usage`;
+}
+
 function report(err: unknown, ctx: CliContext): number {
   const { output } = ctx;
   if (err instanceof MacError) {
-    output.info(`${output.c.red('error:')} ${err.message}`);
+    output.info(`${output.cErr.red('error:')} ${err.message}`);
     if (err.hint) output.info(`  hint: ${err.hint}`);
     return err.exitCode;
   }
-  output.info(`${output.c.red('internal error:')} ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+  const fsError = fileSystemError(err);
+  if (fsError) {
+    output.info(`${output.cErr.red('error:')} ${fsError}`);
+    output.info('  hint: check the path, that its folder exists, and that it may be written');
+    return 1;
+  }
+  output.info(`${output.cErr.red('internal error:')} ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
   output.info('  hint: this is a bug in mac; please report it with the command you ran');
   return 1;
+}
+
+/**
+ * A failed file operation on a path the user gave (`--out`, a target) is their environment, not
+ * a bug: it gets one line, not a stack. Node's message already names the call and the path.
+ */
+function fileSystemError(err: unknown): string | undefined {
+  if (!(err instanceof Error)) return undefined;
+  const e = err as Error & { code?: unknown; syscall?: unknown; path?: unknown };
+  return typeof e.code === 'string' && typeof e.syscall === 'string' && typeof e.path === 'string' ? e.message : undefined;
 }
 
 async function packageVersion(): Promise<string> {

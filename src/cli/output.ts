@@ -17,8 +17,10 @@ export interface Output {
   readonly color: boolean;
   /** Whether stderr is an interactive terminal (live progress, prompts). */
   readonly interactive: boolean;
-  /** Colour helpers that are identity functions when colour is off. */
+  /** Colour helpers for stdout text; identity functions when colour is off. */
   readonly c: ReturnType<typeof pc.createColors>;
+  /** Colour helpers for stderr text (diagnostics, errors, progress): stderr may be a file while stdout is a TTY. */
+  readonly cErr: ReturnType<typeof pc.createColors>;
 }
 
 /** Streams and environment an Output writes to; tests pass fakes. */
@@ -33,6 +35,7 @@ export function createOutput(target: OutputTarget): Output {
   const noColor = target.env.NO_COLOR !== undefined && target.env.NO_COLOR !== '';
   const color = !noColor && target.stdout.isTTY === true;
   const interactive = target.stderr.isTTY === true;
+  const colorErr = !noColor && interactive;
   let live = false;
   const endProgress = () => {
     if (live) target.stderr.write('\n');
@@ -42,6 +45,7 @@ export function createOutput(target: OutputTarget): Output {
     color,
     interactive,
     c: pc.createColors(color),
+    cErr: pc.createColors(colorErr),
     result(text) {
       endProgress();
       target.stdout.write(text.endsWith('\n') ? text : `${text}\n`);

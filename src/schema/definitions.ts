@@ -67,6 +67,20 @@ function check(schema: z.ZodObject, description: string, checkType: ApiCheckType
   };
 }
 
+/** A kind without references or secrets, matched to live resources by one string field (its tombstone needs it). */
+function matchedByField(schema: z.ZodObject, description: string, field: string, script: KindSpec['script']): KindSpec {
+  return {
+    description,
+    schema,
+    absentSchema: tombstoneOf(schema, ['kind', 'id', field]),
+    idField: 'id',
+    script,
+    refs: [],
+    secretPaths: () => [],
+    identity: { what: field, of: (spec) => (typeof spec[field] === 'string' ? spec[field] : undefined) },
+  };
+}
+
 /** Address-like part of an alert channel's config that, with its type, identifies it. */
 const CHANNEL_ADDRESS: Record<string, string> = {
   EMAIL: 'address', SLACK: 'url', WEBHOOK: 'url', SMS: 'number', CALL: 'number', PAGERDUTY: 'serviceKey', OPSGENIE: 'apiKey',
@@ -85,26 +99,8 @@ export const DEFINITIONS: Record<Kind, KindSpec> = {
   }),
   MultiStepCheck: check(MultiStepCheckSchema, 'A multi-step check: a script driving several requests.', 'MULTI_STEP', { script: 'required' }),
   HeartbeatCheck: check(HeartbeatCheckSchema, 'A heartbeat check: fails when a job stops pinging it within period plus grace.', 'HEARTBEAT'),
-  Snippet: {
-    description: 'A snippet: reusable JavaScript, e.g. the setup or teardown of DNS checks.',
-    schema: SnippetSchema,
-    absentSchema: tombstoneOf(SnippetSchema, ['kind', 'id', 'name']),
-    idField: 'id',
-    script: 'required',
-    refs: [],
-    secretPaths: () => [],
-    identity: { what: 'name', of: (spec) => (typeof spec.name === 'string' ? spec.name : undefined) },
-  },
-  Dashboard: {
-    description: 'A dashboard: a public or private page showing the state of checks.',
-    schema: DashboardSchema,
-    absentSchema: tombstoneOf(DashboardSchema, ['kind', 'id', 'customUrl']),
-    idField: 'id',
-    script: 'none',
-    refs: [],
-    secretPaths: () => [],
-    identity: { what: 'customUrl', of: (spec) => (typeof spec.customUrl === 'string' ? spec.customUrl : undefined) },
-  },
+  Snippet: matchedByField(SnippetSchema, 'A snippet: reusable JavaScript, e.g. the setup or teardown of DNS checks.', 'name', 'required'),
+  Dashboard: matchedByField(DashboardSchema, 'A dashboard: a public or private page showing the state of checks.', 'customUrl', 'none'),
   EnvironmentVariable: {
     description: 'An account environment variable, identified by its key.',
     schema: EnvironmentVariableSchema,

@@ -57,14 +57,14 @@ async function runApply(options: ApplyCommandOptions, flags: ApplyFlags, ctx: Cl
       sources = { env: ctx.env, ...(plan.dir ? { reload: () => reloadBodies(plan.dir!, plan.project, ctx.env) } : {}) };
     } else {
       const project = await loadProject(options.target.dir, { env: ctx.env });
-      for (const d of project.diagnostics) output.info(formatDiagnostic(d, output.c));
+      for (const d of project.diagnostics) output.info(formatDiagnostic(d, output.cErr));
       if (project.diagnostics.some((d) => d.severity === 'error')) {
         throw new ValidationFailed(`${summarizeDiagnostics(project.diagnostics)}; nothing was applied and no request was made`);
       }
       plan = await createPlan(project, client, { prune: options.prune, rewriteSecrets: flags.rewriteSecrets === true });
       sources = { env: ctx.env, reload: async () => bodiesOf(project.definitions, plan.project) };
       // The plan goes to stderr: stdout holds only the result (one JSON document with --format json).
-      output.info(renderPlan(plan, 'text', output.c));
+      output.info(renderPlan(plan, 'text', output.cErr));
       // Refuse unsafe deletes before asking anyone to confirm them (apply checks again).
       checkDeletes(plan, options.maxDeletes);
       if (plan.summary.create + plan.summary.update + plan.summary.delete > 0 && !(await confirm(options, ctx))) return 1;

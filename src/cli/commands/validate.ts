@@ -14,9 +14,9 @@ export const register: RegisterCommand = (program, ctx) => {
       const { output } = ctx;
       const project = await loadProject(resolve(ctx.cwd, dir), { env: ctx.env });
       const errors = project.diagnostics.filter((d) => d.severity === 'error');
-      for (const d of project.diagnostics) output.info(formatDiagnostic(d, output.c));
+      for (const d of project.diagnostics) output.info(formatDiagnostic(d, output.cErr));
       if (errors.length > 0) {
-        output.info(`${output.c.red('validation failed:')} ${summarizeDiagnostics(project.diagnostics)}`);
+        output.info(`${output.cErr.red('validation failed:')} ${summarizeDiagnostics(project.diagnostics)}`);
         ctx.exit(1);
         return;
       }

@@ -35,20 +35,17 @@ function build(mode: ObjectMode) {
   const obj = <S extends z.ZodRawShape>(shape: S) => (mode === 'strict' ? z.strictObject(shape) : z.object(shape));
   const responseTime = () => z.number().min(0).max(5000).nullable().optional();
 
-  const tcpAssertion = obj({
-    source: z.enum(TCP_ASSERTION_SOURCES),
-    comparison: z.enum(TCP_COMPARISONS),
-    target: doc(z.string(), 'Value compared with the source'),
-    property: doc(z.string().optional(), 'Property of the source to read'),
-    regex: doc(z.string().optional(), 'Regular expression applied to the source; its first group is compared', ''),
-  });
-  const dnsAssertion = obj({
-    source: z.enum(DNS_ASSERTION_SOURCES),
-    comparison: z.enum(DNS_COMPARISONS),
-    target: doc(z.string(), 'Value compared with the source'),
-    property: doc(z.string().optional(), 'JSON path read from JSON_ANSWER, e.g. $[0].data'),
-    regex: doc(z.string().optional(), 'Regular expression applied to the source; its first group is compared', ''),
-  });
+  // TCP and DNS assertions share one shape; only the sources, comparisons and property differ.
+  const assertion = <Src extends readonly [string, ...string[]], Cmp extends readonly [string, ...string[]]>(sources: Src, comparisons: Cmp, propertyDoc: string) =>
+    obj({
+      source: z.enum(sources),
+      comparison: z.enum(comparisons),
+      target: doc(z.string(), 'Value compared with the source'),
+      property: doc(z.string().optional(), propertyDoc),
+      regex: doc(z.string().optional(), 'Regular expression applied to the source; its first group is compared', ''),
+    });
+  const tcpAssertion = assertion(TCP_ASSERTION_SOURCES, TCP_COMPARISONS, 'Property of the source to read');
+  const dnsAssertion = assertion(DNS_ASSERTION_SOURCES, DNS_COMPARISONS, 'JSON path read from JSON_ANSWER, e.g. $[0].data');
 
   const tcpRequest = obj({
     hostname: doc(z.string().min(1).max(2048), 'Host to connect to'),

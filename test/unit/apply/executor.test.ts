@@ -32,6 +32,20 @@ describe('execute', () => {
     ]);
   });
 
+  it('masks secret values an API error quotes back, raw or JSON-escaped', async () => {
+    const secret = 'sk_live_"4242"';
+    const [outcome] = await execute([change({ kind: 'EnvironmentVariable', id: 'K', desired: { key: 'K', value: '(sensitive)' }, secrets: [{ path: '/value' }] })], {
+      secrets: new Map([['EnvironmentVariable/K', new Map([['/value', secret]])]]),
+      perform: async (_c, input) => {
+        const sent = JSON.stringify(input.body);
+        throw new MacError(`POST /v1/variables failed: 400 bad body ${sent}`, { hint: `value ${secret} is too long` });
+      },
+    });
+    expect(outcome.status).toBe('failed');
+    expect(outcome.error).toBe('POST /v1/variables failed: 400 bad body {"key":"K","value":"(sensitive)"}');
+    expect(outcome.hint).toBe('value (sensitive) is too long');
+  });
+
   it('goes on with independent changes and skips the dependents of a failure, transitively', async () => {
     const performed: string[] = [];
     const outcomes = await execute(

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { parsePlan } from '../../../src/apply/plan-file.js';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parsePlan, readPlanFile } from '../../../src/apply/plan-file.js';
 import { recoverSecrets } from '../../../src/apply/secrets.js';
 import { findStale, refuseIfStale } from '../../../src/apply/stale.js';
 import { Refused, UsageError } from '../../../src/errors.js';
@@ -25,9 +28,35 @@ describe('parsePlan', () => {
     expect(() => parsePlan([], 'p.json')).toThrow(UsageError);
   });
 
+  it('never echoes a version that is not a number (it may be anything, even a secret)', () => {
+    expect(() => parsePlan({ version: 'sk_live_4242' }, 'p.json')).toThrow('p.json: plan version of type string is not supported');
+    expect(() => parsePlan({ version: 'sk_live_4242' }, 'p.json')).not.toThrow(/sk_live/);
+  });
+
   it('names the field of a malformed plan', () => {
     const bad = { ...doc, changes: [{ ...doc.changes[0], kind: 'HttpCheck' }] };
     expect(() => parsePlan(bad, 'plan.json')).toThrow(/plan.json is not a valid plan: changes\.0\.kind/);
+  });
+});
+
+describe('readPlanFile', () => {
+  const fileWith = async (text: string) => {
+    const file = join(await mkdtemp(join(tmpdir(), 'mac-plan-file-')), 'plan.json');
+    await writeFile(file, text);
+    return file;
+  };
+  const messageOf = (file: string) => readPlanFile(file).then(() => '', (err: Error) => err.message);
+
+  it('does not quote a file that is not JSON (an .env passed by mistake holds secrets)', async () => {
+    const message = await messageOf(await fileWith('STRIPE_KEY=sk_live_4242\n'));
+    expect(message).toMatch(/plan\.json is not JSON$/);
+    expect(message).not.toContain('STRIPE');
+  });
+
+  it('names the line and column where the JSON breaks', async () => {
+    const message = await messageOf(await fileWith('{\n  "version": 1,\n  "token": "sk_live_4242" oops\n}'));
+    expect(message).toMatch(/plan\.json is not JSON \(line 3, column 27\)$/);
+    expect(message).not.toContain('sk_live');
   });
 });
 
