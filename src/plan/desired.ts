@@ -76,6 +76,14 @@ export function buildDesired(def: Definition, project: string, resolve: ResolveR
     setAt(masked, pointer, SENSITIVE);
     secrets.push(envOf[i] === undefined ? { path: pointer } : { path: pointer, env: envOf[i] });
   });
+  // Credentials the API does return (webhook secrets, integration keys) are compared, but a
+  // plan shows and stores them no more than secret values: apply recovers them the same way.
+  for (const pointer of kindSpec(def.kind).sensitive(body)) {
+    if (secrets.some((s) => s.path === pointer)) continue;
+    setAt(masked, pointer, SENSITIVE);
+    const env = def.envSources[pointer];
+    secrets.push(env === undefined ? { path: pointer } : { path: pointer, env });
+  }
   // `spec` holds what the definition sets plus what mac adds to it (ownership tag, references).
   return { body, masked, secrets, dropped, dependsOn: [...dependsOn].sort(), defaulted: defaultedFields(spec, body, '') };
 }
