@@ -25,8 +25,14 @@ export class MacError extends Error {
 /** The command line or its options are wrong. */
 export class UsageError extends MacError {}
 
-/** The definitions are invalid; their diagnostics have been (or will be) printed together. */
-export class ValidationFailed extends MacError {}
+/** The definitions are invalid; their diagnostics have been printed together (and travel here for JSON output). */
+export class ValidationFailed extends MacError {
+  readonly diagnostics: readonly unknown[];
+  constructor(message: string, options: MacErrorOptions & { diagnostics?: readonly unknown[] } = {}) {
+    super(message, options);
+    this.diagnostics = options.diagnostics ?? [];
+  }
+}
 
 /** A run refused to go on for a safety reason (stale plan, too many deletes, no --yes). */
 export class Refused extends MacError {}

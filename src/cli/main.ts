@@ -1,7 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { createOutput, type OutputTarget } from './output.js';
 import type { CliContext, RegisterCommand } from './context.js';
-import { MacError } from '../errors.js';
+import { MacError, ValidationFailed } from '../errors.js';
 
 // One entry per command file in ./commands; each registers its own flags and action.
 const commands: Array<() => Promise<{ register: RegisterCommand }>> = [
@@ -43,9 +43,26 @@ export async function main(argv: string[], target?: Partial<OutputTarget>): Prom
       // --help and --version end as "errors" with exit code 0 under exitOverride.
       return err.exitCode;
     }
-    return report(err, ctx);
+    const code = report(err, ctx);
+    // `--format json` promises exactly one JSON document on stdout, failures included.
+    if (wantsJson(argv) && !output.wroteResult) output.result(JSON.stringify(errorDocument(err, code)));
+    return code;
   }
   return exitCode;
+}
+
+function wantsJson(argv: string[]): boolean {
+  return argv.some((a, i) => a === '--format=json' || (a === '--format' && argv[i + 1] === 'json'));
+}
+
+/** The JSON document of a failed run: what stderr said, for machines. */
+function errorDocument(err: unknown, exitCode: number): { error: { message: string; hint?: string; exitCode: number; diagnostics?: readonly unknown[] } } {
+  if (err instanceof MacError) {
+    const diagnostics = err instanceof ValidationFailed && err.diagnostics.length > 0 ? { diagnostics: err.diagnostics } : {};
+    return { error: { message: err.message, ...(err.hint ? { hint: err.hint } : {}), exitCode, ...diagnostics } };
+  }
+  const fsError = fileSystemError(err);
+  return { error: { message: fsError ?? 'internal error (details on stderr)', exitCode } };
 }
 
 function usageHint(command: string): string {

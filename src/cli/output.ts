@@ -21,6 +21,8 @@ export interface Output {
   readonly c: ReturnType<typeof pc.createColors>;
   /** Colour helpers for stderr text (diagnostics, errors, progress): stderr may be a file while stdout is a TTY. */
   readonly cErr: ReturnType<typeof pc.createColors>;
+  /** Whether anything was written to stdout (a JSON error document must not follow a result). */
+  readonly wroteResult: boolean;
 }
 
 /** Streams and environment an Output writes to; tests pass fakes. */
@@ -37,6 +39,7 @@ export function createOutput(target: OutputTarget): Output {
   const interactive = target.stderr.isTTY === true;
   const colorErr = !noColor && interactive;
   let live = false;
+  let wroteResult = false;
   const endProgress = () => {
     if (live) target.stderr.write('\n');
     live = false;
@@ -46,8 +49,12 @@ export function createOutput(target: OutputTarget): Output {
     interactive,
     c: pc.createColors(color),
     cErr: pc.createColors(colorErr),
+    get wroteResult() {
+      return wroteResult;
+    },
     result(text) {
       endProgress();
+      wroteResult = true;
       target.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
     },
     info(text) {

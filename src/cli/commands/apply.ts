@@ -59,7 +59,7 @@ async function runApply(options: ApplyCommandOptions, flags: ApplyFlags, ctx: Cl
       const project = await loadProject(options.target.dir, { env: ctx.env });
       for (const d of project.diagnostics) output.info(formatDiagnostic(d, output.cErr));
       if (project.diagnostics.some((d) => d.severity === 'error')) {
-        throw new ValidationFailed(`${summarizeDiagnostics(project.diagnostics)}; nothing was applied and no request was made`);
+        throw new ValidationFailed(`invalid definitions: ${summarizeDiagnostics(project.diagnostics)}; nothing was applied and no request was made`, { diagnostics: project.diagnostics });
       }
       plan = await createPlan(project, client, { prune: options.prune, rewriteSecrets: flags.rewriteSecrets === true });
       sources = { env: ctx.env, reload: async () => bodiesOf(project.definitions, plan.project) };

@@ -1,3 +1,4 @@
+import { ValidationFailed } from '../../errors.js';
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { Option } from 'commander';
@@ -40,11 +41,9 @@ export const register: RegisterCommand = (program, ctx) => {
     const rateLimit = flags.rateLimit !== undefined ? parseRateLimit(flags.rateLimit, '--rate-limit') : parseRateLimit(ctx.env.MAC_RATE_LIMIT, 'MAC_RATE_LIMIT');
 
     const project = await loadProject(resolve(ctx.cwd, dir), { env: ctx.env });
-    for (const d of project.diagnostics) output.info(formatDiagnostic(d, output.c));
+    for (const d of project.diagnostics) output.info(formatDiagnostic(d, output.cErr));
     if (project.diagnostics.some((d) => d.severity === 'error')) {
-      output.info(`${output.c.red('plan stopped:')} ${summarizeDiagnostics(project.diagnostics)}; no request was made`);
-      ctx.exit(1);
-      return;
+      throw new ValidationFailed(`invalid definitions: ${summarizeDiagnostics(project.diagnostics)}; no request was made`, { diagnostics: project.diagnostics });
     }
 
     const changedSince = flags.changedSince === undefined ? undefined : { ref: flags.changedSince, files: await changedFiles(project.dir, flags.changedSince) };

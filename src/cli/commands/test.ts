@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { RegisterCommand } from '../context.js';
-import { UsageError } from '../../errors.js';
+import { UsageError, ValidationFailed } from '../../errors.js';
 import { loadProject } from '../../config/load.js';
 import { formatDiagnostic, summarizeDiagnostics } from '../../config/format.js';
 import { runSuite, testExitCode } from '../../testrun/suite.js';
@@ -31,11 +31,9 @@ export const register: RegisterCommand = (program, ctx) => {
         throw new UsageError(`--concurrency must be an integer within 1..256, not "${flags.concurrency}"`);
       }
       const project = await loadProject(resolve(ctx.cwd, dir), { env: ctx.env });
-      for (const d of project.diagnostics) output.info(formatDiagnostic(d, output.c));
+      for (const d of project.diagnostics) output.info(formatDiagnostic(d, output.cErr));
       if (project.diagnostics.some((d) => d.severity === 'error')) {
-        output.info(`${output.c.red('validation failed:')} ${summarizeDiagnostics(project.diagnostics)}; no check was run`);
-        ctx.exit(1);
-        return;
+        throw new ValidationFailed(`invalid definitions: ${summarizeDiagnostics(project.diagnostics)}; no check was run`, { diagnostics: project.diagnostics });
       }
       const report = await runSuite(project.definitions, { concurrency });
       output.result(flags.format === 'json' ? renderTestJson(report) : renderTestText(report, output.c));
