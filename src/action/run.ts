@@ -10,7 +10,7 @@ import { loadProject } from '../config/load.js';
 import type { LoadedProject } from '../config/types.js';
 import { MacError, Refused, UsageError, ValidationFailed } from '../errors.js';
 import { changedFiles, gitInfo } from '../git/index.js';
-import { buildDesired, refOf } from '../plan/desired.js';
+import { desiredBodies } from '../plan/desired.js';
 import { createPlan } from '../plan/plan.js';
 import type { Plan } from '../plan/types.js';
 import { renderResultMarkdown } from '../render/result-markdown.js';
@@ -61,7 +61,7 @@ export async function runApply(run: ActionRun): Promise<void> {
     setPlanOutputs(planned, await writePlanFile(planned, run.target.planFile));
     let result: ApplyResult;
     try {
-      const secrets = await recoverSecrets(planned.changes, { env: run.env, reload: async () => bodiesOf(project, planned.project) });
+      const secrets = await recoverSecrets(planned.changes, { env: run.env, reload: async () => desiredBodies(project.definitions, planned.project) });
       result = await applyPlan(planned, apiAccount({ client, project: planned.project }), {
         maxDeletes: run.inputs.maxDeletes,
         concurrency: run.inputs.concurrency ?? DEFAULT_CONCURRENCY,
@@ -139,11 +139,6 @@ async function withClient(run: ActionRun, fn: (client: ApiClient) => Promise<voi
   } finally {
     await client.close();
   }
-}
-
-/** Desired bodies with their real secret values, by "Kind/id", for recoverSecrets. */
-function bodiesOf(project: LoadedProject, name: string): Map<string, Record<string, unknown>> {
-  return new Map(project.definitions.map((d) => [refOf(d.kind, d.id), buildDesired(d, name, (ref) => ({ $ref: ref })).body]));
 }
 
 // The engine's hints name CLI flags; in a workflow the same knobs are inputs.

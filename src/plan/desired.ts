@@ -128,3 +128,11 @@ export function secretValues(def: Definition, project: string): Map<string, unkn
   const desired = buildDesired(def, project, (ref) => ({ $ref: ref }));
   return new Map(desired.secrets.map((s) => [s.path, getAt(desired.body, s.path)]));
 }
+
+/**
+ * The desired bodies of definitions with their real secret values, by "Kind/id" (references
+ * left as markers: secrets never sit in them): where apply recovers what a plan left out.
+ */
+export function desiredBodies(definitions: readonly Definition[], project: string): Map<string, Record<string, unknown>> {
+  return new Map(definitions.map((d) => [refOf(d.kind, d.id), buildDesired(d, project, (ref) => ({ $ref: ref })).body]));
+}

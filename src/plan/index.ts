@@ -2,7 +2,7 @@
 export { createPlan, type PlanOptions } from './plan.js';
 export { assemblePlan, kindsToFetch, type PlanInput } from './assemble.js';
 export { fetchLive, type LiveState } from './fetch.js';
-export { buildDesired, secretValues, isRefMarker, SENSITIVE, refOf, type Desired, type ResolveRef } from './desired.js';
+export { buildDesired, desiredBodies, secretValues, isRefMarker, SENSITIVE, refOf, type Desired, type ResolveRef } from './desired.js';
 export { compareObjects, fingerprint, normalizeLive } from './compare.js';
 export { requestBody, findLive } from './body.js';
 export { ownershipTag, ownedId } from './ownership.js';

@@ -12,7 +12,7 @@ import { succeeded } from '../../apply/result.js';
 import { checkDeletes } from '../../apply/safety.js';
 import { recoverSecrets, type SecretSources } from '../../apply/secrets.js';
 import { loadProject } from '../../config/load.js';
-import { buildDesired, refOf } from '../../plan/desired.js';
+import { desiredBodies } from '../../plan/desired.js';
 import { createPlan } from '../../plan/plan.js';
 import type { Plan } from '../../plan/types.js';
 import { renderResult } from '../../render/result-index.js';
@@ -62,7 +62,7 @@ async function runApply(options: ApplyCommandOptions, flags: ApplyFlags, ctx: Cl
         throw new ValidationFailed(`invalid definitions: ${summarizeDiagnostics(project.diagnostics)}; nothing was applied and no request was made`, { diagnostics: project.diagnostics });
       }
       plan = await createPlan(project, client, { prune: options.prune, rewriteSecrets: flags.rewriteSecrets === true });
-      sources = { env: ctx.env, reload: async () => bodiesOf(project.definitions, plan.project) };
+      sources = { env: ctx.env, reload: async () => desiredBodies(project.definitions, plan.project) };
       // The plan goes to stderr: stdout holds only the result (one JSON document with --format json).
       output.info(renderPlan(plan, 'text', output.cErr));
       // Refuse unsafe deletes before asking anyone to confirm them (apply checks again).
@@ -102,15 +102,10 @@ async function confirm(options: ApplyCommandOptions, ctx: CliContext): Promise<b
   }
 }
 
-/** Desired bodies with real secret values, by "Kind/id" (references left as markers: secrets never sit in them). */
-function bodiesOf(definitions: ReadonlyArray<Parameters<typeof buildDesired>[0]>, project: string): Map<string, Record<string, unknown>> {
-  return new Map(definitions.map((d) => [refOf(d.kind, d.id), buildDesired(d, project, (ref) => ({ $ref: ref })).body]));
-}
-
 /** The planned directory's bodies; none when it is gone (each missing secret is then named by the refusal). */
 async function reloadBodies(dir: string, project: string, env: Record<string, string | undefined>): Promise<Map<string, Record<string, unknown>>> {
   const isDir = await stat(dir).then((s) => s.isDirectory(), () => false);
   if (!isDir) return new Map();
   const loaded = await loadProject(dir, { env });
-  return bodiesOf(loaded.definitions, project);
+  return desiredBodies(loaded.definitions, project);
 }
