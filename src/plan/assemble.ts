@@ -1,6 +1,6 @@
 import type { Definition, LoadedProject } from '../config/types.js';
 import { isCheckKind, KINDS, type Kind } from '../schema/kinds.js';
-import { compareObjects, createPatch, fingerprint, normalizeLive } from './compare.js';
+import { compareObjects, createPatch, fingerprint, fingerprintOf, normalizeLive } from './compare.js';
 import { buildDesired, refOf, type ResolveRef } from './desired.js';
 import type { LiveState } from './fetch.js';
 import { kindSpec } from './kinds/index.js';
@@ -85,7 +85,7 @@ function planPair(kind: Kind, pair: Pair): PlannedChange {
   if (def.state === 'absent') {
     if (live === undefined) return { ...base, action: 'noop', patch: [], notes: ['marked absent and already gone'] };
     const liveN = normalizeLive(kind, live);
-    return { ...base, action: 'delete', name: spec.displayName(liveN), remoteId: spec.remoteId(live), patch: [], liveFingerprint: fingerprint(kind, live) };
+    return { ...base, action: 'delete', name: spec.displayName(liveN), remoteId: spec.remoteId(live), patch: [], liveFingerprint: fingerprintOf(liveN) };
   }
   const notes = [...spec.notes(desired.body), ...secretNotes(kind, desired.body)];
   const ignored = spec.ignored ?? {};
@@ -98,8 +98,9 @@ function planPair(kind: Kind, pair: Pair): PlannedChange {
   if (live === undefined) {
     return { ...base, action: 'create', name, patch: createPatch(kind, desired.masked), dependsOn: desired.dependsOn, ...writeBody, ...withNotes(notes) };
   }
-  const { patch } = compareObjects(kind, desired.body, normalizeLive(kind, live), desired.secrets.map((s) => s.path));
-  const common = { ...base, name, remoteId: spec.remoteId(live), liveFingerprint: fingerprint(kind, live), ...withNotes(notes) };
+  const liveN = normalizeLive(kind, live);
+  const { patch } = compareObjects(kind, desired.body, liveN, desired.secrets.map((s) => s.path));
+  const common = { ...base, name, remoteId: spec.remoteId(live), liveFingerprint: fingerprintOf(liveN), ...withNotes(notes) };
   if (patch.length === 0) return { ...common, action: 'noop', patch };
   return { ...common, action: 'update', patch, dependsOn: desired.dependsOn, ...writeBody };
 }

@@ -42,7 +42,9 @@ const TOKEN = '\u0000mac-secret:';
  * normalized by the kind's shape.
  */
 export function buildDesired(def: Definition, project: string, resolve: ResolveRef): Desired {
-  const spec: Record<string, unknown> = structuredClone(def.spec);
+  // addCheckRefs only replaces top-level fields, so a shallow copy keeps def.spec intact; the
+  // secret tokens below are set deep inside, so a definition with secrets is copied deeply.
+  const spec: Record<string, unknown> = def.secretPaths.length > 0 ? structuredClone(def.spec) : { ...def.spec };
   const secretValues: unknown[] = [];
   const envOf: Array<string | undefined> = [];
   for (const pointer of def.secretPaths) {
@@ -62,8 +64,10 @@ export function buildDesired(def: Definition, project: string, resolve: ResolveR
 
   const { value, dropped } = normalizeShape(spec, kindSpec(def.kind).shapeOf(spec));
   const body = value;
-  const masked = structuredClone(value);
   const secrets: SecretSource[] = [];
+  // Without secrets the masked body is the body itself (neither is modified afterwards).
+  if (secretValues.length === 0) return { body, masked: body, secrets, dropped, dependsOn: [...dependsOn].sort() };
+  const masked = structuredClone(value);
   walkStrings(value, '', (pointer, s) => {
     if (!s.startsWith(TOKEN)) return;
     const i = Number(s.slice(TOKEN.length));

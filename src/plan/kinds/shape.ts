@@ -57,7 +57,8 @@ function normalizeValue(raw: unknown, rule: Rule, parent: Record<string, unknown
   let v = raw;
   if (rule.emptyIsNull && v === '') v = null;
   if (v === undefined || (v === null && !rule.nullable)) {
-    v = rule.defaultFrom ? rule.defaultFrom(parent) : structuredClone(rule.default);
+    // Only object and array defaults are cloned: the output must never alias the shape's values.
+    v = rule.defaultFrom ? rule.defaultFrom(parent) : typeof rule.default === 'object' && rule.default !== null ? structuredClone(rule.default) : rule.default;
   }
   if (v === undefined || v === null) return v;
   if (rule.object && isRecord(v)) return normalizeObject(v, rule.object, at, dropped);
