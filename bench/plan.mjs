@@ -23,6 +23,8 @@ const POPULATE_CONCURRENCY = 32;
 
 const env = (url) => ({ MAC_API_URL: url, MAC_API_KEY: API_KEY });
 
+const seconds = (run) => `${(run.wallMs / 1000).toFixed(2)} s${run.cpuMs === null ? '' : ` (CPU ${(run.cpuMs / 1000).toFixed(2)} s)`}`;
+
 /** Fails the bench with what the command printed. */
 function fail(what, run) {
   return new Error(`${what} (exit ${run.code})\n${run.stderr.slice(-2000)}\n${run.stdout.slice(0, 2000)}`);
@@ -95,13 +97,17 @@ export async function main({ quick = false, log = (line) => process.stderr.write
         const validate = await runMac(['validate', dir]);
         if (validate.code !== 0) throw fail('mac validate failed', validate);
         validates.push(validate);
-        log(`  plan ${(plan.wallMs / 1000).toFixed(2)} s (peak RSS ${plan.peakRssMb.toFixed(0)} MB), validate ${(validate.wallMs / 1000).toFixed(2)} s`);
+        log(`  plan ${seconds(plan)} (peak RSS ${plan.peakRssMb.toFixed(0)} MB), validate ${seconds(validate)}`);
       }
       const planMs = median(plans.map((p) => p.wallMs));
       const validateMs = median(validates.map((v) => v.wallMs));
       const fetchFloorMs = (counted.pages * LATENCY_MS) / counted.peakInFlight;
       const floorMs = validateMs + fetchFloorMs;
       const peakRssMb = Math.max(...plans.map((p) => p.peakRssMb));
+      // CPU times cross-check the wall-time ratio on a busy machine (null without GNU time).
+      const planCpuMs = plans[0].cpuMs === null ? null : median(plans.map((p) => p.cpuMs));
+      const validateCpuMs = validates[0].cpuMs === null ? null : median(validates.map((v) => v.cpuMs));
+      const cpuNote = planCpuMs === null ? '' : `; CPU time: plan ${round(planCpuMs / 1000)} s, validate ${round(validateCpuMs / 1000)} s`;
 
       log(`per-resource baseline: ${total} GETs at concurrency ${BASELINE_CONCURRENCY} ...`);
       const paths = await resourcePaths(service.url);
@@ -126,8 +132,8 @@ export async function main({ quick = false, log = (line) => process.stderr.write
           title: `plan wall time at ${LATENCY_MS} ms latency, mac / floor`,
           value: planMs / floorMs,
           target: { op: '<=', value: 1.5 },
-          details: { ...size, planMs: Math.round(planMs), floorMs: Math.round(floorMs), validateMs: Math.round(validateMs), pages: counted.pages, latencyMs: LATENCY_MS, concurrency: counted.peakInFlight },
-          note: `mac plan ${Math.round(planMs)} ms; floor ${Math.round(floorMs)} ms = mac validate ${Math.round(validateMs)} ms + ${counted.pages} pages x ${LATENCY_MS} ms / ${counted.peakInFlight} in flight`,
+          details: { ...size, planMs: Math.round(planMs), floorMs: Math.round(floorMs), validateMs: Math.round(validateMs), pages: counted.pages, latencyMs: LATENCY_MS, concurrency: counted.peakInFlight, planCpuMs, validateCpuMs },
+          note: `mac plan ${Math.round(planMs)} ms; floor ${Math.round(floorMs)} ms = mac validate ${Math.round(validateMs)} ms + ${counted.pages} pages x ${LATENCY_MS} ms / ${counted.peakInFlight} in flight (medians of ${reps})${cpuNote}`,
         }),
         figure({
           bench: 'plan-vs-baseline',

@@ -12,8 +12,10 @@ const useGnuTime = existsSync(GNU_TIME);
 
 /**
  * Runs `mac ARGS` with `env` added to the environment. Resolves (never rejects on a non-zero
- * exit) to `{code, stdout, stderr, wallMs, peakRssMb}`. The peak RSS is the child's high-water
- * mark: from GNU time when installed, else from polling /proc/PID/status VmHWM.
+ * exit) to `{code, stdout, stderr, wallMs, cpuMs, peakRssMb}`. The peak RSS is the child's
+ * high-water mark: from GNU time when installed, else from polling /proc/PID/status VmHWM.
+ * CPU time (user + system) comes from GNU time only (null without it); unlike wall time it
+ * hardly moves when other processes compete for the cores.
  */
 export function runMac(args, { env = {}, cwd } = {}) {
   const command = useGnuTime ? GNU_TIME : process.execPath;
@@ -33,14 +35,18 @@ export function runMac(args, { env = {}, cwd } = {}) {
       if (poll) clearInterval(poll);
       let stderr = Buffer.concat(err).toString('utf8');
       let rssKb = polledKb;
+      let cpuMs = null;
       if (useGnuTime) {
         const m = /Maximum resident set size \(kbytes\): (\d+)/.exec(stderr);
         rssKb = m ? Number(m[1]) : 0;
+        const user = /User time \(seconds\): ([\d.]+)/.exec(stderr);
+        const system = /System time \(seconds\): ([\d.]+)/.exec(stderr);
+        if (user && system) cpuMs = (Number(user[1]) + Number(system[1])) * 1000;
         stderr = stderr.replace(/\n?\tCommand being timed:[\s\S]*$/, '');
         // GNU time reports a signal or a non-zero exit of the command on its own line.
         stderr = stderr.replace(/\n?Command (exited with non-zero status|terminated by signal) \d+\s*$/, '');
       }
-      resolve({ code: code ?? (signal ? 128 : 1), stdout: Buffer.concat(out).toString('utf8'), stderr, wallMs, peakRssMb: rssKb / 1024 });
+      resolve({ code: code ?? (signal ? 128 : 1), stdout: Buffer.concat(out).toString('utf8'), stderr, wallMs, cpuMs, peakRssMb: rssKb / 1024 });
     });
   });
 }
