@@ -2,6 +2,7 @@ import { Agent, request } from 'undici';
 import { ApiError, apiErrorFromResponse, networkError } from './errors.js';
 import { DEFAULT_RATE_LIMIT, TokenBucket, systemClock, type Clock, type RateLimit } from './rate-limit.js';
 import { parseRetryAfter, retryDelay } from './retry.js';
+import type { Limiter } from './window-limit.js';
 
 /** Where and as whom to talk to the API, and how politely. */
 export interface ApiClientOptions {
@@ -13,6 +14,8 @@ export interface ApiClientOptions {
   timeoutMs?: number;
   /** Requests per period for the whole run; default 600 per 60 s. */
   rateLimit?: RateLimit;
+  /** A limiter to wait on instead of the token bucket built from `rateLimit`. */
+  limiter?: Limiter;
   /** Sockets kept open to the API; default 16. */
   connections?: number;
   /** Clock and randomness of waits and backoff; tests pass fakes. */
@@ -52,7 +55,7 @@ export class ApiClient {
   readonly apiUrl: string;
   readonly stats: RequestStats = { total: 0, byMethod: {}, retries: 0 };
   private readonly agent: Agent;
-  private readonly limiter: TokenBucket;
+  private readonly limiter: Limiter;
   private readonly headers: Record<string, string>;
   private readonly timeoutMs: number;
   private readonly clock: Clock;
@@ -63,7 +66,7 @@ export class ApiClient {
     this.timeoutMs = options.timeoutMs ?? 30_000;
     this.clock = options.clock ?? systemClock;
     this.random = options.random ?? Math.random;
-    this.limiter = new TokenBucket(options.rateLimit ?? DEFAULT_RATE_LIMIT, this.clock);
+    this.limiter = options.limiter ?? new TokenBucket(options.rateLimit ?? DEFAULT_RATE_LIMIT, this.clock);
     this.agent = new Agent({ connections: options.connections ?? 16, keepAliveTimeout: 10_000 });
     this.headers = {
       authorization: `Bearer ${options.apiKey}`,

@@ -4,3 +4,4 @@ export * from './errors.js';
 export * from './paginate.js';
 export { DEFAULT_RATE_LIMIT, TokenBucket, type RateLimit, type Clock } from './rate-limit.js';
 export { RETRY, retryDelay, parseRetryAfter } from './retry.js';
+export { SlidingWindowLimiter, type Limiter } from './window-limit.js';

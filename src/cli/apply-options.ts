@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import type { RateLimit } from '../api/index.js';
+import { SlidingWindowLimiter, type Limiter, type RateLimit } from '../api/index.js';
 import { UsageError } from '../errors.js';
 import { DEFAULT_CONCURRENCY } from '../apply/executor.js';
 import { DEFAULT_MAX_DELETES } from '../apply/safety.js';
@@ -10,6 +10,7 @@ import { RESULT_FORMATS, type ResultFormat } from '../render/result-index.js';
 export interface ApplyFlags {
   yes?: boolean;
   prune?: boolean;
+  rewriteSecrets?: boolean;
   maxDeletes?: string;
   concurrency?: string;
   format?: string;
@@ -39,13 +40,23 @@ export function parseCount(flag: string, value: string | undefined, fallback: nu
   return Number(value);
 }
 
-/** Parses `N/SECONDS` (as `mac serve --rate-limit`); `0/S` turns the client's limiter off. */
+/** Parses `N/SECONDS` (as `mac serve --rate-limit`); `0/SECONDS` means no limit. */
 export function parseRateLimit(value: string | undefined, source: string): RateLimit | undefined {
   if (value === undefined || value.trim() === '') return undefined;
   const m = /^\s*(\d+)\s*\/\s*(\d+(?:\.\d+)?)\s*$/.exec(value);
   if (!m || Number(m[2]) <= 0) throw new UsageError(`${source} must look like N/SECONDS (e.g. 600/60), got "${value}"`);
-  // The client's bucket needs a positive rate; "no limit" is one it never reaches.
-  return Number(m[1]) === 0 ? { requests: 1e9, perSeconds: 1 } : { requests: Number(m[1]), perSeconds: Number(m[2]) };
+  return { requests: Number(m[1]), perSeconds: Number(m[2]) };
+}
+
+/**
+ * The limiter of a run given `--rate-limit`: a sliding window, because the service counts fixed
+ * windows and a refilling bucket either lets nearly 2N into one of them or, kept small, loses
+ * capacity whenever a timer fires late. Undefined leaves the client's default bucket.
+ */
+export function limiterFor(limit: RateLimit | undefined): Limiter | undefined {
+  if (limit === undefined) return undefined;
+  if (limit.requests === 0) return { take: () => Promise.resolve() };
+  return new SlidingWindowLimiter(limit);
 }
 
 /** Turns flags, the positional target and the environment into typed options. */

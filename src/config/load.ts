@@ -30,7 +30,7 @@ const CHECK_FIELDS = new Map<Kind, Set<string>>(
   CHECK_KINDS.map((kind) => [kind, new Set(Object.keys((DEFINITIONS[kind].schema as unknown as { shape: object }).shape))]),
 );
 
-/** Loads and validates the project in `dir`. Throws only when `dir` is not a directory. */
+/** Loads and validates the project in `dir`. Throws (UsageError) only when `dir` is not a directory or has no mac.config.yaml. */
 export async function loadProject(dir: string, options: LoadOptions): Promise<LoadedProject> {
   const absDir = resolve(dir);
   const isDir = await stat(absDir).then((s) => s.isDirectory(), () => false);

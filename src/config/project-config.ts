@@ -7,6 +7,7 @@ import { CONFIG_FILE } from './discover.js';
 import { errorAt, isRecord, type SourceDocument } from './source.js';
 import { parseYaml } from './yaml-source.js';
 import { interpolateEnv } from './interpolate.js';
+import { UsageError } from '../errors.js';
 import { issueDiagnostics } from './structure.js';
 
 /** The project's configuration, and its source document for positions of defaulted fields. */
@@ -24,9 +25,13 @@ export async function readProjectConfig(dir: string, env: Record<string, string 
   let text: string;
   try {
     text = await readFile(join(dir, CONFIG_FILE), 'utf8');
-  } catch {
-    diagnostics.push(errorAt({ file: CONFIG_FILE, line: 1, col: 1 }, '', `no ${CONFIG_FILE} in ${dir}`, `create it with at least "project: <name>"`));
-    return { config: fallback };
+  } catch (cause) {
+    // Without its config a directory is not a mac project: checking every YAML file below it
+    // (a home directory, /tmp) would bury the one useful message under thousands.
+    throw new UsageError(`no ${CONFIG_FILE} in ${dir}`, {
+      cause,
+      hint: `give the directory that holds ${CONFIG_FILE}, or create one with at least "project: <name>"`,
+    });
   }
   const parsed = parseYaml(text, CONFIG_FILE, dir);
   diagnostics.push(...parsed.diagnostics);

@@ -13,7 +13,7 @@ export interface ResolvedDocument {
 }
 
 // Definition-only fields: never part of the API body.
-const NOT_SPEC = new Set(['kind', 'state', 'id', 'alertChannels', 'setupSnippet', 'tearDownSnippet', 'scriptFile']);
+const NOT_SPEC = new Set(['kind', 'state', 'id', 'adopt', 'alertChannels', 'setupSnippet', 'tearDownSnippet', 'scriptFile']);
 
 /** Builds the Definition of a document; pushes diagnostics for script files and per-kind rules. */
 export async function resolveDocument(
@@ -52,6 +52,7 @@ export async function resolveDocument(
     refs,
     secretPaths: kindSpec.secretPaths(spec),
     envSources,
+    ...(typeof value.adopt === 'string' ? { adopt: value.adopt } : {}),
   };
   return { definition, source };
 }

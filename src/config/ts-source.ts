@@ -13,13 +13,16 @@ let jiti: Promise<Jiti> | undefined;
 // The package's own entry, so that `import { tcpCheck } from 'mac-monitoring'` resolves to this
 // very build, in a checkout (src, under tests) and installed (dist) alike.
 function packageEntry(): string {
+  // The GitHub Action bundle (dist-action/index.mjs) ships the helpers next to itself.
+  const bundled = fileURLToPath(new URL('./mac-monitoring.mjs', import.meta.url));
+  if (existsSync(bundled)) return bundled;
   const js = fileURLToPath(new URL('../index.js', import.meta.url));
   return existsSync(js) ? js : fileURLToPath(new URL('../index.ts', import.meta.url));
 }
 
 async function getJiti(): Promise<Jiti> {
   jiti ??= import('jiti').then(({ createJiti }) =>
-    createJiti(import.meta.url, { alias: { [PACKAGE_NAME]: packageEntry() }, moduleCache: false, fsCache: false, interopDefault: true }),
+    createJiti(import.meta.url, { alias: { [PACKAGE_NAME]: packageEntry() }, moduleCache: false, interopDefault: true }),
   );
   return jiti;
 }

@@ -41,6 +41,12 @@ export interface Definition extends Position {
   secretPaths: string[];
   /** JSON pointer into `spec` -> environment variable name, for values that are exactly one `${{ env.NAME }}`. */
   envSources: Record<string, string>;
+  /**
+   * Checks only: the API id of a live check this definition adopts (written by `mac import`).
+   * The plan matches it when no live check carries the definition's ownership tag yet, so the
+   * next apply adds the tag instead of creating a twin.
+   */
+  adopt?: string;
 }
 
 /** mac.config.yaml, validated. */

@@ -1,11 +1,12 @@
 import type { Definition, LoadedProject } from '../config/types.js';
 import { isCheckKind, KINDS, type Kind } from '../schema/kinds.js';
-import { compareObjects, createPatch, fingerprint, fingerprintOf, normalizeLive } from './compare.js';
+import { compareObjects, createPatch, fingerprint, fingerprintOf, normalizeLive, unmanagedFields } from './compare.js';
 import { buildDesired, refOf, type ResolveRef } from './desired.js';
 import type { LiveState } from './fetch.js';
 import { kindSpec } from './kinds/index.js';
 import { matchKind, type Pair } from './match.js';
 import { ownedId } from './ownership.js';
+import { rewriteSecretOps, secretNotes } from './secrets.js';
 import { PLAN_VERSION, type Plan, type PlannedChange } from './types.js';
 
 /** Everything a plan is computed from; assembling is pure (no I/O). */
@@ -15,6 +16,8 @@ export interface PlanInput {
   apiUrl: string;
   /** Delete checks that carry this project's tag and are no longer defined. */
   prune: boolean;
+  /** Write every secret value again: resources with secrets become updates (values cannot be read back to compare). */
+  rewriteSecrets?: boolean;
   /** Plan only the resources defined in these files (relative to the project dir). */
   changedSince?: { ref: string; files: string[] };
   git?: { commit?: string; branch?: string };
@@ -48,7 +51,7 @@ export function assemblePlan(input: PlanInput): Plan {
     warnings.push(...matched.warnings);
     for (const pair of matched.pairs) {
       if (pair.live !== undefined && pair.def.state === 'present') ids.set(refOf(kind, pair.def.id), kindSpec(kind).remoteId(pair.live));
-      const change = planPair(kind, pair);
+      const change = planPair(kind, pair, input.rewriteSecrets === true);
       byRef.set(refOf(kind, pair.def.id), change);
       (change.action === 'delete' ? deletes : present).push(change);
     }
@@ -78,7 +81,7 @@ export function assemblePlan(input: PlanInput): Plan {
   };
 }
 
-function planPair(kind: Kind, pair: Pair): PlannedChange {
+function planPair(kind: Kind, pair: Pair, rewriteSecrets: boolean): PlannedChange {
   const spec = kindSpec(kind);
   const { def, desired, live } = pair;
   const base = { kind, id: def.id, file: def.file, line: def.line, dependsOn: [] as string[] };
@@ -87,7 +90,7 @@ function planPair(kind: Kind, pair: Pair): PlannedChange {
     const liveN = normalizeLive(kind, live);
     return { ...base, action: 'delete', name: spec.displayName(liveN), remoteId: spec.remoteId(live), patch: [], liveFingerprint: fingerprintOf(liveN) };
   }
-  const notes = [...spec.notes(desired.body), ...secretNotes(kind, desired.body)];
+  const notes = [...spec.notes(desired.body), ...secretNotes(kind, desired.body, rewriteSecrets && live !== undefined)];
   const ignored = spec.ignored ?? {};
   for (const pointer of desired.dropped) {
     const reason = ignored[pointer.slice(1)];
@@ -96,19 +99,18 @@ function planPair(kind: Kind, pair: Pair): PlannedChange {
   const writeBody = { desired: desired.masked, ...(desired.secrets.length > 0 ? { secrets: desired.secrets } : {}) };
   const name = spec.displayName(desired.body);
   if (live === undefined) {
-    return { ...base, action: 'create', name, patch: createPatch(kind, desired.masked), dependsOn: desired.dependsOn, ...writeBody, ...withNotes(notes) };
+    const defaulted = desired.defaulted.length > 0 ? { defaulted: desired.defaulted } : {};
+    return { ...base, action: 'create', name, patch: createPatch(kind, desired.masked), dependsOn: desired.dependsOn, ...writeBody, ...defaulted, ...withNotes(notes) };
   }
   const liveN = normalizeLive(kind, live);
+  for (const field of unmanagedFields(kind, desired.body, liveN)) {
+    notes.push(`${field}: not set in the definition, so not managed: an update keeps the live value (${kind} updates merge and ${field} has no default); set it to change it`);
+  }
   const { patch } = compareObjects(kind, desired.body, liveN, desired.secrets.map((s) => s.path));
+  if (rewriteSecrets) patch.push(...rewriteSecretOps(kind, desired.body, liveN, patch));
   const common = { ...base, name, remoteId: spec.remoteId(live), liveFingerprint: fingerprintOf(liveN), ...withNotes(notes) };
   if (patch.length === 0) return { ...common, action: 'noop', patch };
   return { ...common, action: 'update', patch, dependsOn: desired.dependsOn, ...writeBody };
-}
-
-function secretNotes(kind: Kind, body: Record<string, unknown>): string[] {
-  const paths = kindSpec(kind).unreadableSecrets(body);
-  if (paths.length === 0) return [];
-  return [`secret values (${paths.join(', ')}) cannot be read back: never compared; mac writes them on create and on every update of this ${kind}`];
 }
 
 function withNotes(notes: string[]): { notes?: string[] } {
@@ -153,7 +155,7 @@ function scope(changes: PlannedChange[], byRef: Map<string, PlannedChange>, chan
 }
 
 const FIELD_ORDER: Array<keyof PlannedChange> = [
-  'action', 'kind', 'id', 'name', 'remoteId', 'file', 'line', 'patch', 'liveFingerprint', 'dependsOn', 'desired', 'secrets', 'notes',
+  'action', 'kind', 'id', 'name', 'remoteId', 'file', 'line', 'patch', 'liveFingerprint', 'dependsOn', 'desired', 'defaulted', 'secrets', 'notes',
 ];
 
 /** The same change with its keys in the contract's order (contract fields first), for readable plan files. */

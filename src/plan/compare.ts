@@ -26,6 +26,20 @@ export function fingerprintOf(normalizedLive: Record<string, unknown>): string {
   return `sha256:${createHash('sha256').update(canonicalJson(normalizedLive)).digest('hex')}`;
 }
 
+/**
+ * Top-level fields the definition does not manage: the kind's PUT merges, the field has no
+ * server default to stand in for it, the desired body omits it and the live object has it. An
+ * update would leave it as it is (omitted = unchanged), so showing its removal would be a diff
+ * that never converges; it is left out of the comparison instead.
+ */
+export function unmanagedFields(kind: Kind, desired: Record<string, unknown>, live: Record<string, unknown>): string[] {
+  const spec = kindSpec(kind);
+  if (!spec.updateMerges) return [];
+  return Object.entries(spec.shapeOf(live))
+    .filter(([field, rule]) => rule.default === undefined && rule.defaultFrom === undefined && desired[field] === undefined && live[field] !== undefined)
+    .map(([field]) => field);
+}
+
 /** The outcome of comparing a desired body with a normalized live object. */
 export interface Comparison {
   /** RFC 6902 operations from live to desired; values at sensitive paths are "(sensitive)". */
@@ -39,15 +53,23 @@ export interface Comparison {
  */
 export function compareObjects(kind: Kind, desired: Record<string, unknown>, live: Record<string, unknown>, desiredSecrets: string[]): Comparison {
   const spec = kindSpec(kind);
-  const unreadable = [...new Set([...spec.unreadableSecrets(live), ...spec.unreadableSecrets(desired)])];
-  // Both sides are copied only when fields must be removed or masked (rare): the callers' objects stay intact.
-  const mutate = unreadable.length > 0 || spec.writeOnly.some((field) => field in live || field in desired);
+  // Both sides are copied only when fields must be removed or masked (rare): the callers'
+  // objects stay intact, and a plan of thousands of unchanged resources copies nothing.
+  const mutate =
+    spec.writeOnly.some((field) => field in live || field in desired) ||
+    unmanagedFields(kind, desired, live).length > 0 ||
+    spec.unreadableSecrets(live).length > 0 ||
+    spec.unreadableSecrets(desired).length > 0;
   const left = mutate ? structuredClone(live) : live;
   const right = mutate ? structuredClone(desired) : desired;
-  for (const field of spec.writeOnly) {
-    delete left[field];
-    delete right[field];
+  if (mutate) {
+    for (const field of spec.writeOnly) {
+      delete left[field];
+      delete right[field];
+    }
+    for (const field of unmanagedFields(kind, right, left)) delete left[field];
   }
+  const unreadable = mutate ? [...new Set([...spec.unreadableSecrets(left), ...spec.unreadableSecrets(right)])] : [];
   for (const p of unreadable) {
     if (getAt(left, p) !== undefined) setAt(left, p, SENSITIVE);
     if (getAt(right, p) !== undefined) setAt(right, p, SENSITIVE);

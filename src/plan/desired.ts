@@ -25,6 +25,11 @@ export interface Desired {
   dropped: string[];
   /** "Kind/id" of references that are markers (their targets are created first). */
   dependsOn: string[];
+  /**
+   * Pointers of the fields of `body` that the definition does not set (server defaults made
+   * explicit), at every object level; arrays count as set or not as a whole.
+   */
+  defaulted: string[];
 }
 
 /** Whether a value is a RefMarker. */
@@ -65,8 +70,10 @@ export function buildDesired(def: Definition, project: string, resolve: ResolveR
   const { value, dropped } = normalizeShape(spec, kindSpec(def.kind).shapeOf(spec));
   const body = value;
   const secrets: SecretSource[] = [];
+  // `spec` holds what the definition sets plus what mac adds to it (ownership tag, references).
+  const defaulted = defaultedFields(spec, body, '');
   // Without secrets the masked body is the body itself (neither is modified afterwards).
-  if (secretValues.length === 0) return { body, masked: body, secrets, dropped, dependsOn: [...dependsOn].sort() };
+  if (secretValues.length === 0) return { body, masked: body, secrets, dropped, dependsOn: [...dependsOn].sort(), defaulted };
   const masked = structuredClone(value);
   walkStrings(value, '', (pointer, s) => {
     if (!s.startsWith(TOKEN)) return;
@@ -75,7 +82,7 @@ export function buildDesired(def: Definition, project: string, resolve: ResolveR
     setAt(masked, pointer, SENSITIVE);
     secrets.push(envOf[i] === undefined ? { path: pointer } : { path: pointer, env: envOf[i] });
   });
-  return { body, masked, secrets, dropped, dependsOn: [...dependsOn].sort() };
+  return { body, masked, secrets, dropped, dependsOn: [...dependsOn].sort(), defaulted };
 }
 
 function addCheckRefs(def: Definition, spec: Record<string, unknown>, project: string, ref: (target: string) => unknown): void {
@@ -91,6 +98,15 @@ function addCheckRefs(def: Definition, spec: Record<string, unknown>, project: s
   }
   if (def.refs.setupSnippet !== undefined) spec.setupSnippetId = ref(`Snippet/${def.refs.setupSnippet}`);
   if (def.refs.tearDownSnippet !== undefined) spec.tearDownSnippetId = ref(`Snippet/${def.refs.tearDownSnippet}`);
+}
+
+function defaultedFields(given: Record<string, unknown>, normalized: Record<string, unknown>, at: string): string[] {
+  return Object.entries(normalized).flatMap(([field, value]) => {
+    const pointer = `${at}/${escape(field)}`;
+    const raw = given[field];
+    if (raw === undefined || (raw === null && value !== null)) return [pointer];
+    return isRecord(raw) && isRecord(value) ? defaultedFields(raw, value, pointer) : [];
+  });
 }
 
 function walkStrings(v: unknown, at: string, visit: (pointer: string, s: string) => void): void {

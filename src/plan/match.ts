@@ -50,12 +50,40 @@ export function matchKind(kind: Kind, project: string, candidates: Candidate[], 
       warnings.push(`${kind}/${c.def.id} (${c.def.file}:${c.def.line}): no ${spec.naturalKeyLabel ?? 'identity'} to match it by; it is planned as new`);
       return { ...c };
     }
-    const l = byIdentity.get(key);
+    const l = byIdentity.get(key) ?? (isCheckKind(kind) ? adopted(kind, project, c, live, claimed, warnings) : undefined);
     if (l !== undefined) claimed.add(l);
-    if (l === undefined && isCheckKind(kind) && c.def.state === 'present') warnings.push(...lookAlikes(kind, project, c, live));
+    if (l === undefined && isCheckKind(kind) && c.def.state === 'present' && c.def.adopt === undefined) warnings.push(...lookAlikes(kind, project, c, live));
     return l === undefined ? { ...c } : { ...c, live: l };
   });
   return { pairs, unclaimed: live.filter((l) => !claimed.has(l) && identity(l) !== undefined && byIdentity.get(identity(l)!) === l), warnings };
+}
+
+/**
+ * The live check a definition adopts by API id (`adopt`, written by `mac import`), when no check
+ * carries its tag yet. A check owned by a project (this one under another id, or another one) is
+ * never taken over: that is reported instead.
+ */
+function adopted(
+  kind: Kind,
+  project: string,
+  c: Candidate,
+  live: Record<string, unknown>[],
+  claimed: Set<Record<string, unknown>>,
+  warnings: string[],
+): Record<string, unknown> | undefined {
+  if (c.def.adopt === undefined) return undefined;
+  const l = live.find((x) => String(kindSpec(kind).remoteId(x)) === c.def.adopt);
+  const where = `${kind}/${c.def.id} (${c.def.file}:${c.def.line})`;
+  if (l === undefined) {
+    warnings.push(`${where}: adopts ${c.def.adopt}, which is not a live ${kind}; it is planned as new`);
+    return undefined;
+  }
+  const owner = ownerProject(l.tags);
+  if (owner !== undefined || claimed.has(l)) {
+    warnings.push(`${where}: adopts ${c.def.adopt}, which is already managed${owner ? ` (tag of project "${owner}")` : ''}; it is planned as new`);
+    return undefined;
+  }
+  return l;
 }
 
 function lookAlikes(kind: Kind, project: string, c: Candidate, live: Record<string, unknown>[]): string[] {

@@ -5,7 +5,7 @@ import { fetchLive } from './fetch.js';
 import type { Plan } from './types.js';
 
 /** Options of a plan run (typed; the CLI maps flags to them). */
-export type PlanOptions = Pick<PlanInput, 'prune' | 'changedSince' | 'git' | 'now'>;
+export type PlanOptions = Pick<PlanInput, 'prune' | 'rewriteSecrets' | 'changedSince' | 'git' | 'now'>;
 
 /** Fetches the live state of the kinds the project defines (or owns, when pruning) and assembles the plan. */
 export async function createPlan(project: LoadedProject, client: ApiClient, options: PlanOptions): Promise<Plan> {

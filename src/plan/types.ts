@@ -45,6 +45,11 @@ export interface PlannedChange {
   dependsOn: string[];
   /** The full normalized request body to send (create/update); references as RefMarker, secrets as "(sensitive)". */
   desired?: Record<string, unknown>;
+  /**
+   * Create only: pointers of the fields of `desired` that the definition does not set (server
+   * defaults made explicit). They stay in `desired` and `patch`; text and markdown count them.
+   */
+  defaulted?: string[];
   /** Secret values left out of `desired` and of every diff. */
   secrets?: SecretSource[];
   /** Remarks for people: write-only fields not compared, adoption, etc. */

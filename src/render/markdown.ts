@@ -1,5 +1,5 @@
 import type { Plan, PlannedChange } from '../plan/types.js';
-import { describeOp, location, summaryLine, visibleChanges } from './values.js';
+import { defaultsLine, describeOp, location, shownOps, summaryLine, visibleChanges } from './values.js';
 
 /** The plan for a pull-request comment: a summary table, then one `<details>` block per changed resource. */
 export function renderMarkdown(plan: Plan): string {
@@ -37,13 +37,15 @@ const SIGN = { create: '+', update: '~', delete: '-', noop: ' ' } as const;
 
 function details(c: PlannedChange): string[] {
   const lines = [`<details><summary><code>${SIGN[c.action]} ${c.action} ${html(`${c.kind}/${c.id}`)}</code>${c.name ? ` ${html(c.name)}` : ''}</summary>`, ''];
+  const { ops, defaults } = shownOps(c);
   if (c.patch.length > 0) {
     lines.push('```diff');
-    for (const op of c.patch) {
+    for (const op of ops) {
       const { sign, text } = describeOp(op);
       // A diff block colours lines by their first character: + added, - removed, ! changed.
       lines.push(`${sign === '~' ? '!' : sign} ${text}`);
     }
+    if (defaults > 0) lines.push(defaultsLine(defaults));
     lines.push('```');
   }
   for (const note of c.notes ?? []) lines.push('', `> ${note}`);

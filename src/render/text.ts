@@ -1,6 +1,6 @@
 import type { Colors } from './index.js';
 import type { Plan, PlannedChange } from '../plan/types.js';
-import { describeOp, formatValue, location, summaryLine, visibleChanges } from './values.js';
+import { defaultsLine, describeOp, formatValue, location, shownOps, summaryLine, visibleChanges } from './values.js';
 
 const SIGN = { create: '+', update: '~', delete: '-', noop: ' ' } as const;
 // Values of a create are shown on one line each and cut, since every field is new anyway.
@@ -18,10 +18,12 @@ export function renderText(plan: Plan, c: Colors): string {
   for (const change of changes) {
     lines.push('');
     lines.push(colour[change.action](`  ${SIGN[change.action]} ${change.action} ${heading(change)}`));
-    for (const op of change.patch) {
+    const { ops, defaults } = shownOps(change);
+    for (const op of ops) {
       const { sign, text } = describeOp(op, change.action === 'create' ? CREATE_VALUE_MAX : Infinity);
       lines.push(`      ${colourSign(sign, c)} ${text}`);
     }
+    if (defaults > 0) lines.push(c.dim(`      ${defaultsLine(defaults)}`));
     for (const note of change.notes ?? []) lines.push(c.dim(`      note: ${note}`));
   }
   const quietNotes = plan.changes.filter((ch) => ch.action === 'noop' && ch.notes?.length);

@@ -1,6 +1,6 @@
 import { isRefMarker, SENSITIVE } from '../plan/desired.js';
-import { isRecord } from '../plan/json.js';
-import { segments } from '../plan/pointer.js';
+import { escape, isRecord } from '../plan/json.js';
+import { getAt, isWithin, segments } from '../plan/pointer.js';
 import type { PatchOp, Plan, PlannedChange } from '../plan/types.js';
 
 /** A JSON pointer as people read it: `/request/assertions/0/target` -> `request.assertions[0].target`. */
@@ -37,6 +37,43 @@ export function describeOp(op: PatchOp, max = Infinity): { sign: '+' | '-' | '~'
     default:
       return { sign: '~', text: `${op.op} ${path}${op.from ? ` from ${fieldPath(op.from)}` : ''}` };
   }
+}
+
+/**
+ * The operations a reader is shown: for a create, the fields the definition sets (and the
+ * references mac adds); the fields left at server defaults are only counted. Other actions show
+ * their whole patch.
+ */
+export function shownOps(change: PlannedChange): { ops: PatchOp[]; defaults: number } {
+  const defaulted = change.action === 'create' ? (change.defaulted ?? []) : [];
+  if (defaulted.length === 0) return { ops: change.patch, defaults: 0 };
+  const ops: PatchOp[] = [];
+  let defaults = 0;
+  for (const op of change.patch) {
+    const inside = defaulted.filter((d) => isWithin(d, op.path));
+    defaults += inside.length;
+    if (inside.includes(op.path)) continue;
+    if (inside.length === 0 || !('value' in op)) ops.push(op);
+    else ops.push({ ...op, value: without(op.value, inside.map((d) => d.slice(op.path.length))) });
+  }
+  return { ops, defaults };
+}
+
+/** A copy of `value` without the fields at `pointers` (relative to it). */
+function without(value: unknown, pointers: string[]): unknown {
+  const copy = structuredClone(value);
+  for (const pointer of pointers) {
+    const segs = segments(pointer);
+    const last = segs.pop()!;
+    const parent = getAt(copy, segs.map((s) => `/${escape(s)}`).join(''));
+    if (isRecord(parent)) delete parent[last];
+  }
+  return copy;
+}
+
+/** `+ 18 defaults`: how a create's fields at server defaults read. */
+export function defaultsLine(count: number): string {
+  return `+ ${count} default${count === 1 ? '' : 's'}`;
 }
 
 /** `Plan: 1 to create, 2 to update, 0 to delete.` */

@@ -33,3 +33,9 @@ export function snippetRefField(phase: 'setup' | 'teardown') {
 
 /** `scriptFile`: a file, relative to the definition file, whose text stands for `script`. */
 export const scriptFileField = doc(z.string().min(1).optional(), 'File (relative to this file) whose content is used as script');
+
+/** `adopt`: the API id of an existing, untagged check this definition takes over (written by `mac import`). */
+export const adoptField = doc(
+  z.string().min(1).optional(),
+  'API id of an existing check this definition adopts; the next apply adds the ownership tag, after which adopt is no longer needed',
+);

@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import { ApiError, internalError, notFound } from './http/errors.js';
 import { authenticate, faults, latency, rateLimit } from './http/guards.js';
 import { toHandler, type RouteModule } from './http/route.js';
+import { reservedSegments } from './http/paths.js';
 import type { AppEnv } from './http/env.js';
 import type { ServerContext } from './context.js';
 import { snippetRoutes } from './routes/snippets.js';
@@ -20,6 +21,7 @@ import { alertNotificationRoutes } from './routes/alert-notifications.js';
 import { statusPageServiceRoutes } from './routes/status-page-services.js';
 import { incidentRoutes } from './routes/incidents.js';
 import { statusPageRoutes } from './routes/status-pages.js';
+import { registerPingRoute, runRoutes } from './runs/routes.js';
 
 // One line per API area; each module lists its own routes (see src/server/routes/snippets.ts).
 const MODULES: RouteModule[] = [
@@ -40,6 +42,7 @@ const MODULES: RouteModule[] = [
   statusPageServiceRoutes,
   incidentRoutes,
   statusPageRoutes,
+  runRoutes,
 ];
 
 /** Options of `createApp` beyond the context. */
@@ -62,9 +65,10 @@ export function createApp(ctx: ServerContext, extras: AppExtras = {}): Hono<AppE
   app.use('*', faults(options.faults, options.random));
   app.use('*', authenticate(options.keys));
   app.use('*', rateLimit(options.rateLimit, options.now));
-  for (const module of [...MODULES, ...(extras.modules ?? [])]) {
-    for (const spec of module(ctx)) app.on(spec.method, spec.path, toHandler(spec, ctx));
-  }
+  registerPingRoute(app, ctx);
+  const specs = [...MODULES, ...(extras.modules ?? [])].flatMap((module) => module(ctx));
+  const reserved = reservedSegments(specs.map((s) => s.path));
+  for (const spec of specs) app.on(spec.method, spec.path, toHandler(spec, ctx, reserved.get(spec.path)));
   app.notFound(() => errorResponse(notFound()));
   app.onError((err) => {
     if (err instanceof ApiError) return errorResponse(err);

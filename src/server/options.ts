@@ -1,3 +1,5 @@
+import { z } from 'zod';
+
 /** A role an API key has: `admin` may write, `read-only` may only GET. */
 export type KeyRole = 'admin' | 'read-only';
 
@@ -105,4 +107,41 @@ export function parseApiKey(spec: string, accountId: string): ApiKeySpec {
   if (!/^[\x21-\x7e]+$/.test(key)) throw new Error(`invalid API key: it must be printable ASCII without spaces`);
   if (!/^[A-Za-z0-9._-]{1,64}$/.test(accountId)) throw new Error(`invalid account id "${accountId}": use 1..64 of [A-Za-z0-9._-]`);
   return { key, accountId, role: m ? (m[2] as KeyRole) : 'admin' };
+}
+
+const keysFileSchema = z.strictObject({
+  keys: z
+    .array(
+      z.strictObject({
+        key: z.string().regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces'),
+        account: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1..64 of [A-Za-z0-9._-]'),
+        role: z.enum(['admin', 'read-only']).default('admin'),
+      }),
+    )
+    .min(1, 'must list at least one key'),
+});
+
+/**
+ * Parses the JSON of a `--keys` file: `{"keys": [{"key", "account", "role"?}]}` (role `admin` by
+ * default). Throws an Error naming `source` and the field path; never prints a key's value.
+ */
+export function parseKeysFile(text: string, source: string): ApiKeySpec[] {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new Error(`${source}: not valid JSON (${(err as Error).message})`);
+  }
+  const parsed = keysFileSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const at = issue.path.length > 0 ? issue.path.join('.') : '(top level)';
+    throw new Error(`${source}: ${at}: ${issue.message}`);
+  }
+  const seen = new Set<string>();
+  return parsed.data.keys.map((k, i) => {
+    if (seen.has(k.key)) throw new Error(`${source}: keys.${i}.key: repeats the key of an earlier item`);
+    seen.add(k.key);
+    return { key: k.key, accountId: k.account, role: k.role };
+  });
 }

@@ -1,8 +1,18 @@
+/** Resources the round-trip project refers to by API id, created outside the project first. */
+export interface RoundTripRefs {
+  /** A check group (`groupId`). */
+  groupId: number;
+  /** A status-page service (`triggerIncident.serviceId`). */
+  serviceId: string;
+  /** An alert channel not defined by the project (raw `alertChannelSubscriptions`). */
+  channelId: number;
+}
+
 /**
  * A project that sets every field the definition schemas allow to a non-default value, one
  * resource of every kind (every alert-channel type), for the round-trip test.
  */
-export function roundTripFiles(groupId: number): Record<string, string> {
+export function roundTripFiles({ groupId, serviceId, channelId }: RoundTripRefs): Record<string, string> {
   return {
     'mac.config.yaml': 'project: roundtrip\n',
     'snippets.yaml': `kind: Snippet
@@ -96,6 +106,7 @@ groupOrder: 2
 runtimeId: "2025.04"
 alertChannels: [email, webhook]
 retryStrategy: { type: LINEAR, baseBackoffSeconds: 30, maxRetries: 3, maxDurationSeconds: 300, sameRegion: false, onlyOn: [NETWORK_ERROR] }
+triggerIncident: { serviceId: "${serviceId}", severity: MAJOR, name: Database down, description: The primary database is unreachable, notifySubscribers: true }
 runParallel: true
 frequency: 5
 frequencyOffset: 7
@@ -144,16 +155,21 @@ name: Checkout flow
 frequency: 15
 runtimeId: "2024.09"
 locations: [eu-central-1]
-script: "await page.goto('https://shop.example')"
+scriptFile: ../flows/checkout.js
 scriptPath: flows/checkout.spec.js
 dependencies: [{ path: flows/helper.js, content: "export const x = 1" }]
 environmentVariables: [{ key: USER, value: demo }]
 alertChannels: [slack, call]
+alertChannelSubscriptions: [{ alertChannelId: ${channelId}, activated: false }]
+retryStrategy: { type: SINGLE_RETRY }
 `,
+    'flows/checkout.js': "await page.goto('https://shop.example');\n",
     'checks/heartbeat.yaml': `kind: HeartbeatCheck
 id: nightly
 name: Nightly backup
 heartbeat: { period: 1, periodUnit: days, grace: 30, graceUnit: minutes }
+frequency: 60
+frequencyOffset: 15
 tags: [backup]
 muted: true
 alertChannels: [pagerduty, opsgenie]

@@ -30,7 +30,9 @@ beforeAll(async () => {
   client = new ApiClient({ apiUrl: served.url, apiKey: served.apiKey });
   const group = await client.post<{ id: number }>('/v1/check-groups', { name: 'Round trip group' });
   await client.post('/v1/private-locations', { name: 'Edge one', slugName: 'edge-1' });
-  dir = await writeProject(roundTripFiles(group.id));
+  const service = await client.post<{ id: string }>('/v1/status-pages/services', { name: 'Shop database' });
+  const channel = await client.post<{ id: number }>('/v1/alert-channels', { type: 'EMAIL', config: { address: 'elsewhere@example.com' } });
+  dir = await writeProject(roundTripFiles({ groupId: group.id, serviceId: service.id, channelId: channel.id }));
   await createAsEngine(dir, client, ROUNDTRIP_SECRETS);
 });
 

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,6 +27,19 @@ describe('mac validate (built CLI)', () => {
     expect(r.stderr).toContain('variables.yaml:10:8: error: value: environment variable SHOP_STRIPE_KEY is not set');
     expect(r.stderr.trimEnd().split('\n').at(-1)).toBe('validation failed: 1 error in 1 file');
     expect(r.stdout).toBe('');
+  });
+
+  it('refuses a directory without mac.config.yaml with one message, not a diagnostic per file below it', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'mac-noconfig-'));
+    try {
+      await writeFile(join(dir, 'stray.yaml'), 'kind: Nope\n');
+      const r = await runMac(['validate', dir]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(`error: no mac.config.yaml in ${dir}`);
+      expect(r.stderr).not.toContain('stray.yaml');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it.each(['unknown-field-hint', 'frequency-zero-offset-15', 'duplicate-key', 'unknown-alert-channel-ref', 'config-defaults-bad-value', 'ts-invalid-value'])(

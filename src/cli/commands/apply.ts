@@ -2,7 +2,7 @@ import { stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline/promises';
 import type { CliContext, RegisterCommand } from '../context.js';
 import { resolveConnection, withConnectionOptions } from '../connection.js';
-import { applyOptions, type ApplyCommandOptions, type ApplyFlags } from '../apply-options.js';
+import { applyOptions, limiterFor, type ApplyCommandOptions, type ApplyFlags } from '../apply-options.js';
 import { ApiClient } from '../../api/index.js';
 import { apiAccount } from '../../apply/account.js';
 import { applyPlan } from '../../apply/apply.js';
@@ -29,6 +29,7 @@ export const register: RegisterCommand = (program, ctx) => {
       .argument('[target]', 'project directory with mac.config.yaml, or a saved plan file', '.')
       .option('--yes', 'apply without asking (required without a terminal)')
       .option('--prune', 'delete checks of this project that are no longer defined (DIR only)')
+      .option('--rewrite-secrets', 'write every secret value again, to push rotated secrets (DIR only)')
       .option('--max-deletes <n>', 'refuse plans with more deletes than this', '10')
       .option('--concurrency <n>', 'changes in flight at once within a wave', '8')
       .option('--rate-limit <n/seconds>', 'at most N requests per SECONDS (env MAC_RATE_LIMIT; default the service limit 600/60)')
@@ -41,12 +42,14 @@ export const register: RegisterCommand = (program, ctx) => {
 async function runApply(options: ApplyCommandOptions, flags: ApplyFlags, ctx: CliContext): Promise<number> {
   const { output } = ctx;
   const connection = resolveConnection(flags, ctx.env);
-  const client = new ApiClient({ ...connection, ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}) });
+  const limiter = limiterFor(options.rateLimit);
+  const client = new ApiClient({ ...connection, ...(limiter ? { limiter } : {}) });
   try {
     let plan: Plan;
     let sources: SecretSources;
     if (options.target.type === 'planfile') {
       if (options.prune) throw new MacError('--prune applies to a directory; a saved plan already says what it deletes', { hint: 'plan with mac plan --prune --out FILE' });
+      if (flags.rewriteSecrets) throw new MacError('--rewrite-secrets applies to a directory; a saved plan already says what it writes', { hint: 'plan with mac plan --rewrite-secrets --out FILE' });
       plan = await readPlanFile(options.target.file);
       if (plan.apiUrl.replace(/\/+$/, '') !== client.apiUrl) {
         throw new Refused(`the plan was made against ${plan.apiUrl}, not ${client.apiUrl}`, { hint: 'apply it with --api-url / MAC_API_URL set to the planned API, or plan again' });
@@ -58,7 +61,7 @@ async function runApply(options: ApplyCommandOptions, flags: ApplyFlags, ctx: Cl
       if (project.diagnostics.some((d) => d.severity === 'error')) {
         throw new ValidationFailed(`${summarizeDiagnostics(project.diagnostics)}; nothing was applied and no request was made`);
       }
-      plan = await createPlan(project, client, { prune: options.prune });
+      plan = await createPlan(project, client, { prune: options.prune, rewriteSecrets: flags.rewriteSecrets === true });
       sources = { env: ctx.env, reload: async () => bodiesOf(project.definitions, plan.project) };
       // The plan goes to stderr: stdout holds only the result (one JSON document with --format json).
       output.info(renderPlan(plan, 'text', output.c));

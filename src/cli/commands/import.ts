@@ -1,13 +1,63 @@
+import { mkdir } from 'node:fs/promises';
+import { relative, resolve } from 'node:path';
 import type { RegisterCommand } from '../context.js';
-import { MacError } from '../../errors.js';
+import { parseRateLimit } from '../apply-options.js';
+import { resolveConnection, withConnectionOptions, type ConnectionFlags } from '../connection.js';
+import { ApiClient } from '../../api/index.js';
+import { loadProject } from '../../config/load.js';
+import { UsageError } from '../../errors.js';
+import { renderImport } from '../../import/report.js';
+import { runImport } from '../../import/run.js';
+import { selectKinds } from '../../import/select.js';
+import { createPlan } from '../../plan/index.js';
 
-// Placeholder registration: replaced by the command's implementation.
-export const register: RegisterCommand = (program) => {
-  program
-    .command('import')
-    .description('(not built yet)')
-    .allowUnknownOption()
-    .action(() => {
-      throw new MacError('mac import is not built yet');
-    });
+interface ImportFlags extends ConnectionFlags {
+  out: string;
+  kind?: string[];
+  project?: string;
+  concurrency: string;
+  rateLimit?: string;
+}
+
+/** `mac import [--out DIR] [--kind KIND ...]`: write definitions for what lives in the account, then prove them. */
+export const register: RegisterCommand = (program, ctx) => {
+  withConnectionOptions(
+    program
+      .command('import')
+      .description('write definitions for what lives in the account, then plan them against it to prove they match')
+      .option('--out <dir>', 'project directory to write into (created when missing)', '.')
+      .option('--kind <kind...>', 'kinds to import, repeatable or comma-separated (default: all)')
+      .option('--project <name>', 'project name of a new mac.config.yaml (default: the directory name)')
+      .option('--concurrency <n>', 'API lists read at once', '4')
+      .option('--rate-limit <n/seconds>', 'requests allowed per period for this run (env MAC_RATE_LIMIT; default 600/60)'),
+  ).action(async (flags: ImportFlags) => {
+    const kinds = selectKinds(flags.kind);
+    const concurrency = Number(flags.concurrency);
+    if (!Number.isInteger(concurrency) || concurrency < 1) {
+      throw new UsageError(`--concurrency must be a positive integer, not "${flags.concurrency}"`);
+    }
+    const dir = resolve(ctx.cwd, flags.out);
+    await mkdir(dir, { recursive: true });
+    const connection = resolveConnection(flags, ctx.env);
+    const rateLimit = parseRateLimit(flags.rateLimit ?? ctx.env.MAC_RATE_LIMIT, flags.rateLimit !== undefined ? '--rate-limit' : 'MAC_RATE_LIMIT');
+    // One client for the whole run: its token bucket paces the fetch and the round-trip plan together.
+    const client = new ApiClient({ ...connection, rateLimit });
+    try {
+      const result = await runImport(
+        { dir, kinds, project: flags.project, env: ctx.env, client, concurrency, onProgress: (t) => ctx.output.progress(t) },
+        {
+          load: (d, env) => loadProject(d, { env }),
+          plan: (project, c) => createPlan(project, c, { prune: false }),
+        },
+      );
+      ctx.output.endProgress();
+      const shown = relative(ctx.cwd, dir) || '.';
+      const report = renderImport(result, shown);
+      for (const line of report.stderr) ctx.output.info(line);
+      ctx.output.result(report.stdout.join('\n'));
+      ctx.exit(report.exitCode);
+    } finally {
+      await client.close();
+    }
+  });
 };

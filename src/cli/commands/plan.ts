@@ -2,13 +2,12 @@ import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { Option } from 'commander';
 import { ApiClient } from '../../api/client.js';
-import type { RateLimit } from '../../api/rate-limit.js';
 import { formatDiagnostic, summarizeDiagnostics } from '../../config/format.js';
 import { loadProject } from '../../config/load.js';
-import { UsageError } from '../../errors.js';
 import { changedFiles, gitInfo } from '../../git/index.js';
 import { createPlan } from '../../plan/plan.js';
 import { PLAN_FORMATS, renderPlan, type PlanFormat } from '../../render/index.js';
+import { parseRateLimit } from '../apply-options.js';
 import { resolveConnection, withConnectionOptions, type ConnectionFlags } from '../connection.js';
 import type { RegisterCommand } from '../context.js';
 
@@ -17,6 +16,7 @@ interface PlanFlags extends ConnectionFlags {
   format: PlanFormat;
   detailedExitcode?: boolean;
   prune?: boolean;
+  rewriteSecrets?: boolean;
   changedSince?: string;
   rateLimit?: string;
 }
@@ -31,12 +31,13 @@ export const register: RegisterCommand = (program, ctx) => {
     .addOption(new Option('--format <format>', 'output format').choices([...PLAN_FORMATS]).default('text'))
     .option('--detailed-exitcode', 'exit 0 when nothing changes, 2 when something would')
     .option('--prune', 'delete checks that carry this project\'s tag and are no longer defined')
+    .option('--rewrite-secrets', 'write every secret value again (they cannot be read back to compare): rotates changed secrets')
     .option('--changed-since <ref>', 'plan only resources defined in files changed since the git revision REF')
-    .option('--rate-limit <n/seconds>', 'requests allowed per period for this run (default 600/60)');
+    .option('--rate-limit <n/seconds>', 'at most N requests per SECONDS (env MAC_RATE_LIMIT; default 600/60, 0/S: no limit)');
   withConnectionOptions(cmd).action(async (dir: string, flags: PlanFlags) => {
     const { output } = ctx;
     const connection = resolveConnection(flags, ctx.env);
-    const rateLimit = flags.rateLimit === undefined ? undefined : parseRateLimit(flags.rateLimit);
+    const rateLimit = flags.rateLimit !== undefined ? parseRateLimit(flags.rateLimit, '--rate-limit') : parseRateLimit(ctx.env.MAC_RATE_LIMIT, 'MAC_RATE_LIMIT');
 
     const project = await loadProject(resolve(ctx.cwd, dir), { env: ctx.env });
     for (const d of project.diagnostics) output.info(formatDiagnostic(d, output.c));
@@ -52,7 +53,7 @@ export const register: RegisterCommand = (program, ctx) => {
     let plan;
     try {
       output.progress(`reading the live state from ${connection.apiUrl} ...`);
-      plan = await createPlan(project, client, { prune: flags.prune === true, changedSince, git });
+      plan = await createPlan(project, client, { prune: flags.prune === true, rewriteSecrets: flags.rewriteSecrets === true, changedSince, git });
     } finally {
       output.endProgress();
       await client.close();
@@ -67,11 +68,3 @@ export const register: RegisterCommand = (program, ctx) => {
     ctx.exit(flags.detailedExitcode && changes > 0 ? 2 : 0);
   });
 };
-
-function parseRateLimit(text: string): RateLimit {
-  const m = /^(\d+)\/(\d+)$/.exec(text.trim());
-  if (!m || Number(m[1]) < 1 || Number(m[2]) < 1) {
-    throw new UsageError(`--rate-limit "${text}" is not N/SECONDS`, { hint: 'e.g. --rate-limit 600/60' });
-  }
-  return { requests: Number(m[1]), perSeconds: Number(m[2]) };
-}

@@ -1,8 +1,10 @@
+import { readFileSync } from 'node:fs';
 import type { RegisterCommand } from '../context.js';
 import { MacError, UsageError } from '../../errors.js';
 import { createServer } from '../../server/server.js';
-import { DEV_KEY, parseApiKey, parseFaults, parseRateLimit, type ApiKeySpec, type ServerOptions } from '../../server/options.js';
+import { DEV_KEY, parseApiKey, parseFaults, parseKeysFile, parseRateLimit, type ApiKeySpec, type ServerOptions } from '../../server/options.js';
 import { JournalCorrupt } from '../../server/store/journal.js';
+import { startRuns } from '../../server/runs/runs.js';
 
 interface ServeFlags {
   host: string;
@@ -10,6 +12,7 @@ interface ServeFlags {
   state?: string;
   apiKey: string[];
   account: string[];
+  keys?: string;
   latency: string;
   faults?: string;
   rateLimit: string;
@@ -29,6 +32,7 @@ export const register: RegisterCommand = (program, ctx) => {
     .option('--state <file>', 'journal file that keeps the state across restarts (default: memory only)')
     .option('--api-key <key>', 'accepted API key, KEY or KEY:read-only (repeatable, paired with --account)', collect, [])
     .option('--account <id>', 'account of the --api-key at the same position (repeatable)', collect, [])
+    .option('--keys <file>', 'JSON file of API keys: {"keys": [{"key", "account", "role"}]} (with or instead of --api-key)')
     .option('--latency <ms>', 'milliseconds added to every response', '0')
     .option('--faults <spec>', 'injected faults per request, e.g. 503:0.1,429:0.05,reset:0.02')
     .option('--rate-limit <n/seconds>', 'requests per key per window; 0/60 disables', '600/60')
@@ -54,6 +58,7 @@ export const register: RegisterCommand = (program, ctx) => {
           hint: code === 'EADDRINUSE' ? 'another process uses this port; pick one with --port' : undefined,
         });
       }
+      server.onClose(startRuns(server.ctx));
       // One write, so that a reader waiting for the first line also gets the accounts.
       const lines = [`mac serve listening on ${url}`];
       for (const k of options.keys) {
@@ -84,13 +89,30 @@ function toOptions(flags: ServeFlags): Partial<ServerOptions> & { keys: ApiKeySp
     host: flags.host,
     port,
     stateFile: flags.state,
-    keys: keysOf(flags.apiKey, flags.account),
+    keys: allKeys(flags),
     latencyMs,
     faults: flags.faults === undefined ? [] : usage(() => parseFaults(flags.faults!)),
     rateLimit: usage(() => parseRateLimit(flags.rateLimit)),
     timeScale,
     runs: flags.runs,
   };
+}
+
+// Keys of --keys FILE and of --api-key together; without either, the dev key.
+function allKeys(flags: ServeFlags): ApiKeySpec[] {
+  if (flags.keys === undefined) return keysOf(flags.apiKey, flags.account);
+  const file = flags.keys;
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new UsageError(`--keys: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+  }
+  const fromFile = usage(() => parseKeysFile(text, file));
+  const fromFlags = flags.apiKey.length > 0 || flags.account.length > 0 ? keysOf(flags.apiKey, flags.account) : [];
+  const inFile = new Set(fromFile.map((k) => k.key));
+  if (fromFlags.some((k) => inFile.has(k.key))) throw new UsageError(`an --api-key is also in ${file}`);
+  return [...fromFile, ...fromFlags];
 }
 
 // Keys pair with accounts by position; a single --account (or none: `dev`) covers every key.

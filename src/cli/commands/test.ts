@@ -1,13 +1,44 @@
+import { resolve } from 'node:path';
 import type { RegisterCommand } from '../context.js';
-import { MacError } from '../../errors.js';
+import { UsageError } from '../../errors.js';
+import { loadProject } from '../../config/load.js';
+import { formatDiagnostic, summarizeDiagnostics } from '../../config/format.js';
+import { runSuite, testExitCode } from '../../testrun/suite.js';
+import { renderTestJson, renderTestText } from '../../testrun/render.js';
 
-// Placeholder registration: replaced by the command's implementation.
-export const register: RegisterCommand = (program) => {
+interface TestFlags {
+  format: string;
+  concurrency: string;
+}
+
+const FORMATS = ['text', 'json'] as const;
+
+/** `mac test [DIR]`: run the TCP and DNS checks of DIR once from this machine; exit 0 all pass, 1 any fail. */
+export const register: RegisterCommand = (program, ctx) => {
   program
     .command('test')
-    .description('(not built yet)')
-    .allowUnknownOption()
-    .action(() => {
-      throw new MacError('mac test is not built yet');
+    .description('run the TCP and DNS checks of DIR once from this machine (exit 0 all pass, 1 any fail)')
+    .argument('[dir]', 'project directory holding mac.config.yaml', '.')
+    .option('--format <format>', 'output format: text or json', 'text')
+    .option('--concurrency <n>', 'checks run at once', '8')
+    .action(async (dir: string, flags: TestFlags) => {
+      const { output } = ctx;
+      if (!(FORMATS as readonly string[]).includes(flags.format)) {
+        throw new UsageError(`--format must be one of ${FORMATS.join(', ')}, not "${flags.format}"`);
+      }
+      const concurrency = Number(flags.concurrency);
+      if (!/^\d+$/.test(flags.concurrency) || concurrency < 1 || concurrency > 256) {
+        throw new UsageError(`--concurrency must be an integer within 1..256, not "${flags.concurrency}"`);
+      }
+      const project = await loadProject(resolve(ctx.cwd, dir), { env: ctx.env });
+      for (const d of project.diagnostics) output.info(formatDiagnostic(d, output.c));
+      if (project.diagnostics.some((d) => d.severity === 'error')) {
+        output.info(`${output.c.red('validation failed:')} ${summarizeDiagnostics(project.diagnostics)}; no check was run`);
+        ctx.exit(1);
+        return;
+      }
+      const report = await runSuite(project.definitions, { concurrency });
+      output.result(flags.format === 'json' ? renderTestJson(report) : renderTestText(report, output.c));
+      ctx.exit(testExitCode(report));
     });
 };

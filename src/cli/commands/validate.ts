@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import type { RegisterCommand } from '../context.js';
 import { loadProject } from '../../config/load.js';
 import { formatDiagnostic, summarizeDiagnostics } from '../../config/format.js';
@@ -11,7 +12,7 @@ export const register: RegisterCommand = (program, ctx) => {
     .argument('[dir]', 'project directory holding mac.config.yaml', '.')
     .action(async (dir: string) => {
       const { output } = ctx;
-      const project = await loadProject(dir, { env: ctx.env });
+      const project = await loadProject(resolve(ctx.cwd, dir), { env: ctx.env });
       const errors = project.diagnostics.filter((d) => d.severity === 'error');
       for (const d of project.diagnostics) output.info(formatDiagnostic(d, output.c));
       if (errors.length > 0) {

@@ -1,5 +1,6 @@
 import type { Shape } from './shape.js';
 import { isRecord } from './shape.js';
+import { collectionApi, PLAIN_KIND } from './collection.js';
 import type { KindSpec } from './types.js';
 
 const KEY_VALUE: Shape = { key: {}, value: {}, locked: { default: false } };
@@ -50,14 +51,9 @@ const SHAPES: Record<string, Shape> = Object.fromEntries(
 
 /** Alert channels: matched by type plus address (email address, webhook/slack url, sms/call number, PagerDuty service key, Opsgenie API key). */
 export const alertChannel: KindSpec = {
+  ...PLAIN_KIND,
   kind: 'AlertChannel',
-  api: {
-    list: '/v1/alert-channels',
-    create: { method: 'POST', path: '/v1/alert-channels' },
-    update: (id) => ({ method: 'PUT', path: `/v1/alert-channels/${encodeURIComponent(String(id))}` }),
-    item: (id) => `/v1/alert-channels/${encodeURIComponent(String(id))}`,
-  },
-  accepts: () => true,
+  api: collectionApi('/v1/alert-channels'),
   remoteId: (live) => live.id as number,
   displayName: (obj) => {
     const config = isRecord(obj.config) ? obj.config : {};
@@ -77,13 +73,10 @@ export const alertChannel: KindSpec = {
     return `${obj.type as string}:${obj.type === 'EMAIL' ? address.toLowerCase() : address}`;
   },
   naturalKeyLabel: 'type + address',
-  writeOnly: [],
-  unreadableSecrets: () => [],
   sensitive: (obj) => (CONFIG[obj.type as string]?.sensitive ?? []).filter((f) => isRecord(obj.config) && obj.config[f] != null).map((f) => `/config/${f}`),
   ignored: {
     subscriptions:
       "a channel's subscriptions are managed from the checks (alertChannels / alertChannelSubscriptions); mac neither sends nor compares them here",
   },
-  notes: () => [],
 };
 

@@ -18,7 +18,11 @@ const WRITE_QUERY = { autoAssignAlerts: false };
 const ALERT_SETTINGS: Shape = {
   escalationType: { default: 'RUN_BASED' },
   runBasedEscalation: { default: {}, object: { failedRunThreshold: { default: 1 } } },
-  timeBasedEscalation: { object: { minutesFailingThreshold: {} } },
+  // The service completes it (5 minutes) whenever the escalation is time based, and keeps a given one otherwise.
+  timeBasedEscalation: {
+    defaultFrom: (p) => (p.escalationType === 'TIME_BASED' ? {} : undefined),
+    object: { minutesFailingThreshold: { default: 5 } },
+  },
   reminders: { default: {}, object: { amount: { default: 0 }, interval: { default: 5 } } },
   parallelRunFailureThreshold: { default: {}, object: { enabled: { default: false }, percentage: { default: 10 } } },
 };
@@ -78,6 +82,9 @@ export const CHECK_SHARED: Shape = {
   triggerIncident: { default: null, nullable: true, object: TRIGGER_INCIDENT },
   runParallel: { default: false },
   frequency: { default: 10 },
+  // No default: omitted from responses when unset, and a merging PUT cannot clear it, so a
+  // definition that omits it does not manage it (compare.ts unmanagedFields).
+  frequencyOffset: {},
 };
 
 /** Pointers of secret check environment-variable values (they read back as null, api-decisions §1.7). */
@@ -94,6 +101,8 @@ export interface CheckKindOptions {
   segment: string;
   /** Fields of this type on top of the shared ones. */
   shape: Shape;
+  /** Shared fields this type does not have (multi-step checks have no frequencyOffset). */
+  without?: string[];
   writeOnly?: string[];
   notes?: (obj: Record<string, unknown>) => string[];
 }
@@ -101,7 +110,8 @@ export interface CheckKindOptions {
 /** Builds the table entry of a check kind: shared fields and API paths plus the type's own. */
 export function checkKind(options: CheckKindOptions): KindSpec {
   const checkType = CHECK_TYPE[options.kind];
-  const shape: Shape = { ...CHECK_SHARED, ...options.shape };
+  const shared = Object.fromEntries(Object.entries(CHECK_SHARED).filter(([field]) => !options.without?.includes(field)));
+  const shape: Shape = { ...shared, ...options.shape };
   return {
     kind: options.kind,
     api: {
@@ -114,6 +124,7 @@ export function checkKind(options: CheckKindOptions): KindSpec {
     remoteId: (live) => live.id as string,
     displayName: (obj) => (typeof obj.name === 'string' ? obj.name : undefined),
     shapeOf: () => shape,
+    updateMerges: true,
     writeOnly: options.writeOnly ?? [],
     unreadableSecrets: secretEnvValues,
     sensitive: () => [],

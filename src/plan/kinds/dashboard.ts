@@ -1,4 +1,5 @@
 import type { Shape } from './shape.js';
+import { collectionApi, PLAIN_KIND } from './collection.js';
 import type { KindSpec } from './types.js';
 
 const SHAPE: Shape = {
@@ -29,21 +30,13 @@ const SHAPE: Shape = {
 
 /** Dashboards: matched by `customUrl`; `keys`, `id`, `dashboardId` and timestamps are server-owned. */
 export const dashboard: KindSpec = {
+  ...PLAIN_KIND,
   kind: 'Dashboard',
-  api: {
-    list: '/v1/dashboards',
-    create: { method: 'POST', path: '/v1/dashboards' },
-    update: (id) => ({ method: 'PUT', path: `/v1/dashboards/${encodeURIComponent(String(id))}` }),
-    item: (id) => `/v1/dashboards/${encodeURIComponent(String(id))}`,
-  },
-  accepts: () => true,
+  api: collectionApi('/v1/dashboards'),
   remoteId: (live) => live.dashboardId as string,
   displayName: (obj) => (typeof obj.header === 'string' ? obj.header : (obj.customUrl as string | undefined)),
   shapeOf: () => SHAPE,
+  updateMerges: true,
   naturalKey: (obj) => (typeof obj.customUrl === 'string' ? obj.customUrl : undefined),
   naturalKeyLabel: 'customUrl',
-  writeOnly: [],
-  unreadableSecrets: () => [],
-  sensitive: () => [],
-  notes: () => [],
 };

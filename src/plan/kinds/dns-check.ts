@@ -20,7 +20,6 @@ export const dnsCheck = checkKind({
         assertions: { default: [], items: ASSERTION },
       },
     },
-    frequencyOffset: {},
     degradedResponseTime: { default: 500, nullable: true },
     maxResponseTime: { default: 1000, nullable: true },
     heartbeat: { default: {}, free: true },

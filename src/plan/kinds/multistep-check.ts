@@ -7,6 +7,7 @@ import { CHECK_ENV_VARS, checkKind } from './check-common.js';
 export const multiStepCheck = checkKind({
   kind: 'MultiStepCheck',
   segment: 'multistep',
+  without: ['frequencyOffset'],
   shape: {
     script: { default: null, nullable: true, emptyIsNull: true },
     environmentVariables: { default: [], set: 'key', items: CHECK_ENV_VARS },

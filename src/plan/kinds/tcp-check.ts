@@ -14,7 +14,6 @@ export const tcpCheck = checkKind({
         ipFamily: { default: 'IPv4' },
       },
     },
-    frequencyOffset: {},
     degradedResponseTime: { default: 3000, nullable: true },
     maxResponseTime: { default: 5000, nullable: true },
   },

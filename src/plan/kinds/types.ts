@@ -36,6 +36,11 @@ export interface KindSpec {
   naturalKey?(obj: Record<string, unknown>): string | undefined;
   /** Words for the natural key in messages (`name`, `customUrl`, `type + address`). */
   naturalKeyLabel?: string;
+  /**
+   * Whether the kind's PUT merges (api-decisions §1.6): a top-level field the body omits keeps its
+   * stored value. A field without a server default that a definition omits is then not managed.
+   */
+  updateMerges?: boolean;
   /** Top-level fields the API accepts but never returns: sent, never compared (api-decisions §6). */
   writeOnly: string[];
   /** Pointers of values that cannot be read back (secret values): never compared, never shown. */

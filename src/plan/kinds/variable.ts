@@ -1,4 +1,5 @@
 import type { Shape } from './shape.js';
+import { collectionApi, PLAIN_KIND } from './collection.js';
 import type { KindSpec } from './types.js';
 
 const SHAPE: Shape = { key: {}, value: { nullable: true }, locked: { default: false }, secret: { default: false } };
@@ -8,21 +9,13 @@ const SHAPE: Shape = { key: {}, value: { nullable: true }, locked: { default: fa
  * back as null (api-decisions §1.7), so it is never compared.
  */
 export const variable: KindSpec = {
+  ...PLAIN_KIND,
   kind: 'EnvironmentVariable',
-  api: {
-    list: '/v1/variables',
-    create: { method: 'POST', path: '/v1/variables' },
-    update: (key) => ({ method: 'PUT', path: `/v1/variables/${encodeURIComponent(String(key))}` }),
-    item: (key) => `/v1/variables/${encodeURIComponent(String(key))}`,
-  },
-  accepts: () => true,
+  api: collectionApi('/v1/variables'),
   remoteId: (live) => live.key as string,
   displayName: (obj) => obj.key as string | undefined,
   shapeOf: () => SHAPE,
   naturalKey: (obj) => (typeof obj.key === 'string' ? obj.key : undefined),
   naturalKeyLabel: 'key',
-  writeOnly: [],
   unreadableSecrets: (obj) => (obj.secret === true ? ['/value'] : []),
-  sensitive: () => [],
-  notes: () => [],
 };

@@ -5,7 +5,8 @@ import type { ApiKeySpec, FaultSpec, RateLimitSpec } from '../options.js';
 
 // Paths without Authorization: heartbeat pings carry their token in the path.
 const PUBLIC_PATH = /^\/ping\//;
-// Endpoint 11 takes only Authorization (spec §5.2): x-service-account is not read there.
+// Endpoint 11 (GET one session) takes only Authorization (spec §5.2): x-service-account is not
+// read there. Other methods on that path shape (POST /v1/check-sessions/trigger) do read it.
 const ACCOUNT_HEADER_IGNORED = /^\/v1\/check-sessions\/[^/]+$/;
 
 /** Adds `ms` before every response is sent (errors included). */
@@ -54,7 +55,7 @@ export function authenticate(keys: ApiKeySpec[]): MiddlewareHandler<AppEnv> {
     const key = m ? byKey.get(m[1]) : undefined;
     if (!key) throw unauthorized('Bad token');
     const account = c.req.header('x-service-account');
-    if (account !== undefined && account !== key.accountId && !ACCOUNT_HEADER_IGNORED.test(c.req.path)) {
+    if (account !== undefined && account !== key.accountId && !(c.req.method === 'GET' && ACCOUNT_HEADER_IGNORED.test(c.req.path))) {
       throw unauthorized(`API key does not belong to account "${account}"`);
     }
     c.set('caller', { accountId: key.accountId, role: key.role, key: key.key });

@@ -1,8 +1,9 @@
-import type { Context } from 'hono';
+import type { Context, Next } from 'hono';
 import type { z } from 'zod';
 import { ApiError, invalid } from './errors.js';
 import { parseOrThrow } from './validation.js';
 import { readQuery } from './query.js';
+import { takesReserved } from './paths.js';
 import { MAX_BODY_BYTES } from '../options.js';
 import type { Caller, ServerContext } from '../context.js';
 import type { AppEnv } from './env.js';
@@ -64,10 +65,13 @@ export const noContent = (): Reply => ({ status: 204 });
  * Runs the per-route part of the decided order of checks (api-decisions §1.1): role 403 ->
  * size 413 -> content type 415 -> JSON 400 -> params, query, body validation 400; the handler
  * then does lookup 404 and conflict 409. Token, account and rate limit ran before routing.
+ * A parameter holding a literal of another route (`reserved`, see http/paths.ts) passes the
+ * request on, so it ends as an unknown route (404).
  */
-export function toHandler(spec: RouteSpec<any, any, any>, ctx: ServerContext) {
+export function toHandler(spec: RouteSpec<any, any, any>, ctx: ServerContext, reserved?: Map<string, Set<string>>) {
   const readOnlyAllowed = spec.readOnlyAllowed ?? spec.method === 'GET';
-  return async (c: Context<AppEnv>): Promise<Response> => {
+  return async (c: Context<AppEnv>, next: Next): Promise<Response | void> => {
+    if (takesReserved(reserved, c.req.param())) return next();
     const caller = c.get('caller');
     if (!readOnlyAllowed && caller.role === 'read-only') throw new ApiError(403, 'This API key may only read');
     const rawBody = spec.body ? await readJsonBody(c) : undefined;

@@ -62,9 +62,20 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
   return v;
 }
 
-/** Every problem of a failed parse, in issue order. */
+/**
+ * Every problem of a failed parse, in issue order, each once: two checks can word the same
+ * problem alike (an unsafe integer fails both `int()` and `max()` as "must be at most ...").
+ */
 export function problemsFromZod(error: z.ZodError, input: unknown): FieldProblem[] {
-  return error.issues.flatMap((issue) => problemsOf(issue, input));
+  const seen = new Set<string>();
+  return error.issues
+    .flatMap((issue) => problemsOf(issue, input))
+    .filter((p) => {
+      const key = `${p.path}\u0000${p.message}`;
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
 }
 
 /**

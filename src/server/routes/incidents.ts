@@ -48,9 +48,9 @@ export const incidentRoutes: RouteModule = ({ store, isoNow }) => {
     handle: ({ account, params, body }) => {
       const tx = store.begin(account);
       const src = tx;
-      // Reference checks are validation, so they precede the lookup (decisions §1.1).
-      if (body.services) checkServiceRefs(src, body.services.map((s, i) => ({ path: `services.${i}.id`, id: s.id })));
+      // Lookup first, then references, as for every other resource (docs/serve.md, order of checks).
       const stored = mustGet<StoredIncident>(tx, STATUS_COLL.incidents, params.incidentId);
+      if (body.services) checkServiceRefs(src, body.services.map((s, i) => ({ path: `services.${i}.id`, id: s.id })));
       const incident: StoredIncident = {
         ...stored,
         ...(body.name !== undefined ? { name: body.name } : {}),

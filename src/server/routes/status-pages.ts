@@ -12,8 +12,8 @@ import type { Store, Transaction } from '../store/store.js';
 // `customDomain` are unique across every account (409); cards keep a given id.
 const pageParams = z.object({ statusPageId: z.string() });
 
-/** 400 for repeated card ids and unknown services, in body order. */
-function checkCards(tx: Transaction, account: string, body: StatusPageBody): void {
+/** 400 for repeated card ids: a rule of the body alone, checked before the lookup. */
+function checkCardIds(body: StatusPageBody): void {
   const seen = new Set<string>();
   body.cards.forEach((card, i) => {
     if (card.id !== undefined) {
@@ -21,6 +21,10 @@ function checkCards(tx: Transaction, account: string, body: StatusPageBody): voi
       seen.add(card.id);
     }
   });
+}
+
+/** 400 for services the account does not have, in body order (after the lookup, docs/serve.md). */
+function checkCardServices(tx: Transaction, body: StatusPageBody): void {
   checkServiceRefs(
     tx,
     body.cards.flatMap((card, i) => card.services.map((s, j) => ({ path: `cards.${i}.services.${j}.id`, id: s.id }))),
@@ -78,7 +82,8 @@ export const statusPageRoutes: RouteModule = ({ store, isoNow }) => [
     body: statusPageBody,
     handle: ({ account, body }) => {
       const tx = store.begin(account);
-      checkCards(tx, account, body);
+      checkCardIds(body);
+      checkCardServices(tx, body);
       checkUnique(store, body);
       const page = toStored(tx, body, isoNow());
       tx.put(STATUS_COLL.statusPages, page.id, page);
@@ -99,9 +104,10 @@ export const statusPageRoutes: RouteModule = ({ store, isoNow }) => [
     params: pageParams,
     body: statusPageBody,
     handle: ({ account, params, body }) => {
+      checkCardIds(body);
       const tx = store.begin(account);
-      checkCards(tx, account, body);
       const prior = mustGet<StoredStatusPage>(tx, STATUS_COLL.statusPages, params.statusPageId);
+      checkCardServices(tx, body);
       checkUnique(store, body, prior.id);
       const page = toStored(tx, body, isoNow(), prior);
       tx.put(STATUS_COLL.statusPages, page.id, page);

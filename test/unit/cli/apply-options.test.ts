@@ -2,7 +2,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { applyOptions, parseRateLimit } from '../../../src/cli/apply-options.js';
+import { applyOptions, limiterFor, parseRateLimit } from '../../../src/cli/apply-options.js';
+import { SlidingWindowLimiter } from '../../../src/api/index.js';
 import { UsageError } from '../../../src/errors.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'mac-apply-opts-'));
@@ -23,8 +24,16 @@ describe('apply options', () => {
 
   it('tells a plan file from a directory and reads the rate limit from the flag, then MAC_RATE_LIMIT', async () => {
     const o = await applyOptions('plan.json', { concurrency: '16', maxDeletes: '0', rateLimit: '50/1' }, { MAC_RATE_LIMIT: '5/1' }, dir);
-    expect(o).toMatchObject({ target: { type: 'planfile', file: join(dir, 'plan.json') }, concurrency: 16, maxDeletes: 0, rateLimit: { requests: 50, perSeconds: 1 } });
+    expect(o).toMatchObject({ target: { type: 'planfile', file: join(dir, 'plan.json') }, concurrency: 16, maxDeletes: 0 });
+    expect(o.rateLimit).toEqual({ requests: 50, perSeconds: 1 });
     expect((await applyOptions('.', {}, { MAC_RATE_LIMIT: '5/1' }, dir)).rateLimit).toEqual({ requests: 5, perSeconds: 1 });
+  });
+
+  it('turns a rate limit into a sliding window, and 0/S into none', async () => {
+    expect(parseRateLimit('50/1', 'x')).toEqual({ requests: 50, perSeconds: 1 });
+    expect(limiterFor(undefined)).toBeUndefined();
+    expect(limiterFor({ requests: 50, perSeconds: 1 })).toBeInstanceOf(SlidingWindowLimiter);
+    await expect(limiterFor({ requests: 0, perSeconds: 60 })!.take()).resolves.toBeUndefined();
   });
 
   it('refuses bad values with the flag named', async () => {

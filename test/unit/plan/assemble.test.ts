@@ -112,6 +112,36 @@ describe('assemblePlan: secrets', () => {
     expect(JSON.stringify(p)).not.toContain('s3cr3t-value');
   });
 
+  it('--rewrite-secrets turns a resource with a secret into an update that writes it, shown (sensitive) -> (sensitive)', () => {
+    const vars = [{ key: 'B', value: 'plain' }, { key: 'A', value: 'check-s3cr3t', secret: true }];
+    const checkDef = def('MultiStepCheck', 'flow', { name: 'Flow', script: 'run()', environmentVariables: vars }, { secretPaths: ['/environmentVariables/1/value'] });
+    const liveVars = [{ key: 'A', value: null, locked: false, secret: true }, { key: 'B', value: 'plain', locked: false, secret: false }];
+    const liveCheck = liveTcp('u1', 'Flow', ['mac:shop/flow'], { checkType: 'MULTI_STEP', script: 'run()', environmentVariables: liveVars });
+    const state = { EnvironmentVariable: [{ key: 'API_TOKEN', value: null, locked: false, secret: true }, { key: 'PLAIN', value: 'x', locked: false, secret: false }], MultiStepCheck: [liveCheck] };
+    const defs = [secretVar, def('EnvironmentVariable', 'PLAIN', { key: 'PLAIN', value: 'x' }), checkDef];
+    expect(plan(defs, state).summary).toEqual({ create: 0, update: 0, delete: 0, noop: 3 });
+    const p = assemblePlan({ project: project(defs), live: live(state), apiUrl: 'http://127.0.0.1:4010', prune: false, rewriteSecrets: true, now: NOW });
+    expect(p.summary).toEqual({ create: 0, update: 2, delete: 0, noop: 1 });
+    const [variable, plain, check] = p.changes;
+    expect(variable).toMatchObject({ action: 'update', patch: [{ op: 'replace', path: '/value', value: '(sensitive)', oldValue: '(sensitive)' }], secrets: [{ path: '/value', env: 'API_TOKEN_SRC' }] });
+    expect(variable.notes?.join()).toContain('written again (--rewrite-secrets)');
+    expect(plain.action).toBe('noop');
+    expect(check).toMatchObject({ action: 'update', patch: [{ op: 'replace', path: '/environmentVariables/0/value', value: '(sensitive)', oldValue: '(sensitive)' }] });
+    expect(requestBody(check, new Map(), new Map([['/environmentVariables/0/value', 'check-s3cr3t']])).environmentVariables).toEqual([
+      { key: 'A', value: 'check-s3cr3t', locked: false, secret: true },
+      { key: 'B', value: 'plain', locked: false, secret: false },
+    ]);
+    expect(JSON.stringify(p)).not.toContain('s3cr3t');
+  });
+
+  it('--rewrite-secrets adds nothing where the patch already writes the secret', () => {
+    const p = assemblePlan({ project: project([secretVar]), live: live({ EnvironmentVariable: [{ key: 'API_TOKEN', value: null, locked: true, secret: true }] }), apiUrl: 'x', prune: false, rewriteSecrets: true, now: NOW });
+    expect(p.changes[0].patch).toEqual([
+      { op: 'replace', path: '/locked', value: false, oldValue: true },
+      { op: 'replace', path: '/value', value: '(sensitive)', oldValue: '(sensitive)' },
+    ]);
+  });
+
   it('creates with the value masked in the plan and its source recorded', () => {
     const p = plan([secretVar], { EnvironmentVariable: [] });
     const c = p.changes[0];

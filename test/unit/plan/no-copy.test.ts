@@ -27,7 +27,7 @@ describe('plan stages leave their inputs intact', () => {
     expect(d.masked.value).toBe('(sensitive)');
   });
 
-  it('compareObjects leaves both sides intact, with and without write-only fields', () => {
+  it('compareObjects leaves both sides intact, with and without write-only or unmanaged fields', () => {
     const tcp = buildDesired(def('TcpCheck', 'x', { name: 'DB', request: { hostname: 'db.internal', port: 5432 } }), 'shop', resolveNothing).body;
     const live = normalizeLive('TcpCheck', liveTcp('u', 'DB', ['mac:shop/x'], { frequency: 5 }));
     const [tcpBefore, liveBefore] = [frozenCopy(tcp), frozenCopy(live)];
@@ -38,6 +38,12 @@ describe('plan stages leave their inputs intact', () => {
     const flowBefore = frozenCopy(flow);
     compareObjects('MultiStepCheck', flow, { ...flow, scriptPath: 'b.js' }, []);
     expect(flow).toEqual(flowBefore);
+
+    // A live field the definition leaves unmanaged is removed from the live side before comparing.
+    const liveWithOffset = normalizeLive('TcpCheck', liveTcp('u', 'DB', ['mac:shop/x'], { frequencyOffset: 7 }));
+    const offsetBefore = frozenCopy(liveWithOffset);
+    expect(compareObjects('TcpCheck', tcp, liveWithOffset, []).patch).toEqual([]);
+    expect(liveWithOffset).toEqual(offsetBefore);
   });
 });
 

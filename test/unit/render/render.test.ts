@@ -14,7 +14,7 @@ function fixedPlan(): Plan {
     def('AlertChannel', 'oncall', { type: 'EMAIL', config: { address: 'oncall@example.com' } }, { file: 'alerts.yaml', line: 1 }),
     def('TcpCheck', 'db', { name: 'Primary DB', frequency: 1, request: { hostname: 'db.internal', port: 5432 } }, { file: 'checks/db.yaml', line: 3, refs: { alertChannels: ['oncall'] } }),
     def('TcpCheck', 'cache', { name: 'Cache', request: { hostname: 'cache.internal', port: 6379 } }, { file: 'checks/cache.yaml', line: 1 }),
-    def('TcpCheck', 'web', { name: 'Web', request: { hostname: 'web.internal', port: 443 } }, { file: 'checks/web.yaml', line: 1 }),
+    def('TcpCheck', 'web', { name: 'Web', locations: ['eu-west-1'], request: { hostname: 'web.internal', port: 443 } }, { file: 'checks/web.yaml', line: 1, refs: { alertChannels: ['oncall'] } }),
   ];
   const p = assemblePlan({
     project: project(defs),
@@ -58,6 +58,25 @@ describe('renderers (snapshots of one fixed plan)', () => {
     const out = renderPlan(plan, 'json', plain);
     expect(JSON.parse(out)).toEqual(plan);
     expect(scrub(out)).toMatchSnapshot();
+  });
+
+  it('a create shows the fields the definition sets and its references, and counts the defaults; JSON keeps them all', () => {
+    const text = renderPlan(plan, 'text', plain);
+    const web = text.slice(text.indexOf('+ create TcpCheck/web'), text.indexOf('- delete'));
+    expect(web.split('\n').map((l) => l.trim()).filter(Boolean)).toEqual([
+      '+ create TcpCheck/web "Web"  (checks/web.yaml:1)',
+      '+ name: "Web"',
+      '+ locations: ["eu-west-1"]',
+      '+ tags: ["mac:shop/web"]',
+      '+ alertChannelSubscriptions: [{alertChannelId: (known after apply: AlertChannel/oncall), activated: true}]',
+      '+ request: {hostname: "web.internal", port: 443}',
+      '+ 19 defaults',
+    ]);
+    expect(renderPlan(plan, 'markdown', plain)).toContain('+ request: {hostname: "web.internal", port: 443}\n+ 19 defaults\n```');
+    const create = plan.changes.find((c) => c.id === 'web')!;
+    expect(create.desired).toMatchObject({ activated: true, frequency: 10, degradedResponseTime: 3000, request: { data: null, ipFamily: 'IPv4', assertions: [] } });
+    expect(create.defaulted).toContain('/request/ipFamily');
+    expect(create.patch).toHaveLength(Object.keys(create.desired!).length);
   });
 
   it('no format prints a secret value', () => {

@@ -1,43 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { dnsBody, tcpBody, testServer } from './client.js';
-
-// A small seeded PRNG so that a failure is reproducible from the printed seed.
-function prng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const ATOMS: unknown[] = [null, true, false, 0, -1, 1.5, 1e308, -0, 65536, '', 'x', ' ', '\u0000', 'é', '__proto__', 'constructor', '9'.repeat(400), [], {}];
-
-function randomValue(rand: () => number, depth = 0): unknown {
-  const r = rand();
-  if (depth > 3 || r < 0.5) return ATOMS[Math.floor(rand() * ATOMS.length)];
-  if (r < 0.75) return Array.from({ length: Math.floor(rand() * 4) }, () => randomValue(rand, depth + 1));
-  const o: Record<string, unknown> = {};
-  const keys = ['name', 'request', 'port', 'hostname', 'type', 'config', 'value', 'key', 'id', 'frequency', 'checkId', 'groupId', 'activated', 'subscriptions', '__proto__', 'constructor'];
-  for (let i = Math.floor(rand() * 5); i > 0; i--) o[keys[Math.floor(rand() * keys.length)]] = randomValue(rand, depth + 1);
-  return o;
-}
-
-/** Replaces, deletes or retypes one field somewhere in a valid body. */
-function mutate(value: unknown, rand: () => number): unknown {
-  if (value === null || typeof value !== 'object') return randomValue(rand);
-  const copy: any = Array.isArray(value) ? [...value] : { ...value };
-  const keys = Object.keys(copy);
-  if (keys.length === 0) return randomValue(rand);
-  const k = keys[Math.floor(rand() * keys.length)];
-  const r = rand();
-  if (r < 0.3) delete copy[k];
-  else if (r < 0.6) copy[k] = randomValue(rand);
-  else copy[k] = mutate(copy[k], rand);
-  return copy;
-}
+import { fuzzInput, prng } from './fuzzing.js';
 
 const VALID: Record<string, unknown> = {
   tcp: tcpBody({ frequency: 0, frequencyOffset: 10, retryStrategy: { type: 'FIXED' }, alertSettings: { reminders: { amount: 1 } }, environmentVariables: undefined }),
@@ -100,9 +63,8 @@ describe('fuzzing every write endpoint', () => {
     const seen = new Set<number>();
     for (let round = 0; round < 60; round++) {
       for (const [method, path, valid] of endpoints) {
-        const r = rand();
-        const init = r < 0.1 ? { raw: JSON.stringify(valid).slice(0, Math.floor(rand() * 40)) } : undefined;
-        const body = init ? undefined : r < 0.4 ? randomValue(rand) : mutate(valid, rand);
+        const { body, raw } = fuzzInput(valid, rand);
+        const init = raw === undefined ? undefined : { raw };
         const a = await t.call(method, path, body, init);
         seen.add(a.status);
         expect(a.status, `seed ${seed} ${method} ${path} ${JSON.stringify(body) ?? init?.raw}`).toBeLessThan(500);

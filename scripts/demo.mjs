@@ -1,0 +1,93 @@
+// `npm run demo`: start `mac serve` on a free port, apply examples/, plan again to show that
+// nothing is left to change, then stop the service. Exits non-zero if any step fails.
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const MAC = fileURLToPath(new URL('../bin/mac.js', import.meta.url));
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const EXAMPLES = 'examples';
+// The examples' one secret variable reads its value from here; any value works locally.
+const DEMO_ENV = { SHOP_STRIPE_KEY: 'sk_test_demo_only' };
+
+const say = (line) => process.stdout.write(`${line}\n`);
+
+/** Starts `mac serve --port 0` and resolves once it prints its URL. */
+function startService() {
+  const child = spawn(process.execPath, [MAC, 'serve', '--port', '0', '--no-runs'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`mac serve did not start within 30 s:\n${out}`));
+    }, 30_000);
+    const onData = (d) => {
+      out += d;
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (!m) return;
+      clearTimeout(timer);
+      child.removeAllListeners('exit');
+      resolve({ url: m[1], pid: child.pid, child });
+    };
+    child.stdout.setEncoding('utf8').on('data', onData);
+    child.stderr.setEncoding('utf8').on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`mac serve exited with ${code} before listening:\n${out}`));
+    });
+  });
+}
+
+/**
+ * Runs one mac command showing its results (stdout); its stderr (the planned diff and one progress
+ * line per change) is shown only when the command fails, to keep the demo readable.
+ */
+function run(args, env) {
+  say(`\n$ mac ${args.join(' ')}`);
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [MAC, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'pipe'] });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
+    child.once('error', reject);
+    child.once('exit', (code, signal) => {
+      const exit = code ?? (signal ? 1 : 0);
+      if (exit !== 0 && exit !== 2) process.stderr.write(stderr);
+      resolve(exit);
+    });
+  });
+}
+
+async function main() {
+  say('mac demo: monitoring as code against a local monitoring API');
+  const service = await startService();
+  say(`started mac serve (pid ${service.pid}) on ${service.url}`);
+  const env = { MAC_API_URL: service.url, MAC_API_KEY: 'mac-dev-key', ...DEMO_ENV };
+  const exited = new Promise((resolve) => service.child.once('exit', resolve));
+  try {
+    const steps = [
+      { what: 'apply examples/ to the empty account', args: ['apply', EXAMPLES, '--yes'] },
+      { what: 'plan again: the account matches the definitions', args: ['plan', EXAMPLES, '--detailed-exitcode'] },
+    ];
+    for (const step of steps) {
+      say(`\n== ${step.what}`);
+      const code = await run(step.args, env);
+      if (code !== 0) {
+        say(`\ndemo failed: \`mac ${step.args.join(' ')}\` exited with ${code}`);
+        return code === 2 ? 1 : code || 1;
+      }
+    }
+    say('\ndemo done: examples/ applied, and a second plan shows no changes.');
+    return 0;
+  } finally {
+    process.kill(service.pid, 'SIGTERM');
+    await exited;
+    say(`stopped mac serve (pid ${service.pid})`);
+  }
+}
+
+main().then(
+  (code) => (process.exitCode = code),
+  (err) => {
+    console.error(`demo failed: ${err instanceof Error ? err.message : String(err)}`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,113 @@
+import type { Assertion, AssertionResult } from './types.js';
+import { readJsonPath } from './jsonpath.js';
+
+/**
+ * The assertion evaluator of api-decisions §5.3, shared by the service and `mac test`.
+ * Values are compared as text, except LESS_THAN/GREATER_THAN and every comparison on
+ * RESPONSE_TIME, which are numeric; the key/value/null comparisons test the JSON value.
+ */
+
+/** Assertion sources per check type (api-decisions §2). */
+export const ASSERTION_SOURCES = {
+  TCP: ['RESPONSE_DATA', 'RESPONSE_TIME'],
+  DNS: ['RESPONSE_TIME', 'RESPONSE_CODE', 'TEXT_ANSWER', 'JSON_ANSWER'],
+} as const;
+
+// Sources whose value is JSON, so that `property` reads into it directly.
+const JSON_SOURCES = new Set(['JSON_ANSWER']);
+const NUMERIC_SOURCES = new Set(['RESPONSE_TIME']);
+
+/** Text form of a value: strings as they are, null/undefined as "", anything else as JSON. */
+export function asText(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return JSON.stringify(value);
+}
+
+const asNumber = (value: unknown): number => {
+  const text = asText(value).trim();
+  return text === '' ? NaN : Number(text);
+};
+
+const isEmpty = (v: unknown): boolean =>
+  v === null ||
+  v === undefined ||
+  v === '' ||
+  (Array.isArray(v) && v.length === 0) ||
+  (typeof v === 'object' && !Array.isArray(v) && Object.keys(v as object).length === 0);
+
+const isContainer = (v: unknown): v is object => v !== null && typeof v === 'object';
+
+const hasKey = (v: unknown, key: string): boolean =>
+  isContainer(v) && (Array.isArray(v) ? /^\d+$/.test(key) && Number(key) < v.length : Object.hasOwn(v, key));
+
+const hasValue = (v: unknown, target: string): boolean =>
+  isContainer(v) && Object.values(v).some((item) => asText(item) === target);
+
+const equals = (actual: unknown, target: string, numeric: boolean): boolean =>
+  numeric ? asNumber(actual) === asNumber(target) : asText(actual) === target;
+
+/** Every comparison, by name: whether `actual` satisfies it for `target`. */
+export const COMPARISONS: Record<string, (actual: unknown, target: string, numeric: boolean) => boolean> = {
+  EQUALS: equals,
+  NOT_EQUALS: (a, t, n) => !equals(a, t, n),
+  IS_EMPTY: (a) => isEmpty(a),
+  NOT_EMPTY: (a) => !isEmpty(a),
+  LESS_THAN: (a, t) => asNumber(a) < asNumber(t),
+  GREATER_THAN: (a, t) => asNumber(a) > asNumber(t),
+  CONTAINS: (a, t) => asText(a).includes(t),
+  NOT_CONTAINS: (a, t) => !asText(a).includes(t),
+  HAS_KEY: (a, t) => hasKey(a, t),
+  NOT_HAS_KEY: (a, t) => !hasKey(a, t),
+  HAS_VALUE: (a, t) => hasValue(a, t),
+  NOT_HAS_VALUE: (a, t) => !hasValue(a, t),
+  IS_NULL: (a) => a === null || a === undefined,
+  NOT_NULL: (a) => a !== null && a !== undefined,
+};
+
+/** The value an assertion looks at: its source, read at `property`, narrowed by `regex`. */
+export function assertionValue(a: Assertion, values: Record<string, unknown>): unknown {
+  let value = values[a.source];
+  if (a.property) {
+    // RESPONSE_DATA may hold JSON text; a property then reads into it, as it does on JSON sources.
+    const json = JSON_SOURCES.has(a.source) ? value : parseJson(asText(value));
+    value = readJsonPath(json, a.property);
+  }
+  if (a.regex) {
+    const m = new RegExp(a.regex).exec(asText(value));
+    value = m ? (m[1] ?? m[0]) : '';
+  }
+  return value;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Evaluates one assertion against the values a probe observed. An unknown source or
+ * comparison, a bad path or a bad regex fails the assertion rather than passing it silently.
+ */
+export function evaluateAssertion(a: Assertion, values: Record<string, unknown>): AssertionResult {
+  const compare = COMPARISONS[a.comparison];
+  if (!compare || !(a.source in values)) return { ...a, actual: null, passed: false };
+  let actual: unknown;
+  try {
+    actual = assertionValue(a, values);
+  } catch {
+    return { ...a, actual: null, passed: false };
+  }
+  const passed = compare(actual, a.target, NUMERIC_SOURCES.has(a.source));
+  // Results store what was found as text, like every other field of a result; null = nothing there.
+  return { ...a, actual: actual === undefined || actual === null ? null : asText(actual), passed };
+}
+
+/** `<SOURCE> <COMPARISON> "<target>" failed, actual "<actual>"` (api-decisions §5.4). */
+export function assertionFailureMessage(r: AssertionResult): string {
+  return `${r.source} ${r.comparison} "${r.target}" failed, actual "${asText(r.actual)}"`;
+}

@@ -1,0 +1,13 @@
+/**
+ * The check runner shared by `mac serve` and `mac test`: TCP and DNS probes, the assertion
+ * evaluator, outcomes and retries (api-decisions §5.2-§5.4). It depends on neither the engine
+ * nor the service.
+ */
+export { runCheck, notExecuted, NOT_EXECUTED, type AttemptResult, type RunOptions } from './run.js';
+export { DEFAULT_LIMITS, type ProbeLimits, type Probe } from './probe.js';
+export { evaluateAssertion, assertionFailureMessage, ASSERTION_SOURCES, COMPARISONS } from './assertions.js';
+export { judge, type Outcome, type Verdict } from './outcome.js';
+export { nextRetryDelay, backoffMs, maxRetries, type RetryState } from './retry.js';
+export { systemNameServer } from './dns/client.js';
+export type { NameServerSource, JsonAnswer } from './dns/probe.js';
+export * from './types.js';

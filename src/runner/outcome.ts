@@ -1,0 +1,70 @@
+import type { ApiCheckResult, Assertion, AssertionResult } from './types.js';
+import type { Probe } from './probe.js';
+import { assertionFailureMessage, evaluateAssertion } from './assertions.js';
+
+/** The thresholds and inversion of a check that decide an attempt's outcome. */
+export interface Verdict {
+  shouldFail: boolean;
+  degradedResponseTime: number | null;
+  maxResponseTime: number | null;
+}
+
+/** The outcome of one attempt (api-decisions §5.2). */
+export interface Outcome {
+  /** Connection/resolution error, failed assertion, or over maxResponseTime, before shouldFail. */
+  rawFailed: boolean;
+  hasFailures: boolean;
+  isDegraded: boolean;
+  overMaxResponseTime: boolean;
+  /** The §5.4 raw error message when the attempt has failures, else null. */
+  errorMessage: string | null;
+  assertions: AssertionResult[];
+}
+
+/** Evaluates assertions and thresholds on what a probe observed. */
+export function judge(probe: Probe, assertions: Assertion[], verdict: Verdict): Outcome {
+  const values = { ...probe.values, RESPONSE_TIME: probe.responseTime };
+  // After a connection or resolution error there is no response to assert on: none passes.
+  const results: AssertionResult[] =
+    probe.requestError === null ? assertions.map((a) => evaluateAssertion(a, values)) : assertions.map((a) => ({ ...a, actual: null, passed: false }));
+  const firstFailed = results.find((r) => !r.passed);
+  const reaches = (limit: number | null) => limit !== null && probe.responseTime >= limit;
+  const overMaxResponseTime = reaches(verdict.maxResponseTime);
+  const rawFailed = probe.requestError !== null || firstFailed !== undefined || overMaxResponseTime;
+  const hasFailures = rawFailed !== verdict.shouldFail;
+  let errorMessage: string | null = null;
+  if (hasFailures) {
+    if (!rawFailed) errorMessage = 'Check was expected to fail but passed';
+    else if (probe.requestError !== null) errorMessage = probe.requestError;
+    else if (firstFailed) errorMessage = assertionFailureMessage(firstFailed);
+    else errorMessage = `Response time ${probe.responseTime}ms exceeded ${verdict.maxResponseTime}ms`;
+  }
+  return {
+    rawFailed,
+    hasFailures,
+    isDegraded: !hasFailures && reaches(verdict.degradedResponseTime),
+    overMaxResponseTime,
+    errorMessage,
+    assertions: results,
+  };
+}
+
+/** The `apiCheckResult` of a TCP or DNS attempt (api-decisions §5.3). */
+export function apiCheckResult(method: 'TCP' | 'DNS', data: string | null, probe: Probe, assertions: AssertionResult[]): ApiCheckResult {
+  return {
+    request: { method, url: probe.url, data, headers: {}, params: {} },
+    response: {
+      status: probe.status,
+      statusText: probe.statusText,
+      body: probe.body,
+      headers: {},
+      timings: null,
+      timingPhases: probe.timingPhases,
+    },
+    assertions,
+    requestError: probe.requestError,
+    jobLog: null,
+    jobAssets: null,
+    pcapDataUrl: null,
+  };
+}

@@ -1,0 +1,36 @@
+import type { TimingPhases } from './types.js';
+
+/** Bounds of one attempt; tests shorten them, the defaults are the decided ones (§5.2, §5.3). */
+export interface ProbeLimits {
+  /** Whole attempt; past it the attempt fails with requestError `timeout`. */
+  timeoutMs: number;
+  /** TCP: the reply is complete after this long without data. */
+  idleMs: number;
+  /** TCP: the reply is cut at this many bytes. */
+  maxBytes: number;
+}
+
+/** The decided limits: 30 s per attempt, 1 s idle, 64 KiB. */
+export const DEFAULT_LIMITS: ProbeLimits = { timeoutMs: 30_000, idleMs: 1_000, maxBytes: 64 * 1024 };
+
+/** What one network exchange observed, before assertions and thresholds are applied. */
+export interface Probe {
+  /** The request as a URL: `tcp://host:port` or `dns://server:port/query?type=T`. */
+  url: string;
+  status: number;
+  statusText: string;
+  body: string;
+  timingPhases: TimingPhases;
+  responseTime: number;
+  /** Connection or resolution error; null when the exchange completed. */
+  requestError: string | null;
+  /** Whether requestError is a network error (what `onlyOn: [NETWORK_ERROR]` retries). */
+  networkError: boolean;
+  /** Values of the assertion sources this kind offers, except RESPONSE_TIME (taken from responseTime). */
+  values: Record<string, unknown>;
+}
+
+/** A host as it appears in a URL: IPv6 literals in brackets. */
+export function hostForUrl(host: string): string {
+  return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+}

@@ -1,0 +1,192 @@
+import { performance } from 'node:perf_hooks';
+import { setTimeout as delay } from 'node:timers/promises';
+import {
+  runnableCheckSchema,
+  type ApiCheckResult,
+  type Assertion,
+  type DnsCheck,
+  type MultiStepCheckResult,
+  type RunnableCheck,
+  type RunnableCheckInput,
+  type TcpCheck,
+} from './types.js';
+import { DEFAULT_LIMITS, type Probe, type ProbeLimits } from './probe.js';
+import { probeTcp } from './tcp.js';
+import { probeDns, type NameServerSource } from './dns/probe.js';
+import { systemNameServer } from './dns/client.js';
+import { apiCheckResult, judge } from './outcome.js';
+import { nextRetryDelay } from './retry.js';
+
+/** How a run behaves; every field has a production default. */
+export interface RunOptions {
+  limits?: Partial<ProbeLimits>;
+  /** Caps every retry wait (the service cuts them to 2 s); waits still count nominally. */
+  maxWaitMs?: number;
+  /** Waits between attempts (tests and the time-scaled service pass their own). */
+  sleep?: (ms: number) => Promise<void>;
+  /** Name server for DNS checks without `nameServer`. */
+  systemNameServer?: NameServerSource;
+  /** Called with each attempt as soon as it ends, before any retry wait. */
+  onAttempt?: (attempt: AttemptResult) => void | Promise<void>;
+}
+
+/** One attempt's result: the check-result fields the runner owns (api-decisions §5.2, §5.3). */
+export interface AttemptResult {
+  /** FINAL for the last attempt of the run, ATTEMPT for the ones retried. */
+  resultType: 'FINAL' | 'ATTEMPT';
+  /** Retries before this attempt. */
+  attempts: number;
+  hasFailures: boolean;
+  hasErrors: boolean;
+  /** Null for kinds without response-time thresholds. */
+  isDegraded: boolean | null;
+  overMaxResponseTime: boolean | null;
+  responseTime: number;
+  startedAt: string;
+  stoppedAt: string;
+  apiCheckResult: ApiCheckResult | null;
+  browserCheckResult: null;
+  multiStepCheckResult: MultiStepCheckResult | null;
+  /** The §5.4 raw error message (feeds error groups); null when the attempt has no failures. */
+  errorMessage: string | null;
+  /** The failure was a connection or resolution error. */
+  networkError: boolean;
+}
+
+/** What each executable kind contributes: its probe and the assertions it always applies. */
+interface KindRunner<C> {
+  method: 'TCP' | 'DNS';
+  probe(check: C, limits: ProbeLimits, opts: RunOptions): Promise<Probe>;
+  assertions(check: C): Assertion[];
+  data(check: C): string | null;
+}
+
+const TCP: KindRunner<TcpCheck> = {
+  method: 'TCP',
+  probe: (check, limits) => probeTcp(check.request, limits),
+  assertions: (check) => check.request.assertions,
+  data: (check) => check.request.data,
+};
+
+const DNS: KindRunner<DnsCheck> = {
+  method: 'DNS',
+  probe: (check, limits, opts) => probeDns(check.request, limits, opts.systemNameServer ?? systemNameServer),
+  // The reference passes only NOERROR unless the check asserts on the response code itself.
+  assertions: (check) =>
+    check.request.assertions.some((a) => a.source === 'RESPONSE_CODE')
+      ? check.request.assertions
+      : [...check.request.assertions, { source: 'RESPONSE_CODE', comparison: 'EQUALS', target: 'NOERROR', property: '', regex: '' }],
+  data: () => null,
+};
+
+/** The message a check gets when its kind is not executed here (api-decisions §5.1). */
+export const NOT_EXECUTED: Record<'MULTI_STEP' | 'HEARTBEAT', string> = {
+  MULTI_STEP: 'multi-step scripts are not executed by this service',
+  HEARTBEAT: 'heartbeat checks are not run; they are fed by pings',
+};
+
+/**
+ * Runs a check once from this machine, with retries, and returns every attempt (the last one
+ * FINAL). Multi-step and heartbeat checks are not executed: one FINAL result with hasErrors
+ * says so, never a pass.
+ */
+export async function runCheck(input: RunnableCheckInput | RunnableCheck, opts: RunOptions = {}): Promise<AttemptResult[]> {
+  const check = runnableCheckSchema.parse(input);
+  if (check.checkType === 'TCP') return runAttempts(check, TCP, opts);
+  if (check.checkType === 'DNS') return runAttempts(check, DNS, opts);
+  const result = notExecuted(NOT_EXECUTED[check.checkType]);
+  await opts.onAttempt?.(result);
+  return [result];
+}
+
+async function runAttempts<C extends TcpCheck | DnsCheck>(check: C, kind: KindRunner<C>, opts: RunOptions): Promise<AttemptResult[]> {
+  const limits = { ...DEFAULT_LIMITS, ...opts.limits };
+  const sleep = opts.sleep ?? ((ms: number) => delay(ms));
+  const results: AttemptResult[] = [];
+  let elapsedMs = 0;
+  for (;;) {
+    const began = performance.now();
+    const result = await attempt(check, kind, limits, opts);
+    elapsedMs += performance.now() - began;
+    const wait = result.hasErrors
+      ? null
+      : nextRetryDelay(check.retryStrategy, check.doubleCheck, {
+          retries: results.length,
+          failed: result.hasFailures,
+          networkError: result.networkError,
+          elapsedMs,
+        });
+    result.attempts = results.length;
+    result.resultType = wait === null ? 'FINAL' : 'ATTEMPT';
+    results.push(result);
+    await opts.onAttempt?.(result);
+    if (wait === null) return results;
+    elapsedMs += wait;
+    if (wait > 0) await sleep(Math.min(wait, opts.maxWaitMs ?? Infinity));
+  }
+}
+
+async function attempt<C extends TcpCheck | DnsCheck>(check: C, kind: KindRunner<C>, limits: ProbeLimits, opts: RunOptions): Promise<AttemptResult> {
+  const startedAt = new Date();
+  let probe: Probe;
+  let fault = false;
+  try {
+    probe = await kind.probe(check, limits, opts);
+  } catch (err) {
+    // Probes report network trouble in their result; anything thrown is a fault of the runner.
+    fault = true;
+    probe = faultProbe(`internal runner error: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  const outcome = judge(probe, kind.assertions(check), check);
+  return {
+    resultType: 'FINAL',
+    attempts: 0,
+    hasFailures: !fault && outcome.hasFailures,
+    hasErrors: fault,
+    isDegraded: outcome.isDegraded,
+    overMaxResponseTime: outcome.overMaxResponseTime,
+    responseTime: probe.responseTime,
+    startedAt: startedAt.toISOString(),
+    stoppedAt: new Date().toISOString(),
+    apiCheckResult: apiCheckResult(kind.method, kind.data(check), probe, outcome.assertions),
+    browserCheckResult: null,
+    multiStepCheckResult: null,
+    errorMessage: fault ? probe.requestError : outcome.errorMessage,
+    networkError: outcome.hasFailures && probe.networkError,
+  };
+}
+
+function faultProbe(message: string): Probe {
+  return {
+    url: '',
+    status: 0,
+    statusText: 'ERROR',
+    body: '',
+    timingPhases: { wait: 0, dns: 0, tcp: 0, firstByte: 0, download: 0, total: 0 },
+    responseTime: 0,
+    requestError: message,
+    networkError: false,
+    values: {},
+  };
+}
+
+/** A result that ran nothing: hasErrors with the reason, in the multi-step result shape. */
+export function notExecuted(reason: string): AttemptResult {
+  const now = new Date().toISOString();
+  return {
+    resultType: 'FINAL',
+    attempts: 0,
+    hasFailures: false,
+    hasErrors: true,
+    isDegraded: null,
+    overMaxResponseTime: null,
+    responseTime: 0,
+    startedAt: now,
+    stoppedAt: now,
+    apiCheckResult: null,
+    browserCheckResult: null,
+    multiStepCheckResult: { errors: [reason], startTime: now, endTime: now, runtimeVersion: null, jobLog: [reason] },
+    errorMessage: reason,
+    networkError: false,
+  };
+}

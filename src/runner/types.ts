@@ -1,0 +1,150 @@
+import { z } from 'zod';
+
+/**
+ * What the runner reads of a check: the API's own check body (api-decisions §3), parsed
+ * leniently so that both a stored check of the service and a loaded definition of `mac test`
+ * run the same way. Defaults here are the API's create defaults, applied when a body omits them.
+ */
+
+/** One assertion as the API stores it; comparison semantics are in assertions.ts. */
+export const assertionSchema = z.object({
+  source: z.string(),
+  comparison: z.string(),
+  target: z.string().nullish().transform((v) => v ?? ''),
+  property: z.string().nullish().transform((v) => v ?? ''),
+  regex: z.string().nullish().transform((v) => v ?? ''),
+});
+/** An assertion with its optional fields filled in. */
+export type Assertion = z.infer<typeof assertionSchema>;
+
+const assertions = z.array(assertionSchema).nullish().transform((v) => v ?? []);
+
+/** The `request` of a TCP check. */
+export const tcpRequestSchema = z.object({
+  hostname: z.string().min(1),
+  port: z.number().int().min(1).max(65535),
+  data: z.string().nullish().transform((v) => v ?? null),
+  ipFamily: z.enum(['IPv4', 'IPv6']).nullish().transform((v) => v ?? 'IPv4'),
+  assertions,
+});
+/** A TCP request with defaults applied. */
+export type TcpRequest = z.infer<typeof tcpRequestSchema>;
+
+/** The record types a DNS check may query (api-decisions §2). */
+export const DNS_RECORD_TYPES = ['A', 'AAAA', 'CNAME', 'MX', 'TXT', 'SOA', 'NS', 'HTTPS'] as const;
+
+/** The `request` of a DNS check. */
+export const dnsRequestSchema = z.object({
+  query: z.string().min(1),
+  recordType: z.enum(DNS_RECORD_TYPES),
+  nameServer: z.string().nullish().transform((v) => (v ? v : null)),
+  port: z.number().int().min(1).max(65535).nullish().transform((v) => v ?? 53),
+  protocol: z.enum(['UDP', 'TCP']).nullish().transform((v) => v ?? 'UDP'),
+  assertions,
+});
+/** A DNS request with defaults applied. */
+export type DnsRequest = z.infer<typeof dnsRequestSchema>;
+
+/** `retryStrategy` of a check (api-decisions §3.1 ranges and defaults). */
+export const retryStrategySchema = z.object({
+  type: z.enum(['FIXED', 'LINEAR', 'EXPONENTIAL', 'SINGLE_RETRY']),
+  baseBackoffSeconds: z.number().min(0).nullish().transform((v) => v ?? 60),
+  maxRetries: z.number().int().min(0).nullish().transform((v) => v ?? 2),
+  maxDurationSeconds: z.number().min(0).nullish().transform((v) => v ?? 600),
+  sameRegion: z.boolean().nullish().transform((v) => v ?? true),
+  onlyOn: z.array(z.string()).nullish().transform((v) => v ?? []),
+});
+/** A retry strategy with defaults applied. */
+export type RetryStrategy = z.infer<typeof retryStrategySchema>;
+
+const common = {
+  name: z.string().nullish().transform((v) => v ?? ''),
+  shouldFail: z.boolean().nullish().transform((v) => v ?? false),
+  doubleCheck: z.boolean().nullish().transform((v) => v ?? true),
+  retryStrategy: retryStrategySchema.nullish().transform((v) => v ?? null),
+};
+
+// Thresholds default per type (spec 2.1); an explicit null means "never triggers".
+const threshold = (fallback: number) =>
+  z
+    .number()
+    .min(0)
+    .nullable()
+    .optional()
+    .transform((v) => (v === undefined ? fallback : v));
+
+/** A TCP check as the runner needs it. */
+export const tcpCheckSchema = z.object({
+  ...common,
+  checkType: z.literal('TCP'),
+  request: tcpRequestSchema,
+  degradedResponseTime: threshold(3000),
+  maxResponseTime: threshold(5000),
+});
+/** A DNS check as the runner needs it. */
+export const dnsCheckSchema = z.object({
+  ...common,
+  checkType: z.literal('DNS'),
+  request: dnsRequestSchema,
+  degradedResponseTime: threshold(500),
+  maxResponseTime: threshold(1000),
+});
+/** A check whose kind this runner does not execute (multi-step scripts, heartbeats). */
+export const otherCheckSchema = z.object({
+  ...common,
+  checkType: z.enum(['MULTI_STEP', 'HEARTBEAT']),
+});
+
+/** Every check the runner accepts, told apart by `checkType`. */
+export const runnableCheckSchema = z.discriminatedUnion('checkType', [tcpCheckSchema, dnsCheckSchema, otherCheckSchema]);
+/** A TCP check with defaults applied. */
+export type TcpCheck = z.infer<typeof tcpCheckSchema>;
+/** A DNS check with defaults applied. */
+export type DnsCheck = z.infer<typeof dnsCheckSchema>;
+/** A check the runner accepts, with defaults applied. */
+export type RunnableCheck = z.infer<typeof runnableCheckSchema>;
+/** The check body as it may be passed in, before defaults. */
+export type RunnableCheckInput = z.input<typeof runnableCheckSchema>;
+
+/** Milliseconds of each phase of one attempt (api-decisions §5.3); 0 when not applicable. */
+export interface TimingPhases {
+  wait: number;
+  dns: number;
+  tcp: number;
+  firstByte: number;
+  download: number;
+  total: number;
+}
+
+/** One assertion after evaluation: the stored assertion plus what was found (as text; null = absent) and whether it held. */
+export interface AssertionResult extends Assertion {
+  actual: string | null;
+  passed: boolean;
+}
+
+/** `apiCheckResult` of a TCP or DNS result (api-decisions §5.3). */
+export interface ApiCheckResult {
+  request: { method: 'TCP' | 'DNS'; url: string; data: string | null; headers: Record<string, never>; params: Record<string, never> };
+  response: {
+    status: number;
+    statusText: string;
+    body: string;
+    headers: Record<string, never>;
+    timings: null;
+    timingPhases: TimingPhases;
+  };
+  assertions: AssertionResult[];
+  requestError: string | null;
+  jobLog: null;
+  jobAssets: null;
+  pcapDataUrl: null;
+}
+
+/** `multiStepCheckResult` of a check kind that was not executed (api-decisions §5.3). */
+export interface MultiStepCheckResult {
+  errors: string[];
+  startTime: string;
+  endTime: string;
+  runtimeVersion: string | null;
+  jobLog: string[];
+}

@@ -1,0 +1,158 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import type { ServerContext } from '../context.js';
+import { RunRecorder, type AttemptInput } from '../rundata/recorder.js';
+import type { StoredSession } from '../rundata/types.js';
+import { runCheck, notExecuted, NOT_EXECUTED, type AttemptResult, type RunOptions } from '../../runner/index.js';
+import { attemptLocation, sessionLocations } from './schedule.js';
+import { sessionVerdict, type SessionVerdict } from './alert-state.js';
+import { Alerter, type CheckRecord } from './alerts.js';
+
+/** The service cuts retry waits to this (api-decisions §5.2), before the time scale. */
+export const SERVICE_MAX_WAIT_MS = 2000;
+
+/** Check types the service executes; multi-step ones finish at once as not executed. */
+const EXECUTED = new Set(['TCP', 'DNS']);
+
+/** Options of the engine beyond the service context (tests shorten limits). */
+export interface EngineOptions {
+  runner?: Pick<RunOptions, 'limits' | 'systemNameServer'>;
+  /** Where unexpected errors of background runs are reported. */
+  onError?: (err: unknown) => void;
+}
+
+/**
+ * Runs sessions of stored checks and records what happens: one session per call, every
+ * location of it in parallel, attempts and FINAL results through the run-data recorder, then
+ * the alert state. Shared by the scheduler and POST /v1/check-sessions/trigger.
+ */
+export class RunEngine {
+  readonly recorder: RunRecorder;
+  readonly alerter: Alerter;
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly running = new Map<string, number>();
+  // Per check: how many sessions have started, to rotate locations when not runParallel.
+  private readonly rotation = new Map<string, number>();
+
+  constructor(
+    private readonly ctx: ServerContext,
+    private readonly options: EngineOptions = {},
+  ) {
+    this.recorder = new RunRecorder(ctx.store, ctx.options.now);
+    this.alerter = new Alerter(ctx, this.recorder);
+  }
+
+  /** Sessions running now. */
+  get activeSessions(): number {
+    return this.inFlight.size;
+  }
+
+  /** Whether a session of this check is still running. */
+  isRunning(checkId: string): boolean {
+    return (this.running.get(checkId) ?? 0) > 0;
+  }
+
+  /** Opens a session for `check` and runs it in the background; returns the session as opened. */
+  startSession(account: string, check: CheckRecord): StoredSession {
+    const turn = this.rotation.get(check.id) ?? 0;
+    this.rotation.set(check.id, turn + 1);
+    const session = this.recorder.openSession(account, {
+      check: {
+        id: check.id,
+        name: check.name,
+        checkType: check.checkType,
+        shouldFail: check.shouldFail === true,
+        maxResponseTime: typeof check.maxResponseTime === 'number' ? check.maxResponseTime : null,
+      },
+      runLocations: sessionLocations(check, turn),
+    });
+    this.running.set(check.id, (this.running.get(check.id) ?? 0) + 1);
+    const work = this.execute(account, check, session)
+      .catch((err: unknown) => this.options.onError?.(err))
+      .finally(() => {
+        this.running.set(check.id, (this.running.get(check.id) ?? 1) - 1);
+        this.inFlight.delete(work);
+      });
+    this.inFlight.add(work);
+    return session;
+  }
+
+  /** Resolves once every session started so far has finished (tests, shutdown). */
+  async idle(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.all([...this.inFlight]);
+  }
+
+  private async execute(account: string, check: CheckRecord, session: StoredSession): Promise<void> {
+    // Each location's FINAL attempt and the id it was stored under, in the order they finished.
+    const finals: Array<{ location: string; result: AttemptResult; resultId: string }> = [];
+    const finish = (location: string, result: AttemptResult, runLocation: string) => {
+      const stored = this.recorder.finishLocation(account, session.checkSessionId, toAttemptInput(result, location, runLocation));
+      finals.push({ location, result, resultId: stored.result.id });
+    };
+    if (!EXECUTED.has(check.checkType)) {
+      const reason = NOT_EXECUTED[check.checkType as keyof typeof NOT_EXECUTED] ?? `checks of type ${check.checkType} are not executed by this service`;
+      for (const location of session.runLocations) {
+        finish(location, notExecuted(reason), location);
+      }
+    } else {
+      this.recorder.markExecuting(account, session.checkSessionId);
+      const sameRegion = (check.retryStrategy as { sameRegion?: boolean } | null | undefined)?.sameRegion !== false;
+      const timeScale = this.ctx.options.timeScale;
+      await Promise.all(
+        session.runLocations.map(async (location) => {
+          let finished = false;
+          try {
+            await runCheck(check as Parameters<typeof runCheck>[0], {
+              ...this.options.runner,
+              maxWaitMs: SERVICE_MAX_WAIT_MS,
+              sleep: (ms) => delay(ms / timeScale),
+              onAttempt: (a) => {
+                const runLocation = attemptLocation(check, location, a.attempts, sameRegion);
+                if (a.resultType === 'ATTEMPT') return void this.recorder.recordAttempt(account, session.checkSessionId, toAttemptInput(a, location, runLocation));
+                finish(location, a, runLocation);
+                finished = true;
+              },
+            });
+          } catch (err) {
+            // A stored check the runner cannot read is a fault of this service: the location
+            // still finishes, with hasErrors, so that the session ends instead of timing out.
+            if (finished) throw err;
+            finish(location, notExecuted(`internal runner error: ${err instanceof Error ? err.message : String(err)}`), location);
+            this.options.onError?.(err);
+          }
+        }),
+      );
+    }
+    const threshold = (check.alertSettings as { parallelRunFailureThreshold?: { enabled?: boolean; percentage?: number } } | undefined)
+      ?.parallelRunFailureThreshold;
+    const verdict: SessionVerdict = sessionVerdict(
+      finals.map((f) => f.result),
+      check.runParallel ? threshold : undefined,
+    );
+    // The alert tells about a failing location when there is one.
+    const worst = finals.find((f) => f.result.hasFailures || f.result.hasErrors) ?? finals[0];
+    await this.alerter.onVerdict(account, check, verdict, {
+      runLocation: worst.location,
+      responseTime: worst.result.responseTime,
+      startedAt: worst.result.startedAt,
+      errorMessage: worst.result.errorMessage,
+      checkResultId: worst.resultId,
+    });
+  }
+}
+
+/** The recorder's view of one runner attempt. */
+export function toAttemptInput(a: AttemptResult, location: string, runLocation: string): AttemptInput {
+  return {
+    location,
+    runLocation,
+    startedAt: a.startedAt,
+    stoppedAt: a.stoppedAt,
+    responseTime: a.responseTime,
+    hasFailures: a.hasFailures,
+    hasErrors: a.hasErrors,
+    isDegraded: a.isDegraded,
+    overMaxResponseTime: a.overMaxResponseTime,
+    apiCheckResult: a.apiCheckResult,
+    multiStepCheckResult: a.multiStepCheckResult,
+  };
+}

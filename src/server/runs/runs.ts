@@ -1,0 +1,35 @@
+import type { ServerContext } from '../context.js';
+import { RunEngine, type EngineOptions } from './engine.js';
+import { Heartbeats } from './heartbeats.js';
+import { Scheduler } from './scheduler.js';
+
+/** The run machinery of one service: the engine, heartbeats and the scheduler that drives both. */
+export interface Runs {
+  engine: RunEngine;
+  heartbeats: Heartbeats;
+  scheduler: Scheduler;
+}
+
+const byContext = new WeakMap<ServerContext, Runs>();
+
+/** The runs of a service, created on first use; `options` count only on that first call. */
+export function runsOf(ctx: ServerContext, options: EngineOptions = {}): Runs {
+  let runs = byContext.get(ctx);
+  if (!runs) {
+    const engine = new RunEngine(ctx, { onError: (err) => process.stderr.write(`mac serve: run failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`), ...options });
+    const heartbeats = new Heartbeats(ctx, engine.recorder, engine.alerter);
+    runs = { engine, heartbeats, scheduler: new Scheduler(ctx, engine, heartbeats) };
+    byContext.set(ctx, runs);
+  }
+  return runs;
+}
+
+/**
+ * Starts the scheduler unless the service runs with `--no-runs`; returns the function that
+ * stops it and waits for the sessions under way (register it with the server's onClose).
+ */
+export function startRuns(ctx: ServerContext, options: EngineOptions = {}): () => Promise<void> {
+  const { scheduler } = runsOf(ctx, options);
+  if (ctx.options.runs) scheduler.start();
+  return () => scheduler.stop();
+}

@@ -1,0 +1,289 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startFakeGitHub, type FakeGitHub } from '../helpers/fake-github.js';
+import { startServe, type Served } from '../helpers/serve.js';
+
+// The committed bundle, run the way the Actions runner runs `runs.main` of action.yml.
+const BUNDLE = fileURLToPath(new URL('../../dist-action/index.mjs', import.meta.url));
+const REPO = 'acme/shop';
+const PR = 42;
+
+interface ActionRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+  summary: string;
+  outputs: Record<string, string>;
+}
+
+interface RunSpec {
+  event: 'pull_request' | 'push' | 'workflow_dispatch';
+  workspace: string;
+  inputs: Record<string, string>;
+  /** Head commit (pull_request) or pushed commit. */
+  sha: string;
+  baseSha?: string;
+}
+
+let serve: Served;
+let gh: FakeGitHub;
+let tmp: string;
+
+beforeAll(async () => {
+  serve = await startServe(['--rate-limit', '0/60', '--no-runs']);
+});
+afterAll(async () => {
+  await serve?.stop();
+});
+beforeEach(async () => {
+  gh = await startFakeGitHub();
+  tmp = mkdtempSync(join(tmpdir(), 'mac-action-e2e-'));
+  return async () => {
+    await gh.close();
+    rmSync(tmp, { recursive: true, force: true });
+  };
+});
+
+/** Spawns the bundle with the environment the Actions runner gives a JavaScript action. */
+function runAction(spec: RunSpec): Promise<ActionRun> {
+  const runDir = mkdtempSync(join(tmp, 'run-'));
+  const files = { event: join(runDir, 'event.json'), summary: join(runDir, 'summary.md'), output: join(runDir, 'output.txt') };
+  const payload =
+    spec.event === 'pull_request'
+      ? { action: 'synchronize', number: PR, pull_request: { number: PR, head: { sha: spec.sha, ref: 'feature/db' }, base: { sha: spec.baseSha, ref: 'main' } } }
+      : { ref: 'refs/heads/main', after: spec.sha };
+  writeFileSync(files.event, JSON.stringify(payload));
+  writeFileSync(files.summary, '');
+  writeFileSync(files.output, '');
+  const inputs = {
+    'api-url': serve.url,
+    'api-key': serve.apiKey,
+    'account-id': serve.accountId,
+    'github-token': 'ghs_test',
+    comment: 'true',
+    dir: 'monitoring',
+    ...spec.inputs,
+  };
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '',
+    NO_COLOR: '1',
+    GITHUB_ACTIONS: 'true',
+    GITHUB_EVENT_NAME: spec.event,
+    GITHUB_EVENT_PATH: files.event,
+    GITHUB_REPOSITORY: REPO,
+    // For pull_request events GITHUB_SHA is the test merge commit, not the head the links must use.
+    GITHUB_SHA: spec.event === 'pull_request' ? 'e'.repeat(40) : spec.sha,
+    GITHUB_REF: spec.event === 'pull_request' ? `refs/pull/${PR}/merge` : 'refs/heads/main',
+    GITHUB_WORKSPACE: spec.workspace,
+    GITHUB_SERVER_URL: 'https://github.com',
+    GITHUB_API_URL: gh.url,
+    GITHUB_STEP_SUMMARY: files.summary,
+    GITHUB_OUTPUT: files.output,
+    RUNNER_TEMP: runDir,
+    ...Object.fromEntries(Object.entries(inputs).map(([k, v]) => [`INPUT_${k.toUpperCase()}`, v])),
+  };
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BUNDLE], { cwd: spec.workspace, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) =>
+      resolve({ code: code ?? 1, stdout, stderr, summary: readFileSync(files.summary, 'utf8'), outputs: parseOutputs(readFileSync(files.output, 'utf8')) }),
+    );
+  });
+}
+
+/** Reads the `name<<DELIMITER ... DELIMITER` records @actions/core writes to GITHUB_OUTPUT. */
+function parseOutputs(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const re = /^([^\n<]+)<<(\S+)\n([\s\S]*?)\n\2$/gm;
+  for (const m of text.matchAll(re)) out[m[1]] = m[3];
+  return out;
+}
+
+function git(cwd: string, ...args: string[]): string {
+  const r = spawnSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 'ci', GIT_AUTHOR_EMAIL: 'ci@example.com', GIT_COMMITTER_NAME: 'ci', GIT_COMMITTER_EMAIL: 'ci@example.com' } });
+  if (r.status !== 0) throw new Error(`git ${args.join(' ')}: ${r.stderr}`);
+  return r.stdout.trim();
+}
+
+/** A repository with a mac project in monitoring/: writes `files` and commits them, returning the sha. */
+function commit(repo: string, files: Record<string, string>, message: string): string {
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(join(repo, path, '..'), { recursive: true });
+    writeFileSync(join(repo, path), text);
+  }
+  git(repo, 'add', '-A');
+  git(repo, 'commit', '-q', '-m', message);
+  return git(repo, 'rev-parse', 'HEAD');
+}
+
+function newRepo(project: string): { dir: string; base: string } {
+  const dir = join(tmp, 'repo');
+  mkdirSync(dir);
+  git(dir, 'init', '-q', '-b', 'main');
+  const base = commit(dir, { 'monitoring/mac.config.yaml': `project: ${project}\ndefaults:\n  check: { locations: [eu-west-1], frequency: 10 }\n` }, 'monitoring project');
+  return { dir, base };
+}
+
+function tcpCheck(id: string, port: number, name = `Database ${id}`): string {
+  return `kind: TcpCheck\nid: ${id}\nname: ${name}\nrequest: { hostname: ${id}.internal.example, port: ${port} }\n`;
+}
+
+const planComments = () => gh.comments.filter((c) => c.issue === `${REPO}#${PR}` && c.body.includes('<!-- mac-plan:monitoring -->'));
+
+describe('the bundled action on pull_request', () => {
+  it('creates one comment, updates it on the next push, and leaves it alone when the plan is unchanged', async () => {
+    const { dir, base } = newRepo('shop-pr');
+    const head1 = commit(dir, { 'monitoring/checks/db.yaml': [tcpCheck('db-primary', 5432), tcpCheck('db-replica', 5433)].join('---\n') }, 'add db checks');
+
+    // actions/checkout leaves a pull request's commit detached: the branch comes from the event.
+    git(dir, 'checkout', '-q', '--detach');
+    const first = await runAction({ event: 'pull_request', workspace: dir, sha: head1, baseSha: base, inputs: {} });
+    expect(first.code, first.stdout + first.stderr).toBe(0);
+    expect(planComments()).toHaveLength(1);
+    const comment = planComments()[0];
+    expect(comment.body).toContain('**Plan:** 2 to create, 0 to update, 0 to delete');
+    expect(comment.body).toContain(`https://github.com/${REPO}/blob/${head1}/monitoring/checks/db.yaml#L1`);
+    expect(comment.body).toContain('<summary><code>+ create</code> TcpCheck/db-primary');
+    expect(first.outputs).toMatchObject({ 'has-changes': 'true', create: '2', update: '0', delete: '0' });
+    const plan = JSON.parse(readFileSync(first.outputs['plan-file'], 'utf8'));
+    expect(plan).toMatchObject({ version: 1, project: 'shop-pr', summary: { create: 2 }, git: { commit: head1, branch: 'feature/db' } });
+    expect(plan.changedSince).toEqual({ ref: base, files: ['checks/db.yaml'] });
+    expect(first.summary).toContain('TcpCheck/db-replica');
+
+    const head2 = commit(dir, { 'monitoring/checks/db.yaml': [tcpCheck('db-primary', 6432), tcpCheck('db-replica', 5433)].join('---\n') }, 'port');
+    const second = await runAction({ event: 'pull_request', workspace: dir, sha: head2, baseSha: base, inputs: {} });
+    expect(second.code, second.stdout + second.stderr).toBe(0);
+    expect(planComments()).toHaveLength(1);
+    expect(planComments()[0].id).toBe(comment.id);
+    expect(planComments()[0].body).toContain(`blob/${head2}/`);
+    expect(gh.writes().map((w) => w.method)).toEqual(['POST', 'PATCH']);
+
+    const third = await runAction({ event: 'pull_request', workspace: dir, sha: head2, baseSha: base, inputs: {} });
+    expect(third.code, third.stdout + third.stderr).toBe(0);
+    expect(gh.writes().map((w) => w.method)).toEqual(['POST', 'PATCH']);
+    expect(third.stdout).toContain('Plan comment unchanged');
+  });
+
+  it('keeps a 3,000-change plan comment under 60,000 characters and says what was cut', async () => {
+    const { dir, base } = newRepo('shop-big');
+    const docs = Array.from({ length: 3000 }, (_, i) => tcpCheck(`check-${i}`, 1000 + i));
+    const head = commit(dir, { 'monitoring/checks/many.yaml': docs.join('---\n') }, 'many checks');
+    const run = await runAction({ event: 'pull_request', workspace: dir, sha: head, baseSha: base, inputs: {} });
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const [c] = planComments();
+    expect(c.body.length).toBeLessThan(60_000);
+    expect(c.body).toContain('**Plan:** 3000 to create');
+    expect(c.body).toMatch(/Cut to stay under 60 kB: the diffs and changed fields were left out; \d+ of 3000 changes are not listed\./);
+    expect(Buffer.byteLength(run.summary)).toBeLessThan(1024 * 1024);
+    expect(run.summary).toContain('TcpCheck/check-2999');
+    expect(run.outputs.create).toBe('3000');
+  });
+
+  it('falls back to the job summary with a warning when the token may not comment (a fork)', async () => {
+    gh.readOnly = true;
+    const { dir, base } = newRepo('shop-fork');
+    const head = commit(dir, { 'monitoring/checks/db.yaml': tcpCheck('db-fork', 5432) }, 'fork change');
+    const run = await runAction({ event: 'pull_request', workspace: dir, sha: head, baseSha: base, inputs: {} });
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    expect(gh.comments).toHaveLength(0);
+    expect(run.stdout).toMatch(/::warning::Could not comment on pull request #42/);
+    expect(run.summary).toContain('could not be posted on the pull request');
+    expect(run.summary).toContain('TcpCheck/db-fork');
+  });
+
+  it('plans everything, with a warning, when the base commit is not in a shallow clone', async () => {
+    const { dir } = newRepo('shop-shallow');
+    commit(dir, { 'monitoring/checks/a.yaml': tcpCheck('db-a', 5432) }, 'a');
+    const head = commit(dir, { 'monitoring/checks/b.yaml': tcpCheck('db-b', 5433) }, 'b');
+    const run = await runAction({ event: 'pull_request', workspace: dir, sha: head, baseSha: 'f'.repeat(40), inputs: {} });
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/::warning::The pull request's base commit fffffff is not in the clone, so every resource was planned/);
+    expect(run.outputs.create).toBe('2');
+    expect(planComments()[0].body).not.toContain('Only resources defined in');
+  });
+
+  it('loads *.mac.ts definitions that import the helpers from the package', async () => {
+    const { dir, base } = newRepo('shop-ts');
+    const ts = "import { tcpCheck } from 'mac-monitoring';\n\nexport default tcpCheck({\n  id: 'api-ts',\n  name: 'API over TypeScript',\n  request: { hostname: 'api.internal.example', port: 443 },\n});\n";
+    const head = commit(dir, { 'monitoring/checks/api.mac.ts': ts }, 'ts check');
+    const run = await runAction({ event: 'pull_request', workspace: dir, sha: head, baseSha: base, inputs: {} });
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    expect(planComments()[0].body).toContain('<summary><code>+ create</code> TcpCheck/api-ts · API over TypeScript</summary>');
+    expect(planComments()[0].body).toContain(`blob/${head}/monitoring/checks/api.mac.ts#L4`);
+  });
+
+  it('replaces the plan comment when planning fails, without the reason', async () => {
+    const { dir, base } = newRepo('shop-down');
+    const head = commit(dir, { 'monitoring/checks/db.yaml': tcpCheck('db-down', 5432) }, 'db');
+    expect((await runAction({ event: 'pull_request', workspace: dir, sha: head, baseSha: base, inputs: {} })).code).toBe(0);
+    const run = await runAction({ event: 'pull_request', workspace: dir, sha: head, baseSha: base, inputs: { 'api-url': 'http://127.0.0.1:9' } });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(/::error::.*127\.0\.0\.1:9/);
+    expect(planComments()).toHaveLength(1);
+    expect(planComments()[0].body).toContain('**The plan failed**');
+    expect(planComments()[0].body).not.toContain('127.0.0.1:9');
+    expect(run.summary).toContain('127.0.0.1:9');
+  });
+
+  it('annotates invalid definitions at file:line and fails', async () => {
+    const { dir, base } = newRepo('shop-invalid');
+    const head = commit(dir, { 'monitoring/checks/bad.yaml': 'kind: TcpCheck\nid: bad\nname: Bad\nrequest: { hostname: x.example, port: 99999 }\n' }, 'bad');
+    const run = await runAction({ event: 'pull_request', workspace: dir, sha: head, baseSha: base, inputs: {} });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(/::error title=mac%3A invalid definition,file=monitoring\/checks\/bad\.yaml,line=4,col=\d+::request\.port: /);
+    expect(planComments()[0].body).toContain('**The definitions are invalid**');
+  });
+});
+
+describe('the bundled action on push', () => {
+  it('applies and writes the applied / failed / skipped table to the job summary', async () => {
+    const { dir } = newRepo('shop-apply');
+    const head = commit(dir, { 'monitoring/checks/db.yaml': [tcpCheck('db-a', 5432), tcpCheck('db-b', 5433)].join('---\n') }, 'checks');
+    const run = await runAction({ event: 'push', workspace: dir, sha: head, inputs: {} });
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    expect(run.summary).toContain('### mac apply');
+    expect(run.summary).toMatch(/\| ✅ \| applied \| create \| `TcpCheck\/db-a` \|/);
+    expect(run.summary).toMatch(/\| ✅ \| applied \| create \| `TcpCheck\/db-b` \|/);
+    expect(gh.requests).toHaveLength(0);
+
+    // The account now matches: a plan of the same commit has nothing to do.
+    const again = await runAction({ event: 'workflow_dispatch', workspace: dir, sha: head, inputs: { command: 'plan' } });
+    expect(again.code, again.stdout + again.stderr).toBe(0);
+    expect(again.outputs['has-changes']).toBe('false');
+  });
+
+  it('fails the job when a change fails, with the failure in the table and an annotation', async () => {
+    const { dir } = newRepo('shop-fail');
+    // The service refuses a check in a group that does not exist: valid offline, rejected live.
+    const orphan = `${tcpCheck('db-orphan', 5434)}groupId: 424242\n`;
+    const head = commit(dir, { 'monitoring/checks/db.yaml': [tcpCheck('db-ok', 5432), orphan].join('---\n') }, 'checks');
+    const run = await runAction({ event: 'push', workspace: dir, sha: head, inputs: {} });
+    expect(run.code).toBe(1);
+    expect(run.summary).toMatch(/\| ✅ \| applied \| create \| `TcpCheck\/db-ok` \|/);
+    expect(run.summary).toMatch(/\| ❌ \| failed \| create \| `TcpCheck\/db-orphan` \|/);
+    expect(run.stdout).toMatch(/::error title=mac%3A create failed::TcpCheck\/db-orphan: /);
+    expect(run.stdout).toMatch(/::error::apply incomplete: 1 applied, 1 failed, 0 skipped/);
+  });
+
+  it('refuses more deletions than max-deletes and fails the job', async () => {
+    const { dir } = newRepo('shop-guard');
+    const all = Array.from({ length: 4 }, (_, i) => tcpCheck(`g-${i}`, 7000 + i));
+    const head = commit(dir, { 'monitoring/checks/g.yaml': all.join('---\n') }, 'four');
+    expect((await runAction({ event: 'push', workspace: dir, sha: head, inputs: {} })).code).toBe(0);
+    const fewer = commit(dir, { 'monitoring/checks/g.yaml': all[0] }, 'drop three');
+    const run = await runAction({ event: 'push', workspace: dir, sha: fewer, inputs: { prune: 'true', 'max-deletes': '2' } });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(/::error::the plan deletes 3 resources, more than --max-deletes 2.*%0Ahint: .*set the input max-deletes to 3/);
+    expect(run.summary).toContain('### mac apply: refused');
+    expect(run.summary).toContain('Nothing was changed.');
+  });
+});

@@ -1,0 +1,235 @@
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { simpleGit } from 'simple-git';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiClient } from '../../src/api/client.js';
+import type { Plan } from '../../src/plan/types.js';
+import { runMac, type RunResult } from '../helpers/cli.js';
+import { startServe, type Served } from '../helpers/serve.js';
+import { createAsEngine, writeProject } from './plan-helpers.js';
+
+let served: Served;
+let client: ApiClient;
+
+const run = (dir: string, args: string[]): Promise<RunResult> => runMac(args, { env: { MAC_API_URL: served.url, MAC_API_KEY: served.apiKey }, cwd: dir });
+const planJson = async (dir: string, extra: string[] = []) => {
+  const r = await run(dir, ['plan', '.', '--format', 'json', '--detailed-exitcode', ...extra]);
+  return { r, plan: JSON.parse(r.stdout) as Plan };
+};
+const checkByTag = async (tag: string) =>
+  (await client.get<Array<Record<string, unknown>>>('/v1/checks', { limit: 100 })).find((c) => (c.tags as string[]).includes(tag))!;
+
+beforeAll(async () => {
+  served = await startServe(['--no-runs', '--rate-limit', '0/60']);
+  client = new ApiClient({ apiUrl: served.url, apiKey: served.apiKey });
+});
+
+afterAll(async () => {
+  await client?.close();
+  await served?.stop();
+});
+
+describe('minimal definitions', () => {
+  it('every kind and alert-channel type with only its required fields: created as the engine would, the plan has no change', async () => {
+    const channels = [
+      'EMAIL\nconfig: { address: min@example.com }',
+      'SLACK\nconfig: { url: "https://hooks.slack.example/min" }',
+      'WEBHOOK\nconfig: { name: Min hook, url: "https://hooks.example/min" }',
+      'SMS\nconfig: { number: "+4915100000001", name: Min sms }',
+      'CALL\nconfig: { number: "+4915100000002", name: Min call }',
+      'PAGERDUTY\nconfig: { serviceKey: min-pd-key }',
+      'OPSGENIE\nconfig: { apiKey: min-og-key }',
+    ].map((c, i) => `kind: AlertChannel\nid: c${i}\ntype: ${c}\n`);
+    const dir = await writeProject({
+      'mac.config.yaml': 'project: minimal\n',
+      'alerts.yaml': channels.join('---\n'),
+      'resources.yaml': `kind: Snippet
+id: s
+name: Minimal snippet
+script: "1"
+---
+kind: EnvironmentVariable
+key: MINIMAL
+value: v
+---
+kind: Dashboard
+id: d
+customUrl: minimal-dash
+header: Minimal
+`,
+      'checks.yaml': `kind: TcpCheck
+id: tcp
+name: Minimal TCP
+request: { hostname: min.example, port: 1 }
+---
+kind: DnsCheck
+id: dns
+name: Minimal DNS
+request: { query: min.example, recordType: A }
+---
+kind: MultiStepCheck
+id: ms
+name: Minimal flow
+script: "1"
+---
+kind: HeartbeatCheck
+id: hb
+name: Minimal heartbeat
+heartbeat: { period: 1, periodUnit: hours, grace: 1, graceUnit: minutes }
+---
+kind: TcpCheck
+id: partial
+name: Partial objects
+request: { hostname: min.example, port: 2, assertions: [{ source: RESPONSE_DATA, comparison: CONTAINS, target: x }] }
+alertSettings: { escalationType: TIME_BASED }
+retryStrategy: { type: SINGLE_RETRY }
+`,
+    });
+    await createAsEngine(dir, client, {});
+    const { r, plan } = await planJson(dir);
+    expect(plan.changes.filter((c) => c.action !== 'noop').map((c) => ({ ref: `${c.kind}/${c.id}`, patch: c.patch }))).toEqual([]);
+    expect(plan.summary.noop).toBe(15);
+    expect(r.code).toBe(0);
+  });
+});
+
+describe('fields the service keeps on a merging update', () => {
+  it('a live frequencyOffset (and sslCheckDomain) that the definitions omit: plan exits 0, apply and plan stay converged', async () => {
+    const dir = await writeProject({
+      'mac.config.yaml': 'project: offsets\n',
+      'checks.yaml': `kind: TcpCheck
+id: db
+name: Database
+request: { hostname: db.internal.example, port: 5432 }
+---
+kind: DnsCheck
+id: dns
+name: Resolver
+request: { query: example.com, recordType: A }
+alertSettings: { escalationType: TIME_BASED }
+`,
+    });
+    // Created through the API (as another tool or an older definition would have), with the
+    // fields the definitions do not mention.
+    await client.post('/v1/checks/tcp', { name: 'Database', tags: ['mac:offsets/db'], frequencyOffset: 30, request: { hostname: 'db.internal.example', port: 5432 } }, { autoAssignAlerts: false });
+    await client.post(
+      '/v1/checks/dns',
+      { name: 'Resolver', tags: ['mac:offsets/dns'], heartbeat: {}, script: '', sslCheckDomain: 'example.com', alertSettings: { escalationType: 'TIME_BASED' }, request: { query: 'example.com', recordType: 'A' } },
+      { autoAssignAlerts: false },
+    );
+
+    const first = await planJson(dir);
+    expect(first.plan.changes.filter((c) => c.action !== 'noop').map((c) => c.patch)).toEqual([]);
+    expect(first.r.code).toBe(0);
+    const notes = first.plan.changes.flatMap((c) => c.notes ?? []);
+    expect(notes.some((n) => n.startsWith('frequencyOffset: not set in the definition, so not managed'))).toBe(true);
+    expect(notes.some((n) => n.startsWith('sslCheckDomain: not set in the definition, so not managed'))).toBe(true);
+
+    // An update of another field goes through, and apply's convergence check finds nothing left.
+    const file = join(dir, 'checks.yaml');
+    await writeFile(file, (await readFile(file, 'utf8')).replace('name: Database', 'name: Primary database'));
+    const applied = await run(dir, ['apply', '.', '--yes']);
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(applied.stdout).toContain('no difference left');
+    const second = await planJson(dir);
+    expect(second.r.code).toBe(0);
+    expect(await checkByTag('mac:offsets/db')).toMatchObject({ name: 'Primary database', frequencyOffset: 30 });
+
+    // Setting it in the definition manages it again: one replace, applied, then converged.
+    await writeFile(file, (await readFile(file, 'utf8')).replace('name: Primary database', 'name: Primary database\nfrequencyOffset: 5'));
+    const third = await planJson(dir);
+    expect(third.r.code).toBe(2);
+    expect(third.plan.changes.find((c) => c.id === 'db')!.patch).toEqual([{ op: 'replace', path: '/frequencyOffset', value: 5, oldValue: 30 }]);
+    expect((await run(dir, ['apply', '.', '--yes'])).code).toBe(0);
+    expect((await planJson(dir)).r.code).toBe(0);
+    expect(await checkByTag('mac:offsets/db')).toMatchObject({ frequencyOffset: 5 });
+  });
+});
+
+describe('mac plan --changed-since', () => {
+  it('plans only the resources of the files changed since HEAD or a branch, and says so in text and JSON', async () => {
+    const dir = await writeProject({
+      'mac.config.yaml': 'project: scoped\n',
+      'checks/a.yaml': 'kind: TcpCheck\nid: a\nname: A\nrequest: { hostname: a.example, port: 1 }\n',
+      'checks/b.yaml': 'kind: TcpCheck\nid: b\nname: B\nrequest: { hostname: b.example, port: 2 }\n',
+      'vars.yaml': 'kind: EnvironmentVariable\nkey: REGION\nvalue: eu\n',
+    });
+    const git = simpleGit({ baseDir: dir });
+    await git.init();
+    await git.addConfig('user.email', 'ci@example.com').addConfig('user.name', 'CI').addConfig('commit.gpgsign', 'false');
+    await git.add('.').commit('definitions');
+    await git.branch(['base']);
+    expect((await run(dir, ['apply', '.', '--yes'])).code).toBe(0);
+
+    // One file changes (uncommitted): only its check is planned.
+    await writeFile(join(dir, 'checks/b.yaml'), 'kind: TcpCheck\nid: b\nname: B renamed\nrequest: { hostname: b.example, port: 2 }\n');
+    const head = await planJson(dir, ['--changed-since', 'HEAD']);
+    expect(head.r.code).toBe(2);
+    expect(head.plan.changedSince).toEqual({ ref: 'HEAD', files: ['checks/b.yaml'] });
+    expect(head.plan.changes.map((c) => `${c.action} ${c.kind}/${c.id}`)).toEqual(['update TcpCheck/b']);
+    expect(head.plan.summary).toEqual({ create: 0, update: 1, delete: 0, noop: 0 });
+    const text = await run(dir, ['plan', '.', '--changed-since', 'HEAD']);
+    expect(text.stdout).toContain('Only resources defined in the 1 file(s) changed since HEAD were planned.');
+    expect(text.stdout).toContain('~ update TcpCheck/b');
+    expect(text.stdout).not.toContain('TcpCheck/a');
+
+    // Committed on a branch: the same scope against the branch it started from.
+    await git.checkoutLocalBranch('rename-b');
+    await git.add('.').commit('rename b');
+    const branch = await planJson(dir, ['--changed-since', 'base']);
+    expect(branch.plan.changedSince).toEqual({ ref: 'base', files: ['checks/b.yaml'] });
+    expect(branch.plan.changes.map((c) => `${c.action} ${c.kind}/${c.id}`)).toEqual(['update TcpCheck/b']);
+    expect(branch.plan.git).toMatchObject({ branch: 'rename-b' });
+    const md = await run(dir, ['plan', '.', '--format', 'markdown', '--changed-since', 'base']);
+    expect(md.stdout).toContain('changed since `base` were planned');
+    // Nothing changed since HEAD any more: an empty, scoped plan.
+    const none = await planJson(dir, ['--changed-since', 'HEAD']);
+    expect(none.r.code).toBe(0);
+    expect(none.plan).toMatchObject({ changedSince: { ref: 'HEAD', files: [] }, changes: [] });
+  });
+});
+
+describe('--rewrite-secrets', () => {
+  it('pushes a rotated secret that a plain plan cannot see, never printing it', async () => {
+    const journal = join(await mkdtemp(join(tmpdir(), 'mac-state-')), 'state.jsonl');
+    const own = await startServe(['--no-runs', '--rate-limit', '0/60', '--state', journal]);
+    const outputs: string[] = [];
+    const macWith = async (secret: string, args: string[]) => {
+      const r = await runMac(args, { env: { MAC_API_URL: own.url, MAC_API_KEY: own.apiKey, ROTATED: secret }, cwd: dir });
+      outputs.push(r.stdout, r.stderr);
+      return r;
+    };
+    const dir = await writeProject({
+      'mac.config.yaml': 'project: rotate\n',
+      'vars.yaml': 'kind: EnvironmentVariable\nkey: PAYMENT_KEY\nvalue: ${{ env.ROTATED }}\nsecret: true\n---\nkind: EnvironmentVariable\nkey: REGION\nvalue: eu\n',
+    });
+    try {
+      expect((await macWith('old-secret-A1b2', ['apply', '.', '--yes'])).code).toBe(0);
+      // The new value cannot be compared with the (unreadable) live one: a plain plan sees nothing.
+      const plain = await macWith('new-secret-C3d4', ['plan', '.', '--detailed-exitcode']);
+      expect(plain.code).toBe(0);
+      expect(plain.stdout).toContain('--rewrite-secrets');
+
+      const rewrite = await macWith('new-secret-C3d4', ['plan', '.', '--detailed-exitcode', '--rewrite-secrets']);
+      expect(rewrite.code).toBe(2);
+      expect(rewrite.stdout).toContain('~ update EnvironmentVariable/PAYMENT_KEY');
+      expect(rewrite.stdout).toContain('~ value: (sensitive) -> (sensitive)');
+      expect(rewrite.stdout).toContain('Plan: 0 to create, 1 to update, 0 to delete.');
+
+      const applied = await macWith('new-secret-C3d4', ['apply', '.', '--yes', '--rewrite-secrets']);
+      expect(applied.code, applied.stderr).toBe(0);
+      expect(applied.stdout).toContain('applied 1');
+      // The journal holds what the service stored: the last write of the variable has the new value.
+      const writes = (await readFile(journal, 'utf8')).split('\n').filter((l) => l.includes('PAYMENT_KEY'));
+      expect(writes.at(-1)).toContain('new-secret-C3d4');
+      expect((await macWith('new-secret-C3d4', ['plan', '.', '--detailed-exitcode'])).code).toBe(0);
+      for (const out of outputs) {
+        expect(out).not.toContain('old-secret-A1b2');
+        expect(out).not.toContain('new-secret-C3d4');
+      }
+    } finally {
+      await own.stop();
+    }
+  });
+});

@@ -1,0 +1,75 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startServe, type Served } from '../helpers/serve.js';
+import { startTcpServer, type TcpServer } from '../helpers/tcp-server.js';
+
+let tcp: TcpServer;
+let served: Served | undefined;
+
+beforeAll(async () => {
+  tcp = await startTcpServer({ banner: '+OK\r\n' });
+});
+afterAll(() => tcp.close());
+afterEach(async () => {
+  await served?.stop();
+  served = undefined;
+});
+
+async function api(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+  const res = await fetch(`${served!.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${served!.apiKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text === '' ? undefined : JSON.parse(text) };
+}
+
+async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const tcpCheck = () => ({ name: 'cache', frequency: 1, doubleCheck: false, request: { hostname: '127.0.0.1', port: tcp.port } });
+
+describe('mac serve runs', () => {
+  it('runs a stored TCP check on its schedule, minutes passing in seconds with --time-scale', async () => {
+    // frequency 1 minute at time scale 120 = a run every 0.5 s.
+    served = await startServe(['--time-scale', '120']);
+    const check = await api('POST', '/v1/checks/tcp', tcpCheck());
+    expect(check.status).toBe(201);
+    const results = await waitFor(async () => {
+      const r = await api('GET', `/v1/check-results/${check.body.id}?limit=100`);
+      return r.body.length >= 3 ? r.body : undefined;
+    });
+    expect(results[0]).toMatchObject({ resultType: 'FINAL', hasFailures: false, runLocation: 'local', apiCheckResult: { response: { body: '+OK\r\n' } } });
+  });
+
+  it('runs nothing on its own with --no-runs, yet runs a triggered check', async () => {
+    served = await startServe(['--time-scale', '600', '--no-runs']);
+    const check = await api('POST', '/v1/checks/tcp', tcpCheck());
+    await new Promise((r) => setTimeout(r, 1000));
+    expect((await api('GET', `/v1/check-results/${check.body.id}`)).body).toEqual([]);
+    const trigger = await api('POST', '/v1/check-sessions/trigger', { target: { checkId: [check.body.id] } });
+    expect(trigger.status).toBe(201);
+    const sessionId = trigger.body.sessions[0].checkSessionId as string;
+    const session = await waitFor(async () => {
+      const s = await api('GET', `/v1/check-sessions/${sessionId}`);
+      return s.body.status === 'PASSED' ? s.body : undefined;
+    });
+    expect(session.results).toHaveLength(1);
+  });
+
+  it('accepts heartbeat pings without an API key', async () => {
+    served = await startServe(['--no-runs']);
+    const check = await api('POST', '/v1/checks/heartbeat', { name: 'nightly', heartbeat: { period: 1, periodUnit: 'days', grace: 1, graceUnit: 'hours' } });
+    const ping = await fetch(`${served.url}/ping/${check.body.heartbeat.pingToken}`, { headers: { 'user-agent': 'backup.sh' } });
+    expect([ping.status, await ping.text()]).toEqual([200, 'OK']);
+    const events = await api('GET', `/v1/checks/heartbeats/${check.body.id}/events`);
+    expect(events.body[0].events[0]).toMatchObject({ state: 'RECEIVED', userAgent: 'backup.sh', source: expect.stringContaining('127.0.0.1') });
+  });
+});

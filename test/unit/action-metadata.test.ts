@@ -1,0 +1,70 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { parseInputs } from '../../src/action/inputs.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const action = parse(readFileSync(join(ROOT, 'action.yml'), 'utf8')) as {
+  inputs: Record<string, { default?: string }>;
+  outputs: Record<string, unknown>;
+  runs: { using: string; main: string };
+};
+const EXAMPLES = join(ROOT, 'examples/workflows');
+
+interface Step {
+  id?: string;
+  uses?: string;
+  with?: Record<string, unknown>;
+  if?: string;
+  env?: Record<string, string>;
+  run?: string;
+}
+
+describe('action.yml', () => {
+  it('declares exactly the inputs the action reads', () => {
+    const read = new Set<string>();
+    parseInputs((name) => {
+      read.add(name);
+      return '';
+    });
+    expect([...read].sort()).toEqual(Object.keys(action.inputs).sort());
+  });
+
+  it('defaults github-token to the workflow token and comment to true', () => {
+    expect(action.inputs['github-token'].default).toBe('${{ github.token }}');
+    expect(action.inputs.comment.default).toBe('true');
+    expect(Object.keys(action.outputs).sort()).toEqual(['create', 'delete', 'has-changes', 'plan-file', 'update']);
+  });
+
+  it('parses every input and names the input a bad value came from', () => {
+    const inputs = (values: Record<string, string>) => parseInputs((n) => values[n] ?? '');
+    expect(inputs({})).toMatchObject({ dir: '.', comment: true, prune: false, maxDeletes: 10, command: undefined, changedSince: undefined });
+    expect(inputs({ 'changed-since': 'none', prune: 'True', 'max-deletes': '0', concurrency: '4' })).toMatchObject({ changedSince: null, prune: true, maxDeletes: 0, concurrency: 4 });
+    expect(() => inputs({ command: 'destroy' })).toThrow('input "command" must be plan or apply, not "destroy"');
+    expect(() => inputs({ comment: 'yes' })).toThrow('input "comment" must be true or false, not "yes"');
+    expect(() => inputs({ concurrency: '0' })).toThrow('input "concurrency" must be a whole number >= 1, not "0"');
+  });
+});
+
+describe('example workflows', () => {
+  const files = readdirSync(EXAMPLES).filter((f) => f.endsWith('.yml'));
+
+  it('are the three documented ones', () => {
+    expect(files.sort()).toEqual(['mac-apply.yml', 'mac-drift.yml', 'mac-plan.yml']);
+  });
+
+  for (const file of files) {
+    it(`${file} uses only inputs and outputs that action.yml declares`, () => {
+      const wf = parse(readFileSync(join(EXAMPLES, file), 'utf8')) as { on: unknown; jobs: Record<string, { steps: Step[] }> };
+      expect(wf.on).toBeTruthy();
+      const steps = Object.values(wf.jobs).flatMap((j) => j.steps);
+      const macSteps = steps.filter((s) => s.uses?.startsWith('mac-monitoring/mac@'));
+      expect(macSteps.length).toBeGreaterThan(0);
+      for (const s of macSteps) for (const key of Object.keys(s.with ?? {})) expect(Object.keys(action.inputs)).toContain(key);
+      const text = readFileSync(join(EXAMPLES, file), 'utf8');
+      for (const m of text.matchAll(/steps\.[\w-]+\.outputs\.([\w-]+)/g)) expect(Object.keys(action.outputs)).toContain(m[1]);
+    });
+  }
+});

@@ -1,0 +1,255 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { runsHarness, startReceiver, type Receiver, type RunsHarness } from './harness.js';
+import { closedPort, startTcpServer, type TcpServer } from '../../helpers/tcp-server.js';
+import { startDnsServer, type DnsServer } from '../../helpers/dns-server.js';
+
+let tcp: TcpServer;
+let dns: DnsServer;
+let receiver: Receiver;
+let h: RunsHarness;
+
+beforeAll(async () => {
+  tcp = await startTcpServer({ banner: '+OK\r\n' });
+  dns = await startDnsServer({ records: [{ name: 'api.test', type: 'A', data: '192.0.2.5' }] });
+  receiver = await startReceiver();
+});
+afterAll(async () => {
+  await tcp.close();
+  await dns.close();
+  await receiver.close();
+});
+afterEach(async () => {
+  await h?.close();
+});
+
+const tcpRequest = (port = tcp.port, assertions: unknown[] = []) => ({ hostname: '127.0.0.1', port, data: null, ipFamily: 'IPv4', assertions });
+
+/** Triggers the given checks and waits for their sessions to finish. */
+async function trigger(checkIds: string[]): Promise<any[]> {
+  const res = await h.call('POST', '/v1/check-sessions/trigger', { target: { checkId: checkIds } });
+  expect(res.status).toBe(201);
+  await h.runs.engine.idle();
+  return res.body.sessions;
+}
+
+describe('POST /v1/check-sessions/trigger', () => {
+  it('runs a TCP check now and records a passing session and result', async () => {
+    h = runsHarness();
+    const check = h.seedCheck({ name: 'cache', request: tcpRequest(tcp.port, [{ source: 'RESPONSE_DATA', comparison: 'CONTAINS', target: '+OK' }]) });
+    const [opened] = await trigger([check.id]);
+    expect(opened).toMatchObject({ checkId: check.id, checkType: 'TCP', status: 'STARTED', runLocations: ['local'], results: [] });
+    const session = await h.call('GET', `/v1/check-sessions/${opened.checkSessionId}`);
+    expect(session.body).toMatchObject({ status: 'PASSED', results: [{ resultType: 'FINAL', hasFailures: false, runLocation: 'local' }] });
+    const results = await h.call('GET', `/v1/check-results/${check.id}`);
+    expect(results.body).toHaveLength(1);
+    expect(results.body[0]).toMatchObject({
+      name: 'cache',
+      hasFailures: false,
+      hasErrors: false,
+      isDegraded: false,
+      attempts: 0,
+      apiCheckResult: { request: { method: 'TCP', url: `tcp://127.0.0.1:${tcp.port}` }, response: { statusText: 'OK', body: '+OK\r\n' } },
+    });
+  });
+
+  it('retries a failing check, records ATTEMPT and FINAL, fails the session and groups the error', async () => {
+    h = runsHarness();
+    const port = await closedPort();
+    const check = h.seedCheck({ name: 'db', doubleCheck: true, request: tcpRequest(port) });
+    const [opened] = await trigger([check.id]);
+    const session = await h.call('GET', `/v1/check-sessions/${opened.checkSessionId}`);
+    expect(session.body.status).toBe('FAILED');
+    expect(session.body.results.map((r: any) => r.resultType)).toEqual(['ATTEMPT', 'FINAL']);
+    const all = await h.call('GET', `/v1/check-results/${check.id}?resultType=ALL`);
+    expect(all.body.map((r: any) => r.attempts).sort()).toEqual([0, 1]);
+    expect(new Set(all.body.map((r: any) => r.sequenceId)).size).toBe(1);
+    const groups = await h.call('GET', `/v1/error-groups/checks/${check.id}`);
+    expect(groups.body).toHaveLength(1);
+    expect(groups.body[0]).toMatchObject({ rawErrorMessage: `connect ECONNREFUSED 127.0.0.1:${port}`, cleanedErrorMessage: 'connect ECONNREFUSED <ip>' });
+  });
+
+  it('runs every location in one session with runParallel, and rotates them otherwise', async () => {
+    h = runsHarness();
+    const parallel = h.seedCheck({ runParallel: true, locations: ['eu-west-1', 'us-east-1'], privateLocations: ['office'], request: tcpRequest() });
+    const [p] = await trigger([parallel.id]);
+    expect(p.runLocations).toEqual(['eu-west-1', 'us-east-1', 'office']);
+    const rotating = h.seedCheck({ locations: ['eu-west-1', 'us-east-1'], request: tcpRequest() });
+    const first = await trigger([rotating.id]);
+    const second = await trigger([rotating.id]);
+    expect([first[0].runLocations, second[0].runLocations]).toEqual([['eu-west-1'], ['us-east-1']]);
+  });
+
+  it('selects checks by tags (OR of AND groups, ! negates), skips deactivated ones, and answers 404 when none match', async () => {
+    h = runsHarness();
+    const a = h.seedCheck({ tags: ['prod', 'db'], request: tcpRequest() });
+    h.seedCheck({ tags: ['prod', 'web'], request: tcpRequest() });
+    h.seedCheck({ tags: ['prod', 'db'], activated: false, request: tcpRequest() });
+    const res = await h.call('POST', '/v1/check-sessions/trigger', { target: { matchTags: [['prod', '!web']] } });
+    expect(res.status).toBe(201);
+    expect(res.body.sessions.map((s: any) => s.checkId)).toEqual([a.id]);
+    expect((await h.call('POST', '/v1/check-sessions/trigger', { target: { matchTags: [['staging']] } })).status).toBe(404);
+    await h.runs.engine.idle();
+  });
+
+  it('finishes a stored check the runner cannot read with hasErrors instead of leaving the session open', async () => {
+    h = runsHarness();
+    const check = h.seedCheck({ request: { hostname: '127.0.0.1' } });
+    const [opened] = await trigger([check.id]);
+    const session = await h.call('GET', `/v1/check-sessions/${opened.checkSessionId}`);
+    expect(session.body).toMatchObject({ status: 'FAILED', results: [{ hasErrors: true, hasFailures: false }] });
+    expect(h.errors).toHaveLength(1);
+  });
+
+  it('finishes a multi-step check at once with hasErrors, never a pass', async () => {
+    h = runsHarness();
+    const check = h.seedCheck({ checkType: 'MULTI_STEP', script: 'await page.goto(x)' });
+    const [opened] = await trigger([check.id]);
+    const session = await h.call('GET', `/v1/check-sessions/${opened.checkSessionId}`);
+    expect(session.body).toMatchObject({ status: 'FAILED', results: [{ hasErrors: true }] });
+    const [result] = (await h.call('GET', `/v1/check-results/${check.id}`)).body;
+    expect(result).toMatchObject({ apiCheckResult: null, multiStepCheckResult: { errors: ['multi-step scripts are not executed by this service'] } });
+  });
+
+  it('runs DNS checks and reports analytics that agree with the stored results (p95, availability)', async () => {
+    h = runsHarness();
+    const check = h.seedCheck({ checkType: 'DNS', degradedResponseTime: 500, maxResponseTime: 1000, request: { query: 'api.test', recordType: 'A', nameServer: '127.0.0.1', port: dns.port, protocol: 'UDP', assertions: [] } });
+    const missing = h.seedCheck({ checkType: 'DNS', request: { query: 'nope.test', recordType: 'A', nameServer: '127.0.0.1', port: dns.port, assertions: [] } });
+    for (let i = 0; i < 6; i++) await trigger([check.id]);
+    await trigger([missing.id]);
+    const results = (await h.call('GET', `/v1/check-results/${check.id}?limit=100`)).body as Array<{ responseTime: number }>;
+    expect(results).toHaveLength(6);
+    const sorted = results.map((r) => r.responseTime).sort((x, y) => x - y);
+    const p95 = sorted[Math.ceil(0.95 * sorted.length) - 1];
+    const from = Math.floor(Date.now() / 1000) - 3600;
+    const analytics = await h.call('GET', `/v1/analytics/url-monitors/${check.id}?metrics=responseTime_p95,availability,responseTime_max&from=${from}`);
+    expect(analytics.status).toBe(200);
+    const series = analytics.body.series.map((s: string) => JSON.parse(s));
+    expect(series[0].data[0]).toMatchObject({ responseTime_p95: p95, availability: 100, responseTime_max: sorted[sorted.length - 1] });
+    const failing = await h.call('GET', `/v1/analytics/url-monitors/${missing.id}?metrics=availability&from=${from}`);
+    expect(JSON.parse(failing.body.series[0]).data[0].availability).toBe(0);
+  });
+});
+
+describe('alerts', () => {
+  it('posts a failure and then a recovery to a webhook channel, and lists both in the outbox', async () => {
+    h = runsHarness();
+    receiver.requests.length = 0;
+    const port = await closedPort();
+    const check = h.seedCheck({ name: 'db', request: tcpRequest(port) });
+    const channelId = h.seedChannel(check.id, {
+      type: 'WEBHOOK',
+      config: { name: 'hook', url: `${receiver.url}/alerts`, method: 'POST', headers: [{ key: 'x-token', value: 't1' }], queryParameters: [{ key: 'env', value: 'test' }], template: '' },
+    });
+    await trigger([check.id]);
+    await trigger([check.id]); // still failing: no second alert
+    h.seedCheck({ ...check, request: tcpRequest() });
+    await trigger([check.id]);
+    expect(receiver.requests.map((r) => JSON.parse(r.body).alertType)).toEqual(['ALERT_FAILURE', 'ALERT_RECOVERY']);
+    const [failure] = receiver.requests;
+    expect(failure).toMatchObject({ method: 'POST', url: '/alerts?env=test', headers: { 'x-token': 't1', 'content-type': 'application/json' } });
+    expect(JSON.parse(failure.body)).toMatchObject({ checkId: check.id, checkName: 'db', checkType: 'TCP', runLocation: 'local', errorMessage: `connect ECONNREFUSED 127.0.0.1:${port}` });
+    const outbox = await h.call('GET', '/v1/alert-notifications');
+    const finals = (await h.call('GET', `/v1/check-results/${check.id}?limit=100`)).body.map((r: any) => r.id);
+    expect(outbox.body.every((n: any) => finals.includes(n.checkResultId))).toBe(true);
+    expect(outbox.body.map((n: any) => [n.alertType, n.status, n.alertChannelId, n.channelType])).toEqual([
+      ['ALERT_RECOVERY', 'SENT', channelId, 'WEBHOOK'],
+      ['ALERT_FAILURE', 'SENT', channelId, 'WEBHOOK'],
+    ]);
+  });
+
+  it('records a webhook that answers an error as FAILED, and sends other channel types to the outbox', async () => {
+    h = runsHarness();
+    receiver.status = 500;
+    const port = await closedPort();
+    const check = h.seedCheck({ request: tcpRequest(port) });
+    h.seedChannel(check.id, { type: 'WEBHOOK', config: { name: 'hook', url: receiver.url, method: 'POST' } });
+    h.seedChannel(check.id, { type: 'EMAIL', config: { address: 'ops@example.com' } });
+    h.seedChannel(check.id, { type: 'SLACK', config: { url: 'https://hooks.slack.invalid/x' }, sendFailure: false });
+    await trigger([check.id]);
+    receiver.status = 200;
+    const outbox = (await h.call('GET', '/v1/alert-notifications')).body as any[];
+    expect(outbox.map((n) => [n.channelType, n.alertType, n.status, n.error]).sort()).toEqual([
+      ['EMAIL', 'ALERT_FAILURE', 'SENT', null],
+      ['WEBHOOK', 'ALERT_FAILURE', 'FAILED', 'HTTP 500'],
+    ]);
+  });
+
+  it('alerts no one for a muted check, and sends degraded alerts only to channels that ask for them', async () => {
+    h = runsHarness();
+    const port = await closedPort();
+    const muted = h.seedCheck({ muted: true, request: tcpRequest(port) });
+    h.seedChannel(muted.id, { type: 'EMAIL', config: { address: 'a@example.com' } });
+    await trigger([muted.id]);
+    expect((await h.call('GET', '/v1/alert-notifications')).body).toEqual([]);
+    const slow = h.seedCheck({ degradedResponseTime: 0, request: tcpRequest() });
+    h.seedChannel(slow.id, { type: 'EMAIL', config: { address: 'b@example.com' } });
+    h.seedChannel(slow.id, { type: 'SMS', config: { number: '+15550001', name: 'x' }, sendDegraded: true });
+    await trigger([slow.id]);
+    const outbox = (await h.call('GET', '/v1/alert-notifications')).body as any[];
+    expect(outbox.map((n) => [n.channelType, n.alertType])).toEqual([['SMS', 'ALERT_DEGRADED']]);
+  });
+});
+
+describe('scheduler', () => {
+  it('runs activated checks every period (time-scaled) and leaves deactivated ones alone', async () => {
+    // frequency 1 at time scale 600 = every 100 ms.
+    h = runsHarness({ timeScale: 600 });
+    const active = h.seedCheck({ frequency: 1, request: tcpRequest() });
+    const inactive = h.seedCheck({ frequency: 1, activated: false, request: tcpRequest() });
+    h.runs.scheduler.start();
+    await waitFor(async () => (await h.call('GET', `/v1/check-results/${active.id}?limit=100`)).body.length >= 3);
+    await h.runs.scheduler.stop();
+    expect((await h.call('GET', `/v1/check-results/${inactive.id}`)).body).toEqual([]);
+  });
+});
+
+describe('heartbeats', () => {
+  it('records pings (GET, POST, HEAD) without authorization and answers 404 for an unknown token', async () => {
+    h = runsHarness();
+    const check = h.seedCheck({ checkType: 'HEARTBEAT', heartbeat: { period: 1, periodUnit: 'hours', grace: 10, graceUnit: 'minutes', pingToken: 'tok-1' } });
+    for (const method of ['GET', 'POST', 'HEAD']) {
+      const res = await h.server.request('http://127.0.0.1:4010/ping/tok-1', { method, headers: { 'user-agent': 'cron/1' } });
+      expect(res.status).toBe(200);
+    }
+    expect((await h.server.request('http://127.0.0.1:4010/ping/nope')).status).toBe(404);
+    const events = await h.call('GET', `/v1/checks/heartbeats/${check.id}/events`);
+    // The first ping has nothing to be early for; the next two come right after it.
+    expect(events.body[0].events.map((e: any) => e.state)).toEqual(['EARLY', 'EARLY', 'RECEIVED']);
+    expect(events.body[0].events[0]).toMatchObject({ userAgent: 'cron/1' });
+  });
+
+  it('starts waiting afresh when the scheduler first sees a check, instead of failing it for the time it was not watched', async () => {
+    h = runsHarness();
+    const check = h.seedCheck({ checkType: 'HEARTBEAT', heartbeat: { period: 1, periodUnit: 'hours', grace: 0, graceUnit: 'minutes', pingToken: 'tok-3' } });
+    const tx = h.server.ctx.store.begin('dev');
+    tx.put('heartbeatStates', check.id, { anchorMs: Date.now() - 10 * 86_400_000, failedThroughMs: null });
+    tx.commit();
+    h.runs.scheduler.tick();
+    h.runs.scheduler.tick();
+    expect((await h.call('GET', `/v1/checks/heartbeats/${check.id}/events`)).body[0].events).toEqual([]);
+  });
+
+  it('records FAILING when the deadline passes without a ping, alerts, and recovers on the next ping', async () => {
+    // period 60 s + grace 60 s at time scale 600 = 200 ms.
+    h = runsHarness({ timeScale: 600 });
+    const check = h.seedCheck({ checkType: 'HEARTBEAT', heartbeat: { period: 60, periodUnit: 'seconds', grace: 60, graceUnit: 'seconds', pingToken: 'tok-2' } });
+    h.seedChannel(check.id, { type: 'EMAIL', config: { address: 'ops@example.com' } });
+    h.runs.scheduler.start();
+    await waitFor(async () => (await h.call('GET', `/v1/checks/heartbeats/${check.id}/events`)).body[0].events.length >= 1);
+    await h.runs.scheduler.stop();
+    expect((await h.server.request('http://127.0.0.1:4010/ping/tok-2')).status).toBe(200);
+    const events = (await h.call('GET', `/v1/checks/heartbeats/${check.id}/events`)).body[0].events.map((e: any) => e.state);
+    expect(events[0]).toBe('LATE');
+    expect(events.slice(1).every((s: string) => s === 'FAILING')).toBe(true);
+    const outbox = (await h.call('GET', '/v1/alert-notifications')).body.map((n: any) => n.alertType);
+    expect(outbox).toEqual(['ALERT_RECOVERY', 'ALERT_FAILURE']);
+  });
+});
+
+async function waitFor(cond: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await cond())) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * One of everything in account `dev` of a test service, through the API (and the run recorder for
+ * run data, which only the scheduler writes): the fixtures of the spec-audit tests.
+ */
+import { expect } from 'vitest';
+import { dnsBody, tcpBody, type TestClient } from './client.js';
+import { RunRecorder } from '../../../src/server/rundata/recorder.js';
+import { refusedAttempt, tcpAttempt } from '../../e2e/rundata-harness.js';
+
+/** Ids of the seeded records. */
+export interface World {
+  check: any;
+  dns: any;
+  heartbeat: any;
+  snippet: any;
+  variable: any;
+  channel: any;
+  group: any;
+  location: any;
+  dashboard: any;
+  service: any;
+  page: any;
+  incident: any;
+  update: any;
+  subscription: any;
+  session: { checkSessionId: string };
+  result: { id: string };
+  errorGroup: { id: string };
+  trigger: any;
+}
+
+async function ok(t: TestClient, method: string, path: string, body?: unknown): Promise<any> {
+  const a = await t.call(method, path, body);
+  expect(a.status, `${method} ${path}: ${JSON.stringify(a.body)}`).toBeLessThan(300);
+  return a.body;
+}
+
+/** Seeds one record of every kind (and run data of `check`) as account `dev`. */
+export async function seedWorld(t: TestClient): Promise<World> {
+  const channel = await ok(t, 'POST', '/v1/alert-channels', { type: 'EMAIL', config: { address: 'ops@example.com' } });
+  const group = await ok(t, 'POST', '/v1/check-groups', { name: 'g' });
+  const location = await ok(t, 'POST', '/v1/private-locations', { name: 'Office', slugName: 'office' });
+  const snippet = await ok(t, 'POST', '/v1/snippets', { name: 's', script: 'x()' });
+  const variable = await ok(t, 'POST', '/v1/variables', { key: 'API_URL', value: 'https://example.com' });
+  const dashboard = await ok(t, 'POST', '/v1/dashboards', { header: 'Status' });
+  const service = await ok(t, 'POST', '/v1/status-pages/services', { name: 'API' });
+  const page = await ok(t, 'POST', '/v1/status-pages', { name: 'Shop', url: 'shop', cards: [{ name: 'Main', services: [{ id: service.id }] }] });
+  const incident = await ok(t, 'POST', '/v1/status-pages/incidents', { name: 'Outage', severity: 'MAJOR', services: [{ id: service.id }], incidentUpdates: [{ description: 'looking' }] });
+  const update = incident.incidentUpdates[0];
+  await ok(t, 'POST', `/v1/status-pages/${page.id}/subscriptions/bulk`, { subscriptions: [{ type: 'EMAIL', config: 'a@example.com' }] });
+  const [subscription] = await ok(t, 'GET', `/v1/status-pages/${page.id}/subscriptions`);
+  const check = await ok(t, 'POST', '/v1/checks/tcp', tcpBody({ groupId: group.id }));
+  const dns = await ok(t, 'POST', '/v1/checks/dns', dnsBody());
+  const heartbeat = await ok(t, 'POST', '/v1/checks/heartbeat', { name: 'hb', heartbeat: { period: 1, periodUnit: 'hours', grace: 5, graceUnit: 'minutes' } });
+  const trigger = await ok(t, 'POST', `/v1/triggers/check-groups/${group.id}`);
+
+  const now = t.server.ctx.options.now;
+  const recorder = new RunRecorder(t.server.ctx.store, now);
+  const snap = { id: check.id, name: check.name, checkType: 'TCP', shouldFail: false, maxResponseTime: 5000 };
+  const session = recorder.openSession('dev', { check: snap, runLocations: ['eu-west-1', 'us-east-1'] });
+  recorder.markExecuting('dev', session.checkSessionId);
+  const { result, errorGroup } = recorder.finishLocation('dev', session.checkSessionId, refusedAttempt('eu-west-1', now() - 2000));
+  recorder.finishLocation('dev', session.checkSessionId, tcpAttempt('us-east-1', now() - 1000));
+  recorder.recordHeartbeatEvent('dev', { checkId: heartbeat.id, state: 'RECEIVED', timestamp: new Date(now() - 60_000).toISOString(), source: '127.0.0.1', userAgent: 'curl/8' });
+  return { check, dns, heartbeat, snippet, variable, channel, group, location, dashboard, service, page, incident, update, subscription, session, result, errorGroup: errorGroup!, trigger };
+}
