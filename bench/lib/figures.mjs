@@ -15,10 +15,11 @@ export function notMeasured({ bench, figure: number, title, target, reason }) {
   return { bench, figure: number, title, value: null, unit: '', target: `${target.op} ${target.value}`, pass: false, note: reason };
 }
 
-/** Rounds to 3 significant decimals without losing large values. */
+/** Rounds to about three significant digits (whole numbers from 100 up). */
 export function round(x) {
   if (!Number.isFinite(x)) return x;
-  return Math.abs(x) >= 100 ? Math.round(x) : Number(x.toFixed(Math.abs(x) >= 10 ? 1 : 2));
+  const a = Math.abs(x);
+  return a >= 100 ? Math.round(x) : Number(x.toFixed(a >= 10 ? 1 : a >= 1 ? 2 : 3));
 }
 
 /** Renders figures as an aligned text table. */
