@@ -123,8 +123,8 @@ export async function main({ quick = false, log = (line) => process.stderr.write
           title: `no-change plan of ${total} resources: HTTP requests, baseline / mac`,
           value: baseline.requests / counted.requests,
           target: { op: '>=', value: 90 },
-          details: { ...size, macRequests: counted.requests, baselineRequests: baseline.requests },
-          note: `mac ${counted.requests} requests (list pages), baseline ${baseline.requests} (one GET per resource)`,
+          details: { ...size, macRequests: counted.requests, macRequestsByPath: counted.byPath, baselineRequests: baseline.requests },
+          note: `mac ${counted.requests} GETs (${Object.entries(counted.byPath).map(([path, n]) => `${path} ${n}`).join(', ')}), baseline ${baseline.requests} (one GET per resource)`,
         }),
         figure({
           bench: 'plan-vs-floor',
