@@ -1,6 +1,6 @@
 import type { Definition, LoadedProject } from '../config/types.js';
 import { isCheckKind, KINDS, type Kind } from '../schema/kinds.js';
-import { compareObjects, createPatch, fingerprint, normalizeLive, unmanagedFields } from './compare.js';
+import { compareObjects, createPatch, fingerprint, fingerprintOf, normalizeLive, unmanagedFields } from './compare.js';
 import { buildDesired, refOf, type ResolveRef } from './desired.js';
 import type { LiveState } from './fetch.js';
 import { kindSpec } from './kinds/index.js';
@@ -88,7 +88,7 @@ function planPair(kind: Kind, pair: Pair, rewriteSecrets: boolean): PlannedChang
   if (def.state === 'absent') {
     if (live === undefined) return { ...base, action: 'noop', patch: [], notes: ['marked absent and already gone'] };
     const liveN = normalizeLive(kind, live);
-    return { ...base, action: 'delete', name: spec.displayName(liveN), remoteId: spec.remoteId(live), patch: [], liveFingerprint: fingerprint(kind, live) };
+    return { ...base, action: 'delete', name: spec.displayName(liveN), remoteId: spec.remoteId(live), patch: [], liveFingerprint: fingerprintOf(liveN) };
   }
   const notes = [...spec.notes(desired.body), ...secretNotes(kind, desired.body, rewriteSecrets && live !== undefined)];
   const ignored = spec.ignored ?? {};
@@ -108,7 +108,7 @@ function planPair(kind: Kind, pair: Pair, rewriteSecrets: boolean): PlannedChang
   }
   const { patch } = compareObjects(kind, desired.body, liveN, desired.secrets.map((s) => s.path));
   if (rewriteSecrets) patch.push(...rewriteSecretOps(kind, desired.body, liveN, patch));
-  const common = { ...base, name, remoteId: spec.remoteId(live), liveFingerprint: fingerprint(kind, live), ...withNotes(notes) };
+  const common = { ...base, name, remoteId: spec.remoteId(live), liveFingerprint: fingerprintOf(liveN), ...withNotes(notes) };
   if (patch.length === 0) return { ...common, action: 'noop', patch };
   return { ...common, action: 'update', patch, dependsOn: desired.dependsOn, ...writeBody };
 }

@@ -18,7 +18,12 @@ export function normalizeLive(kind: Kind, live: Record<string, unknown>): Record
  * object and compares, so any change between plan and apply is noticed.
  */
 export function fingerprint(kind: Kind, live: Record<string, unknown>): string {
-  return `sha256:${createHash('sha256').update(canonicalJson(normalizeLive(kind, live))).digest('hex')}`;
+  return fingerprintOf(normalizeLive(kind, live));
+}
+
+/** The fingerprint of a live object already normalized by `normalizeLive`. */
+export function fingerprintOf(normalizedLive: Record<string, unknown>): string {
+  return `sha256:${createHash('sha256').update(canonicalJson(normalizedLive)).digest('hex')}`;
 }
 
 /**
@@ -48,14 +53,23 @@ export interface Comparison {
  */
 export function compareObjects(kind: Kind, desired: Record<string, unknown>, live: Record<string, unknown>, desiredSecrets: string[]): Comparison {
   const spec = kindSpec(kind);
-  const left = structuredClone(live);
-  const right = structuredClone(desired);
-  for (const field of spec.writeOnly) {
-    delete left[field];
-    delete right[field];
+  // Both sides are copied only when fields must be removed or masked (rare): the callers'
+  // objects stay intact, and a plan of thousands of unchanged resources copies nothing.
+  const mutate =
+    spec.writeOnly.some((field) => field in live || field in desired) ||
+    unmanagedFields(kind, desired, live).length > 0 ||
+    spec.unreadableSecrets(live).length > 0 ||
+    spec.unreadableSecrets(desired).length > 0;
+  const left = mutate ? structuredClone(live) : live;
+  const right = mutate ? structuredClone(desired) : desired;
+  if (mutate) {
+    for (const field of spec.writeOnly) {
+      delete left[field];
+      delete right[field];
+    }
+    for (const field of unmanagedFields(kind, right, left)) delete left[field];
   }
-  for (const field of unmanagedFields(kind, right, left)) delete left[field];
-  const unreadable = [...new Set([...spec.unreadableSecrets(left), ...spec.unreadableSecrets(right)])];
+  const unreadable = mutate ? [...new Set([...spec.unreadableSecrets(left), ...spec.unreadableSecrets(right)])] : [];
   for (const p of unreadable) {
     if (getAt(left, p) !== undefined) setAt(left, p, SENSITIVE);
     if (getAt(right, p) !== undefined) setAt(right, p, SENSITIVE);

@@ -47,7 +47,9 @@ const TOKEN = '\u0000mac-secret:';
  * normalized by the kind's shape.
  */
 export function buildDesired(def: Definition, project: string, resolve: ResolveRef): Desired {
-  const spec: Record<string, unknown> = structuredClone(def.spec);
+  // addCheckRefs only replaces top-level fields, so a shallow copy keeps def.spec intact; the
+  // secret tokens below are set deep inside, so a definition with secrets is copied deeply.
+  const spec: Record<string, unknown> = def.secretPaths.length > 0 ? structuredClone(def.spec) : { ...def.spec };
   const secretValues: unknown[] = [];
   const envOf: Array<string | undefined> = [];
   for (const pointer of def.secretPaths) {
@@ -67,8 +69,13 @@ export function buildDesired(def: Definition, project: string, resolve: ResolveR
 
   const { value, dropped } = normalizeShape(spec, kindSpec(def.kind).shapeOf(spec));
   const body = value;
-  const masked = structuredClone(value);
   const secrets: SecretSource[] = [];
+  // `spec` holds what the definition sets plus what mac adds to it (ownership tag, references).
+  const defaulted = defaultedFields(spec, body, '');
+  const sensitive = kindSpec(def.kind).sensitive(body);
+  // Without secrets or credentials the masked body is the body itself (neither is modified afterwards).
+  if (secretValues.length === 0 && sensitive.length === 0) return { body, masked: body, secrets, dropped, dependsOn: [...dependsOn].sort(), defaulted };
+  const masked = structuredClone(value);
   walkStrings(value, '', (pointer, s) => {
     if (!s.startsWith(TOKEN)) return;
     const i = Number(s.slice(TOKEN.length));
@@ -78,14 +85,13 @@ export function buildDesired(def: Definition, project: string, resolve: ResolveR
   });
   // Credentials the API does return (webhook secrets, integration keys) are compared, but a
   // plan shows and stores them no more than secret values: apply recovers them the same way.
-  for (const pointer of kindSpec(def.kind).sensitive(body)) {
+  for (const pointer of sensitive) {
     if (secrets.some((s) => s.path === pointer)) continue;
     setAt(masked, pointer, SENSITIVE);
     const env = def.envSources[pointer];
     secrets.push(env === undefined ? { path: pointer } : { path: pointer, env });
   }
-  // `spec` holds what the definition sets plus what mac adds to it (ownership tag, references).
-  return { body, masked, secrets, dropped, dependsOn: [...dependsOn].sort(), defaulted: defaultedFields(spec, body, '') };
+  return { body, masked, secrets, dropped, dependsOn: [...dependsOn].sort(), defaulted };
 }
 
 function addCheckRefs(def: Definition, spec: Record<string, unknown>, project: string, ref: (target: string) => unknown): void {

@@ -43,26 +43,44 @@ export function normalizeShape(input: Record<string, unknown>, shape: Shape): No
   return { value, dropped };
 }
 
+// A plan normalizes tens of thousands of objects by the same few shapes: their fields and
+// escaped pointer segments are listed once per shape.
+const fieldsOf = new WeakMap<Shape, Array<[key: string, rule: Rule, segment: string]>>();
+
+function fields(shape: Shape): Array<[string, Rule, string]> {
+  let list = fieldsOf.get(shape);
+  if (list === undefined) {
+    list = Object.entries(shape).map(([key, rule]) => [key, rule, `/${escape(key)}`]);
+    fieldsOf.set(shape, list);
+  }
+  return list;
+}
+
 function normalizeObject(input: Record<string, unknown>, shape: Shape, at: string, dropped: string[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(input)) if (!(key in shape) && input[key] !== undefined) dropped.push(`${at}/${escape(key)}`);
-  for (const [key, rule] of Object.entries(shape)) {
-    const v = normalizeValue(input[key], rule, input, `${at}/${escape(key)}`, dropped);
+  for (const [key, rule, segment] of fields(shape)) {
+    const v = normalizeValue(input[key], rule, input, at, segment, dropped);
     if (v !== undefined) out[key] = v;
   }
   return out;
 }
 
-function normalizeValue(raw: unknown, rule: Rule, parent: Record<string, unknown>, at: string, dropped: string[]): unknown {
+/** Normalizes the field at `parentAt + segment` (the pointer is built only for nested values). */
+function normalizeValue(raw: unknown, rule: Rule, parent: Record<string, unknown>, parentAt: string, segment: string, dropped: string[]): unknown {
   let v = raw;
   if (rule.emptyIsNull && v === '') v = null;
   if (v === undefined || (v === null && !rule.nullable)) {
-    v = rule.defaultFrom ? rule.defaultFrom(parent) : structuredClone(rule.default);
+    // The output must never alias the shape's own values: object and array defaults are
+    // copied, here or below (normalizeObject and the array branch build new ones).
+    const d = rule.default;
+    v = rule.defaultFrom ? rule.defaultFrom(parent) : typeof d === 'object' && d !== null && !Array.isArray(d) && !rule.object ? structuredClone(d) : d;
   }
   if (v === undefined || v === null) return v;
-  if (rule.object && isRecord(v)) return normalizeObject(v, rule.object, at, dropped);
+  if (rule.object && isRecord(v)) return normalizeObject(v, rule.object, parentAt + segment, dropped);
   if (rule.free && isRecord(v)) return JSON.parse(canonicalJson(v)) as Record<string, unknown>;
   if (Array.isArray(v)) {
+    const at = parentAt + segment;
     let arr = rule.items ? v.map((item, i) => (isRecord(item) ? normalizeObject(item, rule.items!, `${at}/${i}`, dropped) : item)) : [...v];
     if (rule.set) arr = sortSet(arr, rule.set);
     return arr;
@@ -71,6 +89,7 @@ function normalizeValue(raw: unknown, rule: Rule, parent: Record<string, unknown
 }
 
 function sortSet(arr: unknown[], by: true | string): unknown[] {
+  if (arr.length < 2) return arr;
   const keyOf = (x: unknown): string => {
     const v = by === true ? x : isRecord(x) ? x[by] : x;
     return typeof v === 'string' ? v : canonicalJson(v);

@@ -1,0 +1,106 @@
+// The bench's cases: each names the module that measures it, how to call it at full and quick
+// size, and how its result becomes figures. Modules are imported only when their case runs, so a
+// missing module costs its figures (reported as not run), never the whole run.
+import { figure } from './lib/figures.mjs';
+
+/** Targets of the issue, by figure. */
+const TARGETS = {
+  applyEfficiency: { op: '>=', value: 0.85 },
+  rateShare: { op: '>=', value: 0.9 },
+  validateRatio: { op: '<=', value: 3 },
+  serveRatio: { op: '>=', value: 0.5 },
+};
+
+/** Every case, in the order they run; `figures` lists what a case reports when it cannot run. */
+export const CASES = [
+  {
+    name: 'plan',
+    module: './plan.mjs',
+    figures: [
+      { bench: 'plan-requests', figure: 1, title: 'no-change plan: HTTP requests, baseline / mac', target: { op: '>=', value: 90 } },
+      { bench: 'plan-vs-floor', figure: 2, title: 'plan wall time at 50 ms latency, mac / floor', target: { op: '<=', value: 1.5 } },
+      { bench: 'plan-vs-baseline', figure: 2, title: 'plan wall time at 50 ms latency, baseline / mac', target: { op: '>=', value: 20 } },
+      { bench: 'plan-rss', figure: 5, title: 'peak RSS of the plan', target: { op: '<=', value: 300 } },
+    ],
+    run: (m, { quick, log }) => m.main({ quick, log }),
+  },
+  {
+    name: 'apply',
+    module: './apply.mjs',
+    figures: [
+      { bench: 'apply-latency', figure: 3, title: 'apply creates at 50 ms latency, concurrency 16: efficiency', target: TARGETS.applyEfficiency },
+      { bench: 'apply-rate-limit', figure: 4, title: 'apply under --rate-limit 50/1: share of the limit', target: TARGETS.rateShare },
+    ],
+    run: async (m, { quick, log }) => {
+      const n = quick ? 200 : 1000;
+      log(`apply: ${n} creates at --latency 50, concurrency 16 ...`);
+      const a = await m.benchLatency({ n, latencyMs: 50, concurrency: 16 });
+      const changes = quick ? 150 : 500;
+      log(`apply: ${changes} creates under --rate-limit 50/1 ...`);
+      const b = await m.benchRateLimit({ n: changes, requests: 50, perSeconds: 1 });
+      const failures = (r) => (r.failed > 0 ? ` MISS: ${r.failed} changes failed.` : '');
+      return [
+        figure({
+          bench: a.bench,
+          figure: 3,
+          title: `apply of ${a.n} creates at ${a.latencyMs} ms latency, concurrency ${a.concurrency}: efficiency`,
+          value: a.failed > 0 ? 0 : a.efficiency,
+          target: TARGETS.applyEfficiency,
+          details: { n: a.n, quick, stageMs: a.stageMs, idealMs: a.idealMs, processMs: a.processMs, failed: a.failed, rawEfficiency: a.rawEfficiency },
+          note: `N x latency / concurrency = ${a.idealMs} ms, apply stage ${a.stageMs} ms (process ${a.processMs} ms); bare undici loop: efficiency ${a.rawEfficiency}.${failures(a)}`,
+        }),
+        figure({
+          bench: b.bench,
+          figure: 4,
+          title: `apply of ${b.n} changes under --rate-limit ${b.limit}: share of the limit`,
+          value: b.failed > 0 ? 0 : b.shareOfLimit,
+          target: TARGETS.rateShare,
+          details: { n: b.n, quick, requests: b.requests, stageMs: b.stageMs, requestsPerSecond: b.requestsPerSecond, failed: b.failed },
+          note: `${b.requests} requests in ${b.stageMs} ms = ${b.requestsPerSecond}/s, ${b.failed} failed.${failures(b)}`,
+        }),
+      ];
+    },
+  },
+  {
+    name: 'validate',
+    module: './validate.mjs',
+    figures: [{ bench: 'validate', figure: 5, title: 'mac validate, mac / YAML-parse floor', target: TARGETS.validateRatio }],
+    run: async (m, { quick, log }) => {
+      const n = quick ? 1000 : 10_000;
+      log(`validate: ${n} definitions against parsing their YAML alone ...`);
+      const r = await m.runValidateBench({ n, reps: quick ? 3 : 5 });
+      return [
+        figure({
+          bench: r.bench,
+          figure: 5,
+          title: `mac validate of ${r.n} definitions, mac / YAML-parse floor`,
+          value: r.ratio,
+          target: TARGETS.validateRatio,
+          details: { n: r.n, quick, macMs: r.macMs, floorMs: r.floorMs },
+          note: `load + validate ${r.macMs} ms, YAML parse alone ${r.floorMs} ms (medians, in process)`,
+        }),
+      ];
+    },
+  },
+  {
+    name: 'serve',
+    module: './serve.mjs',
+    figures: [{ bench: 'serve-throughput', figure: 6, title: 'GET /v1/checks?limit=100 throughput, mac serve / bare node:http', target: TARGETS.serveRatio }],
+    run: async (m, { quick, log }) => {
+      const seconds = quick ? 2 : 5;
+      log(`serve: GET /v1/checks?limit=100 for ${seconds} s against mac serve and a bare node:http server ...`);
+      const r = await m.main({ seconds, warmupSeconds: 1 });
+      return [
+        figure({
+          bench: r.bench,
+          figure: 6,
+          title: 'GET /v1/checks?limit=100 throughput, mac serve / bare node:http',
+          value: r.ratio,
+          target: TARGETS.serveRatio,
+          details: { quick, macRps: r.macRps, bareRps: r.bareRps, concurrency: r.concurrency, seconds: r.seconds },
+          note: `mac serve ${r.macRps} req/s, bare node:http ${r.bareRps} req/s (same ${r.bytes} bytes, ${r.concurrency} connections, ${r.seconds} s)`,
+        }),
+      ];
+    },
+  },
+];
