@@ -28,8 +28,8 @@ export interface RouteInput<P, Q, B> {
 export interface Reply {
   status: number;
   body?: unknown;
-  /** The body already serialized as JSON (cached views); wins over `body`. */
-  json?: string;
+  /** The body already serialized as JSON (cached views, as text or UTF-8 bytes); wins over `body`. */
+  json?: string | Uint8Array;
   headers?: Record<string, string>;
 }
 
