@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { created, noContent, ok, route, type RouteModule, type RouteSpec } from '../http/route.js';
 import { pageOf, pageQuery } from '../http/lists.js';
+import { PageCache } from '../http/page-cache.js';
 import { arrayParam, boolParam, stringParam } from '../http/query.js';
 import { mustGet } from '../http/lookup.js';
 import { invalid } from '../http/errors.js';
@@ -29,6 +30,8 @@ const deprecatedBody = z.looseObject({ checkType: z.enum(SPEC_CHECK_TYPES).optio
 /** Routes of `/v1/checks`: list, read and delete any check; create and update per type. */
 export const checkRoutes: RouteModule = (ctx) => {
   const { store, isoNow } = ctx;
+  // A page shows checks with their subscriptions and the channels those point at.
+  const listPages = new PageCache(store, [COLL.checks, COLL.alertSubscriptions, COLL.alertChannels]);
   // A deleted snippet is cleared from the DNS checks that reference it (api-decisions §1.6).
   ctx.onDelete(COLL.snippets, (tx, snippetId) => {
     for (const check of tx.list<StoredCheck>(COLL.checks)) {
@@ -92,18 +95,20 @@ export const checkRoutes: RouteModule = (ctx) => {
       path: '/v1/checks',
       query: listQuery,
       handle: ({ account, query }) => {
-        const view = store.view(account);
-        const search = query.search?.toLowerCase();
-        const tags = query.tag;
-        const checks = view.list<StoredCheck>(COLL.checks).filter(
-          (c) =>
-            (query.checkType === undefined || c.checkType === query.checkType) &&
-            (search === undefined || c.name.toLowerCase().includes(search)) &&
-            (tags === undefined || tags.length === 0 || (c.tags as string[]).some((t) => tags.includes(t))),
-        );
-        const page = pageOf(checks, query);
-        const json = checkJsonReader(store, account);
-        return { status: 200, json: `[${page.body.map(json).join(',')}]`, headers: { 'content-range': page.contentRange } };
+        const page = listPages.get(account, JSON.stringify(query), () => {
+          const search = query.search?.toLowerCase();
+          const tags = query.tag;
+          const checks = store.list<StoredCheck>(account, COLL.checks).filter(
+            (c) =>
+              (query.checkType === undefined || c.checkType === query.checkType) &&
+              (search === undefined || c.name.toLowerCase().includes(search)) &&
+              (tags === undefined || tags.length === 0 || (c.tags as string[]).some((t) => tags.includes(t))),
+          );
+          const { body, contentRange } = pageOf(checks, query);
+          const json = checkJsonReader(store, account);
+          return { json: `[${body.map(json).join(',')}]`, headers: { 'content-range': contentRange } };
+        });
+        return { status: 200, json: page.json, headers: page.headers };
       },
     }),
     ...perType,

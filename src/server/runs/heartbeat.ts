@@ -47,13 +47,41 @@ export function classifyPing(spec: HeartbeatSpec, lastMs: number, nowMs: number,
  * not been recorded yet (`failedThroughMs` = the last deadline already recorded, or null).
  */
 export function missedDeadlines(spec: HeartbeatSpec, lastMs: number, failedThroughMs: number | null, nowMs: number, timeScale: number): number[] {
-  const period = durationMs(spec.period, spec.periodUnit, timeScale);
-  const grace = durationMs(spec.grace, spec.graceUnit, timeScale);
-  if (period <= 0) return [];
+  const grid = deadlineGrid(spec, lastMs, timeScale);
+  if (grid === undefined) return [];
   const out: number[] = [];
   // Bounded so that a service that slept for a long time does not flood the event list.
-  for (let deadline = lastMs + period + grace; deadline <= nowMs && out.length < 100; deadline += period) {
-    if (failedThroughMs === null || deadline > failedThroughMs) out.push(deadline);
+  for (let k = firstUnrecorded(grid, failedThroughMs); out.length < 100; k++) {
+    const deadline = grid.first + k * grid.period;
+    if (deadline > nowMs) break;
+    out.push(deadline);
   }
   return out;
+}
+
+/**
+ * The first deadline not recorded yet (`failedThroughMs`, as in missedDeadlines): nothing is
+ * owed before it, so the scheduler need not look at the check until then.
+ */
+export function nextDeadline(spec: HeartbeatSpec, lastMs: number, failedThroughMs: number | null, timeScale: number): number {
+  const grid = deadlineGrid(spec, lastMs, timeScale);
+  if (grid === undefined) return Number.POSITIVE_INFINITY;
+  return grid.first + firstUnrecorded(grid, failedThroughMs) * grid.period;
+}
+
+/** Deadlines fall at `first + k * period`, k = 0, 1, ...; none when the period is not positive. */
+function deadlineGrid(spec: HeartbeatSpec, lastMs: number, timeScale: number): { first: number; period: number } | undefined {
+  const period = durationMs(spec.period, spec.periodUnit, timeScale);
+  if (period <= 0) return undefined;
+  return { first: lastMs + period + durationMs(spec.grace, spec.graceUnit, timeScale), period };
+}
+
+/** The index of the first deadline after `failedThroughMs`. */
+function firstUnrecorded(grid: { first: number; period: number }, failedThroughMs: number | null): number {
+  if (failedThroughMs === null || failedThroughMs < grid.first) return 0;
+  let k = Math.floor((failedThroughMs - grid.first) / grid.period);
+  // The division may round either way; the deadlines themselves decide.
+  while (k > 0 && grid.first + (k - 1) * grid.period > failedThroughMs) k--;
+  while (grid.first + k * grid.period <= failedThroughMs) k++;
+  return k;
 }

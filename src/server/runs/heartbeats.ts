@@ -3,7 +3,7 @@ import { COLL } from '../kinds.js';
 import type { HeartbeatEvent } from '../rundata/types.js';
 import type { Alerter, CheckRecord } from './alerts.js';
 import type { RunRecorder } from '../rundata/recorder.js';
-import { classifyPing, missedDeadlines, type HeartbeatSpec } from './heartbeat.js';
+import { classifyPing, missedDeadlines, nextDeadline, type HeartbeatSpec } from './heartbeat.js';
 
 /** Per heartbeat check: when it last pinged (or began waiting) and the last deadline recorded as missed. */
 interface HeartbeatMemory {
@@ -67,6 +67,14 @@ export class Heartbeats {
     this.save(account, check.id, { ...memory, failedThroughMs: missed[missed.length - 1] });
     const message = `No ping received within ${spec.period} ${spec.periodUnit} plus ${spec.grace} ${spec.graceUnit} of grace`;
     void this.alerter.onVerdict(account, check, 'failed', alertAbout(missed[missed.length - 1], message)).catch(() => undefined);
+  }
+
+  /** When checkDeadlines next has something to record for the check (infinity: never, until it pings or changes). */
+  nextDeadlineMs(account: string, check: HeartbeatCheck): number {
+    const spec = specOf(check);
+    const memory = spec && this.memory(account, check.id);
+    if (!spec || !memory) return Number.POSITIVE_INFINITY;
+    return nextDeadline(spec, memory.anchorMs, memory.failedThroughMs, this.ctx.options.timeScale);
   }
 
   private byToken(token: string): { account: string; check: HeartbeatCheck } | undefined {

@@ -2,7 +2,7 @@ import type { ServerContext } from '../context.js';
 import { COLL } from '../kinds.js';
 import type { RunEngine } from './engine.js';
 import type { CheckRecord } from './alerts.js';
-import type { Heartbeats } from './heartbeats.js';
+import { HEARTBEAT_STATE_COLL, type Heartbeats } from './heartbeats.js';
 import { firstRunDelayMs, nextDueMs, periodMs } from './schedule.js';
 
 /** How often the scheduler looks for due checks (real ms); bounds the precision of sub-minute runs. */
@@ -25,8 +25,11 @@ interface Plan {
 export class Scheduler {
   private readonly plans = new Map<string, Plan>();
   private timer: NodeJS.Timeout | undefined;
-  // Activated checks of the previous tick: a heartbeat check not among them starts waiting afresh.
+  // Activated checks of the previous scan: a heartbeat check not among them starts waiting afresh.
   private watching = new Set<string>();
+  // What the last scan saw: the store versions it read, and the earliest time anything is due.
+  private scannedVersions = '';
+  private wakeMs = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly ctx: ServerContext,
@@ -46,11 +49,28 @@ export class Scheduler {
     await this.engine.idle();
   }
 
-  /** One look at every check of every account. */
+  /**
+   * Scans every check of every account when one is due or when checks or heartbeat timings
+   * changed since the last scan; otherwise returns at once, so that a tick costs nothing
+   * per stored check while nothing is due.
+   */
   tick(): void {
     const now = this.ctx.options.now();
+    if (now < this.wakeMs && this.versions() === this.scannedVersions) return;
+    this.wakeMs = this.scan(now);
+    // Read after the scan: its own writes (heartbeat timings) need no second look.
+    this.scannedVersions = this.versions();
+  }
+
+  private versions(): string {
+    return `${this.ctx.store.version(COLL.checks)}/${this.ctx.store.version(HEARTBEAT_STATE_COLL)}`;
+  }
+
+  /** One look at every check of every account; returns when the next one is due. */
+  private scan(now: number): number {
     const scale = this.ctx.options.timeScale;
     const seen = new Set<string>();
+    let wake = Number.POSITIVE_INFINITY;
     for (const account of this.ctx.store.accountIds()) {
       for (const check of this.ctx.store.list<CheckRecord>(account, COLL.checks)) {
         if (check.activated === false) continue;
@@ -58,6 +78,7 @@ export class Scheduler {
         if (check.checkType === 'HEARTBEAT') {
           seen.add(key);
           this.heartbeats.checkDeadlines(account, check, now, !this.watching.has(key));
+          wake = Math.min(wake, this.heartbeats.nextDeadlineMs(account, check));
           continue;
         }
         if (check.checkType !== 'TCP' && check.checkType !== 'DNS') continue;
@@ -68,14 +89,16 @@ export class Scheduler {
           plan = { period, offset: check.frequencyOffset, nextDueMs: now + firstRunDelayMs(check, scale) };
           this.plans.set(key, plan);
         }
-        if (now < plan.nextDueMs) continue;
-        plan.nextDueMs = nextDueMs(plan.nextDueMs, period, now);
-        if (this.engine.isRunning(check.id) || this.engine.activeSessions >= MAX_CONCURRENT_SESSIONS) continue;
-        this.engine.startSession(account, check);
+        if (now >= plan.nextDueMs) {
+          plan.nextDueMs = nextDueMs(plan.nextDueMs, period, now);
+          if (!this.engine.isRunning(check.id) && this.engine.activeSessions < MAX_CONCURRENT_SESSIONS) this.engine.startSession(account, check);
+        }
+        wake = Math.min(wake, plan.nextDueMs);
       }
     }
     // Deleted or deactivated checks start afresh if they come back.
     for (const key of this.plans.keys()) if (!seen.has(key)) this.plans.delete(key);
     this.watching = seen;
+    return wake;
   }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyPing, durationMs, missedDeadlines, type HeartbeatSpec } from '../../../src/server/runs/heartbeat.js';
+import { classifyPing, durationMs, missedDeadlines, nextDeadline, type HeartbeatSpec } from '../../../src/server/runs/heartbeat.js';
 
 const hourly: HeartbeatSpec = { period: 1, periodUnit: 'hours', grace: 10, graceUnit: 'minutes' };
 const MIN = 60_000;
@@ -28,5 +28,20 @@ describe('heartbeat timing', () => {
     expect(missedDeadlines(hourly, 0, 70 * MIN, 129 * MIN, 1)).toEqual([]);
     expect(missedDeadlines(hourly, 0, 70 * MIN, 131 * MIN, 1)).toEqual([130 * MIN]);
     expect(missedDeadlines(hourly, 0, null, 131 * MIN, 1)).toEqual([70 * MIN, 130 * MIN]);
+  });
+
+  it('names the next deadline missedDeadlines would record, for any recorded one and time scale', () => {
+    expect(nextDeadline(hourly, 0, null, 1)).toBe(70 * MIN);
+    expect(nextDeadline(hourly, 0, 70 * MIN, 1)).toBe(130 * MIN);
+    const odd: HeartbeatSpec = { period: 7, periodUnit: 'seconds', grace: 3, graceUnit: 'seconds' };
+    for (const scale of [1, 3, 600]) {
+      let failed: number | null = null;
+      for (let i = 0; i < 50; i++) {
+        const next = nextDeadline(odd, 1000, failed, scale);
+        expect(missedDeadlines(odd, 1000, failed, next, scale)).toEqual([next]);
+        expect(missedDeadlines(odd, 1000, failed, next - 0.001, scale)).toEqual([]);
+        failed = next;
+      }
+    }
   });
 });
