@@ -3,6 +3,9 @@
  * notifications). They are the API's response shapes (spec §2.12-2.16, decisions §5) so a read
  * is a projection, never a recomputation.
  */
+// The runner's result shapes are the stored ones; the service records what the runner returns.
+import type { MultiStepCheckResult, TimingPhases } from '../../runner/types.js';
+export type { MultiStepCheckResult, TimingPhases };
 
 /** Where a result counts: the last attempt of a location is FINAL, earlier ones ATTEMPT. */
 export type ResultType = 'FINAL' | 'ATTEMPT';
@@ -17,16 +20,6 @@ export type SessionStatus =
   | 'DEGRADED'
   | 'PASSED'
   | 'TIMED_OUT';
-
-/** Timing phases of one attempt in ms (decisions §5.3), 0 when a phase does not apply. */
-export interface TimingPhases {
-  wait: number;
-  dns: number;
-  tcp: number;
-  firstByte: number;
-  download: number;
-  total: number;
-}
 
 /** One evaluated assertion of an attempt: the definition plus what was seen. */
 export interface EvaluatedAssertion {
@@ -55,15 +48,6 @@ export interface ApiCheckResult {
   jobLog: null;
   jobAssets: null;
   pcapDataUrl: null;
-}
-
-/** `multiStepCheckResult` of a multi-step attempt (decisions §5.3). */
-export interface MultiStepCheckResult {
-  errors: string[];
-  startTime: string;
-  endTime: string;
-  runtimeVersion: string | null;
-  jobLog: string[];
 }
 
 /** A stored check result (spec §2.15). */
