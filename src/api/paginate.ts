@@ -13,24 +13,27 @@ export function totalFromContentRange(header: string | undefined): number | unde
 /**
  * Every item of a page-based list (api-decisions §1.4): the first page, then all remaining
  * pages at once from the content-range total. Without the header, pages are read one by one
- * until a short page.
+ * until a short page. A caller that knows at least `atLeast` items exist (objects it just
+ * wrote) has their pages asked for together with the first, saving a round trip.
  */
-export async function listAll<T>(client: ApiClient, path: string, query: Query = {}): Promise<T[]> {
-  const first = await client.request<T[]>('GET', path, { query: { ...query, limit: PAGE_SIZE, page: 1 } });
-  const items = asArray<T>(first.body, path);
-  const total = totalFromContentRange(first.headers['content-range']);
+export async function listAll<T>(client: ApiClient, path: string, query: Query = {}, atLeast = 0): Promise<T[]> {
+  const page = (n: number) => client.request<T[]>('GET', path, { query: { ...query, limit: PAGE_SIZE, page: n } });
+  const known = Math.max(1, Math.ceil(atLeast / PAGE_SIZE));
+  const [first, ...early] = await Promise.all(Array.from({ length: known }, (_, i) => page(i + 1)));
+  const items = asArray<T>(first!.body, path).concat(...early.map((r) => asArray<T>(r.body, path)));
+  const total = totalFromContentRange(first!.headers['content-range']);
   if (total !== undefined) {
     const pages = Math.ceil(total / PAGE_SIZE);
     const rest = await Promise.all(
-      Array.from({ length: Math.max(0, pages - 1) }, (_, i) =>
-        client.get<T[]>(path, { ...query, limit: PAGE_SIZE, page: i + 2 }).then((body) => asArray<T>(body, path)),
+      Array.from({ length: Math.max(0, pages - known) }, (_, i) =>
+        client.get<T[]>(path, { ...query, limit: PAGE_SIZE, page: known + i + 1 }).then((body) => asArray<T>(body, path)),
       ),
     );
     return items.concat(...rest);
   }
-  let last = items;
-  for (let page = 2; last.length === PAGE_SIZE; page++) {
-    last = asArray<T>(await client.get<T[]>(path, { ...query, limit: PAGE_SIZE, page }), path);
+  let last = asArray<T>((early.at(-1) ?? first!).body, path);
+  for (let n = known + 1; last.length === PAGE_SIZE; n++) {
+    last = asArray<T>(await client.get<T[]>(path, { ...query, limit: PAGE_SIZE, page: n }), path);
     items.push(...last);
   }
   return items;

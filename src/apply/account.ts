@@ -1,11 +1,10 @@
 import { listAll, NotFoundError, type ApiClient } from '../api/index.js';
 import { findLive } from '../plan/body.js';
 import { compareObjects, fingerprint, normalizeLive } from '../plan/compare.js';
-import { fetchLive } from '../plan/fetch.js';
 import { kindSpec } from '../plan/kinds/index.js';
 import { ownershipTag } from '../plan/ownership.js';
 import type { PlannedChange } from '../plan/types.js';
-import { isCheckKind } from '../schema/kinds.js';
+import { isCheckKind, type Kind } from '../schema/kinds.js';
 import type { ApplyAccount } from './apply.js';
 import { changeKey, type ChangeKey } from './graph.js';
 import { createPerform, type CreatePolicy, type ResourceOps } from './perform.js';
@@ -20,11 +19,21 @@ export interface ApiAccountOptions {
   createPolicy?: Partial<CreatePolicy>;
 }
 
+/** Listed objects of one kind, indexed by API id: a re-read of n objects stays linear, not n x n. */
+interface KindItems {
+  items: readonly Live[];
+  byId: Map<string, Live>;
+}
+
+function indexItems(kind: Kind, items: readonly Live[]): KindItems {
+  const spec = kindSpec(kind);
+  return { items, byId: new Map(items.map((o) => [String(spec.remoteId(o)), o])) };
+}
+
 /** The live object a change stands for: by API id when known, else by identity (tag or natural key). */
-function liveOf(project: string, change: PlannedChange, items: readonly Live[], remoteId: string | number | undefined): Live | undefined {
-  const spec = kindSpec(change.kind);
-  if (remoteId === undefined) return findLive(change.kind, project, change, items);
-  return items.find((o) => String(spec.remoteId(o)) === String(remoteId));
+function liveOf(project: string, change: PlannedChange, listed: KindItems, remoteId: string | number | undefined): Live | undefined {
+  if (remoteId === undefined) return findLive(change.kind, project, change, listed.items);
+  return listed.byId.get(String(remoteId));
 }
 
 /**
@@ -60,15 +69,35 @@ export function apiAccount(options: ApiAccountOptions): ApplyAccount {
   };
   const perform = createPerform(() => ops, options.createPolicy);
 
+  /**
+   * One list per distinct endpoint, indexed per kind. Objects known to exist (`expected`) tell
+   * how many pages to ask for at once, so a re-read of many objects costs one round trip.
+   */
+  async function readLists(changes: ReadonlyArray<{ change: PlannedChange; expected: boolean }>): Promise<Map<Kind, KindItems>> {
+    const atLeast = new Map<string, number>();
+    for (const { change, expected } of changes) {
+      const list = kindSpec(change.kind).api.list;
+      atLeast.set(list, (atLeast.get(list) ?? 0) + (expected ? 1 : 0));
+    }
+    const lists = new Map(await Promise.all([...atLeast].map(async ([list, n]) => [list, await listAll<Live>(client, list, {}, n)] as const)));
+    const out = new Map<Kind, KindItems>();
+    for (const kind of new Set(changes.map((c) => c.change.kind))) {
+      const spec = kindSpec(kind);
+      out.set(kind, indexItems(kind, lists.get(spec.api.list)!.filter((item) => spec.accepts(item))));
+    }
+    return out;
+  }
+
   /** Re-reads objects: one list per path, then an item GET for an id the list did not show. */
-  async function read(changes: ReadonlyArray<{ change: PlannedChange; remoteId?: string | number }>): Promise<Map<ChangeKey, Live | null>> {
-    const lists = await fetchLive(client, changes.map((c) => c.change.kind));
+  async function read(changes: ReadonlyArray<{ change: PlannedChange; remoteId?: string | number; expected: boolean }>): Promise<Map<ChangeKey, Live | null>> {
+    const indexed = await readLists(changes);
+    const none: KindItems = { items: [], byId: new Map() };
     const out = new Map<ChangeKey, Live | null>();
     await Promise.all(
       changes.map(async ({ change, remoteId }) => {
         const key = changeKey(change);
         const id = remoteId ?? change.remoteId;
-        const listed = liveOf(project, change, lists.get(change.kind) ?? [], id);
+        const listed = liveOf(project, change, indexed.get(change.kind) ?? none, id);
         if (listed !== undefined || id === undefined) return void out.set(key, listed ?? null);
         try {
           out.set(key, await client.get<Live>(kindSpec(change.kind).api.item(id)));
@@ -82,14 +111,15 @@ export function apiAccount(options: ApiAccountOptions): ApplyAccount {
   }
 
   return {
-    readLive: (changes) => read(changes.map((change) => ({ change }))),
+    // The plan saw every object with an id; a create's object is expected to be absent.
+    readLive: (changes) => read(changes.map((change) => ({ change, expected: change.remoteId !== undefined }))),
     fingerprint,
     perform: async (change, input) => {
       if (input.body) sent.set(changeKey(change), input.body);
       return perform(change, input);
     },
     async converge(applied) {
-      const live = await read(applied.map(({ change, outcome }) => ({ change, remoteId: outcome.remoteId })));
+      const live = await read(applied.map(({ change, outcome }) => ({ change, remoteId: outcome.remoteId, expected: change.action !== 'delete' })));
       const issues: ConvergenceIssue[] = [];
       for (const { change } of applied) {
         const key = changeKey(change);

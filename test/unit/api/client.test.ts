@@ -203,6 +203,45 @@ describe('pagination', () => {
     expect(pages.sort()).toEqual([1, 2, 3]);
   });
 
+  it('asks for the pages of items known to exist together with the first', async () => {
+    const all = Array.from({ length: 250 }, (_, i) => ({ id: i }));
+    const held: Array<() => void> = [];
+    let heldTooLong = false;
+    let asked = 0;
+    const url = await serve((req, res) => {
+      const q = new URL(req.url!, 'http://x').searchParams;
+      const page = Number(q.get('page'));
+      const slice = all.slice((page - 1) * 100, page * 100);
+      held.push(() => json(res, 200, slice, { 'content-range': `0-99/250` }));
+      // Nothing is answered before all three pages were asked for; a sequential read would stall here.
+      const release = () => held.splice(0).forEach((answer) => answer());
+      if (++asked === 3) release();
+      else setTimeout(() => held.length > 0 && ((heldTooLong = true), release()), 1000).unref();
+    });
+    client = new ApiClient({ apiUrl: url, apiKey: 'k' });
+    const items = await listAll<{ id: number }>(client, '/v1/checks', {}, 201);
+    expect(items.map((i) => i.id)).toEqual(all.map((i) => i.id));
+    expect(heldTooLong).toBe(false);
+    expect(client.stats.total).toBe(3);
+  });
+
+  it('still reads every item when fewer or more exist than the caller expected', async () => {
+    for (const [length, atLeast, withRange] of [[150, 300, true], [350, 150, true], [200, 150, false]] as const) {
+      const all = Array.from({ length }, (_, i) => ({ id: i }));
+      const url = await serve((req, res) => {
+        const page = Number(new URL(req.url!, 'http://x').searchParams.get('page'));
+        json(res, 200, all.slice((page - 1) * 100, page * 100), withRange ? { 'content-range': `*/${length}` } : {});
+      });
+      client = new ApiClient({ apiUrl: url, apiKey: 'k' });
+      const items = await listAll<{ id: number }>(client, '/v1/checks', {}, atLeast);
+      expect(items.map((i) => i.id)).toEqual(all.map((i) => i.id));
+      await client.close();
+      client = undefined;
+      await new Promise((r) => server!.close(r));
+      server = undefined;
+    }
+  });
+
   it('stops at a short page when there is no content-range', async () => {
     const all = Array.from({ length: 200 }, (_, i) => ({ id: i }));
     const url = await serve((req, res) => {
