@@ -1,5 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { ServerContext } from '../context.js';
+import { COLL } from '../kinds.js';
 import { RunRecorder, type AttemptInput } from '../rundata/recorder.js';
 import type { StoredSession } from '../rundata/types.js';
 import { runCheck, notExecuted, NOT_EXECUTED, type AttemptResult, type RunOptions } from '../../runner/index.js';
@@ -67,13 +68,18 @@ export class RunEngine {
     });
     this.running.set(check.id, (this.running.get(check.id) ?? 0) + 1);
     const work = this.execute(account, check, session)
-      .catch((err: unknown) => this.options.onError?.(err))
+      // A check deleted while it ran takes its session along: what fails then is no fault.
+      .catch((err: unknown) => void (this.exists(account, check.id) && this.options.onError?.(err)))
       .finally(() => {
         this.running.set(check.id, (this.running.get(check.id) ?? 1) - 1);
         this.inFlight.delete(work);
       });
     this.inFlight.add(work);
     return session;
+  }
+
+  private exists(account: string, checkId: string): boolean {
+    return this.ctx.store.get(account, COLL.checks, checkId) !== undefined;
   }
 
   /** Resolves once every session started so far has finished (tests, shutdown). */
@@ -122,6 +128,7 @@ export class RunEngine {
         }),
       );
     }
+    if (!this.exists(account, check.id)) return;
     const threshold = (check.alertSettings as { parallelRunFailureThreshold?: { enabled?: boolean; percentage?: number } } | undefined)
       ?.parallelRunFailureThreshold;
     const verdict: SessionVerdict = sessionVerdict(

@@ -6,7 +6,8 @@ import type { AppEnv } from '../http/env.js';
 import type { ServerContext } from '../context.js';
 import { COLL } from '../kinds.js';
 import { sessionView } from '../rundata/views.js';
-import type { CheckRecord } from './alerts.js';
+import { ALERT_STATE_COLL, type CheckRecord } from './alerts.js';
+import { HEARTBEAT_STATE_COLL } from './heartbeats.js';
 import { isTargeted } from './target.js';
 import { runsOf } from './runs.js';
 
@@ -24,9 +25,18 @@ const triggerBody = z
 // Heartbeat checks are fed by pings: there is nothing to trigger.
 const TRIGGERABLE = new Set(['TCP', 'DNS', 'MULTI_STEP']);
 
+/** Routes of the runs (the trigger endpoint), and the cascade of a check delete onto run state. */
+export const runRoutes: RouteModule = (ctx) => {
+  // A deleted check takes its alert memory and heartbeat timing along.
+  ctx.onDelete(COLL.checks, (tx, checkId) => {
+    for (const kind of [ALERT_STATE_COLL, HEARTBEAT_STATE_COLL]) if (tx.get(kind, checkId)) tx.delete(kind, checkId);
+  });
+  return [triggerRoute(ctx)];
+};
+
 /** POST /v1/check-sessions/trigger (api-decisions §4, §5.1): run the targeted activated checks now. */
-export const runRoutes: RouteModule = (ctx) => [
-  route({
+function triggerRoute(ctx: ServerContext) {
+  return route({
     method: 'POST',
     path: '/v1/check-sessions/trigger',
     body: triggerBody,
@@ -40,8 +50,8 @@ export const runRoutes: RouteModule = (ctx) => [
       const sessions = checks.map((check) => sessionView(engine.startSession(account, check), [], origin, ctx.options.now()));
       return created({ sessions });
     },
-  }),
-];
+  });
+}
 
 /**
  * `GET|POST|HEAD /ping/{pingToken}` (api-decisions §5.5). Registered on the app directly: the

@@ -53,6 +53,9 @@ describe('runs of checks created through the API', () => {
     expect(incidents).toHaveLength(1);
     expect(incidents[0].lastUpdateStatus).toBe('RESOLVED');
     expect(receiver.requests.map((r) => JSON.parse(r.body).alertType)).toEqual(['ALERT_FAILURE', 'ALERT_RECOVERY']);
+    expect(h.server.ctx.store.get('dev', 'alertStates', id)).toBeDefined();
+    expect((await h.call('DELETE', `/v1/checks/${id}`)).status).toBe(204);
+    expect(h.server.ctx.store.get('dev', 'alertStates', id)).toBeUndefined();
   });
 
   it('triggers a multi-step check created through the API and fails it as not executed', async () => {
