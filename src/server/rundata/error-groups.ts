@@ -4,30 +4,13 @@
  */
 import type { StoredErrorGroup } from './types.js';
 
-/** The error-group body as the API returns it (spec §2.12). */
-export interface ErrorGroupView {
-  id: string;
-  checkId: string;
-  errorHash: string;
-  rawErrorMessage: string | null;
-  cleanedErrorMessage: string;
-  firstSeen: string;
-  lastSeen: string;
-  archivedUntilNextEvent: boolean;
-}
+/** The error-group body as the API returns it (spec §2.12): the stored group without its internal flags. */
+export type ErrorGroupView = Omit<StoredErrorGroup, 'archived' | 'archivedForever'> & { archivedUntilNextEvent: boolean };
 
 /** Projects a stored group on the API shape; the forever flag stays internal. */
 export function errorGroupView(g: StoredErrorGroup): ErrorGroupView {
-  return {
-    id: g.id,
-    checkId: g.checkId,
-    errorHash: g.errorHash,
-    rawErrorMessage: g.rawErrorMessage,
-    cleanedErrorMessage: g.cleanedErrorMessage,
-    firstSeen: g.firstSeen,
-    lastSeen: g.lastSeen,
-    archivedUntilNextEvent: g.archived,
-  };
+  const { archived, archivedForever: _forever, ...rest } = g;
+  return { ...rest, archivedUntilNextEvent: archived };
 }
 
 /** A new occurrence of a known group: `lastSeen` moves on and, unless archived forever, it unarchives. */
