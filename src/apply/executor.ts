@@ -6,6 +6,7 @@ import { requestBody } from '../plan/body.js';
 import type { ResolvedIds } from './refs.js';
 import type { ChangeOutcome } from './result.js';
 import { maskSecrets } from './secrets.js';
+import { ForbiddenError, UnauthorizedError } from '../api/errors.js';
 
 /** What `perform` gets besides the change: the request body with every `$ref` resolved, and all ids known. */
 export interface PerformInput {
@@ -70,6 +71,9 @@ export async function execute(changes: readonly PlannedChange[], options: Execut
     options.onProgress?.({ ...progress }, outcome);
   };
 
+  // Once the API refuses the key itself (401, 403), every later write would be refused too:
+  // the rest is skipped with that reason instead of failing one by one with the same error.
+  let halted: string | undefined;
   const limit = pLimit(concurrency);
   for (const wave of waves) {
     await Promise.all(
@@ -80,7 +84,10 @@ export async function execute(changes: readonly PlannedChange[], options: Execut
           settle({ ...base(change), status: 'skipped', skippedBecause: blocked.sort() });
           return undefined;
         }
-        return limit(() => run(change, ids, options)).then((outcome) => {
+        return limit(async () => {
+          if (halted !== undefined) return settle({ ...base(change), status: 'skipped', skipReason: halted });
+          const { outcome, keyRefused } = await run(change, ids, options);
+          if (keyRefused) halted ??= `not attempted: the API refused ${key} (${keyRefused}), so it would refuse this too`;
           if (outcome.status === 'applied' && outcome.remoteId !== undefined) ids.set(key, outcome.remoteId);
           settle(outcome);
         });
@@ -101,7 +108,8 @@ function base(change: PlannedChange): Pick<ChangeOutcome, 'key' | 'action' | 'ki
   };
 }
 
-async function run(change: PlannedChange, ids: ResolvedIds, options: ExecuteOptions): Promise<ChangeOutcome> {
+/** Performs one change; `keyRefused` is the status when the API refused the key itself. */
+async function run(change: PlannedChange, ids: ResolvedIds, options: ExecuteOptions): Promise<{ outcome: ChangeOutcome; keyRefused?: number }> {
   try {
     // Markers are ordered by the waves, so one without an id here names something the plan
     // neither creates nor knows; requestBody says so and the change fails alone.
@@ -109,17 +117,20 @@ async function run(change: PlannedChange, ids: ResolvedIds, options: ExecuteOpti
     const done = await options.perform(change, body === undefined ? { ids } : { body, ids });
     const remoteId = done.remoteId ?? change.remoteId;
     if (change.action === 'create' && remoteId === undefined) {
-      return { ...base(change), status: 'failed', error: 'the API answered the create without an id' };
+      return { outcome: { ...base(change), status: 'failed', error: 'the API answered the create without an id' } };
     }
     return {
-      ...base(change),
-      status: 'applied',
-      ...(remoteId !== undefined ? { remoteId } : {}),
-      ...(done.notes?.length ? { notes: done.notes } : {}),
+      outcome: {
+        ...base(change),
+        status: 'applied',
+        ...(remoteId !== undefined ? { remoteId } : {}),
+        ...(done.notes?.length ? { notes: done.notes } : {}),
+      },
     };
   } catch (err) {
     const hint = err instanceof MacError && err.hint ? { hint: maskSecrets(err.hint, options.secrets) } : {};
-    return { ...base(change), status: 'failed', error: maskSecrets(describe(err), options.secrets), ...hint };
+    const outcome: ChangeOutcome = { ...base(change), status: 'failed', error: maskSecrets(describe(err), options.secrets), ...hint };
+    return err instanceof UnauthorizedError || err instanceof ForbiddenError ? { outcome, keyRefused: err.status } : { outcome };
   }
 }
 

@@ -37,7 +37,7 @@ export function formatProgressLine(p: ExecutionProgress, requestsPerSecond: numb
 export function formatOutcomeLine(p: ExecutionProgress, o: ChangeOutcome): string {
   const at = `[${p.done}/${p.total}]`;
   if (o.status === 'applied') return `${at} ${VERB[o.action]} ${o.key}`;
-  if (o.status === 'skipped') return `${at} skipped ${o.action} ${o.key}: needs ${(o.skippedBecause ?? []).join(', ')}`;
+  if (o.status === 'skipped') return `${at} skipped ${o.action} ${o.key}: ${o.skipReason ?? `needs ${(o.skippedBecause ?? []).join(', ')}`}`;
   return `${at} failed ${o.action} ${o.key}: ${o.error ?? 'failed'}`;
 }
 

@@ -20,6 +20,8 @@ export interface ChangeOutcome {
   hint?: string;
   /** For skipped changes: the failed or skipped changes it needed. */
   skippedBecause?: ChangeKey[];
+  /** For skipped changes not blocked by another: why they were not attempted. */
+  skipReason?: string;
   /** Remarks, e.g. a create whose lost response was reconciled with the object found live. */
   notes?: string[];
 }

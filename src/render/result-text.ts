@@ -25,7 +25,7 @@ export function outcomesInReadingOrder(outcomes: readonly ChangeOutcome[]): Chan
 /** The one-line detail of an outcome: the error, what blocked it, or the id it now has. */
 export function outcomeDetail(o: ChangeOutcome): string {
   if (o.status === 'failed') return o.error ?? 'failed';
-  if (o.status === 'skipped') return `needs ${(o.skippedBecause ?? []).join(', ')}, which did not apply`;
+  if (o.status === 'skipped') return o.skipReason ?? `needs ${(o.skippedBecause ?? []).join(', ')}, which did not apply`;
   const parts = o.remoteId !== undefined ? [`id ${o.remoteId}`] : [];
   return [...parts, ...(o.notes ?? [])].join('; ');
 }

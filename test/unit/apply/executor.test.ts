@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { execute, type PerformInput } from '../../../src/apply/executor.js';
 import type { PlannedChange } from '../../../src/plan/types.js';
 import { MacError } from '../../../src/errors.js';
+import { ForbiddenError } from '../../../src/api/errors.js';
 import { change } from './fixtures.js';
 
 const tick = () => new Promise((r) => setTimeout(r, 1));
@@ -143,5 +144,38 @@ describe('execute', () => {
 
   it('rejects a concurrency below 1', async () => {
     await expect(execute([], { concurrency: 0, perform: async () => ({}) })).rejects.toThrow(/positive integer/);
+  });
+  it('stops writing once the API refuses the key itself (403): the rest is skipped with that reason', async () => {
+    const tried: string[] = [];
+    const refused = new ForbiddenError('PUT /v1/snippets/1: This API key may only read', { status: 403, method: 'POST', path: '/v1/snippets', body: {} });
+    const outcomes = await execute(
+      [change({ kind: 'Snippet', id: 'a' }), change({ kind: 'Snippet', id: 'b' }), change({ kind: 'TcpCheck', id: 'c' })],
+      {
+        concurrency: 1,
+        perform: async (c) => {
+          tried.push(c.id);
+          throw refused;
+        },
+      },
+    );
+    expect(tried).toEqual(['a']);
+    expect(outcomes.map((o) => [o.key, o.status])).toEqual([
+      ['Snippet/a', 'failed'],
+      ['Snippet/b', 'skipped'],
+      ['TcpCheck/c', 'skipped'],
+    ]);
+    expect(outcomes[1].skipReason).toBe('not attempted: the API refused Snippet/a (403), so it would refuse this too');
+  });
+
+  it('goes on after a failure that is not about the key', async () => {
+    const tried: string[] = [];
+    await execute([change({ kind: 'Snippet', id: 'a' }), change({ kind: 'Snippet', id: 'b' })], {
+      concurrency: 1,
+      perform: async (c) => {
+        tried.push(c.id);
+        throw new MacError('rejected');
+      },
+    });
+    expect(tried).toEqual(['a', 'b']);
   });
 });
