@@ -1,8 +1,8 @@
 import { Agent, request } from 'undici';
 import { ApiError, apiErrorFromResponse, networkError } from './errors.js';
-import { DEFAULT_RATE_LIMIT, TokenBucket, systemClock, type Clock, type RateLimit } from './rate-limit.js';
+import { DEFAULT_RATE_LIMIT, systemClock, type Clock, type RateLimit } from './rate-limit.js';
 import { parseRetryAfter, retryDelay } from './retry.js';
-import type { Limiter } from './window-limit.js';
+import { limiterOf, type Limiter } from './window-limit.js';
 
 /** Where and as whom to talk to the API, and how politely. */
 export interface ApiClientOptions {
@@ -14,7 +14,7 @@ export interface ApiClientOptions {
   timeoutMs?: number;
   /** Requests per period for the whole run; default 600 per 60 s. */
   rateLimit?: RateLimit;
-  /** A limiter to wait on instead of the token bucket built from `rateLimit`. */
+  /** A limiter to wait on instead of the one built from `rateLimit`. */
   limiter?: Limiter;
   /** Sockets kept open to the API; default 16. */
   connections?: number;
@@ -66,7 +66,7 @@ export class ApiClient {
     this.timeoutMs = options.timeoutMs ?? 30_000;
     this.clock = options.clock ?? systemClock;
     this.random = options.random ?? Math.random;
-    this.limiter = options.limiter ?? new TokenBucket(options.rateLimit ?? DEFAULT_RATE_LIMIT, this.clock);
+    this.limiter = options.limiter ?? limiterOf(options.rateLimit ?? DEFAULT_RATE_LIMIT, this.clock);
     this.agent = new Agent({ connections: options.connections ?? 16, keepAliveTimeout: 10_000 });
     this.headers = {
       authorization: `Bearer ${options.apiKey}`,

@@ -2,6 +2,6 @@
 export * from './client.js';
 export * from './errors.js';
 export * from './paginate.js';
-export { DEFAULT_RATE_LIMIT, TokenBucket, type RateLimit, type Clock } from './rate-limit.js';
+export { DEFAULT_RATE_LIMIT, type RateLimit, type Clock } from './rate-limit.js';
 export { RETRY, retryDelay, parseRetryAfter } from './retry.js';
-export { SlidingWindowLimiter, type Limiter } from './window-limit.js';
+export { SlidingWindowLimiter, limiterOf, type Limiter } from './window-limit.js';

@@ -42,3 +42,9 @@ export class SlidingWindowLimiter implements Limiter {
     this.sent.push(this.clock.now());
   }
 }
+
+/** The limiter of a run: a sliding window of `limit`, or none when `limit.requests` is 0. */
+export function limiterOf(limit: RateLimit, clock: Clock = systemClock): Limiter {
+  if (limit.requests === 0) return { take: () => Promise.resolve() };
+  return new SlidingWindowLimiter(limit, clock);
+}

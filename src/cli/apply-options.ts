@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { SlidingWindowLimiter, type Limiter, type RateLimit } from '../api/index.js';
+import { limiterOf, type Limiter, type RateLimit } from '../api/index.js';
 import { UsageError } from '../errors.js';
 import { DEFAULT_CONCURRENCY } from '../apply/executor.js';
 import { DEFAULT_MAX_DELETES } from '../apply/safety.js';
@@ -50,15 +50,9 @@ export function parseRateLimit(value: string | undefined, source: string): RateL
   return { requests: Number(m[1]), perSeconds: Number(m[2]) };
 }
 
-/**
- * The limiter of a run given `--rate-limit`: a sliding window, because the service counts fixed
- * windows and a refilling bucket either lets nearly 2N into one of them or, kept small, loses
- * capacity whenever a timer fires late. Undefined leaves the client's default bucket.
- */
+/** The limiter of a run given `--rate-limit`; undefined leaves the client's default (600/60). */
 export function limiterFor(limit: RateLimit | undefined): Limiter | undefined {
-  if (limit === undefined) return undefined;
-  if (limit.requests === 0) return { take: () => Promise.resolve() };
-  return new SlidingWindowLimiter(limit);
+  return limit === undefined ? undefined : limiterOf(limit);
 }
 
 /** Turns flags, the positional target and the environment into typed options. */

@@ -30,3 +30,13 @@ describe('SlidingWindowLimiter', () => {
     expect(clock.now()).toBe(1020 + 7);
   });
 });
+
+describe('the client limiter', () => {
+  it('is off for N = 0 (plan and import accept --rate-limit 0/S as apply does) and a sliding window otherwise', async () => {
+    const { ApiClient } = await import('../../../src/api/client.js');
+    const { limiterOf } = await import('../../../src/api/window-limit.js');
+    expect(() => new ApiClient({ apiUrl: 'http://127.0.0.1:9', apiKey: 'k', rateLimit: { requests: 0, perSeconds: 1 } })).not.toThrow();
+    await expect(limiterOf({ requests: 0, perSeconds: 1 }).take()).resolves.toBeUndefined();
+    expect(limiterOf({ requests: 600, perSeconds: 60 })).toBeInstanceOf(SlidingWindowLimiter);
+  });
+});

@@ -1,25 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { TokenBucket, type Clock } from '../../../src/api/index.js';
 import { parseRetryAfter, retryDelay } from '../../../src/api/retry.js';
 import { NetworkError, RateLimitedError } from '../../../src/api/errors.js';
-
-describe('TokenBucket', () => {
-  it('lets a burst of `requests` through, then paces at requests/perSeconds', async () => {
-    let now = 0;
-    const clock: Clock = { now: () => now, sleep: async (ms) => void (now += ms) };
-    const bucket = new TokenBucket({ requests: 3, perSeconds: 1 }, clock);
-    for (let i = 0; i < 3; i++) await bucket.take();
-    expect(now).toBe(0);
-    await bucket.take();
-    expect(now).toBe(334);
-    await bucket.take();
-    expect(now).toBeGreaterThanOrEqual(667);
-  });
-
-  it('rejects a nonsensical limit', () => {
-    expect(() => new TokenBucket({ requests: 0, perSeconds: 60 })).toThrow(RangeError);
-  });
-});
 
 describe('retryDelay', () => {
   const limited = (retryAfter?: number) => new RateLimitedError('x', { status: 429, method: 'GET', path: '/', body: undefined, retryAfter });
