@@ -4,21 +4,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { runMac, type RunResult } from '../helpers/cli.js';
-import { startServe, type Served } from '../helpers/serve.js';
+import { apiOk, startServe, type Served } from '../helpers/serve.js';
 
 let served: Served;
 let work: string;
 
-async function api(method: string, path: string, body?: unknown): Promise<any> {
-  const res = await fetch(`${served.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${served.apiKey}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
-  return text ? JSON.parse(text) : undefined;
-}
+const api = (method: string, path: string, body?: unknown): Promise<any> => apiOk(served, method, path, body);
 
 const mac = (args: string[]): Promise<RunResult> =>
   runMac(args, { cwd: work, env: { MAC_API_URL: served.url, MAC_API_KEY: served.apiKey } });

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startServe, type Served } from '../helpers/serve.js';
+import { startServe, type Served, callApi } from '../helpers/serve.js';
 import { startTcpServer, type TcpServer } from '../helpers/tcp-server.js';
 
 let tcp: TcpServer;
@@ -14,15 +14,7 @@ afterEach(async () => {
   served = undefined;
 });
 
-async function api(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${served!.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${served!.apiKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text === '' ? undefined : JSON.parse(text) };
-}
+const api = (method: string, path: string, body?: unknown) => callApi(served!, method, path, body);
 
 async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
   const end = Date.now() + timeoutMs;

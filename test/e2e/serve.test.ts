@@ -2,20 +2,12 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startServe, type Served } from '../helpers/serve.js';
+import { startServe, type Served, callApi } from '../helpers/serve.js';
 import { runMac } from '../helpers/cli.js';
 
 const stateFile = () => join(mkdtempSync(join(tmpdir(), 'mac-serve-')), 'state.jsonl');
 
-async function call(s: Served, method: string, path: string, body?: unknown, key = s.apiKey): Promise<{ status: number; body: any; headers: Headers }> {
-  const res = await fetch(`${s.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers };
-}
+const call = callApi;
 
 const tcp = { name: 'db', request: { hostname: 'db.internal', port: 5432 } };
 

@@ -57,3 +57,27 @@ export function startServe(args: string[] = [], env: Record<string, string> = {}
     });
   });
 }
+
+/** One API call of a test to a running service: status, parsed body (undefined when empty), headers. */
+export async function callApi(
+  s: Pick<Served, 'url' | 'apiKey'>,
+  method: string,
+  path: string,
+  body?: unknown,
+  key = s.apiKey,
+): Promise<{ status: number; body: any; headers: Headers }> {
+  const res = await fetch(`${s.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers };
+}
+
+/** `callApi` for set-up steps that must succeed: the parsed body, or a thrown error naming the call. */
+export async function apiOk(s: Pick<Served, 'url' | 'apiKey'>, method: string, path: string, body?: unknown): Promise<any> {
+  const r = await callApi(s, method, path, body);
+  if (r.status >= 400) throw new Error(`${method} ${path}: ${r.status} ${JSON.stringify(r.body)}`);
+  return r.body;
+}
