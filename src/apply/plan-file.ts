@@ -1,45 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { z } from 'zod';
-import { KINDS } from '../schema/kinds.js';
-import { PLAN_VERSION, type Plan } from '../plan/types.js';
+import { PLAN_VERSION, PlanSchema, type Plan } from '../plan/types.js';
 import { MacError, UsageError } from '../errors.js';
-
-const patchOp = z.object({
-  op: z.enum(['add', 'remove', 'replace', 'move', 'copy', 'test']),
-  path: z.string(),
-  value: z.unknown().optional(),
-  from: z.string().optional(),
-});
-
-const change = z.object({
-  action: z.enum(['create', 'update', 'delete', 'noop']),
-  kind: z.enum(KINDS),
-  id: z.string().min(1),
-  name: z.string().optional(),
-  remoteId: z.union([z.string(), z.number()]).optional(),
-  file: z.string().optional(),
-  line: z.number().optional(),
-  patch: z.array(patchOp),
-  liveFingerprint: z.string().optional(),
-  dependsOn: z.array(z.string()),
-  desired: z.record(z.string(), z.unknown()).optional(),
-  secrets: z.array(z.object({ path: z.string(), env: z.string().optional() })).optional(),
-  notes: z.array(z.string()).optional(),
-});
-
-/** The structure of a saved plan of the version this build understands. */
-const planSchema = z.object({
-  version: z.literal(PLAN_VERSION),
-  project: z.string().min(1),
-  createdAt: z.string(),
-  apiUrl: z.string(),
-  git: z.object({ commit: z.string().optional(), branch: z.string().optional() }).optional(),
-  summary: z.object({ create: z.number(), update: z.number(), delete: z.number(), noop: z.number() }),
-  changes: z.array(change),
-  dir: z.string().optional(),
-  changedSince: z.object({ ref: z.string(), files: z.array(z.string()) }).optional(),
-  warnings: z.array(z.string()),
-});
 
 /**
  * Checks a parsed plan document: a version other than this build's is refused before anything
@@ -54,12 +15,12 @@ export function parsePlan(doc: unknown, source: string): Plan {
       hint: 'plan again with this version of mac: mac plan DIR --out FILE',
     });
   }
-  const parsed = planSchema.safeParse(doc);
+  const parsed = PlanSchema.safeParse(doc);
   if (!parsed.success) {
     const problems = parsed.error.issues.slice(0, 5).map((i) => `${i.path.join('.') || '(document)'}: ${i.message}`);
     throw new UsageError(`${source} is not a valid plan: ${problems.join('; ')}`, { hint: 'write plans with mac plan --out FILE and apply them unedited' });
   }
-  return parsed.data as Plan;
+  return parsed.data;
 }
 
 /** Reads and checks a plan file written by `mac plan --out`. */

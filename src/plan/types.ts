@@ -1,74 +1,26 @@
-import type { Kind } from '../schema/kinds.js';
+import type { z } from 'zod';
+import type { ChangeActionSchema, PatchOpSchema, PlanSchema, PlannedChangeSchema, RefMarkerSchema, SecretSourceSchema } from './schema.js';
 
-/** The plan file format version this build writes and the only one `apply` accepts. */
-export const PLAN_VERSION = 1;
+/**
+ * The plan's types, each inferred from the one zod schema that `mac apply` parses saved plans
+ * with (src/plan/schema.ts): a field exists in the type exactly when apply reads it back.
+ */
+export { PLAN_VERSION, PlanSchema } from './schema.js';
 
 /** What a change does to the live account. */
-export type ChangeAction = 'create' | 'update' | 'delete' | 'noop';
+export type ChangeAction = z.infer<typeof ChangeActionSchema>;
 
-/** One RFC 6902 operation over the normalized resource. */
-export interface PatchOp {
-  op: 'add' | 'remove' | 'replace' | 'move' | 'copy' | 'test';
-  path: string;
-  value?: unknown;
-  from?: string;
-  /** mac's addition: the live value a replace or remove changes (for renderers; secrets "(sensitive)"). */
-  oldValue?: unknown;
-}
+/** One RFC 6902 operation over the normalized resource (plus `oldValue` and `label` for renderers). */
+export type PatchOp = z.infer<typeof PatchOpSchema>;
 
 /** Marker for a reference whose API id is known only after its target is created. */
-export interface RefMarker {
-  $ref: string; // "Kind/logical-id"
-}
+export type RefMarker = z.infer<typeof RefMarkerSchema>;
 
 /** A secret value in `desired`: the value itself is never in a plan, only where to get it again. */
-export interface SecretSource {
-  /** JSON pointer into `desired`. */
-  path: string;
-  /** Environment variable the value came from, when it was exactly one `${{ env.NAME }}`. */
-  env?: string;
-}
+export type SecretSource = z.infer<typeof SecretSourceSchema>;
 
 /** One planned change (contract fields first, then mac's own additions). */
-export interface PlannedChange {
-  action: ChangeAction;
-  kind: Kind;
-  id: string;
-  name?: string;
-  remoteId?: string | number;
-  file?: string;
-  line?: number;
-  patch: PatchOp[];
-  /** sha256 of the normalized live object; absent for creates. */
-  liveFingerprint?: string;
-  /** "Kind/id" of the changes this one needs first. */
-  dependsOn: string[];
-  /** The full normalized request body to send (create/update); references as RefMarker, secrets as "(sensitive)". */
-  desired?: Record<string, unknown>;
-  /**
-   * Create only: pointers of the fields of `desired` that the definition does not set (server
-   * defaults made explicit). They stay in `desired` and `patch`; text and markdown count them.
-   */
-  defaulted?: string[];
-  /** Secret values left out of `desired` and of every diff. */
-  secrets?: SecretSource[];
-  /** Remarks for people: write-only fields not compared, adoption, etc. */
-  notes?: string[];
-}
+export type PlannedChange = z.infer<typeof PlannedChangeSchema>;
 
 /** A plan: a plain, versioned document written by `plan --out` and read back by `apply`. */
-export interface Plan {
-  version: typeof PLAN_VERSION;
-  project: string;
-  createdAt: string;
-  apiUrl: string;
-  git?: { commit?: string; branch?: string };
-  summary: { create: number; update: number; delete: number; noop: number };
-  changes: PlannedChange[];
-  /** Absolute path of the planned project directory (to re-read secrets on apply). */
-  dir?: string;
-  /** Set with --changed-since: only resources defined in these files were planned. */
-  changedSince?: { ref: string; files: string[] };
-  /** Things a reviewer must know that are not changes (look-alike checks not adopted, ...). */
-  warnings: string[];
-}
+export type Plan = z.infer<typeof PlanSchema>;

@@ -1,8 +1,12 @@
-/** JSON Schemas (draft-07, input mode) of every kind, of a definition document and of mac.config.yaml, for editors. */
+/**
+ * JSON Schemas (draft-07) of every kind, of a definition document and of mac.config.yaml (input
+ * mode, for editors), and of the plan document (output mode: what `mac plan --out` writes).
+ */
 import { z } from 'zod';
 import { KINDS, type Kind } from './kinds.js';
 import { DEFINITIONS, DefinitionDocumentSchema } from './definitions.js';
 import { ProjectConfigSchema } from './config.js';
+import { PlanSchema } from '../plan/schema.js';
 
 /** File name of a kind's schema: `TcpCheck` -> `tcp-check.schema.json`. */
 export function schemaFileName(kind: Kind): string {
@@ -13,9 +17,11 @@ export function schemaFileName(kind: Kind): string {
 export const DOCUMENT_SCHEMA_FILE = 'definition.schema.json';
 /** Schema of mac.config.yaml. */
 export const CONFIG_SCHEMA_FILE = 'mac-config.schema.json';
+/** Schema of a saved plan (`mac plan --out`, `--format json`), generated from the schema `mac apply` parses plans with. */
+export const PLAN_SCHEMA_FILE = 'plan.schema.json';
 
-function toJson(schema: z.ZodType, title: string, description: string): Record<string, unknown> {
-  const json = z.toJSONSchema(schema, { target: 'draft-7', io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+function toJson(schema: z.ZodType, title: string, description: string, io: 'input' | 'output' = 'input'): Record<string, unknown> {
+  const json = z.toJSONSchema(schema, { target: 'draft-7', io, unrepresentable: 'any' }) as Record<string, unknown>;
   const { $schema, ...rest } = json;
   return { $schema, title, description, ...rest };
 }
@@ -25,6 +31,7 @@ export function generateJsonSchemas(): Record<string, Record<string, unknown>> {
   const out: Record<string, Record<string, unknown>> = {
     [DOCUMENT_SCHEMA_FILE]: toJson(DefinitionDocumentSchema, 'mac definition', `One resource definition: ${KINDS.join(', ')}.`),
     [CONFIG_SCHEMA_FILE]: toJson(ProjectConfigSchema, 'mac.config.yaml', 'Project settings of a mac monitoring repository.'),
+    [PLAN_SCHEMA_FILE]: toJson(PlanSchema, 'mac plan', 'A plan as `mac plan --out FILE` (or `--format json`) writes it and `mac apply FILE` reads it.', 'output'),
   };
   for (const kind of KINDS) out[schemaFileName(kind)] = toJson(DEFINITIONS[kind].schema, kind, DEFINITIONS[kind].description);
   return out;
