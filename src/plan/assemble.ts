@@ -7,6 +7,8 @@ import { kindSpec } from './kinds/index.js';
 import { matchKind, type Pair } from './match.js';
 import { ownedId } from './ownership.js';
 import { rewriteSecretOps, secretNotes } from './secrets.js';
+import type { MemberLabel } from './sets.js';
+import { isWithin } from './pointer.js';
 import { PLAN_VERSION, type Plan, type PlannedChange } from './types.js';
 
 /** Everything a plan is computed from; assembling is pure (no I/O). */
@@ -36,6 +38,9 @@ export function assemblePlan(input: PlanInput): Plan {
   const project = input.project.config.project;
   const ids = new Map<string, string | number>();
   const resolve: ResolveRef = (ref) => ids.get(ref) ?? { $ref: ref };
+  // Subscriptions hold API ids; the plan names each subscribed channel by its logical id.
+  const channels = new Map<string | number, string>();
+  const labelOf: MemberLabel = (pointer, key) => (pointer === '/alertChannelSubscriptions' && (typeof key === 'string' || typeof key === 'number') ? channels.get(key) : undefined);
   const warnings: string[] = [];
   const present: PlannedChange[] = [];
   const deletes: PlannedChange[] = [];
@@ -50,8 +55,12 @@ export function assemblePlan(input: PlanInput): Plan {
     const matched = matchKind(kind, project, candidates, live);
     warnings.push(...matched.warnings);
     for (const pair of matched.pairs) {
-      if (pair.live !== undefined && pair.def.state === 'present') ids.set(refOf(kind, pair.def.id), kindSpec(kind).remoteId(pair.live));
-      const change = planPair(kind, pair, input.rewriteSecrets === true);
+      if (pair.live !== undefined && pair.def.state === 'present') {
+        const remoteId = kindSpec(kind).remoteId(pair.live);
+        ids.set(refOf(kind, pair.def.id), remoteId);
+        if (kind === 'AlertChannel') channels.set(remoteId, pair.def.id);
+      }
+      const change = planPair(kind, pair, input.rewriteSecrets === true, labelOf);
       byRef.set(refOf(kind, pair.def.id), change);
       (change.action === 'delete' ? deletes : present).push(change);
     }
@@ -81,7 +90,7 @@ export function assemblePlan(input: PlanInput): Plan {
   };
 }
 
-function planPair(kind: Kind, pair: Pair, rewriteSecrets: boolean): PlannedChange {
+function planPair(kind: Kind, pair: Pair, rewriteSecrets: boolean, labelOf: MemberLabel): PlannedChange {
   const spec = kindSpec(kind);
   const { def, desired, live } = pair;
   const base = { kind, id: def.id, file: def.file, line: def.line, dependsOn: [] as string[] };
@@ -106,11 +115,15 @@ function planPair(kind: Kind, pair: Pair, rewriteSecrets: boolean): PlannedChang
   for (const field of unmanagedFields(kind, desired.body, liveN)) {
     notes.push(`${field}: not set in the definition, so not managed: an update keeps the live value (${kind} updates merge and ${field} has no default); set it to change it`);
   }
-  const { patch } = compareObjects(kind, desired.body, liveN, desired.secrets.map((s) => s.path));
+  const { patch } = compareObjects(kind, desired.body, liveN, desired.secrets.map((s) => s.path), { labelOf });
   if (rewriteSecrets) patch.push(...rewriteSecretOps(kind, desired.body, liveN, patch));
   const common = { ...base, name, remoteId: spec.remoteId(live), liveFingerprint: fingerprintOf(liveN), ...withNotes(notes) };
   if (patch.length === 0) return { ...common, action: 'noop', patch };
-  return { ...common, action: 'update', patch, dependsOn: desired.dependsOn, ...writeBody };
+  // Server defaults inside the values an update adds (a new assertion's `regex: ""`, a new
+  // subscription's `activated`): the definition never wrote them, so renderers count them.
+  const inAdded = desired.defaulted.filter((d) => patch.some((op) => 'value' in op && d !== op.path && isWithin(d, op.path)));
+  const defaulted = inAdded.length > 0 ? { defaulted: inAdded } : {};
+  return { ...common, action: 'update', patch, dependsOn: desired.dependsOn, ...writeBody, ...defaulted };
 }
 
 function withNotes(notes: string[]): { notes?: string[] } {

@@ -6,6 +6,7 @@ import { SENSITIVE } from './desired.js';
 import { kindSpec } from './kinds/index.js';
 import { canonicalJson, normalizeShape } from './kinds/shape.js';
 import { getAt, isWithin, segments, setAt } from './pointer.js';
+import { diffSet, setFields, type MemberLabel, type SetField, type SetOp } from './sets.js';
 import type { PatchOp } from './types.js';
 
 /** A live object in its normalized form (server-owned fields gone, defaults explicit, sets sorted). */
@@ -40,6 +41,12 @@ export function unmanagedFields(kind: Kind, desired: Record<string, unknown>, li
     .map(([field]) => field);
 }
 
+/** How a comparison names things for people. */
+export interface CompareOptions {
+  /** Names a member of a keyed set by its key (the plan: subscribed alert channels by logical id). */
+  labelOf?: MemberLabel;
+}
+
 /** The outcome of comparing a desired body with a normalized live object. */
 export interface Comparison {
   /** RFC 6902 operations from live to desired; values at sensitive paths are "(sensitive)". */
@@ -48,10 +55,16 @@ export interface Comparison {
 
 /**
  * Compares the desired body (with real secret values) and the normalized live object.
- * Write-only fields are left out; values that cannot be read back (secret values) are not
+ * Set-like arrays are compared by membership (sets.ts). Write-only fields are left out; values that cannot be read back (secret values) are not
  * compared; credentials that can be read back are compared but never shown.
  */
-export function compareObjects(kind: Kind, desired: Record<string, unknown>, live: Record<string, unknown>, desiredSecrets: string[]): Comparison {
+export function compareObjects(
+  kind: Kind,
+  desired: Record<string, unknown>,
+  live: Record<string, unknown>,
+  desiredSecrets: string[],
+  options: CompareOptions = {},
+): Comparison {
   const spec = kindSpec(kind);
   // Both sides are copied only when fields must be removed or masked (rare): the callers'
   // objects stay intact, and a plan of thousands of unchanged resources copies nothing.
@@ -75,15 +88,38 @@ export function compareObjects(kind: Kind, desired: Record<string, unknown>, liv
     if (getAt(right, p) !== undefined) setAt(right, p, SENSITIVE);
   }
   const hidden = [...new Set([...unreadable, ...desiredSecrets, ...spec.sensitive(left), ...spec.sensitive(right)])];
-  const ops = jsonpatch.compare(left, right) as PatchOp[];
+  // Set-like arrays are diffed by membership (sets.ts); fast-json-patch diffs arrays by index,
+  // so its operations inside them are replaced by the membership ones.
+  const sets = setFields(spec.shapeOf(right), left, right);
+  let ops = jsonpatch.compare(left, right) as SetOp[];
+  if (sets.length > 0 && ops.length > 0) {
+    const setOf = (op: PatchOp) => sets.find((s) => isWithin(op.path, s.pointer));
+    if (ops.some(setOf)) {
+      // Each set's operations take the place of the first index operation inside it.
+      const done = new Set<SetField>();
+      ops = ops.flatMap((op) => {
+        const set = setOf(op);
+        if (set === undefined) return [op];
+        if (done.has(set)) return [];
+        done.add(set);
+        return diffSet(set, getAt(left, set.pointer) as unknown[], getAt(right, set.pointer) as unknown[], options.labelOf);
+      });
+    }
+  }
+  // A set member moves between indices, so its values are masked by the pointers of its own
+  // side; other operations have the same pointer on both sides.
+  const hiddenLeft = [...new Set([...unreadable, ...spec.sensitive(left)])];
+  const hiddenRight = [...new Set([...unreadable, ...desiredSecrets, ...spec.sensitive(right)])];
   return {
-    patch: ops.map((op) => {
+    patch: ops.map(({ valueAt, oldAt, ...op }) => {
       const out: PatchOp = { ...op };
-      if ('value' in op) out.value = maskValue(op.value, op.path, hidden);
+      if ('value' in op) out.value = valueAt === undefined ? maskValue(op.value, op.path, hidden) : maskValue(op.value, valueAt, hiddenRight);
       if (op.op === 'replace' || op.op === 'remove') {
-        const old = getAt(left, op.path);
-        if (old !== undefined) out.oldValue = maskValue(old, op.path, hidden);
+        const old = getAt(left, oldAt ?? op.path);
+        if (old !== undefined) out.oldValue = oldAt === undefined ? maskValue(old, op.path, hidden) : maskValue(old, oldAt, hiddenLeft);
       }
+      // A member of a plain set is named by its value: a masked value is not named either.
+      if (out.label !== undefined && (out.value === SENSITIVE || (op.op === 'remove' && out.oldValue === SENSITIVE))) out.label = SENSITIVE;
       return out;
     }),
   };

@@ -27,7 +27,7 @@ export interface Desired {
   dependsOn: string[];
   /**
    * Pointers of the fields of `body` that the definition does not set (server defaults made
-   * explicit), at every object level; arrays count as set or not as a whole.
+   * explicit), at every object level and inside array members (at their index in `body`).
    */
   defaulted: string[];
 }
@@ -67,11 +67,13 @@ export function buildDesired(def: Definition, project: string, resolve: ResolveR
   };
   if (isCheckKind(def.kind)) addCheckRefs(def, spec, project, ref);
 
-  const { value, dropped } = normalizeShape(spec, kindSpec(def.kind).shapeOf(spec));
+  // `spec` holds what the definition sets plus what mac adds to it (ownership tag, references):
+  // the fields it leaves out are the defaulted ones.
+  const normalized = normalizeShape(spec, kindSpec(def.kind).shapeOf(spec), { defaulted: true });
+  const { value, dropped } = normalized;
+  const defaulted = normalized.defaulted ?? [];
   const body = value;
   const secrets: SecretSource[] = [];
-  // `spec` holds what the definition sets plus what mac adds to it (ownership tag, references).
-  const defaulted = defaultedFields(spec, body, '');
   const sensitive = kindSpec(def.kind).sensitive(body);
   // Without secrets or credentials the masked body is the body itself (neither is modified afterwards).
   if (secretValues.length === 0 && sensitive.length === 0) return { body, masked: body, secrets, dropped, dependsOn: [...dependsOn].sort(), defaulted };
@@ -107,15 +109,6 @@ function addCheckRefs(def: Definition, spec: Record<string, unknown>, project: s
   }
   if (def.refs.setupSnippet !== undefined) spec.setupSnippetId = ref(`Snippet/${def.refs.setupSnippet}`);
   if (def.refs.tearDownSnippet !== undefined) spec.tearDownSnippetId = ref(`Snippet/${def.refs.tearDownSnippet}`);
-}
-
-function defaultedFields(given: Record<string, unknown>, normalized: Record<string, unknown>, at: string): string[] {
-  return Object.entries(normalized).flatMap(([field, value]) => {
-    const pointer = `${at}/${escape(field)}`;
-    const raw = given[field];
-    if (raw === undefined || (raw === null && value !== null)) return [pointer];
-    return isRecord(raw) && isRecord(value) ? defaultedFields(raw, value, pointer) : [];
-  });
 }
 
 function walkStrings(v: unknown, at: string, visit: (pointer: string, s: string) => void): void {

@@ -24,9 +24,59 @@ function format(v: unknown): string {
   return JSON.stringify(v) ?? 'null';
 }
 
-/** One line per patch operation: `path: old -> new`, `+ path: new`, `- path: old`. */
+/**
+ * Sets whose members are references, shown by the name definitions use and by the logical id of
+ * each referenced resource (`+ alertChannels: oncall-email`), not by raw API ids.
+ */
+const REFERENCE_SETS: Record<string, string> = { alertChannelSubscriptions: 'alertChannels' };
+
+/**
+ * Where the member of a set operation (an op with a `label`) sits in its path: the set's pointer
+ * and what lies below the member (`""` for the whole member). The member is the last array index.
+ */
+function setMember(path: string): { set: string; below: string } | undefined {
+  const segs = segments(path);
+  for (let i = segs.length - 1; i >= 0; i--) {
+    if (!/^\d+$/.test(segs[i]!)) continue;
+    const join = (part: string[]) => part.map((s) => `/${escape(s)}`).join('');
+    return { set: join(segs.slice(0, i)), below: join(segs.slice(i + 1)) };
+  }
+  return undefined;
+}
+
+/** How a set reads: `tags`, `retryStrategy.onlyOn`, `alertChannels` (reference sets by their definition name). */
+function setName(pointer: string): string {
+  return REFERENCE_SETS[pointer.slice(1)] ?? fieldPath(pointer);
+}
+
+/**
+ * A member of a set as one line: `+ tags: "team-platform"`, `- alertChannels: oncall-email`;
+ * a change inside a keyed member names it instead of its index: `environmentVariables[API_URL].value`.
+ */
+function describeSetOp(op: PatchOp & { label: string }, max: number): { sign: '+' | '-' | '~'; text: string } | undefined {
+  const at = setMember(op.path);
+  if (at === undefined) return undefined;
+  if (at.below === '' && (op.op === 'add' || op.op === 'remove')) {
+    const member = op.op === 'add' ? op.value : op.oldValue;
+    const reference = REFERENCE_SETS[at.set.slice(1)] !== undefined;
+    const inactive = reference && isRecord(member) && member.activated === false ? ' (not activated)' : '';
+    const shown = reference ? `${op.label}${inactive}` : formatValue(member, max);
+    return { sign: op.op === 'add' ? '+' : '-', text: `${setName(at.set)}: ${shown}` };
+  }
+  const rest = at.below === '' ? '' : fieldPath(at.below);
+  return describePlain(op, `${setName(at.set)}[${op.label}]${rest === '' || rest.startsWith('[') ? '' : '.'}${rest}`, max);
+}
+
+/** One line per patch operation: `path: old -> new`, `+ path: new`, `- path: old`; set members by value or name. */
 export function describeOp(op: PatchOp, max = Infinity): { sign: '+' | '-' | '~'; text: string } {
-  const path = fieldPath(op.path);
+  if (op.label !== undefined) {
+    const set = describeSetOp(op as PatchOp & { label: string }, max);
+    if (set) return set;
+  }
+  return describePlain(op, fieldPath(op.path), max);
+}
+
+function describePlain(op: PatchOp, path: string, max: number): { sign: '+' | '-' | '~'; text: string } {
   switch (op.op) {
     case 'add':
       return { sign: '+', text: `${path}: ${formatValue(op.value, max)}` };
@@ -40,17 +90,19 @@ export function describeOp(op: PatchOp, max = Infinity): { sign: '+' | '-' | '~'
 }
 
 /**
- * The operations a reader is shown: for a create, the fields the definition sets (and the
- * references mac adds); the fields left at server defaults are only counted. Other actions show
- * their whole patch.
+ * The operations a reader is shown. A create shows the fields the definition sets (and the
+ * references mac adds); the fields left at server defaults are only counted. An update shows
+ * every operation, but the server defaults inside a value it adds (a new assertion's `regex`)
+ * are counted, not shown: the definition never wrote them.
  */
 export function shownOps(change: PlannedChange): { ops: PatchOp[]; defaults: number } {
-  const defaulted = change.action === 'create' ? (change.defaulted ?? []) : [];
+  const defaulted = change.action === 'create' || change.action === 'update' ? (change.defaulted ?? []) : [];
   if (defaulted.length === 0) return { ops: change.patch, defaults: 0 };
   const ops: PatchOp[] = [];
   let defaults = 0;
   for (const op of change.patch) {
-    const inside = defaulted.filter((d) => isWithin(d, op.path));
+    // An update's operation at a defaulted field itself is a real change (the live value is not the default).
+    const inside = defaulted.filter((d) => isWithin(d, op.path) && (change.action === 'create' || d !== op.path));
     defaults += inside.length;
     if (inside.includes(op.path)) continue;
     if (inside.length === 0 || !('value' in op)) ops.push(op);

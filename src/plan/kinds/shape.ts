@@ -34,13 +34,37 @@ export interface Normalized {
   value: Record<string, unknown>;
   /** JSON pointers of the input's fields that the shape does not know. */
   dropped: string[];
+  /**
+   * With `{ defaulted: true }`: pointers of the fields of `value` that the input does not set
+   * (server defaults made explicit), at every level, array members included (at their index in
+   * `value`, after sets are sorted). A field taken from a default is listed as a whole.
+   */
+  defaulted?: string[];
 }
 
 /** Normalizes an object by a shape: defaults, null/absent/empty unified, sets sorted, unknown fields dropped. */
-export function normalizeShape(input: Record<string, unknown>, shape: Shape): Normalized {
+export function normalizeShape(input: Record<string, unknown>, shape: Shape, options: { defaulted?: boolean } = {}): Normalized {
   const dropped: string[] = [];
-  const value = normalizeObject(input, shape, '', dropped);
-  return { value, dropped };
+  if (!options.defaulted) return { value: normalizeObject(input, shape, '', dropped, undefined), dropped };
+  const track: Track = new WeakMap();
+  const value = normalizeObject(input, shape, '', dropped, track);
+  const defaulted: string[] = [];
+  collectDefaulted(value, '', track, defaulted);
+  return { value, dropped, defaulted };
+}
+
+/** Output objects built from an input object -> their fields that took a default (sorting moves objects, not this). */
+type Track = WeakMap<object, string[]>;
+
+function collectDefaulted(v: unknown, at: string, track: Track, out: string[]): void {
+  if (Array.isArray(v)) v.forEach((item, i) => collectDefaulted(item, `${at}/${i}`, track, out));
+  else if (isRecord(v)) {
+    const taken = track.get(v) ?? [];
+    for (const [key, x] of Object.entries(v)) {
+      if (taken.includes(key)) out.push(`${at}/${escape(key)}`);
+      else collectDefaulted(x, `${at}/${escape(key)}`, track, out);
+    }
+  }
 }
 
 // A plan normalizes tens of thousands of objects by the same few shapes: their fields and
@@ -56,18 +80,33 @@ function fields(shape: Shape): Array<[string, Rule, string]> {
   return list;
 }
 
-function normalizeObject(input: Record<string, unknown>, shape: Shape, at: string, dropped: string[]): Record<string, unknown> {
+function normalizeObject(input: Record<string, unknown>, shape: Shape, at: string, dropped: string[], track: Track | undefined): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(input)) if (!(key in shape) && input[key] !== undefined) dropped.push(`${at}/${escape(key)}`);
+  let taken: string[] | undefined;
   for (const [key, rule, segment] of fields(shape)) {
-    const v = normalizeValue(input[key], rule, input, at, segment, dropped);
-    if (v !== undefined) out[key] = v;
+    const raw = input[key];
+    // What a default fills in is not tracked inside: the whole field counts as defaulted.
+    const defaulted = track !== undefined && (raw === undefined || raw === null);
+    const v = normalizeValue(raw, rule, input, at, segment, dropped, defaulted ? undefined : track);
+    if (v === undefined) continue;
+    out[key] = v;
+    if (defaulted && !(raw === null && v === null)) (taken ??= []).push(key);
   }
+  if (taken) track!.set(out, taken);
   return out;
 }
 
 /** Normalizes the field at `parentAt + segment` (the pointer is built only for nested values). */
-function normalizeValue(raw: unknown, rule: Rule, parent: Record<string, unknown>, parentAt: string, segment: string, dropped: string[]): unknown {
+function normalizeValue(
+  raw: unknown,
+  rule: Rule,
+  parent: Record<string, unknown>,
+  parentAt: string,
+  segment: string,
+  dropped: string[],
+  track: Track | undefined,
+): unknown {
   let v = raw;
   if (rule.emptyIsNull && v === '') v = null;
   if (v === undefined || (v === null && !rule.nullable)) {
@@ -77,11 +116,11 @@ function normalizeValue(raw: unknown, rule: Rule, parent: Record<string, unknown
     v = rule.defaultFrom ? rule.defaultFrom(parent) : typeof d === 'object' && d !== null && !Array.isArray(d) && !rule.object ? structuredClone(d) : d;
   }
   if (v === undefined || v === null) return v;
-  if (rule.object && isRecord(v)) return normalizeObject(v, rule.object, parentAt + segment, dropped);
+  if (rule.object && isRecord(v)) return normalizeObject(v, rule.object, parentAt + segment, dropped, track);
   if (rule.free && isRecord(v)) return JSON.parse(canonicalJson(v)) as Record<string, unknown>;
   if (Array.isArray(v)) {
     const at = parentAt + segment;
-    let arr = rule.items ? v.map((item, i) => (isRecord(item) ? normalizeObject(item, rule.items!, `${at}/${i}`, dropped) : item)) : [...v];
+    let arr = rule.items ? v.map((item, i) => (isRecord(item) ? normalizeObject(item, rule.items!, `${at}/${i}`, dropped, track) : item)) : [...v];
     if (rule.set) arr = sortSet(arr, rule.set);
     return arr;
   }
