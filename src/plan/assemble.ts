@@ -7,7 +7,8 @@ import { kindSpec } from './kinds/index.js';
 import { matchKind, type Pair } from './match.js';
 import { ownedId } from './ownership.js';
 import { rewriteSecretOps, secretNotes } from './secrets.js';
-import type { MemberLabel } from './sets.js';
+import { defaultLabel, type MemberLabel } from './sets.js';
+import { isRecord } from './json.js';
 import { isWithin } from './pointer.js';
 import { PLAN_VERSION, type Plan, type PlannedChange } from './types.js';
 
@@ -109,7 +110,8 @@ function planPair(kind: Kind, pair: Pair, rewriteSecrets: boolean, labelOf: Memb
   const name = spec.displayName(desired.body);
   if (live === undefined) {
     const defaulted = desired.defaulted.length > 0 ? { defaulted: desired.defaulted } : {};
-    return { ...base, action: 'create', name, patch: createPatch(kind, desired.masked), dependsOn: desired.dependsOn, ...writeBody, ...defaulted, ...withNotes(notes) };
+    const labels = referenceLabels(desired.masked, labelOf);
+    return { ...base, action: 'create', name, patch: createPatch(kind, desired.masked), dependsOn: desired.dependsOn, ...writeBody, ...defaulted, ...labels, ...withNotes(notes) };
   }
   const liveN = normalizeLive(kind, live);
   for (const field of unmanagedFields(kind, desired.body, liveN)) {
@@ -124,6 +126,22 @@ function planPair(kind: Kind, pair: Pair, rewriteSecrets: boolean, labelOf: Memb
   const inAdded = desired.defaulted.filter((d) => patch.some((op) => 'value' in op && d !== op.path && isWithin(d, op.path)));
   const defaulted = inAdded.length > 0 ? { defaulted: inAdded } : {};
   return { ...common, action: 'update', patch, dependsOn: desired.dependsOn, ...writeBody, ...defaulted };
+}
+
+/**
+ * A create's subscriptions hold API ids (or markers): `labels` names each subscribed channel by
+ * its logical id, by the member's pointer in `desired`, for renderers. Updates name them on
+ * their set operations (`label`).
+ */
+function referenceLabels(desired: Record<string, unknown>, labelOf: MemberLabel): { labels?: Record<string, string> } {
+  const subs = desired.alertChannelSubscriptions;
+  if (!Array.isArray(subs) || subs.length === 0) return {};
+  const labels: Record<string, string> = {};
+  subs.forEach((s, i) => {
+    const key = isRecord(s) ? s.alertChannelId : undefined;
+    labels[`/alertChannelSubscriptions/${i}`] = labelOf('/alertChannelSubscriptions', key) ?? defaultLabel(key);
+  });
+  return { labels };
 }
 
 function withNotes(notes: string[]): { notes?: string[] } {
@@ -168,7 +186,7 @@ function scope(changes: PlannedChange[], byRef: Map<string, PlannedChange>, chan
 }
 
 const FIELD_ORDER: Array<keyof PlannedChange> = [
-  'action', 'kind', 'id', 'name', 'remoteId', 'file', 'line', 'patch', 'liveFingerprint', 'dependsOn', 'desired', 'defaulted', 'secrets', 'notes',
+  'action', 'kind', 'id', 'name', 'remoteId', 'file', 'line', 'patch', 'liveFingerprint', 'dependsOn', 'desired', 'defaulted', 'labels', 'secrets', 'notes',
 ];
 
 /** The same change with its keys in the contract's order (contract fields first), for readable plan files. */

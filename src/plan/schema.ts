@@ -66,6 +66,13 @@ export const PlannedChangeSchema = z.object({
       'Pointers of fields of `desired` that the definition does not set (server defaults made explicit). They stay in `desired` and `patch`; ' +
         'text and markdown count them instead of showing them (a create: every such field; an update: such fields inside added values).',
     ),
+  labels: z
+    .record(z.string(), z.string())
+    .optional()
+    .describe(
+      'Create only: names of the members of reference sets in `desired`, by pointer (each subscribed alert channel by its logical id, ' +
+        '"#<api id>" when the project does not define it); renderers show them instead of raw API ids. Updates carry `label` on their set operations.',
+    ),
   secrets: z.array(SecretSourceSchema).optional().describe('Secret values left out of `desired` and of every diff.'),
   notes: z.array(z.string()).optional().describe('Remarks for people: write-only fields not compared, adoption, etc.'),
 });

@@ -96,6 +96,21 @@ function describePlain(op: PatchOp, path: string, max: number): { sign: '+' | '-
  * are counted, not shown: the definition never wrote them.
  */
 export function shownOps(change: PlannedChange): { ops: PatchOp[]; defaults: number } {
+  const shown = countDefaults(change);
+  return change.labels === undefined ? shown : { ...shown, ops: shown.ops.flatMap((op) => byMember(op, change.labels!)) };
+}
+
+/**
+ * A create's reference set (its subscriptions) as one add per member, named by the plan's
+ * `labels`, as an update shows them: `+ alertChannels: oncall-email`.
+ */
+function byMember(op: PatchOp, labels: Record<string, string>): PatchOp[] {
+  if (op.op !== 'add' || REFERENCE_SETS[op.path.slice(1)] === undefined || !Array.isArray(op.value)) return [op];
+  const members = op.value.map((value, i) => ({ op: 'add' as const, path: `${op.path}/${i}`, value, label: labels[`${op.path}/${i}`] }));
+  return members.every((m) => m.label !== undefined) ? members : [op];
+}
+
+function countDefaults(change: PlannedChange): { ops: PatchOp[]; defaults: number } {
   const defaulted = change.action === 'create' || change.action === 'update' ? (change.defaulted ?? []) : [];
   if (defaulted.length === 0) return { ops: change.patch, defaults: 0 };
   const ops: PatchOp[] = [];

@@ -97,6 +97,20 @@ describe('subscriptions in a plan', () => {
     expect(shownOps(update).ops.map((op) => describeOp(op).text)).toEqual(['alertChannels: #99', 'alertChannels: ops-email']);
   });
 
+  it('a create names each subscribed channel by its logical id (labels), one line per channel', () => {
+    const p = assemblePlan({
+      project: project([...channels, check(['ops-email', 'oncall-email'])]),
+      live: live({ AlertChannel: [channel(11, 'oncall@example.com')], TcpCheck: [] }),
+      apiUrl: 'http://x',
+      prune: false,
+    });
+    const create = p.changes.find((c) => c.kind === 'TcpCheck')!;
+    expect(create.desired!.alertChannelSubscriptions).toEqual([sub(11), { alertChannelId: { $ref: 'AlertChannel/ops-email' }, activated: true }]);
+    expect(create.labels).toEqual({ '/alertChannelSubscriptions/0': 'oncall-email', '/alertChannelSubscriptions/1': 'ops-email' });
+    const lines = shownOps(create).ops.map((op) => describeOp(op).text);
+    expect(lines.filter((l) => l.startsWith('alertChannel'))).toEqual(['alertChannels: oncall-email', 'alertChannels: ops-email']);
+  });
+
   it('a channel still to be created reads by its logical id too', () => {
     const p = assemblePlan({ project: project([...channels, check(['oncall-email'])]), live: live({ AlertChannel: [], TcpCheck: [liveTcp('u1', 'DB', ['mac:shop/db'])] }), apiUrl: 'http://x', prune: false });
     const update = p.changes.find((c) => c.kind === 'TcpCheck')!;

@@ -68,7 +68,7 @@ describe('renderers (snapshots of one fixed plan)', () => {
       '+ name: "Web"',
       '+ locations: ["eu-west-1"]',
       '+ tags: ["mac:shop/web"]',
-      '+ alertChannelSubscriptions: [{alertChannelId: (known after apply: AlertChannel/oncall), activated: true}]',
+      '+ alertChannels: oncall',
       '+ request: {hostname: "web.internal", port: 443}',
       '+ 19 defaults',
     ]);
