@@ -1,5 +1,5 @@
 import { Agent, request } from 'undici';
-import { ApiError, apiErrorFromResponse, networkError } from './errors.js';
+import { ApiError, BadResponseError, apiErrorFromResponse, networkError, printable } from './errors.js';
 import { DEFAULT_RATE_LIMIT, systemClock, type Clock, type RateLimit } from './rate-limit.js';
 import { parseRetryAfter, retryDelay } from './retry.js';
 import { limiterOf, type Limiter } from './window-limit.js';
@@ -18,6 +18,10 @@ export interface ApiClientOptions {
   limiter?: Limiter;
   /** Sockets kept open to the API; default 16. */
   connections?: number;
+  /** Largest response body read, in bytes; default 64 MiB. A longer answer fails while it streams. */
+  maxBodyBytes?: number;
+  /** Most objects one list (page-based or cursor) may hold; default 50,000. See paginate.ts. */
+  maxListItems?: number;
   /** Clock and randomness of waits and backoff; tests pass fakes. */
   clock?: Clock;
   random?: () => number;
@@ -38,7 +42,21 @@ export interface ApiResponse<T = unknown> {
   status: number;
   headers: Record<string, string>;
   body: T;
+  /** The URL asked for (query included), for error messages. */
+  url: URL;
 }
+
+/** What one client reads at most (the bounds against a hostile or broken API). */
+export interface ReadLimits {
+  maxBodyBytes: number;
+  maxListItems: number;
+}
+
+/** Default bounds: 64 MiB per body, 50,000 objects per list. */
+export const DEFAULT_READ_LIMITS: ReadLimits = { maxBodyBytes: 64 * 1024 * 1024, maxListItems: 50_000 };
+
+/** Deepest nesting of a JSON answer mac accepts (real objects nest under 20 levels). */
+export const MAX_JSON_DEPTH = 100;
 
 /** Requests sent by a client (retries included), for tests and benchmarks. */
 export interface RequestStats {
@@ -54,6 +72,7 @@ export interface RequestStats {
 export class ApiClient {
   readonly apiUrl: string;
   readonly stats: RequestStats = { total: 0, byMethod: {}, retries: 0 };
+  readonly limits: ReadLimits;
   private readonly agent: Agent;
   private readonly limiter: Limiter;
   private readonly headers: Record<string, string>;
@@ -64,6 +83,10 @@ export class ApiClient {
   constructor(options: ApiClientOptions) {
     this.apiUrl = options.apiUrl.replace(/\/+$/, '');
     this.timeoutMs = options.timeoutMs ?? 30_000;
+    this.limits = {
+      maxBodyBytes: positive(options.maxBodyBytes, 'maxBodyBytes') ?? DEFAULT_READ_LIMITS.maxBodyBytes,
+      maxListItems: positive(options.maxListItems, 'maxListItems') ?? DEFAULT_READ_LIMITS.maxListItems,
+    };
     this.clock = options.clock ?? systemClock;
     this.random = options.random ?? Math.random;
     this.limiter = options.limiter ?? limiterOf(options.rateLimit ?? DEFAULT_RATE_LIMIT, this.clock);
@@ -144,10 +167,13 @@ export class ApiClient {
         body: body === undefined ? undefined : JSON.stringify(body),
         signal: controller.signal,
       });
-      const text = await res.body.text();
       const headers = flatHeaders(res.headers);
+      const source = { method, url, status: res.statusCode };
+      const text = await readBody(res.body, headers['content-length'], this.limits.maxBodyBytes, source);
+      if (res.statusCode >= 200 && res.statusCode < 300) {
+        return { status: res.statusCode, headers, body: parseSuccess(text, headers['content-type'], source) as T, url };
+      }
       const parsed = parseBody(text, headers['content-type']);
-      if (res.statusCode >= 200 && res.statusCode < 300) return { status: res.statusCode, headers, body: parsed as T };
       throw apiErrorFromResponse({
         status: res.statusCode,
         method,
@@ -168,6 +194,88 @@ function flatHeaders(raw: Record<string, string | string[] | undefined>): Record
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(raw)) if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
   return out;
+}
+
+function positive(value: number | undefined, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (!Number.isFinite(value) || value <= 0) throw new RangeError(`ApiClient: ${name} must be a positive number, got ${value}`);
+  return value;
+}
+
+type Source = { method: string; url: URL; status: number };
+
+/**
+ * Reads a body as UTF-8 text, counting bytes as they arrive: a declared content-length over
+ * `max` fails before the first byte is read, a body that grows over it fails at that chunk
+ * (the connection is dropped); never more than `max` bytes are held.
+ */
+async function readBody(body: AsyncIterable<Buffer | Uint8Array> & { destroy(err?: Error): unknown }, contentLength: string | undefined, max: number, source: Source): Promise<string> {
+  const over = (what: string) =>
+    new BadResponseError(`the answer's body ${what}, over the limit of ${formatBytes(max)}`, source, {
+      hint: 'a monitoring API never answers this much; check MAC_API_URL / --api-url, or raise maxBodyBytes of the client if this account is really this large',
+    });
+  if (contentLength !== undefined && /^\d+$/.test(contentLength.trim()) && Number(contentLength) > max) {
+    body.destroy();
+    throw over(`declares ${formatBytes(Number(contentLength))} (content-length)`);
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > max) {
+      body.destroy();
+      throw over('is larger');
+    }
+    chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
+  }
+  return Buffer.concat(chunks, size).toString('utf8');
+}
+
+function formatBytes(n: number): string {
+  if (n >= 1024 * 1024) return `${+(n / (1024 * 1024)).toFixed(1)} MiB (${n} bytes)`;
+  if (n >= 1024) return `${+(n / 1024).toFixed(1)} KiB (${n} bytes)`;
+  return `${n} bytes`;
+}
+
+/**
+ * The JSON of a 2xx answer, or a BadResponseError naming the URL: an HTML page, malformed JSON
+ * or JSON nested deeper than MAX_JSON_DEPTH are not answers of the API. Empty -> undefined.
+ */
+function parseSuccess(text: string, contentType: string | undefined, source: Source): unknown {
+  if (text.trim() === '') return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    const looksHtml = /^\s*</.test(text) || contentType?.includes('html') === true;
+    const type = contentType ? ` (${printable(contentType.slice(0, 100))})` : '';
+    const problem = looksHtml
+      ? `answered ${source.status} with an HTML page${type}, not JSON: ${printable(text.trimStart().slice(0, 80))}`
+      : `answered ${source.status} with a body that is not valid JSON${type}: ${printable(err instanceof Error ? err.message.slice(0, 200) : String(err))}`;
+    throw new BadResponseError(problem, source, {
+      hint: looksHtml
+        ? 'MAC_API_URL / --api-url seems to point at a web page (or a proxy login page), not the monitoring API'
+        : undefined,
+    });
+  }
+  if (depthOver(value, MAX_JSON_DEPTH)) {
+    throw new BadResponseError(`the answer's JSON nests deeper than ${MAX_JSON_DEPTH} levels`, source);
+  }
+  return value;
+}
+
+/** Whether `value` nests deeper than `max` arrays/objects (iterative: no recursion on hostile input). */
+function depthOver(value: unknown, max: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (typeof v !== 'object' || v === null) continue;
+    if (depth >= max) return true;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) {
+      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+    }
+  }
+  return false;
 }
 
 function parseBody(text: string, contentType: string | undefined): unknown {
