@@ -151,7 +151,7 @@ class IdSet {
       if (typeof id !== 'string' && typeof id !== 'number') continue;
       const key = String(id);
       if (this.seen.has(key)) {
-        throw new BadResponseError(`the list repeats id ${printable(key.slice(0, 100))}, already listed on an earlier page`, { method: 'GET', url: page.url, status: 200 }, {
+        throw new BadResponseError(`the list repeats id ${printable(key.slice(0, 100))}, already listed`, { method: 'GET', url: page.url, status: 200 }, {
           hint: 'the API pages inconsistently (or ignores the page parameter); check MAC_API_URL / --api-url',
         });
       }
