@@ -212,7 +212,7 @@ type Source = { method: string; url: URL; status: number };
 async function readBody(body: AsyncIterable<Buffer | Uint8Array> & { destroy(err?: Error): unknown }, contentLength: string | undefined, max: number, source: Source): Promise<string> {
   const over = (what: string) =>
     new BadResponseError(`the answer's body ${what}, over the limit of ${formatBytes(max)}`, source, {
-      hint: 'a monitoring API never answers this much; check MAC_API_URL / --api-url, or raise maxBodyBytes of the client if this account is really this large',
+      hint: 'the monitoring API never answers this much; check that MAC_API_URL / --api-url points at it (see "Hostile or broken APIs" in docs/plan.md)',
     });
   if (contentLength !== undefined && /^\d+$/.test(contentLength.trim()) && Number(contentLength) > max) {
     body.destroy();

@@ -87,7 +87,7 @@ export async function listAll<T>(client: ApiClient, path: string, query: Query =
       throw new BadResponseError(
         `${maxPages} full pages (${items.length} objects) and still no end, without a total in content-range; mac reads at most ${maxItems} objects per list`,
         { method: 'GET', url: last.url, status: 200 },
-        { hint: 'the API keeps answering full pages; check MAC_API_URL / --api-url, or raise maxListItems of the client if the account really holds this many' },
+        { hint: 'the API keeps answering full pages; check that MAC_API_URL / --api-url points at the monitoring API (see "Hostile or broken APIs" in docs/plan.md)' },
       );
     }
     last = await page(n);
@@ -110,7 +110,7 @@ function checkPage(res: ApiResponse<unknown>, n: number, maxItems: number): Page
   const { start, end, total } = range;
   if (total !== undefined && total > maxItems) {
     throw new BadResponseError(`${shown} announces ${total} objects; mac reads at most ${maxItems} objects per list`, source, {
-      hint: 'no account holds this many; check MAC_API_URL / --api-url, or raise maxListItems of the client if it really does',
+      hint: 'no account holds this many; check that MAC_API_URL / --api-url points at the monitoring API (see "Hostile or broken APIs" in docs/plan.md)',
     });
   }
   const offset = (n - 1) * PAGE_SIZE;
@@ -193,7 +193,7 @@ export async function listCursor<T>(client: ApiClient, path: string, query: Quer
     items.push(...entries);
     if (items.length > maxItems || ++pages > maxPages) {
       throw new BadResponseError(`the list goes past ${maxItems} objects or ${maxPages} pages, the most mac reads per list`, source, {
-        hint: 'the API keeps answering with a next cursor; check MAC_API_URL / --api-url, or raise maxListItems of the client if the account really holds this many',
+        hint: 'the API keeps answering with a next cursor; check that MAC_API_URL / --api-url points at the monitoring API (see "Hostile or broken APIs" in docs/plan.md)',
       });
     }
     const next = body.nextId;
