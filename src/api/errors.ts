@@ -104,7 +104,14 @@ export function apiErrorFromResponse(details: ApiErrorDetails): ApiError {
 }
 
 function messageOf(body: unknown): string {
-  if (typeof body === 'string') return printable(body.slice(0, 300));
+  if (typeof body === 'string') {
+    // A gateway's or proxy's HTML error page: its title says more than its first 300 characters.
+    if (/^\s*</.test(body)) {
+      const title = /<title[^>]*>([^<]{1,200})<\/title>/i.exec(body)?.[1]?.trim();
+      return `(an HTML page${title ? `: ${printable(title)}` : ''})`;
+    }
+    return printable(body.slice(0, 300));
+  }
   if (typeof body === 'object' && body !== null) {
     const b = body as { error?: unknown; message?: unknown };
     if (typeof b.message === 'string') return printable(b.message.slice(0, 300));

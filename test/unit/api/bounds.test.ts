@@ -428,3 +428,16 @@ describe('other answers a server can give', () => {
     }
   });
 });
+
+describe('error answers', () => {
+  it('an HTML error page is named by its title, not dumped', async () => {
+    const url = await serve((_req, res) => {
+      res.writeHead(502, { 'content-type': 'text/html' });
+      res.end(`<html><head><title>502 Bad Gateway</title></head><body>${'<p>x</p>'.repeat(1000)}</body></html>`);
+    });
+    client = new ApiClient({ apiUrl: url, apiKey: 'k', clock: noSleep });
+    const err = await failure(client.get('/v1/checks'));
+    expect(err).toBeInstanceOf(ServerError);
+    expect(err.message).toBe('GET /v1/checks failed: 502 (an HTML page: 502 Bad Gateway)');
+  });
+});
