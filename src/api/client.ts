@@ -22,6 +22,8 @@ export interface ApiClientOptions {
   maxBodyBytes?: number;
   /** Most objects one list (page-based or cursor) may hold; default 50,000. See paginate.ts. */
   maxListItems?: number;
+  /** Most bytes all pages of one list may hold together; default 256 MiB. */
+  maxListBytes?: number;
   /** Clock and randomness of waits and backoff; tests pass fakes. */
   clock?: Clock;
   random?: () => number;
@@ -35,6 +37,19 @@ export interface RequestOptions {
   query?: Query;
   /** Sent as JSON. */
   body?: unknown;
+  /** Bytes shared by several requests (the pages of one list), counted while bodies stream. */
+  budget?: ReadBudget;
+}
+
+/**
+ * Bytes several answers may hold together (the pages of one list, read concurrently): each
+ * body's chunks are counted against it as they arrive, so the sum never exceeds `limit` in memory.
+ */
+export class ReadBudget {
+  remaining: number;
+  constructor(readonly limit: number) {
+    this.remaining = limit;
+  }
 }
 
 /** A successful answer: status, lower-case headers, parsed JSON body (undefined when empty). */
@@ -50,10 +65,11 @@ export interface ApiResponse<T = unknown> {
 export interface ReadLimits {
   maxBodyBytes: number;
   maxListItems: number;
+  maxListBytes: number;
 }
 
-/** Default bounds: 64 MiB per body, 50,000 objects per list. */
-export const DEFAULT_READ_LIMITS: ReadLimits = { maxBodyBytes: 64 * 1024 * 1024, maxListItems: 50_000 };
+/** Default bounds: 64 MiB per body, 50,000 objects and 256 MiB per list. */
+export const DEFAULT_READ_LIMITS: ReadLimits = { maxBodyBytes: 64 * 1024 * 1024, maxListItems: 50_000, maxListBytes: 256 * 1024 * 1024 };
 
 /** Deepest nesting of a JSON answer mac accepts (real objects nest under 20 levels). */
 export const MAX_JSON_DEPTH = 100;
@@ -86,6 +102,7 @@ export class ApiClient {
     this.limits = {
       maxBodyBytes: positive(options.maxBodyBytes, 'maxBodyBytes') ?? DEFAULT_READ_LIMITS.maxBodyBytes,
       maxListItems: positive(options.maxListItems, 'maxListItems') ?? DEFAULT_READ_LIMITS.maxListItems,
+      maxListBytes: positive(options.maxListBytes, 'maxListBytes') ?? DEFAULT_READ_LIMITS.maxListBytes,
     };
     this.clock = options.clock ?? systemClock;
     this.random = options.random ?? Math.random;
@@ -124,7 +141,7 @@ export class ApiClient {
     const url = this.url(path, options.query);
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.once<T>(method, url, options.body);
+        return await this.once<T>(method, url, options.body, options.budget);
       } catch (err) {
         const wait = retryDelay(err, method, attempt, this.random);
         if (wait === undefined) throw err;
@@ -148,7 +165,7 @@ export class ApiClient {
     return url;
   }
 
-  private async once<T>(method: string, url: URL, body: unknown): Promise<ApiResponse<T>> {
+  private async once<T>(method: string, url: URL, body: unknown, budget: ReadBudget | undefined): Promise<ApiResponse<T>> {
     await this.limiter.take();
     this.stats.total++;
     this.stats.byMethod[method] = (this.stats.byMethod[method] ?? 0) + 1;
@@ -169,7 +186,7 @@ export class ApiClient {
       });
       const headers = flatHeaders(res.headers);
       const source = { method, url, status: res.statusCode };
-      const text = await readBody(res.body, headers['content-length'], this.limits.maxBodyBytes, source);
+      const text = await readBody(res.body, headers['content-length'], this.limits.maxBodyBytes, budget, source);
       if (res.statusCode >= 200 && res.statusCode < 300) {
         return { status: res.statusCode, headers, body: parseSuccess(text, headers['content-type'], source) as T, url };
       }
@@ -209,7 +226,17 @@ type Source = { method: string; url: URL; status: number };
  * `max` fails before the first byte is read, a body that grows over it fails at that chunk
  * (the connection is dropped); never more than `max` bytes are held.
  */
-async function readBody(body: AsyncIterable<Buffer | Uint8Array> & { destroy(err?: Error): unknown }, contentLength: string | undefined, max: number, source: Source): Promise<string> {
+async function readBody(
+  body: AsyncIterable<Buffer | Uint8Array> & { destroy(err?: Error): unknown },
+  contentLength: string | undefined,
+  max: number,
+  budget: ReadBudget | undefined,
+  source: Source,
+): Promise<string> {
+  const overBudget = () =>
+    new BadResponseError(`the answers of this list together are larger than ${formatBytes(budget!.limit)}, the most mac reads per list`, source, {
+      hint: 'the monitoring API never answers this much; check that MAC_API_URL / --api-url points at it (see "Hostile or broken APIs" in docs/plan.md)',
+    });
   const over = (what: string) =>
     new BadResponseError(`the answer's body ${what}, over the limit of ${formatBytes(max)}`, source, {
       hint: 'the monitoring API never answers this much; check that MAC_API_URL / --api-url points at it (see "Hostile or broken APIs" in docs/plan.md)',
@@ -218,6 +245,10 @@ async function readBody(body: AsyncIterable<Buffer | Uint8Array> & { destroy(err
     body.destroy();
     throw over(`declares ${formatBytes(Number(contentLength))} (content-length)`);
   }
+  if (budget !== undefined && contentLength !== undefined && /^\d+$/.test(contentLength.trim()) && Number(contentLength) > budget.remaining) {
+    body.destroy();
+    throw overBudget();
+  }
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body) {
@@ -225,6 +256,13 @@ async function readBody(body: AsyncIterable<Buffer | Uint8Array> & { destroy(err
     if (size > max) {
       body.destroy();
       throw over('is larger');
+    }
+    if (budget !== undefined) {
+      budget.remaining -= chunk.length;
+      if (budget.remaining < 0) {
+        body.destroy();
+        throw overBudget();
+      }
     }
     chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
   }

@@ -1,4 +1,4 @@
-import type { ApiClient, ApiResponse, Query } from './client.js';
+import { ReadBudget, type ApiClient, type ApiResponse, type Query } from './client.js';
 import { BadResponseError, printable } from './errors.js';
 
 /** Items per page the engine asks for (the API's maximum). */
@@ -64,8 +64,9 @@ export async function listAll<T>(client: ApiClient, path: string, query: Query =
   const { atLeast = 0, idOf = defaultId } = typeof options === 'number' ? { atLeast: options } : options;
   const maxItems = client.limits.maxListItems;
   const maxPages = Math.max(1, Math.ceil(maxItems / PAGE_SIZE));
+  const budget = new ReadBudget(client.limits.maxListBytes);
   const page = async (n: number): Promise<Page> =>
-    checkPage(await client.request<unknown>('GET', path, { query: { ...query, limit: PAGE_SIZE, page: n } }), n, maxItems);
+    checkPage(await client.request<unknown>('GET', path, { query: { ...query, limit: PAGE_SIZE, page: n }, budget }), n, maxItems);
   const known = Math.min(maxPages, Math.max(1, Math.ceil(atLeast / PAGE_SIZE)));
   const early = await Promise.all(Array.from({ length: known }, (_, i) => page(i + 1)));
   const ids = new IdSet(idOf);
@@ -178,10 +179,11 @@ export async function listCursor<T>(client: ApiClient, path: string, query: Quer
   const cursors = new Set<string>();
   const items: Item[] = [];
   const maxPages = Math.max(1, Math.ceil(maxItems / PAGE_SIZE));
+  const budget = new ReadBudget(client.limits.maxListBytes);
   let nextId: string | undefined;
   let pages = 0;
   do {
-    const res = await client.request<unknown>('GET', path, { query: { ...query, limit: PAGE_SIZE, nextId } });
+    const res = await client.request<unknown>('GET', path, { query: { ...query, limit: PAGE_SIZE, nextId }, budget });
     const source = { method: 'GET', url: res.url, status: res.status };
     const body = res.body as CursorPage | undefined;
     if (typeof body !== 'object' || body === null || Array.isArray(body)) {

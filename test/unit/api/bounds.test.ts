@@ -71,7 +71,7 @@ afterEach(async () => {
 describe('response body cap', () => {
   it('defaults to 64 MiB and 50,000 objects per list', () => {
     client = new ApiClient({ apiUrl: 'http://127.0.0.1:1', apiKey: 'k' });
-    expect(client.limits).toEqual({ maxBodyBytes: 64 * 1024 * 1024, maxListItems: 50_000 });
+    expect(client.limits).toEqual({ maxBodyBytes: 64 * 1024 * 1024, maxListItems: 50_000, maxListBytes: 256 * 1024 * 1024 });
     expect(DEFAULT_READ_LIMITS.maxBodyBytes).toBe(67_108_864);
   });
 
@@ -119,6 +119,24 @@ describe('response body cap', () => {
     expect(err.message).toContain('declares 10240 MiB');
     expect(err.message).toContain('over the limit of 64 MiB');
     expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  it('the pages of one list share a byte budget, counted while they stream (concurrent pages too)', async () => {
+    // 5 pages of about 30 KB each, announced by the total: read at once, they add up past 100 KB.
+    const url = await serve((req, res) => {
+      const n = pageOf(req);
+      const items = fullPage(n).map((o) => ({ ...o, pad: 'x'.repeat(300) }));
+      json(res, 200, items, { 'content-range': `${(n - 1) * 100}-${n * 100 - 1}/500` });
+    });
+    client = new ApiClient({ apiUrl: url, apiKey: 'k', maxListBytes: 100 * 1024 });
+    const err = await failure(listAll(client, '/v1/checks'));
+    expect(err).toBeInstanceOf(BadResponseError);
+    expect(err.message).toMatch(new RegExp(`^GET ${url}/v1/checks\\?limit=100&page=\\d: the answers of this list together are larger than 100 KiB`));
+    await client.close();
+    // The same list under a budget that holds it is read whole; each list has its own budget.
+    client = new ApiClient({ apiUrl: url, apiKey: 'k', maxListBytes: 200 * 1024 });
+    expect(await listAll(client, '/v1/checks')).toHaveLength(500);
+    expect(await listAll(client, '/v1/checks')).toHaveLength(500);
   });
 
   it('reads a body just under the limit', async () => {
