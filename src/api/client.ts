@@ -1,5 +1,5 @@
 import { Agent, request } from 'undici';
-import { ApiError, apiErrorFromResponse, networkError } from './errors.js';
+import { ApiError, BadResponseError, apiErrorFromResponse, networkError, printable } from './errors.js';
 import { DEFAULT_RATE_LIMIT, systemClock, type Clock, type RateLimit } from './rate-limit.js';
 import { parseRetryAfter, retryDelay } from './retry.js';
 import { limiterOf, type Limiter } from './window-limit.js';
@@ -18,6 +18,12 @@ export interface ApiClientOptions {
   limiter?: Limiter;
   /** Sockets kept open to the API; default 16. */
   connections?: number;
+  /** Largest response body read, in bytes; default 64 MiB. A longer answer fails while it streams. */
+  maxBodyBytes?: number;
+  /** Most objects one list (page-based or cursor) may hold; default 50,000. See paginate.ts. */
+  maxListItems?: number;
+  /** Most bytes all pages of one list may hold together; default 256 MiB. */
+  maxListBytes?: number;
   /** Clock and randomness of waits and backoff; tests pass fakes. */
   clock?: Clock;
   random?: () => number;
@@ -31,6 +37,19 @@ export interface RequestOptions {
   query?: Query;
   /** Sent as JSON. */
   body?: unknown;
+  /** Bytes shared by several requests (the pages of one list), counted while bodies stream. */
+  budget?: ReadBudget;
+}
+
+/**
+ * Bytes several answers may hold together (the pages of one list, read concurrently): each
+ * body's chunks are counted against it as they arrive, so the sum never exceeds `limit` in memory.
+ */
+export class ReadBudget {
+  remaining: number;
+  constructor(readonly limit: number) {
+    this.remaining = limit;
+  }
 }
 
 /** A successful answer: status, lower-case headers, parsed JSON body (undefined when empty). */
@@ -38,7 +57,22 @@ export interface ApiResponse<T = unknown> {
   status: number;
   headers: Record<string, string>;
   body: T;
+  /** The URL asked for (query included), for error messages. */
+  url: URL;
 }
+
+/** What one client reads at most (the bounds against a hostile or broken API). */
+export interface ReadLimits {
+  maxBodyBytes: number;
+  maxListItems: number;
+  maxListBytes: number;
+}
+
+/** Default bounds: 64 MiB per body, 50,000 objects and 256 MiB per list. */
+export const DEFAULT_READ_LIMITS: ReadLimits = { maxBodyBytes: 64 * 1024 * 1024, maxListItems: 50_000, maxListBytes: 256 * 1024 * 1024 };
+
+/** Deepest nesting of a JSON answer mac accepts (real objects nest under 20 levels). */
+export const MAX_JSON_DEPTH = 100;
 
 /** Requests sent by a client (retries included), for tests and benchmarks. */
 export interface RequestStats {
@@ -54,6 +88,7 @@ export interface RequestStats {
 export class ApiClient {
   readonly apiUrl: string;
   readonly stats: RequestStats = { total: 0, byMethod: {}, retries: 0 };
+  readonly limits: ReadLimits;
   private readonly agent: Agent;
   private readonly limiter: Limiter;
   private readonly headers: Record<string, string>;
@@ -64,6 +99,11 @@ export class ApiClient {
   constructor(options: ApiClientOptions) {
     this.apiUrl = options.apiUrl.replace(/\/+$/, '');
     this.timeoutMs = options.timeoutMs ?? 30_000;
+    this.limits = {
+      maxBodyBytes: positive(options.maxBodyBytes, 'maxBodyBytes') ?? DEFAULT_READ_LIMITS.maxBodyBytes,
+      maxListItems: positive(options.maxListItems, 'maxListItems') ?? DEFAULT_READ_LIMITS.maxListItems,
+      maxListBytes: positive(options.maxListBytes, 'maxListBytes') ?? DEFAULT_READ_LIMITS.maxListBytes,
+    };
     this.clock = options.clock ?? systemClock;
     this.random = options.random ?? Math.random;
     this.limiter = options.limiter ?? limiterOf(options.rateLimit ?? DEFAULT_RATE_LIMIT, this.clock);
@@ -101,7 +141,7 @@ export class ApiClient {
     const url = this.url(path, options.query);
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.once<T>(method, url, options.body);
+        return await this.once<T>(method, url, options.body, options.budget);
       } catch (err) {
         const wait = retryDelay(err, method, attempt, this.random);
         if (wait === undefined) throw err;
@@ -125,7 +165,7 @@ export class ApiClient {
     return url;
   }
 
-  private async once<T>(method: string, url: URL, body: unknown): Promise<ApiResponse<T>> {
+  private async once<T>(method: string, url: URL, body: unknown, budget: ReadBudget | undefined): Promise<ApiResponse<T>> {
     await this.limiter.take();
     this.stats.total++;
     this.stats.byMethod[method] = (this.stats.byMethod[method] ?? 0) + 1;
@@ -144,10 +184,13 @@ export class ApiClient {
         body: body === undefined ? undefined : JSON.stringify(body),
         signal: controller.signal,
       });
-      const text = await res.body.text();
       const headers = flatHeaders(res.headers);
+      const source = { method, url, status: res.statusCode };
+      const text = await readBody(res.body, headers['content-length'], this.limits.maxBodyBytes, budget, source);
+      if (res.statusCode >= 200 && res.statusCode < 300) {
+        return { status: res.statusCode, headers, body: parseSuccess(text, headers['content-type'], source) as T, url };
+      }
       const parsed = parseBody(text, headers['content-type']);
-      if (res.statusCode >= 200 && res.statusCode < 300) return { status: res.statusCode, headers, body: parsed as T };
       throw apiErrorFromResponse({
         status: res.statusCode,
         method,
@@ -168,6 +211,109 @@ function flatHeaders(raw: Record<string, string | string[] | undefined>): Record
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(raw)) if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
   return out;
+}
+
+function positive(value: number | undefined, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (!Number.isFinite(value) || value <= 0) throw new RangeError(`ApiClient: ${name} must be a positive number, got ${value}`);
+  return value;
+}
+
+type Source = { method: string; url: URL; status: number };
+
+/**
+ * Reads a body as UTF-8 text, counting bytes as they arrive: a declared content-length over
+ * `max` fails before the first byte is read, a body that grows over it fails at that chunk
+ * (the connection is dropped); never more than `max` bytes are held.
+ */
+async function readBody(
+  body: AsyncIterable<Buffer | Uint8Array> & { destroy(err?: Error): unknown },
+  contentLength: string | undefined,
+  max: number,
+  budget: ReadBudget | undefined,
+  source: Source,
+): Promise<string> {
+  const overBudget = () =>
+    new BadResponseError(`the answers of this list together are larger than ${formatBytes(budget!.limit)}, the most mac reads per list`, source, {
+      hint: 'the monitoring API never answers this much; check that MAC_API_URL / --api-url points at it (see "Hostile or broken APIs" in docs/plan.md)',
+    });
+  const over = (what: string) =>
+    new BadResponseError(`the answer's body ${what}, over the limit of ${formatBytes(max)}`, source, {
+      hint: 'the monitoring API never answers this much; check that MAC_API_URL / --api-url points at it (see "Hostile or broken APIs" in docs/plan.md)',
+    });
+  if (contentLength !== undefined && /^\d+$/.test(contentLength.trim()) && Number(contentLength) > max) {
+    body.destroy();
+    throw over(`declares ${formatBytes(Number(contentLength))} (content-length)`);
+  }
+  if (budget !== undefined && contentLength !== undefined && /^\d+$/.test(contentLength.trim()) && Number(contentLength) > budget.remaining) {
+    body.destroy();
+    throw overBudget();
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > max) {
+      body.destroy();
+      throw over('is larger');
+    }
+    if (budget !== undefined) {
+      budget.remaining -= chunk.length;
+      if (budget.remaining < 0) {
+        body.destroy();
+        throw overBudget();
+      }
+    }
+    chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
+  }
+  return Buffer.concat(chunks, size).toString('utf8');
+}
+
+function formatBytes(n: number): string {
+  if (n >= 1024 * 1024) return `${+(n / (1024 * 1024)).toFixed(1)} MiB (${n} bytes)`;
+  if (n >= 1024) return `${+(n / 1024).toFixed(1)} KiB (${n} bytes)`;
+  return `${n} bytes`;
+}
+
+/**
+ * The JSON of a 2xx answer, or a BadResponseError naming the URL: an HTML page, malformed JSON
+ * or JSON nested deeper than MAX_JSON_DEPTH are not answers of the API. Empty -> undefined.
+ */
+function parseSuccess(text: string, contentType: string | undefined, source: Source): unknown {
+  if (text.trim() === '') return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    const looksHtml = /^\s*</.test(text) || contentType?.includes('html') === true;
+    const type = contentType ? ` (${printable(contentType.slice(0, 100))})` : '';
+    const problem = looksHtml
+      ? `answered ${source.status} with an HTML page${type}, not JSON: ${printable(text.trimStart().slice(0, 80))}`
+      : `answered ${source.status} with a body that is not valid JSON${type}: ${printable(err instanceof Error ? err.message.slice(0, 200) : String(err))}`;
+    throw new BadResponseError(problem, source, {
+      hint: looksHtml
+        ? 'MAC_API_URL / --api-url seems to point at a web page (or a proxy login page), not the monitoring API'
+        : undefined,
+    });
+  }
+  if (depthOver(value, MAX_JSON_DEPTH)) {
+    throw new BadResponseError(`the answer's JSON nests deeper than ${MAX_JSON_DEPTH} levels`, source);
+  }
+  return value;
+}
+
+/** Whether `value` nests deeper than `max` arrays/objects (iterative: no recursion on hostile input). */
+function depthOver(value: unknown, max: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (typeof v !== 'object' || v === null) continue;
+    if (depth >= max) return true;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) {
+      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+    }
+  }
+  return false;
 }
 
 function parseBody(text: string, contentType: string | undefined): unknown {

@@ -104,13 +104,63 @@ export function apiErrorFromResponse(details: ApiErrorDetails): ApiError {
 }
 
 function messageOf(body: unknown): string {
-  if (typeof body === 'string') return body.slice(0, 300);
+  if (typeof body === 'string') {
+    // A gateway's or proxy's HTML error page: its title says more than its first 300 characters.
+    if (/^\s*</.test(body)) {
+      const title = /<title[^>]*>([^<]{1,200})<\/title>/i.exec(body)?.[1]?.trim();
+      return `(an HTML page${title ? `: ${printable(title)}` : ''})`;
+    }
+    return printable(body.slice(0, 300));
+  }
   if (typeof body === 'object' && body !== null) {
     const b = body as { error?: unknown; message?: unknown };
-    if (typeof b.message === 'string') return b.message;
-    if (typeof b.error === 'string') return b.error;
+    if (typeof b.message === 'string') return printable(b.message.slice(0, 300));
+    if (typeof b.error === 'string') return printable(b.error.slice(0, 300));
   }
   return '';
+}
+
+/** Text a server sent, made safe to print: control characters (terminal escapes) become `?`. */
+export function printable(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '?');
+}
+
+/** A URL as errors print it: without user name or password. */
+export function shownUrl(url: URL | string): string {
+  const u = new URL(String(url));
+  u.username = '';
+  u.password = '';
+  return u.toString();
+}
+
+/** Where an unusable answer came from. */
+export interface BadResponseSource {
+  method: string;
+  url: URL | string;
+  /** The HTTP status of the answer. */
+  status: number;
+}
+
+const BAD_RESPONSE_HINT = 'no monitoring API answers this; check that MAC_API_URL / --api-url points at the API (not a web page or a proxy), or report it to the API\'s operator';
+
+/**
+ * An answer mac refuses to use: a body over the size limit, not JSON, not the shape asked for,
+ * or a list that does not add up (absurd or inconsistent content-range, repeated ids, endless
+ * pages). Its message names the full URL (without credentials). Never retried.
+ */
+export class BadResponseError extends ApiError {
+  /** The URL asked for, without credentials. */
+  readonly url: string;
+  constructor(problem: string, source: BadResponseSource, options: MacErrorOptions = {}) {
+    const url = shownUrl(source.url);
+    const parsed = new URL(url);
+    super(`${source.method} ${url}: ${problem}`, { status: source.status, method: source.method, path: `${parsed.pathname}${parsed.search}`, body: undefined }, {
+      ...options,
+      hint: options.hint ?? BAD_RESPONSE_HINT,
+    });
+    this.url = url;
+  }
 }
 
 /** The request never got an HTTP answer: connection refused, unknown host, timeout, reset. */
@@ -196,9 +246,14 @@ export function networkError(err: unknown, method: string, url: URL, timedOut: {
         cause: err,
         hint: 'the service is slow or unreachable; try again, or check MAC_API_URL',
       });
+    case 'UND_ERR_HEADERS_OVERFLOW':
+      return new NetworkError(`${where}: the answer's headers are over the size limit (UND_ERR_HEADERS_OVERFLOW)`, code, method, url.pathname, {
+        cause: err,
+        hint: `the server at ${hostPort} sent oversized headers; no monitoring API does; check MAC_API_URL / --api-url`,
+      });
     default: {
       const detail = typeof root?.message === 'string' ? root.message : err instanceof Error ? err.message : String(err);
-      return new NetworkError(`${where}: ${code} ${detail}`, code, method, url.pathname, {
+      return new NetworkError(`${where}: ${code} ${printable(detail)}`, code, method, url.pathname, {
         cause: err,
         hint: `the connection to ${hostPort} failed; check MAC_API_URL / --api-url`,
       });

@@ -1,4 +1,4 @@
-import { listAll, NotFoundError, type ApiClient } from '../api/index.js';
+import { BadResponseError, listAll, NotFoundError, objectBody, type ApiClient } from '../api/index.js';
 import { findLive } from '../plan/body.js';
 import { compareObjects, fingerprint, normalizeLive } from '../plan/compare.js';
 import { kindSpec } from '../plan/kinds/index.js';
@@ -49,8 +49,12 @@ export function apiAccount(options: ApiAccountOptions): ApplyAccount {
   const ops: ResourceOps = {
     async create(change, body) {
       const ep = kindSpec(change.kind).api.create;
-      const res = await client.request<Live>(ep.method, ep.path, { body, query: ep.query });
-      return kindSpec(change.kind).remoteId(res.body);
+      const res = await client.request<unknown>(ep.method, ep.path, { body, query: ep.query });
+      const id = kindSpec(change.kind).remoteId(objectBody(res, ep.method));
+      if (typeof id !== 'string' && typeof id !== 'number') {
+        throw new BadResponseError('the answer to the create holds no id of the new object', { method: ep.method, url: res.url, status: res.status });
+      }
+      return id;
     },
     async update(change, remoteId, body) {
       const ep = kindSpec(change.kind).api.update(remoteId);
@@ -63,7 +67,7 @@ export function apiAccount(options: ApiAccountOptions): ApplyAccount {
       const spec = kindSpec(change.kind);
       // Checks are found by their tag server-side; other kinds are few and listed whole.
       const query = isCheckKind(change.kind) ? { tag: ownershipTag(project, change.id) } : {};
-      const found = findLive(change.kind, project, change, await listAll<Live>(client, spec.api.list, query));
+      const found = findLive(change.kind, project, change, await listAll<Live>(client, spec.api.list, query, { idOf: spec.remoteId }));
       return found === undefined ? undefined : spec.remoteId(found);
     },
   };
@@ -75,11 +79,13 @@ export function apiAccount(options: ApiAccountOptions): ApplyAccount {
    */
   async function readLists(changes: ReadonlyArray<{ change: PlannedChange; expected: boolean }>): Promise<Map<Kind, KindItems>> {
     const atLeast = new Map<string, number>();
+    const idOfList = new Map<string, (item: Live) => unknown>();
     for (const { change, expected } of changes) {
       const list = kindSpec(change.kind).api.list;
       atLeast.set(list, (atLeast.get(list) ?? 0) + (expected ? 1 : 0));
+      idOfList.set(list, kindSpec(change.kind).remoteId);
     }
-    const lists = new Map(await Promise.all([...atLeast].map(async ([list, n]) => [list, await listAll<Live>(client, list, {}, n)] as const)));
+    const lists = new Map(await Promise.all([...atLeast].map(async ([list, n]) => [list, await listAll<Live>(client, list, {}, { atLeast: n, idOf: idOfList.get(list) })] as const)));
     const out = new Map<Kind, KindItems>();
     for (const kind of new Set(changes.map((c) => c.change.kind))) {
       const spec = kindSpec(kind);
@@ -100,7 +106,7 @@ export function apiAccount(options: ApiAccountOptions): ApplyAccount {
         const listed = liveOf(project, change, indexed.get(change.kind) ?? none, id);
         if (listed !== undefined || id === undefined) return void out.set(key, listed ?? null);
         try {
-          out.set(key, await client.get<Live>(kindSpec(change.kind).api.item(id)));
+          out.set(key, objectBody(await client.request('GET', kindSpec(change.kind).api.item(id)), 'GET'));
         } catch (err) {
           if (!(err instanceof NotFoundError)) throw err;
           out.set(key, null);

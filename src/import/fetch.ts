@@ -50,7 +50,7 @@ export async function fetchLive(client: ApiClient, kinds: Kind[], options: Fetch
   await Promise.all(
     [...byPath].map(([path, pathKinds]) =>
       limit(async () => {
-        const raw = inCreationOrder(await listAll<Record<string, unknown>>(client, path));
+        const raw = inCreationOrder(await listAll<Record<string, unknown>>(client, path, {}, { idOf: KIND_SPECS[pathKinds[0]!].remoteId }));
         for (const obj of raw) {
           const kind = pathKinds.find((k) => KIND_SPECS[k].accepts(obj));
           if (kind === undefined) {

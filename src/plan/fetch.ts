@@ -21,7 +21,7 @@ export async function fetchLive(client: ApiClient, kinds: Iterable<Kind>): Promi
   const state: LiveState = new Map();
   await Promise.all(
     [...byList].map(async ([list, listKinds]) => {
-      const items = await listAll<Record<string, unknown>>(client, list);
+      const items = await listAll<Record<string, unknown>>(client, list, {}, { idOf: kindSpec(listKinds[0]!).remoteId });
       for (const kind of listKinds) state.set(kind, items.filter((item) => kindSpec(kind).accepts(item)));
     }),
   );

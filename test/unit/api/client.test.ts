@@ -212,7 +212,7 @@ describe('pagination', () => {
       const q = new URL(req.url!, 'http://x').searchParams;
       const page = Number(q.get('page'));
       const slice = all.slice((page - 1) * 100, page * 100);
-      held.push(() => json(res, 200, slice, { 'content-range': `0-99/250` }));
+      held.push(() => json(res, 200, slice, { 'content-range': `${(page - 1) * 100}-${(page - 1) * 100 + slice.length - 1}/250` }));
       // Nothing is answered before all three pages were asked for; a sequential read would stall here.
       const release = () => held.splice(0).forEach((answer) => answer());
       if (++asked === 3) release();
@@ -258,10 +258,10 @@ describe('pagination', () => {
   it('follows nextId for cursor lists', async () => {
     const url = await serve((req, res) => {
       const next = new URL(req.url!, 'http://x').searchParams.get('nextId');
-      if (!next) json(res, 200, { length: 2, entries: [1, 2], nextId: 'c2' });
-      else json(res, 200, { length: 1, entries: [3], nextId: null });
+      if (!next) json(res, 200, { length: 2, entries: [{ id: 1 }, { id: 2 }], nextId: 'c2' });
+      else json(res, 200, { length: 1, entries: [{ id: 3 }], nextId: null });
     });
     client = new ApiClient({ apiUrl: url, apiKey: 'k' });
-    expect(await listCursor(client, '/v1/status-pages')).toEqual([1, 2, 3]);
+    expect(await listCursor(client, '/v1/status-pages')).toEqual([{ id: 1 }, { id: 2 }, { id: 3 }]);
   });
 });
