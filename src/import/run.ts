@@ -231,14 +231,15 @@ async function refuseTypeScript(dir: string): Promise<void> {
 async function writeFiles(dir: string, files: OutFile[]): Promise<void> {
   const root = await realpath(dir);
   const checked = new Map<string, string>();
+  // Every folder first: a refused one stops the import before any file is written.
+  const targets: string[] = [];
   for (const file of files) {
     const parts = file.path.split('/');
     let current = root;
-    for (const part of parts.slice(0, -1)) {
-      current = await enterFolder(root, current, part, checked);
-    }
-    await writeNew(join(current, parts[parts.length - 1]), file.content);
+    for (const part of parts.slice(0, -1)) current = await enterFolder(root, current, part, checked);
+    targets.push(join(current, parts[parts.length - 1]));
   }
+  for (const [i, file] of files.entries()) await writeNew(targets[i], file.content);
 }
 
 /** The real path of folder `name` in `parent` (created when missing), refused when it leads outside `root`. */
