@@ -18,6 +18,8 @@ export interface ApplyFlags {
   apiUrl?: string;
   apiKey?: string;
   accountId?: string;
+  /** false with --no-typescript: *.mac.ts files are refused. */
+  typescript?: boolean;
 }
 
 /** Typed options of one `mac apply` run. */

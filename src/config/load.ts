@@ -3,16 +3,17 @@
  * `${{ env.NAME }}` interpolation, then validation in two phases (structure, rules).
  * Offline: no HTTP. Every problem becomes a diagnostic; none is thrown.
  */
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import pLimit from 'p-limit';
 import { DEFINITIONS } from '../schema/definitions.js';
 import { CHECK_KINDS, type Kind } from '../schema/kinds.js';
 import { UsageError } from '../errors.js';
 import type { Diagnostic, LoadedProject } from './types.js';
-import { discoverFiles } from './discover.js';
+import { discoverProject } from './discover.js';
+import { DEFINITION_FILE_LIMIT, describeProblem, projectRoot, readProjectFile } from './files.js';
 import { readProjectConfig } from './project-config.js';
-import { isRecord, type SourceDocument } from './source.js';
+import { errorAt, isRecord, type SourceDocument } from './source.js';
 import { parseYaml } from './yaml-source.js';
 import { loadTsFile } from './ts-source.js';
 import { interpolateEnv } from './interpolate.js';
@@ -20,9 +21,16 @@ import { checkStructure } from './structure.js';
 import { resolveDocument, type ResolvedDocument } from './resolve.js';
 import { PROJECT_RULES } from './rules.js';
 
-/** Options of loadProject: the environment `${{ env.NAME }}` reads (the engine never reads process.env). */
+/** Options of loadProject. */
 export interface LoadOptions {
+  /** The environment `${{ env.NAME }}` reads (the engine never reads process.env). */
   env: Record<string, string | undefined>;
+  /**
+   * Whether `*.mac.ts` files may be loaded (default true). A *.mac.ts file is code and runs when
+   * loaded; with false, a project holding one (or any `.ts` definition file) is refused with a
+   * diagnostic naming each file, before any file is read (`--no-typescript`, the Action's `typescript: deny`).
+   */
+  typescript?: boolean;
 }
 
 /** Field names each check kind accepts, for merging `defaults.check` under it. */
@@ -36,16 +44,32 @@ export async function loadProject(dir: string, options: LoadOptions): Promise<Lo
   const isDir = await stat(absDir).then((s) => s.isDirectory(), () => false);
   if (!isDir) throw new UsageError(`${dir} is not a directory`, { hint: 'give the directory that holds mac.config.yaml' });
 
+  const root = await projectRoot(absDir);
   const diagnostics: Diagnostic[] = [];
   const { config, source: configSource } = await readProjectConfig(absDir, options.env, diagnostics);
-  const files = await discoverFiles(absDir, config.include);
+  const discovered = await discoverProject(absDir, config.include);
+  const files = discovered.files;
+
+  if (options.typescript === false) {
+    const refused = [...new Set([...files.filter((f) => f.endsWith('.ts')), ...discovered.typescript])].sort();
+    if (refused.length > 0) {
+      for (const file of refused) diagnostics.push(typescriptRefused(file));
+      return { dir: absDir, config, files, definitions: [], diagnostics: sortDiagnostics(diagnostics) };
+    }
+  }
 
   const limit = pLimit(32);
   const perFile = await Promise.all(
     files.map((file) =>
       limit(async () => {
         const abs = join(absDir, file);
-        const text = await readFile(abs, 'utf8');
+        const read = await readProjectFile(root, abs, DEFINITION_FILE_LIMIT);
+        if (!read.ok) {
+          const at = read.problem.kind === 'not-utf8' ? { file, line: read.problem.line, col: read.problem.col } : { file, line: 1, col: 1 };
+          diagnostics.push(errorAt(at, '', describeProblem(file, read.problem), definitionFileHint(read.problem.kind)));
+          return [];
+        }
+        const text = read.text;
         if (file.endsWith('.ts')) return loadTsFile(abs, text, file, dirname(abs), diagnostics);
         const parsed = parseYaml(text, file, dirname(abs));
         diagnostics.push(...parsed.diagnostics);
@@ -62,13 +86,30 @@ export async function loadProject(dir: string, options: LoadOptions): Promise<Lo
       if (config.defaults.check && configSource) source = withCheckDefaults(source, config.defaults.check, configSource);
       const envSources = interpolateEnv(source, options.env, diagnostics);
       const structured = checkStructure(source, diagnostics);
-      if (structured) resolving.push(resolveDocument(structured, envSources, diagnostics));
+      if (structured) resolving.push(resolveDocument(structured, envSources, diagnostics, root));
     }
   }
   const resolved = await Promise.all(resolving);
   for (const rule of PROJECT_RULES) rule(resolved, diagnostics, { declared });
 
   return { dir: absDir, config, files, definitions: resolved.map((r) => r.definition), diagnostics: sortDiagnostics(diagnostics) };
+}
+
+/** The diagnostic of a TypeScript definition file refused by `typescript: false`. */
+export function typescriptRefused(file: string): Diagnostic {
+  return errorAt(
+    { file, line: 1, col: 1 },
+    '',
+    'TypeScript definitions are refused here (--no-typescript): a *.mac.ts file is code and would run when loaded',
+    'write the definitions as YAML, or load this project only where its code is trusted',
+  );
+}
+
+function definitionFileHint(kind: string): string | undefined {
+  if (kind === 'outside') return 'a definition file reached through a symlink must lie inside the directory of mac.config.yaml';
+  if (kind === 'too-large') return `definition files may hold at most ${DEFINITION_FILE_LIMIT / (1024 * 1024)} MiB; split it into several files`;
+  if (kind === 'not-utf8') return 'save the file as UTF-8';
+  return undefined;
 }
 
 function noteDeclared(data: unknown, declared: Set<string>): void {

@@ -1,5 +1,4 @@
 /** Reads and validates mac.config.yaml. */
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ProjectConfigSchema, DEFAULT_INCLUDE } from '../schema/config.js';
 import type { Diagnostic, ProjectConfig } from './types.js';
@@ -9,6 +8,7 @@ import { parseYaml } from './yaml-source.js';
 import { interpolateEnv } from './interpolate.js';
 import { UsageError } from '../errors.js';
 import { issueDiagnostics } from './structure.js';
+import { DEFINITION_FILE_LIMIT, describeProblem, projectRoot, readProjectFile } from './files.js';
 
 /** The project's configuration, and its source document for positions of defaulted fields. */
 export interface ConfigSource {
@@ -22,17 +22,21 @@ export interface ConfigSource {
  */
 export async function readProjectConfig(dir: string, env: Record<string, string | undefined>, diagnostics: Diagnostic[]): Promise<ConfigSource> {
   const fallback: ProjectConfig = { project: '', include: DEFAULT_INCLUDE, defaults: {} };
-  let text: string;
-  try {
-    text = await readFile(join(dir, CONFIG_FILE), 'utf8');
-  } catch (cause) {
+  // Read as any definition file: inside the project with symlinks followed, regular, at most 8 MiB, UTF-8.
+  const read = await readProjectFile(await projectRoot(dir), join(dir, CONFIG_FILE), DEFINITION_FILE_LIMIT);
+  if (!read.ok && read.problem.kind === 'missing') {
     // Without its config a directory is not a mac project: checking every YAML file below it
     // (a home directory, /tmp) would bury the one useful message under thousands.
     throw new UsageError(`no ${CONFIG_FILE} in ${dir}`, {
-      cause,
       hint: `give the directory that holds ${CONFIG_FILE}, or create one with at least "project: <name>"`,
     });
   }
+  if (!read.ok) {
+    const at = read.problem.kind === 'not-utf8' ? { file: CONFIG_FILE, line: read.problem.line, col: read.problem.col } : { file: CONFIG_FILE, line: 1, col: 1 };
+    diagnostics.push(errorAt(at, '', describeProblem(CONFIG_FILE, read.problem)));
+    return { config: fallback };
+  }
+  const text = read.text;
   const parsed = parseYaml(text, CONFIG_FILE, dir);
   diagnostics.push(...parsed.diagnostics);
   const source = parsed.documents[0];

@@ -1,10 +1,10 @@
 /** Turns a structurally valid document into a Definition: API body, references, script files, secrets. */
-import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { DEFINITIONS } from '../schema/definitions.js';
 import type { Definition, DefinitionRefs, Diagnostic } from './types.js';
 import { errorAt, type SourceDocument } from './source.js';
 import type { StructuredDocument } from './structure.js';
+import { SCRIPT_FILE_LIMIT, describeProblem, readProjectFile, type FileProblem } from './files.js';
 
 /** A definition with the document it came from (for positions in later rules). */
 export interface ResolvedDocument {
@@ -15,11 +15,15 @@ export interface ResolvedDocument {
 // Definition-only fields: never part of the API body.
 const NOT_SPEC = new Set(['kind', 'state', 'id', 'adopt', 'alertChannels', 'setupSnippet', 'tearDownSnippet', 'scriptFile']);
 
-/** Builds the Definition of a document; pushes diagnostics for script files and per-kind rules. */
+/**
+ * Builds the Definition of a document; pushes diagnostics for script files and per-kind rules.
+ * `root` is the project root with symlinks followed: files a definition names must lie inside it.
+ */
 export async function resolveDocument(
   doc: StructuredDocument,
   envSources: Record<string, string>,
   diagnostics: Diagnostic[],
+  root: string,
 ): Promise<ResolvedDocument> {
   const { source, kind, value } = doc;
   const kindSpec = DEFINITIONS[kind];
@@ -28,7 +32,7 @@ export async function resolveDocument(
   for (const key in value) if (!NOT_SPEC.has(key)) spec[key] = value[key];
 
   // A broken script or a failed per-kind rule leaves the structure valid: cross-definition rules still run.
-  if (kindSpec.script !== 'none') await resolveScript(source, value, spec, kindSpec.script === 'required' && state === 'present', diagnostics);
+  if (kindSpec.script !== 'none') await resolveScript(source, value, spec, kindSpec.script === 'required' && state === 'present', diagnostics, root);
   if (state === 'present' && kindSpec.rules) {
     for (const issue of kindSpec.rules(spec)) {
       const path = issue.path === '' ? [] : issue.path.split('.').map((s) => (/^\d+$/.test(s) ? Number(s) : s));
@@ -64,6 +68,7 @@ async function resolveScript(
   spec: Record<string, unknown>,
   required: boolean,
   diagnostics: Diagnostic[],
+  root: string,
 ): Promise<boolean> {
   const scriptFile = value.scriptFile;
   if (typeof scriptFile !== 'string') {
@@ -77,17 +82,31 @@ async function resolveScript(
     diagnostics.push(errorAt(source.locate(['scriptFile'], true), 'scriptFile', 'script and scriptFile are both set', 'keep one of them'));
     return false;
   }
-  try {
-    spec.script = await readFile(resolve(source.dir, scriptFile), 'utf8');
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    const reason = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : (code ?? 'unreadable');
-    diagnostics.push(errorAt(source.locate(['scriptFile']), 'scriptFile', `cannot read "${scriptFile}": ${reason}`, 'the path is relative to the definition file'));
+  // Followed symlinks and all, the file must lie inside the project, be a regular file and hold at most 1 MiB.
+  const read = await readProjectFile(root, resolve(source.dir, scriptFile), SCRIPT_FILE_LIMIT);
+  if (!read.ok) {
+    diagnostics.push(errorAt(source.locate(['scriptFile']), 'scriptFile', describeProblem(scriptFile, read.problem), scriptFileHint(read.problem)));
     return false;
   }
+  spec.script = read.text;
   if (required && spec.script === '') {
     diagnostics.push(errorAt(source.locate(['scriptFile']), 'scriptFile', `"${scriptFile}" is empty; the script must not be empty`));
     return false;
   }
   return true;
+}
+
+function scriptFileHint(problem: FileProblem): string {
+  switch (problem.kind) {
+    case 'outside':
+      return 'a file a definition names must lie inside the directory of mac.config.yaml, with symlinks followed';
+    case 'not-regular':
+      return 'scriptFile must name a regular file';
+    case 'too-large':
+      return 'the API takes scripts of at most 1 MiB';
+    case 'not-utf8':
+      return 'save the script as UTF-8';
+    default:
+      return 'the path is relative to the definition file';
+  }
 }

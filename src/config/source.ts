@@ -52,3 +52,39 @@ export function valueAt(data: unknown, path: readonly PathSegment[]): unknown {
   }
   return cur;
 }
+
+// Names every JavaScript object has (`__proto__`, `constructor`, `toString`, ...) and `prototype`:
+// as keys of definition data they could reach an object's prototype or shadow its methods.
+const RESERVED_KEYS = new Set([...Object.getOwnPropertyNames(Object.prototype), 'prototype']);
+
+/** Whether a key may not appear in definition data (it names a property of every JavaScript object). */
+export function isReservedKey(key: string): boolean {
+  return RESERVED_KEYS.has(key);
+}
+
+/**
+ * The first problem of plain data that did not come from YAML (a *.mac.ts export): a reserved
+ * key, a cycle, or nesting deeper than `maxDepth`. Returns the field path and the message.
+ */
+export function plainDataProblem(data: unknown, maxDepth = 64): { path: PathSegment[]; message: string } | undefined {
+  const active = new Set<object>();
+  const path: PathSegment[] = [];
+  const visit = (value: unknown): string | undefined => {
+    if (value === null || typeof value !== 'object') return undefined;
+    if (active.has(value)) return 'refers to itself (a cycle)';
+    if (path.length > maxDepth) return `is nested deeper than ${maxDepth} levels`;
+    active.add(value);
+    const entries: Array<[PathSegment, unknown]> = Array.isArray(value) ? value.map((v, i) => [i, v]) : Object.entries(value);
+    for (const [key, v] of entries) {
+      path.push(key);
+      if (typeof key === 'string' && isReservedKey(key)) return `key "${key}" is not allowed`;
+      const problem = visit(v);
+      if (problem) return problem;
+      path.pop();
+    }
+    active.delete(value);
+    return undefined;
+  };
+  const message = visit(data);
+  return message === undefined ? undefined : { path: [...path], message };
+}

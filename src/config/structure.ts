@@ -39,9 +39,12 @@ export function checkStructure(source: SourceDocument, diagnostics: Diagnostic[]
     diagnostics.push(errorAt(source.position(), 'kind', 'is required', `one of ${KINDS.join(', ')}`));
     return undefined;
   }
-  if (typeof kind !== 'string' || !(KINDS as readonly string[]).includes(kind)) {
-    const hint = typeof kind === 'string' ? didYouMean(kind, KINDS) : undefined;
-    diagnostics.push(errorAt(source.locate(['kind']), 'kind', `unknown kind "${String(kind)}"`, hint ?? `one of ${KINDS.join(', ')}`));
+  if (typeof kind !== 'string') {
+    diagnostics.push(errorAt(source.locate(['kind']), 'kind', `must be a string, not ${describeValue(kind)}`, `one of ${KINDS.join(', ')}`));
+    return undefined;
+  }
+  if (!(KINDS as readonly string[]).includes(kind)) {
+    diagnostics.push(errorAt(source.locate(['kind']), 'kind', `unknown kind "${kind}"`, didYouMean(kind, KINDS) ?? `one of ${KINDS.join(', ')}`));
     return undefined;
   }
   const spec = DEFINITIONS[kind as Kind];
@@ -67,7 +70,8 @@ export function issueDiagnostics(
   if (issue.code === 'unrecognized_keys') {
     const known = knownKeys(schema, path, source.data);
     return issue.keys.map((key) => {
-      const reason = path.length === 0 ? misplaced[key] : undefined;
+      // Own entries only: a key such as "constructor" must not find Object.prototype's.
+      const reason = path.length === 0 && Object.hasOwn(misplaced, key) ? misplaced[key] : undefined;
       // A field of another kind is no typo: its reason comes first.
       const hint = reason ?? didYouMean(key, known) ?? (known.length > 0 ? `known fields: ${known.join(', ')}` : undefined);
       return errorAt(source.locate([...path, key], true), [...path, key], `unknown field "${key}" of ${owner}`, hint);
@@ -95,7 +99,7 @@ export function issueMessage(issue: z.core.$ZodIssue, value: unknown): string {
     case 'too_big':
       return boundMessage('at most', 'less than', issue.maximum, issue.inclusive !== false, issue.origin);
     case 'invalid_value':
-      return issue.values.length === 1 ? `must be ${JSON.stringify(issue.values[0])}` : `must be one of ${issue.values.map(String).join(', ')}`;
+      return issue.values.length === 1 ? `must be ${JSON.stringify(issue.values[0])}` : `must be one of ${issue.values.map(showOption).join(', ')}`;
     case 'not_multiple_of':
       return `must be a multiple of ${String(issue.divisor)}`;
     case 'invalid_format':
@@ -104,12 +108,17 @@ export function issueMessage(issue: z.core.$ZodIssue, value: unknown): string {
       return issue.message;
     case 'invalid_union': {
       const options = (issue as { options?: unknown[] }).options;
-      if (Array.isArray(options)) return `must be one of ${options.map(String).join(', ')}`;
+      if (Array.isArray(options)) return `must be one of ${options.map(showOption).join(', ')}`;
       return issue.message;
     }
     default:
       return issue.message;
   }
+}
+
+/** An allowed value as a message shows it: never `[object Object]`. */
+function showOption(value: unknown): string {
+  return value !== null && typeof value === 'object' ? JSON.stringify(value) : String(value);
 }
 
 function boundMessage(inclusiveWord: string, exclusiveWord: string, bound: number | bigint, inclusive: boolean, origin: string): string {
@@ -147,7 +156,7 @@ function knownKeys(schema: z.ZodType, path: readonly PathSegment[], data: unknow
     if (i === path.length) break;
     const def = defOf(cur);
     const seg = path[i];
-    if (def.type === 'object' && typeof seg === 'string') cur = def.shape?.[seg];
+    if (def.type === 'object' && typeof seg === 'string') cur = def.shape && Object.hasOwn(def.shape, seg) ? def.shape[seg] : undefined;
     else if (def.type === 'array') cur = def.element;
     else cur = undefined;
     value = isRecord(value) || Array.isArray(value) ? (value as Record<string | number, unknown>)[seg] : undefined;

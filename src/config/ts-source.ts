@@ -2,7 +2,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Diagnostic, Position } from './types.js';
-import { errorAt, isRecord, type SourceDocument } from './source.js';
+import { errorAt, isRecord, plainDataProblem, type SourceDocument } from './source.js';
 
 /** Package name a *.mac.ts file imports its helpers from. */
 export const PACKAGE_NAME = 'mac-monitoring';
@@ -54,6 +54,12 @@ export async function loadTsFile(absPath: string, text: string, file: string, di
       data = structuredClone(item);
     } catch {
       diagnostics.push(errorAt(at, '', 'a definition must be plain data (no functions or class instances)'));
+      continue;
+    }
+    // What YAML refuses at parse time (reserved keys such as __proto__, cycles, deep nesting) is refused here too.
+    const problem = plainDataProblem(data);
+    if (problem) {
+      diagnostics.push(errorAt(at, problem.path, problem.message));
       continue;
     }
     documents.push({ file, dir, data, position: () => at, locate: () => at });

@@ -1,7 +1,14 @@
 /** Reads multi-document YAML text into source documents with positions; syntax errors become diagnostics. */
 import { LineCounter, isAlias, isMap, isScalar, isSeq, parseAllDocuments, type Document, type Node, type Pair } from 'yaml';
 import type { Diagnostic, Position } from './types.js';
-import { errorAt, type PathSegment, type SourceDocument } from './source.js';
+import { errorAt, isReservedKey, type PathSegment, type SourceDocument } from './source.js';
+
+/** Alias nodes one document may hold: resolving each one costs a scan of the document's anchors. */
+export const MAX_ALIASES = 1000;
+/** Nodes that aliases may add to one document in total (what an alias bomb multiplies). */
+export const MAX_ALIAS_EXPANSION = 100_000;
+/** Nesting depth of mappings and lists in one document. */
+export const MAX_DEPTH = 64;
 
 /** The documents of one YAML file and the syntax problems found in it. */
 export interface YamlFile {
@@ -12,7 +19,8 @@ export interface YamlFile {
 /** Parses `text` (the content of `file`, relative to the project) into documents. */
 export function parseYaml(text: string, file: string, dir: string): YamlFile {
   const lineCounter = new LineCounter();
-  const docs = parseAllDocuments(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
+  // merge: false keeps `<<` an ordinary key; logLevel: 'error' keeps the yaml package off stderr.
+  const docs = parseAllDocuments(text, { lineCounter, uniqueKeys: true, prettyErrors: false, merge: false, logLevel: 'error' });
   const diagnostics: Diagnostic[] = [];
   const documents: SourceDocument[] = [];
   const at = (offset: number): Position => {
@@ -28,18 +36,32 @@ export function parseYaml(text: string, file: string, dir: string): YamlFile {
     }
     // Documents holding only comments (e.g. after a trailing `---`) declare nothing.
     if (doc.contents === null || (isScalar(doc.contents) && doc.contents.value === null)) continue;
-    documents.push(yamlDocument(doc, file, dir, at));
+    const problem = boundsProblem(doc);
+    if (problem) {
+      diagnostics.push(errorAt(at(problem.offset), '', problem.message, problem.hint));
+      continue;
+    }
+    let data: unknown;
+    try {
+      data = doc.toJS({ maxAliasCount: 100 });
+    } catch (err) {
+      // The bounds above come first; this catches what the yaml package refuses besides.
+      const message = err instanceof Error ? err.message.split('\n')[0] : 'cannot be read';
+      diagnostics.push(errorAt(at(firstAliasOffset(doc) ?? doc.contents.range?.[0] ?? 0), '', `YAML: ${message}`));
+      continue;
+    }
+    documents.push(yamlDocument(doc, data, file, dir, at));
   }
   return { documents, diagnostics };
 }
 
-function yamlDocument(doc: Document.Parsed, file: string, dir: string, at: (offset: number) => Position): SourceDocument {
+function yamlDocument(doc: Document.Parsed, data: unknown, file: string, dir: string, at: (offset: number) => Position): SourceDocument {
   const root = doc.contents as Node;
   const start = (node: Node | null | undefined): number | undefined => node?.range?.[0];
   return {
     file,
     dir,
-    data: doc.toJS({ maxAliasCount: 100 }),
+    data,
     position() {
       if (isMap(root)) {
         const kindPair = root.items.find((p) => isScalar(p.key) && p.key.value === 'kind');
@@ -79,4 +101,82 @@ function yamlMessage(code: string, message: string): string {
   // The yaml package's messages end with a source excerpt; the first line is the message.
   const first = message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
   return code === 'DUPLICATE_KEY' ? `${first} (duplicate key)` : `YAML: ${first}`;
+}
+
+/** A problem of a document's shape, at a source offset. */
+interface BoundsProblem {
+  offset: number;
+  message: string;
+  hint?: string;
+}
+
+/**
+ * Checks a parsed document before it becomes data, in one pass in document order: every alias
+ * names an anchor set before it in the same document (anchors do not cross `---`) and not one of
+ * its own ancestors; aliases are few and expand to a bounded number of nodes (an alias bomb is
+ * refused before anything is expanded); nesting is bounded; keys are plain scalars and none is
+ * `__proto__`, `constructor` or another name every JavaScript object has.
+ */
+export function boundsProblem(doc: Document.Parsed): BoundsProblem | undefined {
+  const anchors = new Map<string, Node>();
+  const sizes = new Map<Node, number>();
+  const active = new Set<Node>();
+  let aliases = 0;
+  let expanded = 0;
+  let problem: BoundsProblem | undefined;
+  const fail = (node: Node | null | undefined, message: string, hint?: string): number => {
+    problem ??= { offset: node?.range?.[0] ?? 0, message, ...(hint ? { hint } : {}) };
+    return 0;
+  };
+  const size = (node: Node | null | undefined, depth: number): number => {
+    if (problem || node === null || node === undefined) return 1;
+    if (isAlias(node)) {
+      if (++aliases > MAX_ALIASES) return fail(node, `YAML: more than ${MAX_ALIASES} aliases in one document`);
+      const target = anchors.get(node.source);
+      if (!target) {
+        return fail(node, `YAML: alias *${node.source} has no anchor &${node.source} before it in this document`, 'anchors do not carry across --- documents');
+      }
+      if (active.has(target)) return fail(node, `YAML: alias *${node.source} is inside the node it refers to`);
+      const n = sizes.get(target) ?? 1;
+      expanded += n;
+      if (expanded > MAX_ALIAS_EXPANSION) {
+        return fail(node, `YAML: aliases expand to more than ${MAX_ALIAS_EXPANSION} nodes`, 'an alias bomb (billion laughs) is refused; write the values out');
+      }
+      return n;
+    }
+    if (depth > MAX_DEPTH) return fail(node, `YAML: nested deeper than ${MAX_DEPTH} levels`);
+    if (node.anchor) anchors.set(node.anchor, node);
+    active.add(node);
+    let n = 1;
+    if (isMap(node)) {
+      for (const pair of node.items) {
+        const key = pair.key as Node | null;
+        if (key !== null && !isScalar(key)) return fail(key, 'YAML: a key must be a plain string, not a mapping, list or alias');
+        const name = key === null ? null : key.value;
+        if (typeof name === 'string' && isReservedKey(name)) {
+          return fail(key, `key "${name}" is not allowed`, 'it names a property every JavaScript object has; no definition field is called so');
+        }
+        n += size(key, depth + 1) + size(pair.value as Node | null, depth + 1);
+      }
+    } else if (isSeq(node)) {
+      for (const item of node.items) n += size(item as Node | null, depth + 1);
+    }
+    active.delete(node);
+    sizes.set(node, n);
+    return n;
+  };
+  size(doc.contents as Node | null, 0);
+  return problem;
+}
+
+function firstAliasOffset(doc: Document.Parsed): number | undefined {
+  let offset: number | undefined;
+  const walk = (node: unknown): void => {
+    if (offset !== undefined || !node) return;
+    if (isAlias(node)) offset = node.range?.[0];
+    else if (isMap(node)) for (const p of node.items) (walk(p.key), walk(p.value));
+    else if (isSeq(node)) for (const i of node.items) walk(i);
+  };
+  walk(doc.contents);
+  return offset;
 }

@@ -1,9 +1,12 @@
-import { existsSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { constants, existsSync, lstatSync } from 'node:fs';
+import { lstat, mkdir, open, realpath } from 'node:fs/promises';
+import { basename, join, sep } from 'node:path';
 import type { ApiClient } from '../api/index.js';
 import { formatDiagnostic } from '../config/format.js';
 import type { Diagnostic, LoadedProject } from '../config/types.js';
+import { discoverProject } from '../config/discover.js';
+import { typescriptRefused } from '../config/load.js';
+import { DEFAULT_INCLUDE } from '../schema/config.js';
 import { MacError, UsageError, ValidationFailed } from '../errors.js';
 import { KIND_SPECS } from '../plan/kinds/index.js';
 import { ownershipTag } from '../plan/ownership.js';
@@ -43,6 +46,8 @@ export interface ImportOptions {
   client: ApiClient;
   /** Lists fetched at once. */
   concurrency: number;
+  /** false (--no-typescript): a directory holding *.mac.ts files is refused before anything is loaded or written. */
+  typescript?: boolean;
   onProgress?(text: string): void;
 }
 
@@ -74,6 +79,9 @@ export async function runImport(options: ImportOptions, stages: ImportStages): P
   const progress = options.onProgress ?? (() => {});
   const configPath = join(options.dir, CONFIG_FILE);
   const hasConfig = existsSync(configPath);
+  // An existing project is refused by the load stage itself; a new one must not hold *.mac.ts files
+  // either, since the written directory is loaded again for the round-trip plan.
+  if (!hasConfig && options.typescript === false) await refuseTypeScript(options.dir);
   const existing = hasConfig ? await readExisting(options, stages) : newProject(options);
 
   // Checks reference channels and snippets: their ids are needed even when only checks are imported.
@@ -99,7 +107,8 @@ export async function runImport(options: ImportOptions, stages: ImportStages): P
     return converted;
   });
 
-  const exists = (p: string) => existsSync(join(options.dir, p));
+  // lstat: a symlink, even a dangling one, takes its name (import never writes through it).
+  const exists = (p: string) => taken(join(options.dir, p));
   const files = layout(docs, { exists, schemaRef: (kind, from) => relativeRef(from, `${SCHEMA_DIR}/${schemaFileName(kind)}`) });
   files.push(...schemaFiles(files, !hasConfig, exists));
   if (!hasConfig) {
@@ -196,23 +205,88 @@ function schemaFiles(files: OutFile[], withConfig: boolean, exists: (path: strin
     .filter((f) => !exists(f.path));
 }
 
-async function writeFiles(dir: string, files: OutFile[]): Promise<void> {
-  for (const file of files) {
-    const path = join(dir, file.path);
-    await mkdir(dirname(path), { recursive: true });
-    await writeNew(path, file.content);
+function taken(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
   }
 }
 
-/** Creates a file that must not exist: `wx` makes the no-overwrite promise hold even against a race. */
+async function refuseTypeScript(dir: string): Promise<void> {
+  const found = await discoverProject(dir, DEFAULT_INCLUDE).catch(() => undefined);
+  const refused = [...new Set([...(found?.files.filter((f) => f.endsWith('.ts')) ?? []), ...(found?.typescript ?? [])])].sort();
+  if (refused.length === 0) return;
+  const diagnostics = refused.map(typescriptRefused);
+  throw new ValidationFailed(`${dir} holds TypeScript definitions; import writes nothing there with --no-typescript:\n${listDiagnostics(diagnostics)}`, { diagnostics });
+}
+
+/**
+ * Writes the files under `dir` (the --out directory), never through a symlink that leads outside
+ * it: each folder on the way is created one level at a time or, when it exists, must resolve
+ * (symlinks followed) to a folder inside `dir`; each file is created with O_EXCL | O_NOFOLLOW, so
+ * an existing file or symlink at its name is never written through.
+ */
+async function writeFiles(dir: string, files: OutFile[]): Promise<void> {
+  const root = await realpath(dir);
+  const checked = new Map<string, string>();
+  // Every folder first: a refused one stops the import before any file is written.
+  const targets: string[] = [];
+  for (const file of files) {
+    const parts = file.path.split('/');
+    let current = root;
+    for (const part of parts.slice(0, -1)) current = await enterFolder(root, current, part, checked);
+    targets.push(join(current, parts[parts.length - 1]));
+  }
+  for (const [i, file] of files.entries()) await writeNew(targets[i], file.content);
+}
+
+/** The real path of folder `name` in `parent` (created when missing), refused when it leads outside `root`. */
+async function enterFolder(root: string, parent: string, name: string, checked: Map<string, string>): Promise<string> {
+  const path = join(parent, name);
+  const known = checked.get(path);
+  if (known !== undefined) return known;
+  if (name === '' || name === '.' || name === '..') throw new MacError(`import refuses to write through the path segment "${name}" in ${path}`);
+  const existing = await lstat(path).catch(() => undefined);
+  if (!existing) {
+    try {
+      await mkdir(path);
+    } catch (cause) {
+      if ((cause as NodeJS.ErrnoException).code !== 'EEXIST') throw new MacError(`cannot create ${path}: ${(cause as Error).message}`, { cause });
+    }
+  }
+  const real = await realpath(path);
+  if (!real.startsWith(root + sep)) {
+    throw new MacError(`${path} leads outside ${root} (a symlink); import writes nothing through it`, {
+      hint: 'remove the symlink or choose another --out directory',
+    });
+  }
+  const stats = await lstat(real);
+  if (!stats.isDirectory()) throw new MacError(`${path} is not a folder; import cannot write into it`);
+  checked.set(path, real);
+  return real;
+}
+
+/**
+ * Creates a file that must not exist: O_EXCL makes the no-overwrite promise hold even against a
+ * race, and with O_NOFOLLOW a symlink at the name (even a dangling one) is never followed.
+ */
 async function writeNew(path: string, content: string): Promise<void> {
+  let handle;
   try {
-    await writeFile(path, content, { flag: 'wx' });
+    handle = await open(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o666);
   } catch (cause) {
-    if ((cause as NodeJS.ErrnoException).code === 'EEXIST') {
+    const code = (cause as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST' || code === 'ELOOP') {
       throw new MacError(`${path} appeared while import was writing; it was left untouched`, { cause, hint: 'run mac import again' });
     }
     throw new MacError(`cannot write ${path}: ${(cause as Error).message}`, { cause });
+  }
+  try {
+    await handle.writeFile(content);
+  } finally {
+    await handle.close();
   }
 }
 

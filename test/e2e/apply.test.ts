@@ -211,7 +211,8 @@ describe('partial failure', () => {
   it('applies independent changes, skips the dependents of a rejected one, exits 1, and a fixed re-run converges', async () => {
     served = await startServe(['--no-runs']);
     // The service refuses bodies over 1 MiB (413): the snippet fails, the DNS check that needs it is skipped.
-    const big = `// ${'x'.repeat(1_100_000)}\n`;
+    // The script itself stays under the loader's 1 MiB: JSON escaping doubles each quote in the body.
+    const big = `// ${'"'.repeat(600_000)}\n`;
     const dir = writeProject({ ...shop, 'big.js': big, 'resources.yaml': shop['resources.yaml'].replace(`script: "console.log('setup')"`, 'scriptFile: ./big.js') });
     const r = await mac(served, ['apply', dir, '--yes'], { env });
     expect(r.code).toBe(1);

@@ -19,6 +19,7 @@ import { renderResult } from '../../render/result-index.js';
 import { MacError, Refused, ValidationFailed } from '../../errors.js';
 import { formatDiagnostic, summarizeDiagnostics } from '../../config/format.js';
 import { renderPlan } from '../../render/index.js';
+import { NO_TYPESCRIPT_HELP } from '../typescript-option.js';
 
 /** `mac apply [DIR|PLANFILE]`: plans (or reads a saved plan) and makes the account match it. */
 export const register: RegisterCommand = (program, ctx) => {
@@ -33,7 +34,8 @@ export const register: RegisterCommand = (program, ctx) => {
       .option('--max-deletes <n>', 'refuse plans with more deletes than this', '10')
       .option('--concurrency <n>', 'changes in flight at once within a wave', '8')
       .option('--rate-limit <n/seconds>', 'at most N requests per SECONDS (env MAC_RATE_LIMIT; default the service limit 600/60)')
-      .option('--format <format>', 'result format: text, markdown or json', 'text'),
+      .option('--format <format>', 'result format: text, markdown or json', 'text')
+      .option('--no-typescript', NO_TYPESCRIPT_HELP),
   ).action(async (target: string, flags: ApplyFlags) => {
     ctx.exit(await runApply(await applyOptions(target, flags, ctx.env, ctx.cwd), flags, ctx));
   });
@@ -54,9 +56,9 @@ async function runApply(options: ApplyCommandOptions, flags: ApplyFlags, ctx: Cl
       if (plan.apiUrl.replace(/\/+$/, '') !== client.apiUrl) {
         throw new Refused(`the plan was made against ${plan.apiUrl}, not ${client.apiUrl}`, { hint: 'apply it with --api-url / MAC_API_URL set to the planned API, or plan again' });
       }
-      sources = { env: ctx.env, ...(plan.dir ? { reload: () => reloadBodies(plan.dir!, plan.project, ctx.env) } : {}) };
+      sources = { env: ctx.env, ...(plan.dir ? { reload: () => reloadBodies(plan.dir!, plan.project, ctx.env, flags.typescript !== false) } : {}) };
     } else {
-      const project = await loadProject(options.target.dir, { env: ctx.env });
+      const project = await loadProject(options.target.dir, { env: ctx.env, typescript: flags.typescript !== false });
       for (const d of project.diagnostics) output.info(formatDiagnostic(d, output.cErr));
       if (project.diagnostics.some((d) => d.severity === 'error')) {
         throw new ValidationFailed(`invalid definitions: ${summarizeDiagnostics(project.diagnostics)}; nothing was applied and no request was made`, { diagnostics: project.diagnostics });
@@ -103,9 +105,9 @@ async function confirm(options: ApplyCommandOptions, ctx: CliContext): Promise<b
 }
 
 /** The planned directory's bodies; none when it is gone (each missing secret is then named by the refusal). */
-async function reloadBodies(dir: string, project: string, env: Record<string, string | undefined>): Promise<Map<string, Record<string, unknown>>> {
+async function reloadBodies(dir: string, project: string, env: Record<string, string | undefined>, typescript: boolean): Promise<Map<string, Record<string, unknown>>> {
   const isDir = await stat(dir).then((s) => s.isDirectory(), () => false);
   if (!isDir) return new Map();
-  const loaded = await loadProject(dir, { env });
+  const loaded = await loadProject(dir, { env, typescript });
   return desiredBodies(loaded.definitions, project);
 }

@@ -10,6 +10,7 @@ import { renderImport } from '../../import/report.js';
 import { runImport } from '../../import/run.js';
 import { selectKinds } from '../../import/select.js';
 import { createPlan } from '../../plan/index.js';
+import { NO_TYPESCRIPT_HELP } from '../typescript-option.js';
 
 interface ImportFlags extends ConnectionFlags {
   out: string;
@@ -17,6 +18,7 @@ interface ImportFlags extends ConnectionFlags {
   project?: string;
   concurrency: string;
   rateLimit?: string;
+  typescript: boolean;
 }
 
 /** `mac import [--out DIR] [--kind KIND ...]`: write definitions for what lives in the account, then prove them. */
@@ -29,7 +31,8 @@ export const register: RegisterCommand = (program, ctx) => {
       .option('--kind <kind...>', 'kinds to import, repeatable or comma-separated (default: all)')
       .option('--project <name>', 'project name of a new mac.config.yaml (default: the directory name)')
       .option('--concurrency <n>', 'API lists read at once', '4')
-      .option('--rate-limit <n/seconds>', 'requests allowed per period for this run (env MAC_RATE_LIMIT; default 600/60)'),
+      .option('--rate-limit <n/seconds>', 'requests allowed per period for this run (env MAC_RATE_LIMIT; default 600/60)')
+      .option('--no-typescript', NO_TYPESCRIPT_HELP),
   ).action(async (flags: ImportFlags) => {
     const kinds = selectKinds(flags.kind);
     const concurrency = Number(flags.concurrency);
@@ -44,9 +47,9 @@ export const register: RegisterCommand = (program, ctx) => {
     const client = new ApiClient({ ...connection, rateLimit });
     try {
       const result = await runImport(
-        { dir, kinds, project: flags.project, env: ctx.env, client, concurrency, onProgress: (t) => ctx.output.progress(t) },
+        { dir, kinds, project: flags.project, env: ctx.env, client, concurrency, typescript: flags.typescript, onProgress: (t) => ctx.output.progress(t) },
         {
-          load: (d, env) => loadProject(d, { env }),
+          load: (d, env) => loadProject(d, { env, typescript: flags.typescript }),
           plan: (project, c) => createPlan(project, c, { prune: false }),
         },
       );

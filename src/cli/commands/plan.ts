@@ -11,6 +11,7 @@ import { PLAN_FORMATS, renderPlan, type PlanFormat } from '../../render/index.js
 import { parseRateLimit } from '../apply-options.js';
 import { resolveConnection, withConnectionOptions, type ConnectionFlags } from '../connection.js';
 import type { RegisterCommand } from '../context.js';
+import { NO_TYPESCRIPT_HELP } from '../typescript-option.js';
 
 interface PlanFlags extends ConnectionFlags {
   out?: string;
@@ -20,6 +21,7 @@ interface PlanFlags extends ConnectionFlags {
   rewriteSecrets?: boolean;
   changedSince?: string;
   rateLimit?: string;
+  typescript: boolean;
 }
 
 /** `mac plan [DIR]`: compare the definitions with the live account; exit 0 (2 = changes with --detailed-exitcode), 1 error. */
@@ -34,13 +36,14 @@ export const register: RegisterCommand = (program, ctx) => {
     .option('--prune', 'delete checks that carry this project\'s tag and are no longer defined')
     .option('--rewrite-secrets', 'write every secret value again (they cannot be read back to compare): rotates changed secrets')
     .option('--changed-since <ref>', 'plan only resources defined in files changed since the git revision REF')
-    .option('--rate-limit <n/seconds>', 'at most N requests per SECONDS (env MAC_RATE_LIMIT; default 600/60, 0/S: no limit)');
+    .option('--rate-limit <n/seconds>', 'at most N requests per SECONDS (env MAC_RATE_LIMIT; default 600/60, 0/S: no limit)')
+    .option('--no-typescript', NO_TYPESCRIPT_HELP);
   withConnectionOptions(cmd).action(async (dir: string, flags: PlanFlags) => {
     const { output } = ctx;
     const connection = resolveConnection(flags, ctx.env);
     const rateLimit = flags.rateLimit !== undefined ? parseRateLimit(flags.rateLimit, '--rate-limit') : parseRateLimit(ctx.env.MAC_RATE_LIMIT, 'MAC_RATE_LIMIT');
 
-    const project = await loadProject(resolve(ctx.cwd, dir), { env: ctx.env });
+    const project = await loadProject(resolve(ctx.cwd, dir), { env: ctx.env, typescript: flags.typescript });
     for (const d of project.diagnostics) output.info(formatDiagnostic(d, output.cErr));
     if (project.diagnostics.some((d) => d.severity === 'error')) {
       throw new ValidationFailed(`invalid definitions: ${summarizeDiagnostics(project.diagnostics)}; no request was made`, { diagnostics: project.diagnostics });

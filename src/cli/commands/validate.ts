@@ -3,16 +3,21 @@ import type { RegisterCommand } from '../context.js';
 import { loadProject } from '../../config/load.js';
 import { formatDiagnostic, summarizeDiagnostics } from '../../config/format.js';
 import { KINDS } from '../../schema/kinds.js';
+import { NO_TYPESCRIPT_HELP } from '../typescript-option.js';
 
-/** `mac validate [DIR]`: load, validate and resolve references offline; exit 0 valid, 1 invalid. */
+/**
+ * `mac validate [DIR]`: load, validate and resolve references without HTTP; exit 0 valid, 1 invalid.
+ * A *.mac.ts file is code and runs while loading; --no-typescript refuses it.
+ */
 export const register: RegisterCommand = (program, ctx) => {
   program
     .command('validate')
-    .description('load and validate the definitions of DIR, offline (exit 0 valid, 1 invalid)')
+    .description('load and validate the definitions of DIR without any HTTP request (exit 0 valid, 1 invalid); a *.mac.ts file is code and runs, --no-typescript refuses it')
     .argument('[dir]', 'project directory holding mac.config.yaml', '.')
-    .action(async (dir: string) => {
+    .option('--no-typescript', NO_TYPESCRIPT_HELP)
+    .action(async (dir: string, flags: { typescript: boolean }) => {
       const { output } = ctx;
-      const project = await loadProject(resolve(ctx.cwd, dir), { env: ctx.env });
+      const project = await loadProject(resolve(ctx.cwd, dir), { env: ctx.env, typescript: flags.typescript });
       const errors = project.diagnostics.filter((d) => d.severity === 'error');
       for (const d of project.diagnostics) output.info(formatDiagnostic(d, output.cErr));
       if (errors.length > 0) {

@@ -20,8 +20,14 @@ export function doc<T extends z.ZodType>(schema: T, description: string, serverD
   return schema.meta(serverDefault === undefined ? { description } : { description, default: serverDefault as never });
 }
 
-/** Environment-variable keys: 1..255 chars without `/ ? # %` or whitespace (api-decisions §3.6). */
-export const VARIABLE_KEY = /^[^/?#%\s]{1,255}$/;
+/**
+ * Environment-variable keys: 1..255 chars without `/ ? # %` or whitespace (api-decisions §3.6),
+ * and neither `.` nor `..`: the key is a URL path segment (`/v1/variables/{key}`), and those two
+ * would name another path.
+ */
+export const VARIABLE_KEY = /^(?!\.\.?$)[^/?#%\s]{1,255}$/;
+/** What VARIABLE_KEY says, for messages. */
+export const VARIABLE_KEY_RULE = 'must be 1..255 characters without / ? # % or whitespace, and not . or ..';
 /** Private-location slugs (api-decisions §3.6). */
 export const PRIVATE_LOCATION_SLUG = /^[a-zA-Z0-9-]{1,30}$/;
 /** Dashboard customUrl: [a-z0-9-], 1..63, no leading or trailing `-` (api-decisions §3.4). */
@@ -102,7 +108,7 @@ function build(mode: ObjectMode) {
   });
 
   const environmentVariable = obj({
-    key: doc(z.string().regex(VARIABLE_KEY, 'must be 1..255 characters without / ? # % or whitespace'), 'Variable name'),
+    key: doc(z.string().regex(VARIABLE_KEY, VARIABLE_KEY_RULE), 'Variable name'),
     value: doc(z.string(), 'Variable value'),
     locked: doc(z.boolean().optional(), 'Hide the value in the UI', false),
     secret: doc(z.boolean().optional(), 'Write-only value; cannot be turned off once set', false),
@@ -254,7 +260,7 @@ function build(mode: ObjectMode) {
 
   /** Account environment variable fields (spec 2.9, api-decisions §3.6). */
   const variable = {
-    key: doc(z.string().regex(VARIABLE_KEY, 'must be 1..255 characters without / ? # % or whitespace'), 'Variable name; cannot change'),
+    key: doc(z.string().regex(VARIABLE_KEY, VARIABLE_KEY_RULE), 'Variable name; cannot change'),
     value: doc(z.string().min(1), 'Variable value'),
     locked: doc(z.boolean().optional(), 'Hide the value in the UI', false),
     secret: doc(z.boolean().optional(), 'Write-only value; cannot be turned off once set', false),

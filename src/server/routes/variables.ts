@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { apiFields, VARIABLE_KEY } from '../../schema/fields.js';
+import { apiFields, VARIABLE_KEY, VARIABLE_KEY_RULE } from '../../schema/fields.js';
 import { created, noContent, ok, route, type RouteModule } from '../http/route.js';
 import { pageOf, pageQuery } from '../http/lists.js';
 import { mustGet } from '../http/lookup.js';
@@ -16,7 +16,7 @@ const updateBody = z.strictObject({
   locked: z.boolean().optional(),
   secret: z.boolean().optional(),
 });
-const keyParams = z.object({ key: z.string().regex(VARIABLE_KEY, 'must be 1..255 characters without / ? # % or whitespace') });
+const keyParams = z.object({ key: z.string().regex(VARIABLE_KEY, VARIABLE_KEY_RULE) });
 
 /** A variable as read back: a secret's value is null. */
 function readBack(v: StoredRecord): StoredRecord {
