@@ -49,9 +49,16 @@ export interface Comparison {
 /**
  * Compares the desired body (with real secret values) and the normalized live object.
  * Write-only fields are left out; values that cannot be read back (secret values) are not
- * compared; credentials that can be read back are compared but never shown.
+ * compared; credentials, locked and env-read values that can be read back are compared but
+ * never shown; `missing` values (their variable is not set) are not compared.
  */
-export function compareObjects(kind: Kind, desired: Record<string, unknown>, live: Record<string, unknown>, desiredSecrets: string[]): Comparison {
+export function compareObjects(
+  kind: Kind,
+  desired: Record<string, unknown>,
+  live: Record<string, unknown>,
+  desiredSecrets: string[],
+  missing: readonly string[] = [],
+): Comparison {
   const spec = kindSpec(kind);
   // Both sides are copied only when fields must be removed or masked (rare): the callers'
   // objects stay intact, and a plan of thousands of unchanged resources copies nothing.
@@ -59,7 +66,8 @@ export function compareObjects(kind: Kind, desired: Record<string, unknown>, liv
     spec.writeOnly.some((field) => field in live || field in desired) ||
     unmanagedFields(kind, desired, live).length > 0 ||
     spec.unreadableSecrets(live).length > 0 ||
-    spec.unreadableSecrets(desired).length > 0;
+    spec.unreadableSecrets(desired).length > 0 ||
+    missing.length > 0;
   const left = mutate ? structuredClone(live) : live;
   const right = mutate ? structuredClone(desired) : desired;
   if (mutate) {
@@ -73,6 +81,12 @@ export function compareObjects(kind: Kind, desired: Record<string, unknown>, liv
   for (const p of unreadable) {
     if (getAt(left, p) !== undefined) setAt(left, p, SENSITIVE);
     if (getAt(right, p) !== undefined) setAt(right, p, SENSITIVE);
+  }
+  // A masked value whose environment variable is not set is unknown: not compared (the plan notes
+  // it, apply refuses until it is set).
+  for (const p of missing) {
+    const old = getAt(left, p);
+    if (old !== undefined && getAt(right, p) !== undefined) setAt(right, p, structuredClone(old));
   }
   const hidden = [...new Set([...unreadable, ...desiredSecrets, ...spec.sensitive(left), ...spec.sensitive(right)])];
   const ops = jsonpatch.compare(left, right) as PatchOp[];

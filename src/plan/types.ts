@@ -27,6 +27,11 @@ export interface SecretSource {
   path: string;
   /** Environment variable the value came from, when it was exactly one `${{ env.NAME }}`. */
   env?: string;
+  /**
+   * Environment variables the value needs that were not set when planning: the plan shows it as
+   * "(sensitive, not set: NAME)" and apply refuses until they are set.
+   */
+  missing?: string[];
 }
 
 /** One planned change (contract fields first, then mac's own additions). */
