@@ -3,6 +3,7 @@ import { ApiError, BadResponseError, apiErrorFromResponse, networkError, printab
 import { DEFAULT_RATE_LIMIT, systemClock, type Clock, type RateLimit } from './rate-limit.js';
 import { parseRetryAfter, retryDelay } from './retry.js';
 import { limiterOf, type Limiter } from './window-limit.js';
+import { assertNoPlaceholder } from './placeholder.js';
 
 /** Where and as whom to talk to the API, and how politely. */
 export interface ApiClientOptions {
@@ -138,6 +139,7 @@ export class ApiClient {
 
   /** Sends one request (with retries); throws ApiError for non-2xx answers and NetworkError when none came. */
   async request<T = unknown>(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
+    assertNoPlaceholder(method, path, options.body);
     const url = this.url(path, options.query);
     for (let attempt = 1; ; attempt++) {
       try {

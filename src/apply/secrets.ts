@@ -30,6 +30,7 @@ export async function recoverSecrets(changes: readonly PlannedChange[], sources:
   };
 
   const missing: string[] = [];
+  const names = new Set<string>();
   const out: SecretValues = new Map();
   for (const change of changes) {
     if (!change.secrets?.length || (change.action !== 'create' && change.action !== 'update')) continue;
@@ -37,13 +38,19 @@ export async function recoverSecrets(changes: readonly PlannedChange[], sources:
     for (const secret of change.secrets) {
       let value: unknown = secret.env !== undefined ? sources.env[secret.env] : undefined;
       if (value === undefined) value = getAt(await reloaded(changeKey(change)), secret.path);
-      if (value === undefined) missing.push(`${changeKey(change)} ${secret.path}${secret.env ? ` (env ${secret.env})` : ''}`);
-      else values.set(secret.path, value);
+      // A value still naming a variable was never set: it is no value, and must never be written.
+      if (typeof value === 'string' && value.includes('${{')) value = undefined;
+      if (value === undefined) {
+        const wanted = secret.missing ?? (secret.env !== undefined ? [secret.env] : []);
+        for (const n of wanted) names.add(n);
+        missing.push(`${changeKey(change)} ${secret.path}${wanted.length > 0 ? ` (env ${wanted.join(', ')})` : ''}`);
+      } else values.set(secret.path, value);
     }
     out.set(changeKey(change), values);
   }
   if (missing.length > 0) {
-    throw new Refused(`cannot recover secret value${missing.length > 1 ? 's' : ''} the plan left out: ${missing.join(', ')}`, {
+    const unset = names.size > 0 ? `environment variable${names.size > 1 ? 's' : ''} ${[...names].join(', ')} not set; ` : '';
+    throw new Refused(`${unset}cannot recover masked value${missing.length > 1 ? 's' : ''} the plan left out: ${missing.join(', ')}; nothing was applied`, {
       hint: 'set the environment variables named, or apply from the machine where the planned directory exists',
     });
   }

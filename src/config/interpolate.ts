@@ -1,22 +1,74 @@
-/** `${{ env.NAME }}` interpolation in every string value of a document, at load time. */
-import type { Diagnostic } from './types.js';
+/**
+ * `${{ env.NAME }}` interpolation in every string value of a document, at load time. Only names
+ * declared under `env:` in mac.config.yaml are read; mac's own connection settings and CI
+ * credentials never are, whatever `env:` says.
+ */
+import type { Definition, Diagnostic, Position } from './types.js';
 import { errorAt, pointer, type PathSegment, type SourceDocument } from './source.js';
+import { kindSpec } from '../plan/kinds/index.js';
+import { isWithin } from '../plan/pointer.js';
+import { CONFIG_FILE } from './discover.js';
 
 const EXPRESSION = /\$\{\{\s*(.*?)\s*\}\}/g;
 const ENV_REF = /^env\.([A-Za-z_][A-Za-z0-9_]*)$/;
 const WHOLE_REF = /^\$\{\{\s*env\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}$/;
 
+/** What an environment variable name must look like (under `env:` and in `${{ env.NAME }}`). */
+export const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
 /**
- * Replaces every `${{ env.NAME }}` in the string values of `source.data` (in place) and returns
- * JSON pointer -> NAME for the values that are exactly one reference. An unset NAME or another
- * expression is a diagnostic at the value.
+ * Names no definition may read, declared or not: the engine's own connection settings (`MAC_*`:
+ * the API key, URL and account) and the credentials of a CI runner (`GITHUB_TOKEN`, the
+ * Action's inputs `INPUT_*`, the runner's `ACTIONS_*` / `RUNNER_*`). Compared without case, as
+ * Windows reads environment names.
+ */
+export function forbiddenEnvName(name: string): string | undefined {
+  const upper = name.toUpperCase();
+  if (upper.startsWith('MAC_')) return "it is one of mac's own settings (MAC_*), which hold the API key and account";
+  if (upper === 'GITHUB_TOKEN') return 'it is the CI token (GITHUB_TOKEN)';
+  for (const prefix of ['ACTIONS_', 'INPUT_', 'RUNNER_']) {
+    if (upper.startsWith(prefix)) return `it belongs to the CI runner (${prefix}*), which holds its credentials`;
+  }
+  return undefined;
+}
+
+/** Which environment variables a document may read: those declared under `env:` and not forbidden. */
+export interface EnvPolicy {
+  declared: ReadonlySet<string>;
+}
+
+/** A value that names an environment variable that is not set (judged once the definition is known). */
+export interface UnsetEnv {
+  /** JSON pointer of the value in the document. */
+  pointer: string;
+  path: PathSegment[];
+  at: Position;
+  names: string[];
+}
+
+/** What interpolating one document found. */
+export interface Interpolated {
+  /** JSON pointer -> NAME, for the values that are exactly one reference (set or not). */
+  envSources: Record<string, string>;
+  /** Pointers of every value that holds a value read from the environment, in part or whole. */
+  envPaths: string[];
+  /** Values that reference a declared but unset variable; they keep their `${{ env.NAME }}` text. */
+  unset: UnsetEnv[];
+}
+
+/**
+ * Replaces every `${{ env.NAME }}` in the string values of `source.data` (in place). A name that
+ * is not declared, a forbidden name or another expression is a diagnostic at the value; an unset
+ * name is returned in `unset` (an error or a warning depending on where it lands, see
+ * `judgeUnsetEnv`).
  */
 export function interpolateEnv(
   source: SourceDocument,
   env: Record<string, string | undefined>,
+  policy: EnvPolicy,
   diagnostics: Diagnostic[],
-): Record<string, string> {
-  const envSources: Record<string, string> = {};
+): Interpolated {
+  const out: Interpolated = { envSources: {}, envPaths: [], unset: [] };
   // One shared path stack: most documents have no reference, so paths are copied only on a hit.
   const path: PathSegment[] = [];
   const visit = (value: unknown): unknown => {
@@ -38,23 +90,77 @@ export function interpolateEnv(
     return value;
   };
   const replace = (text: string, path: PathSegment[]): string => {
+    const at = pointer(path);
     const whole = WHOLE_REF.exec(text);
-    if (whole) envSources[pointer(path)] = whole[1];
-    return text.replace(EXPRESSION, (match, expression: string) => {
+    if (whole) out.envSources[at] = whole[1];
+    const unset: string[] = [];
+    let read = false;
+    const result = text.replace(EXPRESSION, (match, expression: string) => {
       const ref = ENV_REF.exec(expression);
       if (!ref) {
         diagnostics.push(errorAt(source.locate(path), path, `unsupported expression "${match}"`, 'only ${{ env.NAME }} is supported'));
         return match;
       }
       const name = ref[1];
-      const resolved = env[name];
-      if (resolved === undefined) {
-        diagnostics.push(errorAt(source.locate(path), path, `environment variable ${name} is not set`, `set ${name} before running mac`));
+      const forbidden = forbiddenEnvName(name);
+      if (forbidden !== undefined) {
+        diagnostics.push(
+          errorAt(source.locate(path), path, `environment variable ${name} is never readable by definitions: ${forbidden}`, 'pass the value through a variable of your own, declared under env: in mac.config.yaml'),
+        );
         return match;
       }
+      if (!policy.declared.has(name)) {
+        diagnostics.push(
+          errorAt(source.locate(path), path, `environment variable ${name} is not declared under env: in ${CONFIG_FILE}`, `add ${name} under env: in ${CONFIG_FILE}`),
+        );
+        return match;
+      }
+      const resolved = env[name];
+      if (resolved === undefined) {
+        unset.push(name);
+        return match;
+      }
+      read = true;
       return resolved;
     });
+    if (read || unset.length > 0) out.envPaths.push(at);
+    if (unset.length > 0) out.unset.push({ pointer: at, path, at: source.locate(path), names: [...new Set(unset)] });
+    return result;
   };
   source.data = visit(source.data);
-  return envSources;
+  return out;
+}
+
+/**
+ * Judges the unset variables of a document: behind a value that is only ever written (a secret,
+ * a credential, a locked value) it is a warning, since validate, plan and test never need the
+ * value, and apply refuses until it is set; behind any other value it is an error. Returns the
+ * masked pointers that wait for a variable, with the variables' names.
+ */
+export function judgeUnsetEnv(unset: readonly UnsetEnv[], definition: Definition | undefined, diagnostics: Diagnostic[]): Record<string, string[]> {
+  const missing: Record<string, string[]> = {};
+  const masked = definition ? maskedPointers(definition) : [];
+  for (const u of unset) {
+    const names = u.names.join(', ');
+    const verb = u.names.length > 1 ? 'are' : 'is';
+    if (definition && definition.state === 'present' && masked.some((m) => isWithin(u.pointer, m))) {
+      missing[u.pointer] = u.names;
+      diagnostics.push({
+        ...errorAt(u.at, u.path, `environment variable ${names} ${verb} not set: the value is masked and only written, so validate, plan and test go on; apply refuses until it is set`, `set ${names} where mac apply runs`),
+        severity: 'warning',
+      });
+    } else {
+      diagnostics.push(errorAt(u.at, u.path, `environment variable ${names} ${verb} not set`, `set ${names} before running mac`));
+    }
+  }
+  return missing;
+}
+
+/**
+ * Pointers (into a definition's spec) of the values a plan masks and never needs to read: secret
+ * values, credentials and locked values of the kind's table.
+ */
+export function maskedPointers(definition: Pick<Definition, 'kind' | 'spec' | 'secretPaths'>): string[] {
+  const spec = kindSpec(definition.kind);
+  return [...new Set([...definition.secretPaths, ...spec.unreadableSecrets(definition.spec), ...spec.sensitive(definition.spec)])];
 }

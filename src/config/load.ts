@@ -16,7 +16,7 @@ import { readProjectConfig } from './project-config.js';
 import { errorAt, isRecord, type SourceDocument } from './source.js';
 import { parseYaml } from './yaml-source.js';
 import { loadTsFile } from './ts-source.js';
-import { interpolateEnv } from './interpolate.js';
+import { interpolateEnv, judgeUnsetEnv } from './interpolate.js';
 import { checkStructure } from './structure.js';
 import { resolveDocument, type ResolvedDocument } from './resolve.js';
 import { PROJECT_RULES } from './rules.js';
@@ -79,14 +79,27 @@ export async function loadProject(dir: string, options: LoadOptions): Promise<Lo
   );
 
   const declared = new Set<string>();
+  const policy = { declared: new Set(config.env) };
   const resolving: Promise<ResolvedDocument>[] = [];
   for (const documents of perFile) {
     for (let source of documents) {
       noteDeclared(source.data, declared);
       if (config.defaults.check && configSource) source = withCheckDefaults(source, config.defaults.check, configSource);
-      const envSources = interpolateEnv(source, options.env, diagnostics);
+      const interpolated = interpolateEnv(source, options.env, policy, diagnostics);
       const structured = checkStructure(source, diagnostics);
-      if (structured) resolving.push(resolveDocument(structured, envSources, diagnostics, root));
+      if (!structured) {
+        judgeUnsetEnv(interpolated.unset, undefined, diagnostics);
+        continue;
+      }
+      resolving.push(
+        resolveDocument(structured, interpolated.envSources, diagnostics, root).then((r) => {
+          // Unset variables are judged once the definition says which of its values are masked.
+          const missing = judgeUnsetEnv(interpolated.unset, r.definition, diagnostics);
+          if (interpolated.envPaths.length > 0) r.definition.envPaths = interpolated.envPaths;
+          if (Object.keys(missing).length > 0) r.definition.missingEnv = missing;
+          return r;
+        }),
+      );
     }
   }
   const resolved = await Promise.all(resolving);

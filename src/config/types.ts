@@ -41,6 +41,13 @@ export interface Definition extends Position {
   secretPaths: string[];
   /** JSON pointer into `spec` -> environment variable name, for values that are exactly one `${{ env.NAME }}`. */
   envSources: Record<string, string>;
+  /** JSON pointers into `spec` of every value read from the environment, in part or whole: masked in every plan. */
+  envPaths?: string[];
+  /**
+   * JSON pointer into `spec` -> unset environment variables, for masked values (secrets,
+   * credentials, locked values) whose variable is not set: a warning until apply, which refuses.
+   */
+  missingEnv?: Record<string, string[]>;
   /**
    * Checks only: the API id of a live check this definition adopts (written by `mac import`).
    * The plan matches it when no live check carries the definition's ownership tag yet, so the
@@ -54,6 +61,8 @@ export interface ProjectConfig {
   project: string;
   include: string[];
   defaults: { check?: Record<string, unknown> };
+  /** Environment variables `${{ env.NAME }}` may read (declared under `env:`, forbidden names left out). */
+  env: string[];
 }
 
 /** The result of loading a project directory: definitions plus every diagnostic found. */

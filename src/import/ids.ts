@@ -1,3 +1,4 @@
+import { forbiddenEnvName } from '../config/interpolate.js';
 /**
  * Logical ids for imported resources: derived from names, valid for the definition format
  * (`[a-z0-9][a-z0-9._-]*`), unique per namespace, and stable: the same account, read in the
@@ -57,7 +58,9 @@ export class EnvNameAllocator {
       .replace(/[^A-Z0-9]+/g, '_')
       .replace(/^_+|_+$/g, '');
     // An environment name cannot start with a digit.
-    const base = !joined ? 'SECRET' : /^[0-9]/.test(joined) ? `_${joined}` : joined;
+    let base = !joined ? 'SECRET' : /^[0-9]/.test(joined) ? `_${joined}` : joined;
+    // A name definitions may never read (MAC_*, INPUT_*, ...; a resource id like "input-api") gets a prefix.
+    if (forbiddenEnvName(base) !== undefined) base = `ENV_${base}`;
     let name = base;
     for (let n = 2; this.taken.has(name); n++) name = `${base}_${n}`;
     this.taken.add(name);

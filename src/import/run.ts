@@ -1,6 +1,7 @@
 import { constants, existsSync, lstatSync } from 'node:fs';
-import { lstat, mkdir, open, realpath } from 'node:fs/promises';
-import { basename, join, sep } from 'node:path';
+import { lstat, mkdir, open, readFile, realpath } from 'node:fs/promises';
+import { isScalar, isSeq, parseDocument } from 'yaml';
+import { basename, dirname, join, sep } from 'node:path';
 import type { ApiClient } from '../api/index.js';
 import { formatDiagnostic } from '../config/format.js';
 import type { Diagnostic, LoadedProject } from '../config/types.js';
@@ -17,7 +18,7 @@ import { toDefinition, type EnvPlaceholder, type ImportedDoc, type RefIndex } fr
 import { existingOf, matchDefined, remoteKey, type Defined, type ExistingProject } from './existing.js';
 import { fetchLive, type LiveAccount, type UnsupportedCheck } from './fetch.js';
 import { EnvNameAllocator, slugify } from './ids.js';
-import { layout, relativeRef, type OutFile } from './layout.js';
+import { layout, relativeRef, renderDocument, type OutFile } from './layout.js';
 import { CONFIG_SCHEMA_FILE, generateJsonSchemas, schemaFileName, schemaFileText } from '../schema/json-schema.js';
 import { judgeRoundTrip, type RoundTrip, type WrittenResource } from './verify.js';
 
@@ -93,14 +94,14 @@ export async function runImport(options: ImportOptions, stages: ImportStages): P
   const defined = matchDefined(existing, live);
   const assignment = assignIds(existing.project, options.kinds, live, defined, existing.definitions);
   const refs = refIndex(live, defined, assignment.assigned);
-  const envNames = new EnvNameAllocator();
+  const envAllocator = new EnvNameAllocator();
   const docs: ImportedDoc[] = assignment.assigned.map(({ item, id }) => {
     const body = isCheckKind(item.kind) ? withoutOwnTag(item.body, existing.project) : item.body;
     const converted = toDefinition(item.kind, body, id, {
       spec: KIND_SPECS[item.kind],
       projectDefaults: isCheckKind(item.kind) ? existing.checkDefaults : {},
       refs,
-      envNames,
+      envNames: envAllocator,
     });
     // An untagged check is adopted explicitly: the plan matches it by its API id until apply tags it.
     if (isCheckKind(item.kind) && !hasOwnTag(item.body, existing.project)) converted.doc = withAdopt(converted.doc, String(item.remoteId));
@@ -111,14 +112,17 @@ export async function runImport(options: ImportOptions, stages: ImportStages): P
   const exists = (p: string) => taken(join(options.dir, p));
   const files = layout(docs, { exists, schemaRef: (kind, from) => relativeRef(from, `${SCHEMA_DIR}/${schemaFileName(kind)}`) });
   files.push(...schemaFiles(files, !hasConfig, exists));
+  const env = docs.flatMap((d) => d.env);
+  const envNames = env.map((p) => p.name);
   if (!hasConfig) {
     const schema = `# yaml-language-server: $schema=./${SCHEMA_DIR}/${CONFIG_SCHEMA_FILE}\n`;
-    files.push({ path: CONFIG_FILE, content: `${schema}project: ${existing.project}\n` });
+    files.push({ path: CONFIG_FILE, content: `${schema}${renderDocument({ project: existing.project, ...(envNames.length > 0 ? { env: envNames } : {}) })}` });
   }
   progress(`writing ${docs.length} definitions in ${files.length} files`);
   await writeFiles(options.dir, files);
+  // Every placeholder's variable is declared, or the definitions could not read it.
+  if (hasConfig) await declareEnv(configPath, envNames);
 
-  const env = docs.flatMap((d) => d.env);
   progress('planning the written definitions against the account');
   const imported = docs.map((doc, i) => ({ doc, liveTags: tagsOf(withoutOwnTag(assignment.assigned[i].item.body, existing.project)) }));
   const roundTrip = await proveRoundTrip(options, stages, imported, env, existing.project);
@@ -309,4 +313,29 @@ async function proveRoundTrip(
   const plan = await stages.plan(loaded, options.client);
   const written: WrittenResource[] = imported.map(({ doc, liveTags }) => ({ kind: doc.kind, id: doc.id, liveTags }));
   return judgeRoundTrip(plan, written, (id) => ownershipTag(project, id));
+}
+
+/**
+ * Adds `names` to the `env:` list of an existing mac.config.yaml (comments and layout kept),
+ * leaving names already declared alone; the only change import makes to a file it did not write.
+ */
+async function declareEnv(configPath: string, names: readonly string[]): Promise<void> {
+  if (names.length === 0) return;
+  // The config is the one file import rewrites: never through a symlink (O_NOFOLLOW both ways).
+  const stats = await lstat(configPath);
+  if (!stats.isFile()) throw new MacError(`${configPath} is not a regular file (a symlink?); import leaves it alone`, { hint: 'declare the names under env: by hand' });
+  const text = await readFile(configPath, { encoding: 'utf8', flag: constants.O_RDONLY | constants.O_NOFOLLOW });
+  const doc = parseDocument(text);
+  const current = doc.get('env');
+  const declared = new Set(isSeq(current) ? current.items.map((i) => String(isScalar(i) ? i.value : i)) : []);
+  const added = names.filter((n) => !declared.has(n));
+  if (added.length === 0) return;
+  if (isSeq(current)) for (const n of added) current.add(doc.createNode(n));
+  else doc.set('env', doc.createNode([...added]));
+  const handle = await open(configPath, constants.O_WRONLY | constants.O_TRUNC | constants.O_NOFOLLOW);
+  try {
+    await handle.writeFile(doc.toString({ lineWidth: 0 }));
+  } finally {
+    await handle.close();
+  }
 }

@@ -1,7 +1,7 @@
 import type { Definition, LoadedProject } from '../config/types.js';
 import { isCheckKind, KINDS, type Kind } from '../schema/kinds.js';
 import { compareObjects, createPatch, fingerprint, fingerprintOf, normalizeLive, unmanagedFields } from './compare.js';
-import { buildDesired, refOf, type ResolveRef } from './desired.js';
+import { buildDesired, notSet, refOf, type ResolveRef } from './desired.js';
 import type { LiveState } from './fetch.js';
 import { kindSpec } from './kinds/index.js';
 import { matchKind, type Pair } from './match.js';
@@ -75,6 +75,7 @@ export function assemblePlan(input: PlanInput): Plan {
   }
 
   const changes = scope([...present, ...deletes.reverse()], byRef, input.changedSince).map(contractOrder);
+  warnings.push(...missingWarnings(changes));
   const summary = { create: 0, update: 0, delete: 0, noop: 0 };
   for (const c of changes) summary[c.action]++;
   return {
@@ -107,7 +108,8 @@ function planPair(kind: Kind, pair: Pair, rewriteSecrets: boolean, labelOf: Memb
     notes.push(reason ? `${pointer.slice(1)}: ${reason}` : `${pointer.slice(1)}: unknown to mac, neither sent nor compared`);
   }
   const writeBody = { desired: desired.masked, ...(desired.secrets.length > 0 ? { secrets: desired.secrets } : {}) };
-  const name = spec.displayName(desired.body);
+  // From the masked body: a name read from the environment is shown no more than any env value.
+  const name = spec.displayName(desired.masked);
   if (live === undefined) {
     const defaulted = desired.defaulted.length > 0 ? { defaulted: desired.defaulted } : {};
     const labels = referenceLabels(desired.masked, labelOf);
@@ -117,7 +119,9 @@ function planPair(kind: Kind, pair: Pair, rewriteSecrets: boolean, labelOf: Memb
   for (const field of unmanagedFields(kind, desired.body, liveN)) {
     notes.push(`${field}: not set in the definition, so not managed: an update keeps the live value (${kind} updates merge and ${field} has no default); set it to change it`);
   }
-  const { patch } = compareObjects(kind, desired.body, liveN, desired.secrets.map((s) => s.path), { labelOf });
+  const missing = desired.secrets.filter((s) => s.missing);
+  const { patch } = compareObjects(kind, desired.body, liveN, desired.secrets.map((s) => s.path), { labelOf, missing: missing.map((s) => s.path) });
+  for (const s of missing) notes.push(`${s.path.slice(1)}: ${notSet(s.missing!)}: not compared; mac apply refuses until ${s.missing!.join(', ')} ${s.missing!.length > 1 ? 'are' : 'is'} set`);
   if (rewriteSecrets) patch.push(...rewriteSecretOps(kind, desired.body, liveN, patch));
   const common = { ...base, name, remoteId: spec.remoteId(live), liveFingerprint: fingerprintOf(liveN), ...withNotes(notes) };
   if (patch.length === 0) return { ...common, action: 'noop', patch };
@@ -142,6 +146,17 @@ function referenceLabels(desired: Record<string, unknown>, labelOf: MemberLabel)
     labels[`/alertChannelSubscriptions/${i}`] = labelOf('/alertChannelSubscriptions', key) ?? defaultLabel(key);
   });
   return { labels };
+}
+
+/** One warning per change whose masked values wait for unset environment variables. */
+function missingWarnings(changes: readonly PlannedChange[]): string[] {
+  return changes.flatMap((c) => {
+    const missing = (c.secrets ?? []).filter((s) => s.missing);
+    if (missing.length === 0 || c.action === 'delete') return [];
+    const names = [...new Set(missing.flatMap((s) => s.missing!))];
+    const where = missing.map((s) => s.path.slice(1)).join(', ');
+    return [`${c.kind}/${c.id}: ${where} ${notSet(names)}: mac apply refuses until ${names.join(', ')} ${names.length > 1 ? 'are' : 'is'} set`];
+  });
 }
 
 function withNotes(notes: string[]): { notes?: string[] } {

@@ -41,10 +41,12 @@ export function unmanagedFields(kind: Kind, desired: Record<string, unknown>, li
     .map(([field]) => field);
 }
 
-/** How a comparison names things for people. */
+/** How a comparison names things for people, and which masked values it leaves out. */
 export interface CompareOptions {
   /** Names a member of a keyed set by its key (the plan: subscribed alert channels by logical id). */
   labelOf?: MemberLabel;
+  /** Pointers of masked values whose variable is not set: not compared. */
+  missing?: readonly string[];
 }
 
 /** The outcome of comparing a desired body with a normalized live object. */
@@ -55,8 +57,10 @@ export interface Comparison {
 
 /**
  * Compares the desired body (with real secret values) and the normalized live object.
- * Set-like arrays are compared by membership (sets.ts). Write-only fields are left out; values that cannot be read back (secret values) are not
- * compared; credentials that can be read back are compared but never shown.
+ * Set-like arrays are compared by membership (sets.ts). Write-only fields are left out; values
+ * that cannot be read back (secret values) are not compared; credentials, locked and env-read
+ * values that can be read back are compared but never shown; `missing` values (their variable
+ * is not set) are not compared.
  */
 export function compareObjects(
   kind: Kind,
@@ -66,13 +70,15 @@ export function compareObjects(
   options: CompareOptions = {},
 ): Comparison {
   const spec = kindSpec(kind);
+  const missing = options.missing ?? [];
   // Both sides are copied only when fields must be removed or masked (rare): the callers'
   // objects stay intact, and a plan of thousands of unchanged resources copies nothing.
   const mutate =
     spec.writeOnly.some((field) => field in live || field in desired) ||
     unmanagedFields(kind, desired, live).length > 0 ||
     spec.unreadableSecrets(live).length > 0 ||
-    spec.unreadableSecrets(desired).length > 0;
+    spec.unreadableSecrets(desired).length > 0 ||
+    missing.length > 0;
   const left = mutate ? structuredClone(live) : live;
   const right = mutate ? structuredClone(desired) : desired;
   if (mutate) {
@@ -86,6 +92,12 @@ export function compareObjects(
   for (const p of unreadable) {
     if (getAt(left, p) !== undefined) setAt(left, p, SENSITIVE);
     if (getAt(right, p) !== undefined) setAt(right, p, SENSITIVE);
+  }
+  // A masked value whose environment variable is not set is unknown: not compared (the plan notes
+  // it, apply refuses until it is set).
+  for (const p of missing) {
+    const old = getAt(left, p);
+    if (old !== undefined && getAt(right, p) !== undefined) setAt(right, p, structuredClone(old));
   }
   const hidden = [...new Set([...unreadable, ...desiredSecrets, ...spec.sensitive(left), ...spec.sensitive(right)])];
   // Set-like arrays are diffed by membership (sets.ts); fast-json-patch diffs arrays by index,

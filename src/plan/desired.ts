@@ -75,26 +75,82 @@ export function buildDesired(def: Definition, project: string, resolve: ResolveR
   const body = value;
   const secrets: SecretSource[] = [];
   const sensitive = kindSpec(def.kind).sensitive(body);
-  // Without secrets or credentials the masked body is the body itself (neither is modified afterwards).
-  if (secretValues.length === 0 && sensitive.length === 0) return { body, masked: body, secrets, dropped, dependsOn: [...dependsOn].sort(), defaulted };
+  const envValues = envReadValues(def);
+  const hasMissing = def.missingEnv !== undefined && Object.keys(def.missingEnv).length > 0;
+  // Without anything to mask the masked body is the body itself (neither is modified afterwards).
+  if (secretValues.length === 0 && sensitive.length === 0 && envValues.size === 0 && !hasMissing) {
+    return { body, masked: body, secrets, dropped, dependsOn: [...dependsOn].sort(), defaulted };
+  }
   const masked = structuredClone(value);
+  const add = (path: string, env: string | undefined) => {
+    if (secrets.some((s) => s.path === path)) return;
+    const source: SecretSource = env === undefined ? { path } : { path, env };
+    secrets.push(source);
+  };
   walkStrings(value, '', (pointer, s) => {
     if (!s.startsWith(TOKEN)) return;
     const i = Number(s.slice(TOKEN.length));
     setAt(body, pointer, secretValues[i]);
     setAt(masked, pointer, SENSITIVE);
-    secrets.push(envOf[i] === undefined ? { path: pointer } : { path: pointer, env: envOf[i] });
+    add(pointer, envOf[i]);
   });
-  // Credentials the API does return (webhook secrets, integration keys) are compared, but a
-  // plan shows and stores them no more than secret values: apply recovers them the same way.
+  // Credentials the API does return (webhook secrets, integration keys) and locked values are
+  // compared, but a plan shows and stores them no more than secret values: apply recovers them the same way.
   for (const pointer of sensitive) {
-    if (secrets.some((s) => s.path === pointer)) continue;
     setAt(masked, pointer, SENSITIVE);
-    const env = def.envSources[pointer];
-    secrets.push(env === undefined ? { path: pointer } : { path: pointer, env });
+    add(pointer, def.envSources[pointer]);
+  }
+  // Every value read from the environment is masked wherever it lands (sorting may move it):
+  // environment variables are how people bring sensitive values in.
+  if (envValues.size > 0) {
+    walkStrings(body, '', (pointer, s) => {
+      if (!envValues.has(s)) return;
+      setAt(masked, pointer, SENSITIVE);
+      add(pointer, envValues.get(s));
+    });
+  }
+  // A masked value whose variable is not set still holds its `${{ env.NAME }}` text (the loader
+  // warned): the plan says so, and apply refuses to write it.
+  if (hasMissing) {
+    walkStrings(body, '', (pointer, s) => {
+      const names = unsetNames(s);
+      if (names.length === 0) return;
+      setAt(masked, pointer, notSet(names));
+      add(pointer, undefined);
+      const source = secrets.find((x) => x.path === pointer)!;
+      source.missing = names;
+    });
   }
   return { body, masked, secrets, dropped, dependsOn: [...dependsOn].sort(), defaulted };
 }
+
+/** How a masked value whose environment variable is not set is shown. */
+export function notSet(names: readonly string[]): string {
+  return `(sensitive, not set: ${names.join(', ')})`;
+}
+
+/** The environment variables a value still names (left as text because they are not set). */
+export function unsetNames(s: string): string[] {
+  if (!s.includes('${{')) return [];
+  return [...new Set([...s.matchAll(/\$\{\{\s*env\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g)].map((m) => m[1]))];
+}
+
+/**
+ * The values of a definition read from the environment, each with the variable it is exactly
+ * (undefined when it is built from more than the variable). Empty values are left out: there is
+ * nothing to hide in them, and masking "" would hide every empty field.
+ */
+function envReadValues(def: Definition): Map<string, string | undefined> {
+  const out = new Map<string, string | undefined>();
+  for (const pointer of def.envPaths ?? []) {
+    const v = getAt(def.spec, pointer);
+    if (typeof v !== 'string' || v === '' || v.includes('${{')) continue;
+    const env = def.envSources[pointer];
+    out.set(v, out.has(v) && out.get(v) !== env ? undefined : env);
+  }
+  return out;
+}
+
 
 function addCheckRefs(def: Definition, spec: Record<string, unknown>, project: string, ref: (target: string) => unknown): void {
   const tags = Array.isArray(spec.tags) ? spec.tags.filter((t) => typeof t === 'string') : [];
@@ -133,5 +189,20 @@ export function secretValues(def: Definition, project: string): Map<string, unkn
  * left as markers: secrets never sit in them): where apply recovers what a plan left out.
  */
 export function desiredBodies(definitions: readonly Definition[], project: string): Map<string, Record<string, unknown>> {
-  return new Map(definitions.map((d) => [refOf(d.kind, d.id), buildDesired(d, project, (ref) => ({ $ref: ref })).body]));
+  return new Map(
+    definitions.map((d) => {
+      const desired = buildDesired(d, project, (ref) => ({ $ref: ref }));
+      // A value whose variable is not set is no value: recovering it must fail, never yield `${{ env.NAME }}`.
+      for (const s of desired.secrets) if (s.missing) removeAt(desired.body, s.path);
+      return [refOf(d.kind, d.id), desired.body];
+    }),
+  );
+}
+
+function removeAt(root: Record<string, unknown>, pointer: string): void {
+  const i = pointer.lastIndexOf('/');
+  const parent = getAt(root, pointer.slice(0, i));
+  const last = pointer.slice(i + 1).replace(/~1/g, '/').replace(/~0/g, '~');
+  if (Array.isArray(parent)) parent[Number(last)] = undefined;
+  else if (isRecord(parent)) delete parent[last];
 }

@@ -41,6 +41,10 @@ export const RefMarkerSchema = z.object({ $ref: z.string().describe('"Kind/logic
 export const SecretSourceSchema = z.object({
   path: z.string().describe('JSON pointer into `desired`.'),
   env: z.string().optional().describe('Environment variable the value came from, when it was exactly one `${{ env.NAME }}`.'),
+  missing: z
+    .array(z.string())
+    .optional()
+    .describe('Environment variables the value needs that were not set when planning: shown as "(sensitive, not set: NAME)"; apply refuses until they are set.'),
 });
 
 /** One planned change (contract fields first, then mac's own additions). */

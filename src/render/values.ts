@@ -17,7 +17,7 @@ export function formatValue(v: unknown, max = Infinity): string {
 }
 
 function format(v: unknown): string {
-  if (v === SENSITIVE) return SENSITIVE;
+  if (v === SENSITIVE || (typeof v === 'string' && v.startsWith('(sensitive, not set: '))) return v;
   if (isRefMarker(v)) return `(known after apply: ${v.$ref})`;
   if (Array.isArray(v)) return `[${v.map(format).join(', ')}]`;
   if (isRecord(v)) return `{${Object.entries(v).map(([k, x]) => `${k}: ${format(x)}`).join(', ')}}`;

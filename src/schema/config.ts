@@ -17,6 +17,11 @@ export const ProjectConfigSchema = z.strictObject({
     'Globs (relative to this file) of definition files; mac.config.yaml, node_modules and dot-folders never count',
     DEFAULT_INCLUDE,
   ),
+  env: doc(
+    z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name ([A-Za-z_][A-Za-z0-9_]*)')).optional(),
+    'The only environment variables ${{ env.NAME }} may read; MAC_*, GITHUB_TOKEN, ACTIONS_*, INPUT_* and RUNNER_* never are',
+    [],
+  ),
   defaults: doc(
     z.strictObject({ check: CheckDefaultsSchema.optional() }).optional(),
     'Values merged under definitions',

@@ -80,6 +80,6 @@ export function tcpChecks(n: number, extra = ''): string {
 }
 
 /** mac.config.yaml of a project. */
-export function config(project: string): string {
-  return `project: ${project}\ndefaults:\n  check: { locations: [eu-west-1], frequency: 10 }\n`;
+export function config(project: string, env: string[] = []): string {
+  return `project: ${project}\ndefaults:\n  check: { locations: [eu-west-1], frequency: 10 }\n${env.length > 0 ? `env: [${env.join(', ')}]\n` : ''}`;
 }

@@ -7,7 +7,7 @@ import { api, checksByTag, config, listAllOf, mac, tcpChecks, writeProject } fro
 const SECRET = 'sk_test_e2e_value_never_printed';
 
 const shop = {
-  'mac.config.yaml': config('shop'),
+  'mac.config.yaml': config('shop', ['SHOP_STRIPE_KEY']),
   'resources.yaml': `kind: EnvironmentVariable
 key: STRIPE_KEY
 value: \${{ env.SHOP_STRIPE_KEY }}
@@ -131,7 +131,7 @@ describe('mac apply PLANFILE', () => {
     rmSync(dir, { recursive: true });
     const r = await mac(served, ['apply', planFile]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain('cannot recover secret value the plan left out: EnvironmentVariable/STRIPE_KEY /value (env SHOP_STRIPE_KEY)');
+    expect(r.stderr).toContain('environment variable SHOP_STRIPE_KEY not set; cannot recover masked value the plan left out: EnvironmentVariable/STRIPE_KEY /value (env SHOP_STRIPE_KEY); nothing was applied');
     expect((await listAllOf<{ key: string }>(served, '/v1/variables')).map((v) => v.key)).toEqual(['LITERAL']);
   });
 

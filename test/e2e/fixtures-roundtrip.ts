@@ -14,7 +14,7 @@ export interface RoundTripRefs {
  */
 export function roundTripFiles({ groupId, serviceId, channelId }: RoundTripRefs): Record<string, string> {
   return {
-    'mac.config.yaml': 'project: roundtrip\n',
+    'mac.config.yaml': 'project: roundtrip\nenv: [RT_SECRET, RT_HOOK_SECRET, RT_CHECK_SECRET]\n',
     'snippets.yaml': `kind: Snippet
 id: setup
 name: Setup snippet

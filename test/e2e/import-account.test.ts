@@ -186,6 +186,10 @@ describe('mac import of a whole account', () => {
     expect(hook.config.webhookSecret).toBe('${{ env.WEBHOOK_OPS_HOOK_WEBHOOK_SECRET }}');
     expect(hook.config.headers[0].value).toBe('${{ env.WEBHOOK_OPS_HOOK_AUTHORIZATION }}');
 
+    // Every placeholder's variable is declared under env:, or the definitions could not read it.
+    const [cfg] = await read('mac.config.yaml');
+    expect([...cfg.env].sort()).toEqual(Object.keys(SECRETS).sort());
+
     const variables = await read('variables.yaml');
     expect(variables.map((v) => [v.key, v.value])).toEqual([
       ['API_TOKEN', '${{ env.API_TOKEN }}'],

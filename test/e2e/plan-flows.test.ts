@@ -201,7 +201,7 @@ describe('--rewrite-secrets', () => {
       return r;
     };
     const dir = await writeProject({
-      'mac.config.yaml': 'project: rotate\n',
+      'mac.config.yaml': 'project: rotate\nenv: [ROTATED]\n',
       'vars.yaml': 'kind: EnvironmentVariable\nkey: PAYMENT_KEY\nvalue: ${{ env.ROTATED }}\nsecret: true\n---\nkind: EnvironmentVariable\nkey: REGION\nvalue: eu\n',
     });
     try {

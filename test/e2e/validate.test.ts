@@ -21,12 +21,11 @@ describe('mac validate (built CLI)', () => {
     expect(r.stdout + r.stderr).not.toContain('sk_test_do_not_print');
   });
 
-  it('rejects examples/ when the secret it reads from the environment is unset', async () => {
+  it('accepts examples/ with a warning when the secret it reads from the environment is unset', async () => {
     const r = await runMac(['validate', EXAMPLES]);
-    expect(r.code).toBe(1);
-    expect(r.stderr).toContain('variables.yaml:10:8: error: value: environment variable SHOP_STRIPE_KEY is not set');
-    expect(r.stderr.trimEnd().split('\n').at(-1)).toBe('validation failed: 1 error in 1 file');
-    expect(r.stdout).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('variables.yaml:10:8: warning: value: environment variable SHOP_STRIPE_KEY is not set');
+    expect(r.stdout).toMatch(/^shop: \d+ definitions in \d+ files, valid/);
   });
 
   it('refuses a directory without mac.config.yaml with one message, not a diagnostic per file below it', async () => {

@@ -48,9 +48,11 @@ describe('EnvNameAllocator', () => {
     expect(env.allocate('login-check', 'api.token')).toBe('LOGIN_CHECK_API_TOKEN');
     expect(env.allocate('login check', 'API_TOKEN')).toBe('LOGIN_CHECK_API_TOKEN_2');
   });
-  it('never hands out a name mac reads itself nor one starting with a digit', () => {
+  it('never hands out a name definitions may not read nor one starting with a digit', () => {
     const env = new EnvNameAllocator();
-    expect(env.allocate('MAC_API_KEY')).toBe('MAC_API_KEY_2');
+    expect(env.allocate('MAC_API_KEY')).toBe('ENV_MAC_API_KEY');
+    expect(env.allocate('input-api', 'token')).toBe('ENV_INPUT_API_TOKEN');
+    expect(env.allocate('runner', 'key')).toBe('ENV_RUNNER_KEY');
     expect(env.allocate('1password')).toBe('_1PASSWORD');
     expect(env.allocate('ops', 'webhookSecret')).toBe('OPS_WEBHOOK_SECRET');
   });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { globMatcher, globToRegExp } from '../../src/config/glob.js';
 import { closest, editDistance } from '../../src/config/suggest.js';
-import { interpolateEnv } from '../../src/config/interpolate.js';
+import { forbiddenEnvName, interpolateEnv, judgeUnsetEnv } from '../../src/config/interpolate.js';
 import { parseYaml } from '../../src/config/yaml-source.js';
 import { formatDiagnostic, summarizeDiagnostics } from '../../src/config/format.js';
 import { frequencyOffsetIssue, maxFrequencyOffset, checkRuleIssues, apiFields } from '../../src/schema/fields.js';
@@ -78,20 +78,40 @@ describe('YAML documents and positions', () => {
 });
 
 describe('env interpolation', () => {
-  it('replaces references in any string, records whole-value ones, reports unset names', () => {
+  const declared = (...names: string[]) => ({ declared: new Set(names) });
+  it('replaces declared references in any string, records whole-value ones and unset names', () => {
     const doc = yamlDoc('a: ${{ env.A }}\nb: "x-${{env.B}}-y"\nc:\n  - ${{ env.MISSING }}\nd: 5\n');
     const diagnostics: Diagnostic[] = [];
-    const sources = interpolateEnv(doc, { A: 'one', B: 'two' }, diagnostics);
+    const out = interpolateEnv(doc, { A: 'one', B: 'two' }, declared('A', 'B', 'MISSING'), diagnostics);
     expect(doc.data).toEqual({ a: 'one', b: 'x-two-y', c: ['${{ env.MISSING }}'], d: 5 });
-    expect(sources).toEqual({ '/a': 'A', '/c/0': 'MISSING' });
-    expect(diagnostics).toMatchObject([{ line: 4, col: 5, path: 'c.0', message: 'environment variable MISSING is not set' }]);
+    expect(out.envSources).toEqual({ '/a': 'A', '/c/0': 'MISSING' });
+    expect(out.envPaths).toEqual(['/a', '/b', '/c/0']);
+    expect(out.unset).toMatchObject([{ pointer: '/c/0', names: ['MISSING'], at: { line: 4, col: 5 } }]);
+    expect(diagnostics).toEqual([]);
+    judgeUnsetEnv(out.unset, undefined, diagnostics);
+    expect(diagnostics).toMatchObject([{ line: 4, col: 5, path: 'c.0', severity: 'error', message: 'environment variable MISSING is not set' }]);
   });
   it('never puts the value of a variable in a diagnostic', () => {
     const doc = yamlDoc('a: ${{ env.TOKEN }}\nb: ${{ vars.X }}\n');
     const diagnostics: Diagnostic[] = [];
-    interpolateEnv(doc, { TOKEN: 'super-secret' }, diagnostics);
+    interpolateEnv(doc, { TOKEN: 'super-secret' }, declared('TOKEN'), diagnostics);
     expect(JSON.stringify(diagnostics)).not.toContain('super-secret');
     expect(diagnostics).toHaveLength(1);
+  });
+  it('reads only names declared under env:, and never mac settings or CI credentials', () => {
+    const doc = yamlDoc('a: ${{ env.OTHER }}\nb: ${{ env.MAC_API_KEY }}\nc: ${{ env.GITHUB_TOKEN }}\nd: ${{ env.INPUT_X }}\ne: ${{ env.runner_temp }}\n');
+    const diagnostics: Diagnostic[] = [];
+    const env = { OTHER: 'o', MAC_API_KEY: 'k-123', GITHUB_TOKEN: 'ghs_1', INPUT_X: 'i', runner_temp: 'r' };
+    interpolateEnv(doc, env, declared('MAC_API_KEY', 'GITHUB_TOKEN', 'INPUT_X', 'runner_temp'), diagnostics);
+    expect(doc.data).toEqual({ a: '${{ env.OTHER }}', b: '${{ env.MAC_API_KEY }}', c: '${{ env.GITHUB_TOKEN }}', d: '${{ env.INPUT_X }}', e: '${{ env.runner_temp }}' });
+    expect(diagnostics.map((d) => [d.line, d.severity])).toEqual([[1, 'error'], [2, 'error'], [3, 'error'], [4, 'error'], [5, 'error']]);
+    expect(diagnostics[0]).toMatchObject({ message: 'environment variable OTHER is not declared under env: in mac.config.yaml', hint: 'add OTHER under env: in mac.config.yaml' });
+    expect(diagnostics[1].message).toMatch(/MAC_API_KEY is never readable/);
+    expect(JSON.stringify(diagnostics)).not.toMatch(/k-123|ghs_1/);
+  });
+  it('names forbidden names case-insensitively', () => {
+    expect(['MAC_X', 'mac_api_url', 'GITHUB_TOKEN', 'ACTIONS_RUNTIME_TOKEN', 'INPUT_API-KEY', 'RUNNER_TEMP'].map((n) => forbiddenEnvName(n) !== undefined)).toEqual([true, true, true, true, true, true]);
+    expect(['SHOP_STRIPE_KEY', 'GITHUB_SHA', 'MACHINE', 'INPUTS'].map((n) => forbiddenEnvName(n))).toEqual([undefined, undefined, undefined, undefined]);
   });
 });
 

@@ -67,8 +67,9 @@ async function runApply(options: ApplyCommandOptions, flags: ApplyFlags, ctx: Cl
       sources = { env: ctx.env, reload: async () => desiredBodies(project.definitions, plan.project) };
       // The plan goes to stderr: stdout holds only the result (one JSON document with --format json).
       output.info(renderPlan(plan, 'text', output.cErr));
-      // Refuse unsafe deletes before asking anyone to confirm them (apply checks again).
+      // Refuse unsafe deletes and unset secrets before asking anyone to confirm them (apply checks again).
       checkDeletes(plan, options.maxDeletes);
+      await recoverSecrets(plan.changes, sources);
       if (plan.summary.create + plan.summary.update + plan.summary.delete > 0 && !(await confirm(options, ctx))) return 1;
     }
     const secrets = await recoverSecrets(plan.changes, sources);

@@ -2,6 +2,7 @@ import type { Shape } from './shape.js';
 import { isRecord } from './shape.js';
 import { collectionApi, PLAIN_KIND } from './collection.js';
 import type { KindSpec } from './types.js';
+import { lockedValues } from './locked.js';
 
 const KEY_VALUE: Shape = { key: {}, value: {}, locked: { default: false } };
 
@@ -73,7 +74,11 @@ export const alertChannel: KindSpec = {
     return `${obj.type as string}:${obj.type === 'EMAIL' ? address.toLowerCase() : address}`;
   },
   naturalKeyLabel: 'type + address',
-  sensitive: (obj) => (CONFIG[obj.type as string]?.sensitive ?? []).filter((f) => isRecord(obj.config) && obj.config[f] != null).map((f) => `/config/${f}`),
+  // Credentials, and locked webhook headers / query parameters: compared, never shown.
+  sensitive: (obj) => [
+    ...(CONFIG[obj.type as string]?.sensitive ?? []).filter((f) => isRecord(obj.config) && obj.config[f] != null).map((f) => `/config/${f}`),
+    ...lockedValues(obj.config, '/config'),
+  ],
   ignored: {
     subscriptions:
       "a channel's subscriptions are managed from the checks (alertChannels / alertChannelSubscriptions); mac neither sends nor compares them here",

@@ -1,6 +1,7 @@
 import type { CheckKind } from '../../schema/kinds.js';
 import type { Shape } from './shape.js';
 import { isRecord } from './shape.js';
+import { lockedValues } from './locked.js';
 import type { KindSpec } from './types.js';
 
 /** The `checkType` the API reports for each check kind. */
@@ -127,7 +128,8 @@ export function checkKind(options: CheckKindOptions): KindSpec {
     updateMerges: true,
     writeOnly: options.writeOnly ?? [],
     unreadableSecrets: secretEnvValues,
-    sensitive: () => [],
+    // Locked check variables (and any other locked key/value) read back but are masked.
+    sensitive: (obj) => lockedValues(obj).filter((p) => !secretEnvValues(obj).includes(p)),
     notes: options.notes ?? (() => []),
   };
 }

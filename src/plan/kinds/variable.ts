@@ -1,6 +1,7 @@
 import type { Shape } from './shape.js';
 import { collectionApi, PLAIN_KIND } from './collection.js';
 import type { KindSpec } from './types.js';
+import { lockedValues } from './locked.js';
 
 const SHAPE: Shape = { key: {}, value: { nullable: true }, locked: { default: false }, secret: { default: false } };
 
@@ -18,4 +19,5 @@ export const variable: KindSpec = {
   naturalKey: (obj) => (typeof obj.key === 'string' ? obj.key : undefined),
   naturalKeyLabel: 'key',
   unreadableSecrets: (obj) => (obj.secret === true ? ['/value'] : []),
+  sensitive: (obj) => (obj.secret === true ? [] : lockedValues(obj)),
 };

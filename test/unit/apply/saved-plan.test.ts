@@ -113,6 +113,8 @@ describe('recoverSecrets', () => {
   it('refuses naming the value and its variable, without printing anything secret', async () => {
     const err = await recoverSecrets([secretChange], { env: {} }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(Refused);
-    expect((err as Refused).message).toBe('cannot recover secret value the plan left out: EnvironmentVariable/STRIPE_KEY /value (env SHOP_STRIPE_KEY)');
+    expect((err as Refused).message).toBe(
+      'environment variable SHOP_STRIPE_KEY not set; cannot recover masked value the plan left out: EnvironmentVariable/STRIPE_KEY /value (env SHOP_STRIPE_KEY); nothing was applied',
+    );
   });
 });

@@ -9,7 +9,7 @@ export function def(kind: Kind, id: string, spec: Record<string, unknown>, extra
 
 /** A loaded project named "shop" holding `definitions`. */
 export function project(definitions: Definition[]): LoadedProject {
-  return { dir: '/repo/monitoring', config: { project: 'shop', include: [], defaults: {} }, files: [], definitions, diagnostics: [] };
+  return { dir: '/repo/monitoring', config: { project: 'shop', include: [], defaults: {}, env: [] }, files: [], definitions, diagnostics: [] };
 }
 
 /** Live state from per-kind arrays. */
