@@ -34,8 +34,11 @@ const planSchema = z.object({
   createdAt: z.string(),
   apiUrl: z.string(),
   git: z.object({ commit: z.string().optional(), branch: z.string().optional() }).optional(),
-  summary: z.object({ create: z.number(), update: z.number(), delete: z.number(), noop: z.number() }),
+  summary: z.object({ create: z.number(), update: z.number(), delete: z.number(), noop: z.number(), orphaned: z.number().optional() }),
   changes: z.array(change),
+  orphaned: z
+    .array(z.object({ kind: z.enum(KINDS), id: z.string(), name: z.string().optional(), remoteId: z.union([z.string(), z.number()]) }))
+    .optional(),
   dir: z.string().optional(),
   changedSince: z.object({ ref: z.string(), files: z.array(z.string()) }).optional(),
   warnings: z.array(z.string()),

@@ -56,6 +56,15 @@ export interface PlannedChange {
   notes?: string[];
 }
 
+/** A live resource the project owns and no longer defines: reported, not deleted (`--prune` deletes it). */
+export interface OrphanedResource {
+  kind: Kind;
+  /** The logical id its ownership tag names. */
+  id: string;
+  name?: string;
+  remoteId: string | number;
+}
+
 /** A plan: a plain, versioned document written by `plan --out` and read back by `apply`. */
 export interface Plan {
   version: typeof PLAN_VERSION;
@@ -63,8 +72,14 @@ export interface Plan {
   createdAt: string;
   apiUrl: string;
   git?: { commit?: string; branch?: string };
-  summary: { create: number; update: number; delete: number; noop: number };
+  /** `orphaned`: owned resources no longer defined and not deleted (always written by this build; optional for older plans). */
+  summary: { create: number; update: number; delete: number; noop: number; orphaned?: number };
   changes: PlannedChange[];
+  /**
+   * Resources this project owns but no longer defines, left in place (without `--prune`). Only
+   * checks can be owned provably (the tag `mac:<project>/<id>`); docs/plan.md says why.
+   */
+  orphaned?: OrphanedResource[];
   /** Absolute path of the planned project directory (to re-read secrets on apply). */
   dir?: string;
   /** Set with --changed-since: only resources defined in these files were planned. */
