@@ -1,7 +1,9 @@
+import { spawn, spawnSync } from 'node:child_process';
 import { writeFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Plan } from '../../src/plan/types.js';
+import { cleanEnv, MAC_BIN } from '../helpers/cli.js';
 import { startServe, type Served } from '../helpers/serve.js';
 import { api, checksByTag, config, listAllOf, mac, tcpChecks, writeProject } from './apply-fixtures.js';
 
@@ -172,6 +174,33 @@ header: ${name}
 
     const again = await mac(served, ['destroy', alpha, '--yes']);
     expect(again.code, again.stderr).toBe(0);
+  });
+
+  // `script` (util-linux) gives the CLI a terminal; without it the prompt cannot be reached.
+  const hasScript = spawnSync('script', ['--version']).status === 0;
+  it.skipIf(!hasScript)('on a terminal, destroy deletes only after the project name is typed', async () => {
+    const dir = writeProject({ 'mac.config.yaml': config('tty'), 'snippet.yaml': 'kind: Snippet\nid: s\nname: tty helper\nscript: "1"\n' });
+    await applied(dir);
+    const onTty = (answer: string) =>
+      new Promise<{ code: number; out: string }>((resolve) => {
+        const child = spawn('script', ['-qec', `"${process.execPath}" "${MAC_BIN}" destroy "${dir}"`, '/dev/null'], {
+          env: cleanEnv({ MAC_API_URL: served.url, MAC_API_KEY: served.apiKey }),
+        });
+        let out = '';
+        child.stdout.on('data', (d: Buffer) => (out += d.toString('utf8')));
+        child.stderr.on('data', (d: Buffer) => (out += d.toString('utf8')));
+        child.on('close', (code) => resolve({ code: code ?? 1, out }));
+        child.stdin.end(`${answer}\n`);
+      });
+    const snippets = async () => (await listAllOf<Live>(served, '/v1/snippets')).filter((x) => x.name === 'tty helper').length;
+    const wrong = await onTty('yes');
+    expect(wrong.out).toContain('Type the project name to confirm');
+    expect(wrong.out).toContain('destroy cancelled; nothing was deleted');
+    expect(wrong.code).toBe(1);
+    expect(await snippets()).toBe(1);
+    const right = await onTty('tty');
+    expect(right.code, right.out).toBe(0);
+    expect(await snippets()).toBe(0);
   });
 
   it('tombstoning every resource applies (the never-empty guard is for pruning only)', async () => {
