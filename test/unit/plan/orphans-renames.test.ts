@@ -155,3 +155,13 @@ describe('destroy plan', () => {
     expect(p.changes.every((c) => c.action === 'delete' && c.liveFingerprint !== undefined)).toBe(true);
   });
 });
+
+describe('the pull-request comment', () => {
+  it('names the orphans instead of saying the account matches', async () => {
+    const { buildPlanBody } = await import('../../../src/action/comment/body.js');
+    const p = plan([tcp('db')], { TcpCheck: [liveTcp('u1', 'DB', ['mac:shop/db']), liveTcp('u2', 'Old', ['mac:shop/old'])] });
+    const body = buildPlanBody(p, { title: '### mac plan', limit: 60_000, elsewhere: '', placeOf: () => undefined, linkOf: () => undefined }).text;
+    expect(body).toContain('1 orphaned, not deleted: `mac plan --prune` deletes them');
+    expect(body).not.toContain('The account matches the definitions');
+  });
+});
