@@ -1,3 +1,4 @@
+import pc from 'picocolors';
 import { describe, expect, it } from 'vitest';
 import { assembleDestroyPlan, assemblePlan } from '../../../src/plan/index.js';
 import type { Plan } from '../../../src/plan/types.js';
@@ -7,7 +8,7 @@ import { def, live, liveTcp, project } from './fixtures.js';
 const NOW = new Date('2026-02-03T04:05:06.000Z');
 const plan = (defs: Parameters<typeof project>[0], state: Parameters<typeof live>[0], prune = false): Plan =>
   assemblePlan({ project: project(defs), live: live(state), apiUrl: 'http://127.0.0.1:4010', prune, now: NOW });
-const plain = { bold: (s: string) => s, dim: (s: string) => s, red: (s: string) => s, green: (s: string) => s, yellow: (s: string) => s };
+const plain = pc.createColors(false);
 
 const tcp = (id: string, over: Record<string, unknown> = {}, extra: Parameters<typeof def>[3] = {}) =>
   def('TcpCheck', id, { name: 'DB', request: { hostname: 'db.internal', port: 5432 }, ...over }, extra);
