@@ -27,6 +27,8 @@ export interface ApplyOptions {
   secrets?: ReadonlyMap<string, ReadonlyMap<string, unknown>>;
   onProgress?: (progress: ExecutionProgress, outcome: ChangeOutcome) => void;
   now?: () => number;
+  /** The plan empties the project on purpose (`mac destroy`): the pruning guard does not apply. */
+  destroy?: boolean;
 }
 
 /**
@@ -38,7 +40,7 @@ export async function applyPlan(plan: Plan, account: ApplyAccount, options: Appl
   const now = options.now ?? Date.now;
   const startedAt = now();
   const startRequests = account.requests();
-  checkDeletes(plan, options.maxDeletes);
+  checkDeletes(plan, options.maxDeletes, { destroy: options.destroy === true });
 
   const touched = plan.changes.filter((c) => c.action !== 'noop');
   if (touched.length > 0) {

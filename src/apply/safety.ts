@@ -14,12 +14,27 @@ function listKeys(changes: readonly PlannedChange[], max = 10): string {
   return keys.length <= max ? keys.join(', ') : `${keys.slice(0, max).join(', ')} and ${keys.length - max} more`;
 }
 
+/** How a run came to delete: `plan` (a plan of the definitions, or a saved one) or `destroy`. */
+export interface DeleteRules {
+  /** `mac destroy` empties the project by design: only the count guard holds. */
+  destroy?: boolean;
+}
+
 /**
- * Refuses a plan whose deletes exceed `maxDeletes`, or that would delete every resource the
- * project manages (what an emptied or mistyped definitions folder looks like). Holds in CI too:
- * nothing but the flag relaxes the count, and nothing relaxes the second rule.
+ * A delete the plan decided by pruning: a check no longer defined. It has no defining file;
+ * a tombstone (`state: absent`) always has one.
  */
-export function checkDeletes(plan: Plan, maxDeletes: number): void {
+export function isPruneDelete(c: PlannedChange): boolean {
+  return c.action === 'delete' && c.file === undefined;
+}
+
+/**
+ * Refuses a plan whose deletes exceed `maxDeletes` (tombstones, pruning and destroy alike), or
+ * whose pruning would leave the project with nothing managed (what an emptied or mistyped
+ * definitions folder looks like). The second rule guards pruning only: explicit tombstones of
+ * every resource and `mac destroy` are the user's word. Holds in CI too.
+ */
+export function checkDeletes(plan: Plan, maxDeletes: number, rules: DeleteRules = {}): void {
   const deletes = plan.changes.filter((c) => c.action === 'delete');
   if (deletes.length === 0) return;
   if (deletes.length > maxDeletes) {
@@ -27,11 +42,12 @@ export function checkDeletes(plan: Plan, maxDeletes: number): void {
       hint: `review the plan; if these deletes are intended, run again with --max-deletes ${deletes.length}`,
     });
   }
+  if (rules.destroy || !deletes.some(isPruneDelete)) return;
   // Resources that stay managed after the run: updated or unchanged ones (creates are not live yet).
   const kept = plan.summary.update + plan.summary.noop;
   if (kept === 0) {
     throw new Refused(`the plan deletes every resource project "${plan.project}" manages (${listKeys(deletes)}) and keeps none`, {
-      hint: 'check that DIR and the include patterns of mac.config.yaml find your definitions; mac never empties a project in one run',
+      hint: 'check that DIR and the include patterns of mac.config.yaml find your definitions; pruning never empties a project (tombstone each resource with state: absent, or run mac destroy, to remove them all)',
     });
   }
 }

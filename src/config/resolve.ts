@@ -13,7 +13,7 @@ export interface ResolvedDocument {
 }
 
 // Definition-only fields: never part of the API body.
-const NOT_SPEC = new Set(['kind', 'state', 'id', 'adopt', 'alertChannels', 'setupSnippet', 'tearDownSnippet', 'scriptFile']);
+const NOT_SPEC = new Set(['kind', 'state', 'id', 'adopt', 'renamedFrom', 'alertChannels', 'setupSnippet', 'tearDownSnippet', 'scriptFile']);
 
 /**
  * Builds the Definition of a document; pushes diagnostics for script files and per-kind rules.
@@ -57,8 +57,15 @@ export async function resolveDocument(
     secretPaths: kindSpec.secretPaths(spec),
     envSources,
     ...(typeof value.adopt === 'string' ? { adopt: value.adopt } : {}),
+    ...renamedFromOf(value.renamedFrom),
   };
   return { definition, source };
+}
+
+/** `renamedFrom` as a list (the schema has checked its ids). */
+function renamedFromOf(raw: unknown): { renamedFrom?: string[] } {
+  if (typeof raw === 'string') return { renamedFrom: [raw] };
+  return Array.isArray(raw) ? { renamedFrom: raw.map(String) } : {};
 }
 
 /** Reads `scriptFile` into `spec.script`; false when a diagnostic was pushed. */

@@ -103,5 +103,45 @@ export const noOwnershipTags: ProjectRule = (docs, diagnostics) => {
   }
 };
 
+/**
+ * `renamedFrom` names ids that are no longer defined, each claimed once. Check ownership tags
+ * carry no kind, so for checks an old id defined by any check kind is a conflict. Only checks are
+ * matched by logical id: elsewhere the field is a warning (no effect), on variables an error.
+ */
+export const renamesValid: ProjectRule = (docs, diagnostics) => {
+  const ids = new Set(docs.map(({ definition: d }) => `${isCheckKind(d.kind) ? 'check' : d.kind}\0${d.id}`));
+  const claimed = new Map<string, Definition>();
+  for (const { definition: d, source } of docs) {
+    const olds = d.renamedFrom ?? [];
+    if (olds.length === 0) continue;
+    const raw = (source.data as { renamedFrom?: unknown }).renamedFrom;
+    const pathOf = (i: number) => (Array.isArray(raw) ? ['renamedFrom', i] : ['renamedFrom']);
+    if (d.kind === 'EnvironmentVariable') {
+      diagnostics.push(errorAt(source.locate(['renamedFrom'], true), 'renamedFrom', "a variable's key cannot change (the API refuses it)", 'define the new key and mark the old one state: absent'));
+      continue;
+    }
+    if (!isCheckKind(d.kind)) {
+      const identity = DEFINITIONS[d.kind].identity?.what ?? 'its natural key';
+      diagnostics.push({
+        ...errorAt(source.locate(['renamedFrom'], true), 'renamedFrom', `has no effect: live ${d.kind} resources are matched by ${identity}, not by logical id, so a new id alone keeps the live object`, 'remove renamedFrom'),
+        severity: 'warning',
+      });
+      continue;
+    }
+    olds.forEach((old, i) => {
+      const path = pathOf(i);
+      if (old === d.id) {
+        diagnostics.push(errorAt(source.locate(path), path, `renames the check from its own id "${old}"`, 'name the previous id'));
+      } else if (ids.has(`check\0${old}`)) {
+        diagnostics.push(errorAt(source.locate(path), path, `"${old}" is still defined as a check; a check can be renamed only from an id that is no longer defined`, 'remove the old definition, or this renamedFrom'));
+      } else if (claimed.has(old)) {
+        diagnostics.push(errorAt(source.locate(path), path, `"${old}" is already renamed to ${claimed.get(old)!.kind}/${claimed.get(old)!.id} (${where(claimed.get(old)!)})`, 'a previous id can move to one definition only'));
+      } else {
+        claimed.set(old, d);
+      }
+    });
+  }
+};
+
 /** Every project rule, in the order they run. */
-export const PROJECT_RULES: readonly ProjectRule[] = [uniqueIds, uniqueIdentities, referencesResolve, noOwnershipTags];
+export const PROJECT_RULES: readonly ProjectRule[] = [uniqueIds, uniqueIdentities, referencesResolve, noOwnershipTags, renamesValid];

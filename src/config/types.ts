@@ -54,6 +54,11 @@ export interface Definition extends Position {
    * next apply adds the tag instead of creating a twin.
    */
   adopt?: string;
+  /**
+   * Previous logical ids (`renamedFrom`, a string or a list in the file). For checks, a live
+   * check tagged with one of them is matched when none carries the new id's tag yet.
+   */
+  renamedFrom?: string[];
 }
 
 /** mac.config.yaml, validated. */

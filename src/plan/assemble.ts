@@ -4,13 +4,13 @@ import { compareObjects, createPatch, fingerprint, fingerprintOf, normalizeLive,
 import { buildDesired, notSet, refOf, type ResolveRef } from './desired.js';
 import type { LiveState } from './fetch.js';
 import { kindSpec } from './kinds/index.js';
-import { matchKind, type Pair } from './match.js';
+import { matchKind, type MatchContext, type Pair } from './match.js';
 import { ownedId } from './ownership.js';
 import { rewriteSecretOps, secretNotes } from './secrets.js';
 import { defaultLabel, type MemberLabel } from './sets.js';
 import { isRecord } from './json.js';
 import { isWithin } from './pointer.js';
-import { PLAN_VERSION, type Plan, type PlannedChange } from './types.js';
+import { PLAN_VERSION, type OrphanedResource, type Plan, type PlannedChange } from './types.js';
 
 /** Everything a plan is computed from; assembling is pure (no I/O). */
 export interface PlanInput {
@@ -27,10 +27,13 @@ export interface PlanInput {
   now?: Date;
 }
 
-/** The kinds a plan must read live: those defined, plus every check kind when pruning. */
-export function kindsToFetch(definitions: Definition[], prune: boolean): Kind[] {
+/**
+ * The kinds a plan must read live: those defined, plus every check kind, since owned checks that
+ * are no longer defined are reported (orphaned) or pruned. The check kinds share one list.
+ */
+export function kindsToFetch(definitions: Definition[]): Kind[] {
   const kinds = new Set<Kind>(definitions.map((d) => d.kind));
-  if (prune) for (const k of KINDS) if (isCheckKind(k)) kinds.add(k);
+  for (const k of KINDS) if (isCheckKind(k)) kinds.add(k);
   return KINDS.filter((k) => kinds.has(k));
 }
 
@@ -45,7 +48,9 @@ export function assemblePlan(input: PlanInput): Plan {
   const warnings: string[] = [];
   const present: PlannedChange[] = [];
   const deletes: PlannedChange[] = [];
+  const orphaned: OrphanedResource[] = [];
   const byRef = new Map<string, PlannedChange>();
+  const context = matchContext(input);
 
   // KINDS lists referenced kinds first, so a reference's target is matched before its users.
   for (const kind of KINDS) {
@@ -53,7 +58,7 @@ export function assemblePlan(input: PlanInput): Plan {
     const live = input.live.get(kind) ?? [];
     if (defs.length === 0 && !input.live.has(kind)) continue;
     const candidates = defs.map((def) => ({ def, desired: buildDesired(def, project, resolve) }));
-    const matched = matchKind(kind, project, candidates, live);
+    const matched = matchKind(kind, project, candidates, live, context);
     warnings.push(...matched.warnings);
     for (const pair of matched.pairs) {
       if (pair.live !== undefined && pair.def.state === 'present') {
@@ -65,18 +70,19 @@ export function assemblePlan(input: PlanInput): Plan {
       byRef.set(refOf(kind, pair.def.id), change);
       (change.action === 'delete' ? deletes : present).push(change);
     }
+    // Only checks can be orphans: they alone carry proof of ownership (the tag). docs/plan.md.
     if (isCheckKind(kind)) {
       for (const l of matched.unclaimed) {
         const id = ownedId(project, l.tags)!;
         if (input.prune) deletes.push(pruneChange(kind, id, l));
-        else warnings.push(`${kind} "${String(l.name)}" (${String(l.id)}) carries the tag mac:${project}/${id} but is no longer defined; \`mac plan --prune\` deletes it`);
+        else orphaned.push(orphanOf(kind, id, l));
       }
     }
   }
 
   const changes = scope([...present, ...deletes.reverse()], byRef, input.changedSince).map(contractOrder);
   warnings.push(...missingWarnings(changes));
-  const summary = { create: 0, update: 0, delete: 0, noop: 0 };
+  const summary = { create: 0, update: 0, delete: 0, noop: 0, orphaned: orphaned.length };
   for (const c of changes) summary[c.action]++;
   return {
     version: PLAN_VERSION,
@@ -86,6 +92,7 @@ export function assemblePlan(input: PlanInput): Plan {
     ...(input.git ? { git: input.git } : {}),
     summary,
     changes,
+    ...(orphaned.length > 0 ? { orphaned } : {}),
     dir: input.project.dir,
     ...(input.changedSince ? { changedSince: input.changedSince } : {}),
     warnings,
@@ -101,7 +108,7 @@ function planPair(kind: Kind, pair: Pair, rewriteSecrets: boolean, labelOf: Memb
     const liveN = normalizeLive(kind, live);
     return { ...base, action: 'delete', name: spec.displayName(liveN), remoteId: spec.remoteId(live), patch: [], liveFingerprint: fingerprintOf(liveN) };
   }
-  const notes = [...spec.notes(desired.body), ...secretNotes(kind, desired.body, rewriteSecrets && live !== undefined)];
+  const notes = [...(pair.notes ?? []), ...spec.notes(desired.body), ...secretNotes(kind, desired.body, rewriteSecrets && live !== undefined)];
   const ignored = spec.ignored ?? {};
   for (const pointer of desired.dropped) {
     const reason = ignored[pointer.slice(1)];
@@ -161,6 +168,18 @@ function missingWarnings(changes: readonly PlannedChange[]): string[] {
 
 function withNotes(notes: string[]): { notes?: string[] } {
   return notes.length > 0 ? { notes } : {};
+}
+
+/** What matching needs across kinds: every live check and the project's check definitions. */
+export function matchContext(input: Pick<PlanInput, 'project' | 'live'>): MatchContext {
+  const liveChecks = KINDS.filter(isCheckKind).flatMap((k) => input.live.get(k) ?? []);
+  return { liveChecks, checkDefinitions: input.project.definitions.filter((d) => isCheckKind(d.kind)) };
+}
+
+function orphanOf(kind: Kind, id: string, live: Record<string, unknown>): OrphanedResource {
+  const spec = kindSpec(kind);
+  const name = spec.displayName(normalizeLive(kind, live));
+  return { kind, id, ...(name !== undefined ? { name } : {}), remoteId: spec.remoteId(live) };
 }
 
 function pruneChange(kind: Kind, id: string, live: Record<string, unknown>): PlannedChange {

@@ -1,6 +1,7 @@
 /** The plan stage: fetch, normalize, match, diff, assemble; plus what apply needs of the kind table. */
 export { createPlan, type PlanOptions } from './plan.js';
 export { assemblePlan, kindsToFetch, type PlanInput } from './assemble.js';
+export { assembleDestroyPlan, type DestroyInput } from './destroy.js';
 export { fetchLive, type LiveState } from './fetch.js';
 export { buildDesired, desiredBodies, secretValues, isRefMarker, SENSITIVE, refOf, type Desired, type ResolveRef } from './desired.js';
 export { compareObjects, fingerprint, normalizeLive } from './compare.js';

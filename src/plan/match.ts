@@ -14,6 +14,18 @@ export interface Candidate {
 /** A definition and the live object it stands for, if one exists. */
 export interface Pair extends Candidate {
   live?: Record<string, unknown>;
+  /** How the live object was found when not by the definition's own identity (renamedFrom, a moved channel). */
+  notes?: string[];
+}
+
+type Live = Record<string, unknown>;
+
+/** What matching one kind may need of the others: alert channels are followed through the checks subscribed to them. */
+export interface MatchContext {
+  /** Every live check of the account (all check kinds). */
+  liveChecks: readonly Live[];
+  /** The project's check definitions. */
+  checkDefinitions: readonly Definition[];
 }
 
 /** How the definitions of one kind matched the live objects of that kind. */
@@ -29,7 +41,7 @@ export interface KindMatch {
  * same-named check without it is reported, never adopted), other kinds by their natural key.
  * When several live objects claim one identity, the first in list order (the oldest) wins.
  */
-export function matchKind(kind: Kind, project: string, candidates: Candidate[], live: Record<string, unknown>[]): KindMatch {
+export function matchKind(kind: Kind, project: string, candidates: Candidate[], live: Record<string, unknown>[], context?: MatchContext): KindMatch {
   const spec = kindSpec(kind);
   const warnings: string[] = [];
   const identity = isCheckKind(kind)
@@ -50,12 +62,95 @@ export function matchKind(kind: Kind, project: string, candidates: Candidate[], 
       warnings.push(`${kind}/${c.def.id} (${c.def.file}:${c.def.line}): no ${spec.naturalKeyLabel ?? 'identity'} to match it by; it is planned as new`);
       return { ...c };
     }
-    const l = byIdentity.get(key) ?? (isCheckKind(kind) ? adopted(kind, project, c, live, claimed, warnings) : undefined);
+    const own = byIdentity.get(key);
+    const renamed = own === undefined && isCheckKind(kind) ? renamedLive(c, byIdentity, claimed) : undefined;
+    const l = own ?? renamed?.live ?? (isCheckKind(kind) ? adopted(kind, project, c, live, claimed, warnings) : undefined);
     if (l !== undefined) claimed.add(l);
     if (l === undefined && isCheckKind(kind) && c.def.state === 'present' && c.def.adopt === undefined) warnings.push(...lookAlikes(kind, project, c, live));
-    return l === undefined ? { ...c } : { ...c, live: l };
+    if (l === undefined) return { ...c };
+    return renamed ? { ...c, live: l, notes: [`renamed from ${renamed.from}: the live check keeps its API id; its ownership tag becomes mac:${project}/${c.def.id}`] } : { ...c, live: l };
   });
+  if (kind === 'AlertChannel' && context) warnings.push(...matchMovedChannels(project, pairs, live, claimed, context));
   return { pairs, unclaimed: live.filter((l) => !claimed.has(l) && identity(l) !== undefined && byIdentity.get(identity(l)!) === l), warnings };
+}
+
+/**
+ * The live check a present definition takes over through `renamedFrom`: the first old id whose
+ * tag a live check still carries (and that nothing claimed). Only used when no live check
+ * carries the definition's own tag, so a half-applied rename never yields two matches.
+ */
+function renamedLive(c: Candidate, byIdentity: ReadonlyMap<string, Live>, claimed: ReadonlySet<Live>): { live: Live; from: string } | undefined {
+  if (c.def.state !== 'present') return undefined;
+  for (const from of c.def.renamedFrom ?? []) {
+    const l = byIdentity.get(from);
+    if (l !== undefined && !claimed.has(l)) return { live: l, from };
+  }
+  return undefined;
+}
+
+/**
+ * An alert channel whose address changed has no live twin by type + address. It is matched to
+ * its previous live channel L (an update of L's config, keeping L's id and subscriptions) when:
+ * L has the same type and no definition claims it; every subscription of L is a check this
+ * project owns (so the change reaches no one else's alerts); a check whose definition references
+ * the channel by logical id is among them; no check definition names L by raw id; and the
+ * pairing is one to one (the only such L for the definition, and the only definition for L).
+ * Other unclaimed channels that only this project's checks subscribe to are reported: mac cannot
+ * prove the project created them, so they are neither orphaned nor pruned.
+ */
+function matchMovedChannels(project: string, pairs: Pair[], live: readonly Live[], claimed: Set<Live>, context: MatchContext): string[] {
+  const spec = kindSpec('AlertChannel');
+  const ownedCheck = new Map<string, string>();
+  for (const check of context.liveChecks) {
+    const id = ownedId(project, check.tags);
+    if (id !== undefined) ownedCheck.set(String(check.id), id);
+  }
+  const rawIds = new Set<string>();
+  for (const d of context.checkDefinitions) {
+    const subs = d.spec.alertChannelSubscriptions;
+    if (Array.isArray(subs)) for (const s of subs) if (s && typeof s === 'object') rawIds.add(String((s as { alertChannelId?: unknown }).alertChannelId));
+  }
+  // Live channels subscribed only by this project's checks, with the logical ids of those checks.
+  const exclusive = new Map<Live, Set<string>>();
+  for (const l of live) {
+    if (claimed.has(l) || rawIds.has(String(spec.remoteId(l)))) continue;
+    const subs = Array.isArray(l.subscriptions) ? (l.subscriptions as Array<Record<string, unknown>>) : [];
+    const owners = subs.map((s) => (s.checkId == null || s.groupId != null ? undefined : ownedCheck.get(String(s.checkId))));
+    if (owners.length > 0 && owners.every((o) => o !== undefined)) exclusive.set(l, new Set(owners as string[]));
+  }
+  // For each unmatched channel definition: the channels its referencing checks are subscribed to.
+  const candidatesOf = new Map<Pair, Live[]>();
+  for (const pair of pairs) {
+    if (pair.live !== undefined || pair.def.state !== 'present') continue;
+    const users = new Set<string>();
+    for (const d of context.checkDefinitions) {
+      if (d.state !== 'present' || !d.refs.alertChannels?.includes(pair.def.id)) continue;
+      users.add(d.id);
+      for (const old of d.renamedFrom ?? []) users.add(old);
+    }
+    const found = [...exclusive].filter(([l, owners]) => l.type === pair.desired.body.type && [...owners].some((o) => users.has(o))).map(([l]) => l);
+    if (found.length > 0) candidatesOf.set(pair, found);
+  }
+  const wanted = new Map<Live, number>();
+  for (const found of candidatesOf.values()) for (const l of found) wanted.set(l, (wanted.get(l) ?? 0) + 1);
+  for (const [pair, found] of candidatesOf) {
+    if (found.length !== 1 || wanted.get(found[0]!) !== 1) continue;
+    const l = found[0]!;
+    pair.live = l;
+    pair.notes = [
+      `the address changed: matched to live channel ${String(spec.remoteId(l))}, which only this project's checks referencing ${pair.def.id} are subscribed to; it is updated in place (same id, same subscriptions), not re-created`,
+    ];
+    claimed.add(l);
+  }
+  const warnings: string[] = [];
+  for (const [l] of exclusive) {
+    if (claimed.has(l)) continue;
+    const name = spec.displayName(normalizeLive('AlertChannel', l));
+    warnings.push(
+      `AlertChannel ${String(spec.remoteId(l))} (${String(l.type)}${name && name !== l.type ? ` ${name}` : ''}) matches no definition and only this project's checks are subscribed to it; mac cannot prove the project created it, so it is neither orphaned nor pruned: delete it in the app, or with a state: absent tombstone of its type and address`,
+    );
+  }
+  return warnings;
 }
 
 /**

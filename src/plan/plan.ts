@@ -7,9 +7,9 @@ import type { Plan } from './types.js';
 /** Options of a plan run (typed; the CLI maps flags to them). */
 export type PlanOptions = Pick<PlanInput, 'prune' | 'rewriteSecrets' | 'changedSince' | 'git' | 'now'>;
 
-/** Fetches the live state of the kinds the project defines (or owns, when pruning) and assembles the plan. */
+/** Fetches the live state of the kinds the project defines, plus every check (owned ones may be orphans), and assembles the plan. */
 export async function createPlan(project: LoadedProject, client: ApiClient, options: PlanOptions): Promise<Plan> {
-  const kinds = kindsToFetch(project.definitions, options.prune);
+  const kinds = kindsToFetch(project.definitions);
   const live = await fetchLive(client, kinds);
   return assemblePlan({ project, live, apiUrl: client.apiUrl, ...options });
 }

@@ -81,6 +81,14 @@ export const PlannedChangeSchema = z.object({
   notes: z.array(z.string()).optional().describe('Remarks for people: write-only fields not compared, adoption, etc.'),
 });
 
+/** A live resource the project owns and no longer defines: reported, not deleted (`--prune` deletes it). */
+export const OrphanedResourceSchema = z.object({
+  kind: z.enum(KINDS),
+  id: z.string().describe('The logical id its ownership tag names.'),
+  name: z.string().optional(),
+  remoteId: z.union([z.string(), z.number()]),
+});
+
 /** A plan: a plain, versioned document written by `plan --out` and read back by `apply`. */
 export const PlanSchema = z.object({
   version: z.literal(PLAN_VERSION),
@@ -88,8 +96,14 @@ export const PlanSchema = z.object({
   createdAt: z.string(),
   apiUrl: z.string(),
   git: z.object({ commit: z.string().optional(), branch: z.string().optional() }).optional(),
-  summary: z.object({ create: z.number(), update: z.number(), delete: z.number(), noop: z.number() }),
+  summary: z
+    .object({ create: z.number(), update: z.number(), delete: z.number(), noop: z.number(), orphaned: z.number().optional() })
+    .describe('`orphaned`: owned resources no longer defined and not deleted (always written by this build; optional for older plans).'),
   changes: z.array(PlannedChangeSchema),
+  orphaned: z
+    .array(OrphanedResourceSchema)
+    .optional()
+    .describe('Resources this project owns but no longer defines, left in place (without `--prune`); only checks can be owned provably (their tag).'),
   dir: z.string().optional().describe('Absolute path of the planned project directory (to re-read secrets on apply).'),
   changedSince: z
     .object({ ref: z.string(), files: z.array(z.string()) })

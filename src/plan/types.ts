@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { ChangeActionSchema, PatchOpSchema, PlanSchema, PlannedChangeSchema, RefMarkerSchema, SecretSourceSchema } from './schema.js';
+import type { ChangeActionSchema, OrphanedResourceSchema, PatchOpSchema, PlanSchema, PlannedChangeSchema, RefMarkerSchema, SecretSourceSchema } from './schema.js';
 
 /**
  * The plan's types, each inferred from the one zod schema that `mac apply` parses saved plans
@@ -21,6 +21,9 @@ export type SecretSource = z.infer<typeof SecretSourceSchema>;
 
 /** One planned change (contract fields first, then mac's own additions). */
 export type PlannedChange = z.infer<typeof PlannedChangeSchema>;
+
+/** A live resource the project owns and no longer defines: reported, not deleted (`--prune` deletes it). */
+export type OrphanedResource = z.infer<typeof OrphanedResourceSchema>;
 
 /** A plan: a plain, versioned document written by `plan --out` and read back by `apply`. */
 export type Plan = z.infer<typeof PlanSchema>;

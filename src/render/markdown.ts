@@ -1,5 +1,5 @@
 import type { Plan, PlannedChange } from '../plan/types.js';
-import { defaultsLine, describeOp, location, shownOps, summaryLine, visibleChanges } from './values.js';
+import { defaultsLine, describeOp, location, orphanLabel, orphanLine, shownOps, summaryLine, visibleChanges } from './values.js';
 
 /** The plan for a pull-request comment: a summary table, then one `<details>` block per changed resource. */
 export function renderMarkdown(plan: Plan): string {
@@ -8,6 +8,7 @@ export function renderMarkdown(plan: Plan): string {
   out.push(`### mac plan: \`${plan.project}\``);
   out.push('');
   out.push(`**${summaryLine(plan)}** ${plan.summary.noop} unchanged.`);
+  const orphans = orphanLine(plan);
   if (plan.changedSince) {
     out.push('');
     out.push(`Only resources defined in the ${plan.changedSince.files.length} file(s) changed since \`${plan.changedSince.ref}\` were planned.`);
@@ -20,9 +21,15 @@ export function renderMarkdown(plan: Plan): string {
       out.push(`| \`${SIGN[c.action]}\` | ${c.action} | \`${cell(`${c.kind}/${c.id}`)}\` | ${cell(c.name ?? '')} | ${cell(location(c) ?? '')} |`);
     }
     for (const c of changes) out.push('', ...details(c));
-  } else {
+  } else if (orphans === undefined) {
     out.push('');
     out.push('No changes. The account matches the definitions.');
+  }
+  if (orphans !== undefined) {
+    out.push('');
+    out.push(`**${orphans}**`);
+    out.push('');
+    for (const o of plan.orphaned ?? []) out.push(`- \`${cell(orphanLabel(o))}\``);
   }
   if (plan.warnings.length > 0) {
     out.push('');

@@ -1,6 +1,6 @@
 import type { Colors } from './index.js';
 import type { Plan, PlannedChange } from '../plan/types.js';
-import { defaultsLine, describeOp, formatValue, location, shownOps, summaryLine, visibleChanges } from './values.js';
+import { defaultsLine, describeOp, formatValue, location, orphanLabel, orphanLine, shownOps, summaryLine, visibleChanges } from './values.js';
 
 const SIGN = { create: '+', update: '~', delete: '-', noop: ' ' } as const;
 // Values of a create are shown on one line each and cut, since every field is new anyway.
@@ -37,9 +37,17 @@ export function renderText(plan: Plan, c: Colors): string {
     lines.push(c.yellow('Warnings:'));
     for (const w of plan.warnings) lines.push(c.yellow(`  ! ${w}`));
   }
+  const orphans = orphanLine(plan);
+  if (orphans !== undefined) {
+    lines.push('');
+    lines.push(c.yellow('Orphaned (owned by this project, no longer defined):'));
+    for (const o of plan.orphaned ?? []) lines.push(c.yellow(`  ? ${orphanLabel(o)}`));
+  }
   lines.push('');
-  if (changes.length === 0) lines.push(c.green('No changes. The account matches the definitions.'));
+  if (changes.length === 0 && orphans === undefined) lines.push(c.green('No changes. The account matches the definitions.'));
+  else if (changes.length === 0) lines.push('No changes to apply.');
   lines.push(`${c.bold(summaryLine(plan))} ${plan.summary.noop} unchanged.`);
+  if (orphans !== undefined) lines.push(c.yellow(orphans));
   return lines.join('\n');
 }
 

@@ -149,6 +149,17 @@ export function summaryLine(plan: Plan): string {
   return `Plan: ${s.create} to create, ${s.update} to update, ${s.delete} to delete.`;
 }
 
+/** `2 orphaned, not deleted: \`mac plan --prune\` deletes them`, or undefined when there are none. */
+export function orphanLine(plan: Plan): string | undefined {
+  const n = plan.summary.orphaned ?? plan.orphaned?.length ?? 0;
+  return n > 0 ? `${n} orphaned, not deleted: \`mac plan --prune\` deletes them` : undefined;
+}
+
+/** One orphaned resource for people: `TcpCheck/old "Old name" [api id]`. */
+export function orphanLabel(o: NonNullable<Plan['orphaned']>[number]): string {
+  return `${o.kind}/${o.id}${o.name === undefined ? '' : ` ${JSON.stringify(o.name)}`} [${String(o.remoteId)}]`;
+}
+
 /** The changes a reader must see (noops are only counted). */
 export function visibleChanges(plan: Plan): PlannedChange[] {
   return plan.changes.filter((c) => c.action !== 'noop');

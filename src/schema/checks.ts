@@ -1,7 +1,7 @@
 /** Definition schemas of the check kinds: API field names plus kind, id, state and references. */
 import { z } from 'zod';
 import { apiFields, doc, minuteFrequency, subminuteFrequency } from './fields.js';
-import { adoptField, alertChannelsField, idField, kindField, scriptFileField, snippetRefField, stateField } from './common.js';
+import { adoptField, alertChannelsField, idField, kindField, renamedFromField, scriptFileField, snippetRefField, stateField } from './common.js';
 
 const f = apiFields('strict');
 
@@ -12,6 +12,7 @@ const required = {
 /** Definition-only fields of every check. */
 const checkDefinitionFields = {
   id: idField,
+  renamedFrom: renamedFromField,
   adopt: adoptField,
   state: stateField,
   alertChannels: alertChannelsField,

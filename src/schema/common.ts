@@ -39,3 +39,18 @@ export const adoptField = doc(
   z.string().min(1).optional(),
   'API id of an existing check this definition adopts; the next apply adds the ownership tag, after which adopt is no longer needed',
 );
+
+/**
+ * `renamedFrom`: the previous logical id(s) of this definition. A check whose live object still
+ * carries the old id's ownership tag is updated in place (its tag moves), not re-created.
+ */
+export const renamedFromField = doc(
+  z.union([logicalId, z.array(logicalId).min(1)]).optional(),
+  'Previous logical id (or ids) of this resource: the live check tagged with the old id is updated in place (keeping its API id and history) instead of re-created. Other kinds are matched by name, customUrl or address, so a new id alone never re-creates them; variables cannot change their key',
+);
+
+/** `renamedFrom` on a variable: accepted so that the rules phase can say why it cannot work (keys never change). */
+export const variableRenamedFromField = doc(
+  z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional(),
+  'Not supported: a variable\'s key cannot change (the API refuses it); define the new key and tombstone the old one (state: absent)',
+);

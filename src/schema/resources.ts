@@ -1,7 +1,7 @@
 /** Definition schemas of snippets, dashboards, environment variables and alert channels. */
 import { z } from 'zod';
 import { ALERT_CHANNEL_TYPES, CUSTOM_URL, apiFields, doc } from './fields.js';
-import { idField, kindField, scriptFileField, stateField } from './common.js';
+import { idField, kindField, renamedFromField, scriptFileField, stateField, variableRenamedFromField } from './common.js';
 
 const f = apiFields('strict');
 
@@ -9,6 +9,7 @@ const f = apiFields('strict');
 export const SnippetSchema = z.strictObject({
   kind: kindField('Snippet'),
   id: idField,
+  renamedFrom: renamedFromField,
   state: stateField,
   name: doc(z.string().min(1), 'Snippet name; live snippets are matched by name'),
   script: f.snippet.script.optional(),
@@ -19,6 +20,7 @@ export const SnippetSchema = z.strictObject({
 export const DashboardSchema = z.strictObject({
   kind: kindField('Dashboard'),
   id: idField,
+  renamedFrom: renamedFromField,
   state: stateField,
   ...f.dashboard,
   header: doc(z.string(), 'Text at the top of the dashboard'),
@@ -31,6 +33,7 @@ export const DashboardSchema = z.strictObject({
 /** An account environment variable; its `key` is its logical id. */
 export const EnvironmentVariableSchema = z.strictObject({
   kind: kindField('EnvironmentVariable'),
+  renamedFrom: variableRenamedFromField,
   state: stateField,
   ...f.variable,
 });
@@ -40,6 +43,7 @@ function channelOf<T extends (typeof ALERT_CHANNEL_TYPES)[number], C extends z.Z
   return z.strictObject({
     kind: kindField('AlertChannel'),
     id: idField,
+    renamedFrom: renamedFromField,
     state: stateField,
     type: z.literal(type).describe('Alert channel type'),
     config: doc(config, `Settings of the ${type} channel`),

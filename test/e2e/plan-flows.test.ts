@@ -168,7 +168,7 @@ describe('mac plan --changed-since', () => {
     expect(head.r.code).toBe(2);
     expect(head.plan.changedSince).toEqual({ ref: 'HEAD', files: ['checks/b.yaml'] });
     expect(head.plan.changes.map((c) => `${c.action} ${c.kind}/${c.id}`)).toEqual(['update TcpCheck/b']);
-    expect(head.plan.summary).toEqual({ create: 0, update: 1, delete: 0, noop: 0 });
+    expect(head.plan.summary).toEqual({ create: 0, update: 1, delete: 0, noop: 0, orphaned: 0 });
     const text = await run(dir, ['plan', '.', '--changed-since', 'HEAD']);
     expect(text.stdout).toContain('Only resources defined in the 1 file(s) changed since HEAD were planned.');
     expect(text.stdout).toContain('~ update TcpCheck/b');

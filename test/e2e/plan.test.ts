@@ -48,7 +48,7 @@ describe('mac plan against mac serve', () => {
     expect(changed.map((c) => ({ ref: `${c.kind}/${c.id}`, patch: c.patch }))).toEqual([]);
     expect(r.code).toBe(0);
     // 2 snippets, 2 variables, 7 alert channels (one per type), 4 checks (one per kind), 1 dashboard.
-    expect(plan.summary).toEqual({ create: 0, update: 0, delete: 0, noop: 16 });
+    expect(plan.summary).toEqual({ create: 0, update: 0, delete: 0, noop: 16, orphaned: 0 });
     // Every field of the fixture is known to the kind table (none dropped unsent and uncompared).
     expect(plan.changes.flatMap((c) => c.notes ?? []).filter((n) => n.includes('unknown to mac'))).toEqual([]);
     const text = await mac(['plan', '.', '--detailed-exitcode']);
@@ -94,14 +94,14 @@ describe('mac plan against mac serve', () => {
     }
   });
 
-  it('--prune deletes an owned check that is no longer defined; without it the plan only warns', async () => {
+  it('--prune deletes an owned check that is no longer defined; without it the plan reports it as orphaned', async () => {
     const { rename } = await import('node:fs/promises');
     const file = join(dir, 'checks/multistep.yaml');
     await rename(file, `${file}.off`);
     try {
       const warned = await planJson();
       expect(warned.r.code).toBe(0);
-      expect(warned.plan.warnings.join('\n')).toContain('mac:roundtrip/flow');
+      expect(warned.plan.orphaned).toMatchObject([{ kind: 'MultiStepCheck', id: 'flow', name: 'Checkout flow' }]);
       const pruned = await planJson(['--prune']);
       expect(pruned.r.code).toBe(2);
       expect(pruned.plan.changes.filter((c) => c.action !== 'noop')).toMatchObject([{ action: 'delete', kind: 'MultiStepCheck', id: 'flow', name: 'Checkout flow' }]);

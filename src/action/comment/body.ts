@@ -1,5 +1,6 @@
 import type { Plan, PlannedChange } from '../../plan/types.js';
 import { changedFields, diffLines } from './diff.js';
+import { orphanLine } from '../../render/values.js';
 import { escapeCell, escapeHtml, fence, fitLines, link, size } from './markdown.js';
 
 /** How much of the plan a body shows, from most to least. */
@@ -70,11 +71,14 @@ function join(...parts: string[]): string {
 function headSection(plan: Plan, changes: PlannedChange[], opts: BodyOptions, budget: number): { text: string; omittedDeletions: number } {
   const { create, update, delete: del, noop } = plan.summary;
   const parts: string[] = [];
+  const orphans = orphanLine(plan);
   parts.push(
-    changes.length === 0
+    changes.length === 0 && orphans === undefined
       ? `**No changes.** The account matches the definitions (${noop} unchanged).`
       : `**Plan:** ${create} to create, ${update} to update, ${del} to delete, ${noop} unchanged.`,
   );
+  // The line holds no user text (counts and a command), so it needs no escaping.
+  if (orphans !== undefined) parts.push(`**${orphans}**`);
   if (plan.changedSince) {
     const { files, ref } = plan.changedSince;
     // A commit sha reads better short; branch and tag names stay whole.

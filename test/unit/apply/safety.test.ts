@@ -38,6 +38,16 @@ describe('checkDeletes', () => {
     expect(() => checkDeletes(plan([del(1), change({ kind: 'TcpCheck', id: 'kept', action: 'update', remoteId: 'k' })], 0), 10)).not.toThrow();
   });
 
+  it('lets explicit tombstones (deletes with a defining file) and destroy empty a project, never pruning', () => {
+    const tomb = (i: number) => change({ kind: 'TcpCheck', id: `t${i}`, action: 'delete', remoteId: `t${i}`, file: 'checks.yaml', line: i });
+    expect(() => checkDeletes(plan([tomb(1), tomb(2)], 0), 10)).not.toThrow();
+    expect(() => checkDeletes(plan([tomb(1), del(2)], 0), 10)).toThrow(/keeps none/);
+    expect(() => checkDeletes(plan([del(1), del(2)], 0), 10, { destroy: true })).not.toThrow();
+    // --max-deletes holds for all three.
+    expect(() => checkDeletes(plan([tomb(1), tomb(2)], 0), 1)).toThrow(/more than --max-deletes 1/);
+    expect(() => checkDeletes(plan([del(1), del(2)], 0), 1, { destroy: true })).toThrow(/more than --max-deletes 1/);
+  });
+
   it('has nothing to say about a plan without deletes', () => {
     expect(() => checkDeletes(plan([change({ kind: 'Snippet', id: 's' })]), 0)).not.toThrow();
   });

@@ -12,7 +12,7 @@ const tcp = (over: Record<string, unknown> = {}) => def('TcpCheck', 'db', { name
 describe('assemblePlan: checks', () => {
   it('plans a create with the ownership tag and server defaults made explicit', () => {
     const p = plan([tcp()], { TcpCheck: [] });
-    expect(p.summary).toEqual({ create: 1, update: 0, delete: 0, noop: 0 });
+    expect(p.summary).toEqual({ create: 1, update: 0, delete: 0, noop: 0, orphaned: 0 });
     const c = p.changes[0];
     expect(c.action).toBe('create');
     expect(c.desired).toMatchObject({ name: 'DB', tags: ['mac:shop/db'], frequency: 10, degradedResponseTime: 3000, request: { ipFamily: 'IPv4', data: null } });
@@ -22,7 +22,7 @@ describe('assemblePlan: checks', () => {
 
   it('is a noop against the object the service stored (defaults, nulls, server-owned fields)', () => {
     const p = plan([tcp({ tags: ['b', 'a'] })], { TcpCheck: [liveTcp('u1', 'DB', ['mac:shop/db', 'a', 'b'], { locations: null })] });
-    expect(p.summary).toEqual({ create: 0, update: 0, delete: 0, noop: 1 });
+    expect(p.summary).toEqual({ create: 0, update: 0, delete: 0, noop: 1, orphaned: 0 });
     expect(p.changes[0].liveFingerprint).toMatch(/^sha256:[0-9a-f]{64}$/);
   });
 
@@ -50,8 +50,11 @@ describe('assemblePlan: checks', () => {
     const state = { TcpCheck: [liveTcp('u1', 'Old', ['mac:shop/old']), liveTcp('u2', 'Other', ['mac:other/x'])] };
     const without = plan([], state);
     expect(without.changes).toEqual([]);
-    expect(without.warnings[0]).toContain('--prune');
+    expect(without.summary.orphaned).toBe(1);
+    expect(without.orphaned).toEqual([{ kind: 'TcpCheck', id: 'old', name: 'Old', remoteId: 'u1' }]);
     const pruned = plan([], state, true);
+    expect(pruned.summary).toMatchObject({ delete: 1, orphaned: 0 });
+    expect(pruned.orphaned).toBeUndefined();
     expect(pruned.changes).toHaveLength(1);
     expect(pruned.changes[0]).toMatchObject({ action: 'delete', kind: 'TcpCheck', id: 'old', remoteId: 'u1' });
   });
@@ -60,7 +63,7 @@ describe('assemblePlan: checks', () => {
     const p = plan([tcp({}), def('TcpCheck', 'gone', {}, { state: 'absent' })], {
       TcpCheck: [liveTcp('u1', 'DB', ['mac:shop/db']), liveTcp('u2', 'Gone', ['mac:shop/gone'])],
     });
-    expect(p.summary).toEqual({ create: 0, update: 0, delete: 1, noop: 1 });
+    expect(p.summary).toEqual({ create: 0, update: 0, delete: 1, noop: 1, orphaned: 0 });
     expect(p.changes.find((c) => c.action === 'delete')).toMatchObject({ id: 'gone', remoteId: 'u2' });
   });
 });
@@ -82,7 +85,7 @@ describe('assemblePlan: references', () => {
       AlertChannel: [liveChannel],
       TcpCheck: [liveTcp('u1', 'DB', ['mac:shop/db'], { alertChannelSubscriptions: [{ alertChannelId: 4, activated: true }] })],
     });
-    expect(p.summary).toEqual({ create: 0, update: 0, delete: 0, noop: 2 });
+    expect(p.summary).toEqual({ create: 0, update: 0, delete: 0, noop: 2, orphaned: 0 });
   });
 
   it('plans a changed-since subset plus the creates it depends on, and says so', () => {
@@ -119,9 +122,9 @@ describe('assemblePlan: secrets', () => {
     const liveCheck = liveTcp('u1', 'Flow', ['mac:shop/flow'], { checkType: 'MULTI_STEP', script: 'run()', environmentVariables: liveVars });
     const state = { EnvironmentVariable: [{ key: 'API_TOKEN', value: null, locked: false, secret: true }, { key: 'PLAIN', value: 'x', locked: false, secret: false }], MultiStepCheck: [liveCheck] };
     const defs = [secretVar, def('EnvironmentVariable', 'PLAIN', { key: 'PLAIN', value: 'x' }), checkDef];
-    expect(plan(defs, state).summary).toEqual({ create: 0, update: 0, delete: 0, noop: 3 });
+    expect(plan(defs, state).summary).toEqual({ create: 0, update: 0, delete: 0, noop: 3, orphaned: 0 });
     const p = assemblePlan({ project: project(defs), live: live(state), apiUrl: 'http://127.0.0.1:4010', prune: false, rewriteSecrets: true, now: NOW });
-    expect(p.summary).toEqual({ create: 0, update: 2, delete: 0, noop: 1 });
+    expect(p.summary).toEqual({ create: 0, update: 2, delete: 0, noop: 1, orphaned: 0 });
     const [variable, plain, check] = p.changes;
     expect(variable).toMatchObject({ action: 'update', patch: [{ op: 'replace', path: '/value', value: '(sensitive)', oldValue: '(sensitive)' }], secrets: [{ path: '/value', env: 'API_TOKEN_SRC' }] });
     expect(variable.notes?.join()).toContain('written again (--rewrite-secrets)');

@@ -20,7 +20,7 @@ describe('fields a merging PUT keeps when omitted', () => {
       apiUrl: 'http://127.0.0.1:4010',
       prune: false,
     });
-    expect(p.summary).toEqual({ create: 0, update: 0, delete: 0, noop: 1 });
+    expect(p.summary).toEqual({ create: 0, update: 0, delete: 0, noop: 1, orphaned: 0 });
     expect(p.changes[0].notes?.join('\n')).toMatch(/^frequencyOffset: not set in the definition, so not managed/);
   });
 

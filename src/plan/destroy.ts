@@ -1,0 +1,81 @@
+import { isCheckKind, KINDS, type Kind } from '../schema/kinds.js';
+import { fingerprintOf, normalizeLive } from './compare.js';
+import { buildDesired } from './desired.js';
+import { kindSpec } from './kinds/index.js';
+import { matchKind } from './match.js';
+import { ownedId } from './ownership.js';
+import { matchContext, type PlanInput } from './assemble.js';
+import { PLAN_VERSION, type Plan, type PlannedChange } from './types.js';
+
+/** Everything a destroy plan is computed from; assembling it is pure (no I/O). */
+export type DestroyInput = Pick<PlanInput, 'project' | 'live' | 'apiUrl' | 'git' | 'now'>;
+
+/**
+ * The plan of `mac destroy`: a delete of everything the project manages. Checks: every live
+ * check carrying the tag `mac:<project>/<id>`, defined or not (untagged checks, even ones a
+ * definition adopts, are not the project's yet). Other kinds: the live object each definition
+ * (present or tombstone) matches, by the same identity rules as a plan. Deletes run in reverse
+ * dependency order (dashboards, checks, then what checks reference) through the apply waves.
+ */
+export function assembleDestroyPlan(input: DestroyInput): Plan {
+  const project = input.project.config.project;
+  const context = matchContext(input);
+  const warnings: string[] = [];
+  const changes: PlannedChange[] = [];
+  const unresolved = () => ({ $ref: 'unresolved' });
+
+  for (const kind of KINDS) {
+    const live = input.live.get(kind) ?? [];
+    if (isCheckKind(kind)) {
+      // No candidates: every owned check (the oldest of each tag) comes back unclaimed.
+      const matched = matchKind(kind, project, [], live);
+      warnings.push(...matched.warnings);
+      const defs = new Map(input.project.definitions.filter((d) => d.kind === kind).map((d) => [d.id, d]));
+      for (const l of matched.unclaimed) {
+        const id = ownedId(project, l.tags)!;
+        const def = defs.get(id);
+        changes.push(deleteChange(kind, id, l, def ? { file: def.file, line: def.line } : {}));
+      }
+      continue;
+    }
+    const defs = input.project.definitions.filter((d) => d.kind === kind);
+    if (defs.length === 0) continue;
+    const candidates = defs.map((def) => ({ def, desired: buildDesired(def, project, unresolved) }));
+    const matched = matchKind(kind, project, candidates, live, context);
+    warnings.push(...matched.warnings);
+    for (const pair of matched.pairs) {
+      if (pair.live === undefined) continue;
+      changes.push(deleteChange(kind, pair.def.id, pair.live, { file: pair.def.file, line: pair.def.line }));
+    }
+  }
+
+  return {
+    version: PLAN_VERSION,
+    project,
+    createdAt: (input.now ?? new Date()).toISOString(),
+    apiUrl: input.apiUrl,
+    ...(input.git ? { git: input.git } : {}),
+    summary: { create: 0, update: 0, delete: changes.length, noop: 0, orphaned: 0 },
+    changes,
+    dir: input.project.dir,
+    warnings,
+  };
+}
+
+function deleteChange(kind: Kind, id: string, live: Record<string, unknown>, where: { file?: string; line?: number }): PlannedChange {
+  const spec = kindSpec(kind);
+  const normalized = normalizeLive(kind, live);
+  const name = spec.displayName(normalized);
+  return {
+    action: 'delete',
+    kind,
+    id,
+    ...(name !== undefined ? { name } : {}),
+    remoteId: spec.remoteId(live),
+    ...where,
+    patch: [],
+    liveFingerprint: fingerprintOf(normalized),
+    dependsOn: [],
+    notes: ['mac destroy'],
+  };
+}
