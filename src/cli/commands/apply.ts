@@ -5,11 +5,13 @@ import { resolveConnection, withConnectionOptions } from '../connection.js';
 import { applyOptions, limiterFor, type ApplyCommandOptions, type ApplyFlags } from '../apply-options.js';
 import { ApiClient } from '../../api/index.js';
 import { apiAccount } from '../../apply/account.js';
-import { applyPlan } from '../../apply/apply.js';
+import { applyPlan, type ApplyAccount } from '../../apply/apply.js';
 import { readPlanFile } from '../../apply/plan-file.js';
 import { createProgressReporter } from '../../apply/progress.js';
 import { succeeded } from '../../apply/result.js';
 import { checkDeletes } from '../../apply/safety.js';
+import { guardAccount, isLockVariable } from '../../apply/lock.js';
+import { withCliApplyLock } from '../apply-lock.js';
 import { recoverSecrets, type SecretSources } from '../../apply/secrets.js';
 import { loadProject } from '../../config/load.js';
 import { desiredBodies } from '../../plan/desired.js';
@@ -33,6 +35,7 @@ export const register: RegisterCommand = (program, ctx) => {
       .option('--max-deletes <n>', 'refuse plans with more deletes than this', '10')
       .option('--concurrency <n>', 'changes in flight at once within a wave', '8')
       .option('--rate-limit <n/seconds>', 'at most N requests per SECONDS (env MAC_RATE_LIMIT; default the service limit 600/60)')
+      .option('--lock-timeout <seconds>', 'wait this long for another apply of the project to end (default 0: refuse at once)', '0')
       .option('--format <format>', 'result format: text, markdown or json', 'text'),
   ).action(async (target: string, flags: ApplyFlags) => {
     ctx.exit(await runApply(await applyOptions(target, flags, ctx.env, ctx.cwd), flags, ctx));
@@ -45,32 +48,42 @@ async function runApply(options: ApplyCommandOptions, flags: ApplyFlags, ctx: Cl
   const limiter = limiterFor(options.rateLimit);
   const client = new ApiClient({ ...connection, ...(limiter ? { limiter } : {}) });
   try {
-    let plan: Plan;
-    let sources: SecretSources;
     if (options.target.type === 'planfile') {
       if (options.prune) throw new MacError('--prune applies to a directory; a saved plan already says what it deletes', { hint: 'plan with mac plan --prune --out FILE' });
       if (flags.rewriteSecrets) throw new MacError('--rewrite-secrets applies to a directory; a saved plan already says what it writes', { hint: 'plan with mac plan --rewrite-secrets --out FILE' });
-      plan = await readPlanFile(options.target.file);
+      const plan = await readPlanFile(options.target.file);
       if (plan.apiUrl.replace(/\/+$/, '') !== client.apiUrl) {
         throw new Refused(`the plan was made against ${plan.apiUrl}, not ${client.apiUrl}`, { hint: 'apply it with --api-url / MAC_API_URL set to the planned API, or plan again' });
       }
-      sources = { env: ctx.env, ...(plan.dir ? { reload: () => reloadBodies(plan.dir!, plan.project, ctx.env) } : {}) };
-    } else {
-      const project = await loadProject(options.target.dir, { env: ctx.env });
-      for (const d of project.diagnostics) output.info(formatDiagnostic(d, output.cErr));
-      if (project.diagnostics.some((d) => d.severity === 'error')) {
-        throw new ValidationFailed(`invalid definitions: ${summarizeDiagnostics(project.diagnostics)}; nothing was applied and no request was made`, { diagnostics: project.diagnostics });
-      }
-      plan = await createPlan(project, client, { prune: options.prune, rewriteSecrets: flags.rewriteSecrets === true });
-      sources = { env: ctx.env, reload: async () => desiredBodies(project.definitions, plan.project) };
+      const lockChange = plan.changes.find((c) => c.kind === 'EnvironmentVariable' && isLockVariable(c.id));
+      if (lockChange) throw new Refused(`the plan touches the apply lock variable ${lockChange.id}; mac never plans it`, { hint: 'plan again with this version of mac' });
+      const sources: SecretSources = { env: ctx.env, ...(plan.dir ? { reload: () => reloadBodies(plan.dir!, plan.project, ctx.env) } : {}) };
+      // Secrets are recovered before the lock: a refusal for a missing one keeps nobody waiting.
+      const secrets = await recoverSecrets(plan.changes, sources);
+      // The staleness check inside applyPlan runs under the lock: what another apply wrote before it is seen.
+      return await withCliApplyLock(ctx, client, plan.project, lockSettings(options), (lock) => execute(plan, secrets, guardAccount(apiAccount({ client, project: plan.project }), lock)));
+    }
+    const project = await loadProject(options.target.dir, { env: ctx.env });
+    for (const d of project.diagnostics) output.info(formatDiagnostic(d, output.cErr));
+    if (project.diagnostics.some((d) => d.severity === 'error')) {
+      throw new ValidationFailed(`invalid definitions: ${summarizeDiagnostics(project.diagnostics)}; nothing was applied and no request was made`, { diagnostics: project.diagnostics });
+    }
+    // The lock is taken before planning: a second apply then plans from what the first one wrote.
+    return await withCliApplyLock(ctx, client, project.config.project, lockSettings(options), async (lock) => {
+      const plan = await createPlan(project, client, { prune: options.prune, rewriteSecrets: flags.rewriteSecrets === true });
       // The plan goes to stderr: stdout holds only the result (one JSON document with --format json).
       output.info(renderPlan(plan, 'text', output.cErr));
       // Refuse unsafe deletes before asking anyone to confirm them (apply checks again).
       checkDeletes(plan, options.maxDeletes);
       if (plan.summary.create + plan.summary.update + plan.summary.delete > 0 && !(await confirm(options, ctx))) return 1;
-    }
-    const secrets = await recoverSecrets(plan.changes, sources);
-    const account = apiAccount({ client, project: plan.project });
+      const secrets = await recoverSecrets(plan.changes, { env: ctx.env, reload: async () => desiredBodies(project.definitions, plan.project) });
+      return execute(plan, secrets, guardAccount(apiAccount({ client, project: plan.project }), lock));
+    });
+  } finally {
+    await client.close();
+  }
+
+  async function execute(plan: Plan, secrets: Awaited<ReturnType<typeof recoverSecrets>>, account: ApplyAccount): Promise<number> {
     const progress = createProgressReporter({ sink: output, requests: () => client.stats.total });
     let result;
     try {
@@ -80,9 +93,11 @@ async function runApply(options: ApplyCommandOptions, flags: ApplyFlags, ctx: Cl
     }
     output.result(renderResult(result, options.format, output.c));
     return succeeded(result) ? 0 : 1;
-  } finally {
-    await client.close();
   }
+}
+
+function lockSettings(options: ApplyCommandOptions): { command: string; timeoutSeconds: number } {
+  return { command: options.target.type === 'planfile' ? 'mac apply PLANFILE' : 'mac apply', timeoutSeconds: options.lockTimeout };
 }
 
 /** Asks on a terminal unless --yes; without a terminal, --yes is required. */
