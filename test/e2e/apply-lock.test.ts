@@ -133,6 +133,28 @@ describe('one apply at a time', () => {
     expect([...(await checksByTag(served, 'far')).values()]).toEqual(Array(30).fill(1));
   }, 180_000);
 
+  it.each(['SIGINT', 'SIGTERM'] as const)('an apply stopped by %s releases its lock and writes nothing more', async (signal) => {
+    served = await startServe(['--no-runs', '--latency', '100']);
+    const dir = writeProject({ 'mac.config.yaml': config('stop'), 'checks.yaml': tcpChecks(40) });
+    const child = spawn(process.execPath, [MAC_BIN, 'apply', dir, '--yes', '--concurrency', '1'], { env: cleanEnv(connectionEnv(served)), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    // Stop it once it has written a few checks (it holds the lock then).
+    while ([...(await checksByTag(served, 'stop')).values()].length < 3 && child.exitCode === null) await new Promise((r) => setTimeout(r, 20));
+    child.kill(signal);
+    expect(await exited).toBe(signal === 'SIGINT' ? 130 : 143);
+    expect(stderr).toContain(`${signal}: no further writes; releasing the apply lock`);
+    expect((await callApi(served, 'GET', `/v1/variables/${LOCK('stop')}`)).status).toBe(404);
+    const written = (await checksByTag(served, 'stop')).size;
+    expect(written).toBeLessThan(40);
+    await new Promise((r) => setTimeout(r, 500));
+    expect((await checksByTag(served, 'stop')).size).toBe(written);
+    const rerun = await mac(served, ['apply', dir, '--yes'], { timeoutMs: 120_000 });
+    expect(rerun.code, rerun.stderr).toBe(0);
+    expect([...(await checksByTag(served, 'stop')).values()]).toEqual(Array(40).fill(1));
+  }, 120_000);
+
   it('takes over a lock whose holder is a dead pid of this host, or whose lease expired; refuses a live one', async () => {
     served = await startServe(['--no-runs']);
     const dir = writeProject({ 'mac.config.yaml': config('solo'), 'checks.yaml': tcpChecks(3) });
