@@ -108,7 +108,8 @@ async function confirm(options: ApplyCommandOptions, ctx: CliContext): Promise<b
   }
   const rl = createInterface({ input: process.stdin, output: process.stderr });
   try {
-    const answer = await rl.question('Apply these changes? Only "yes" is accepted: ');
+    // Ctrl-C or end of input at the prompt cancels (and the lock is released on the way out).
+    const answer = await rl.question('Apply these changes? Only "yes" is accepted: ').catch(() => '');
     if (answer.trim() === 'yes') return true;
     ctx.output.info('apply cancelled; nothing was changed');
     return false;
