@@ -68,8 +68,8 @@ describe('one apply at a time', () => {
   it('two applies started together: one applies, the other refuses at once naming the holder; one copy of everything', async () => {
     served = await startServe(['--no-runs', '--latency', '100']);
     const dir = writeProject(bigProject('twin'));
-    // --concurrency 2 keeps the first apply busy for seconds, longer than the two processes start apart.
-    const args = ['apply', dir, '--yes', '--concurrency', '2'];
+    // --concurrency 1 keeps the first apply busy for seconds (45 creates at 100 ms), far longer than the two processes start apart.
+    const args = ['apply', dir, '--yes', '--concurrency', '1'];
     const [a, b] = await Promise.all([mac(served, args, { timeoutMs: 120_000 }), mac(served, args, { timeoutMs: 120_000 })]);
     const codes = [a.code, b.code].sort();
     expect(codes, a.stderr + b.stderr).toEqual([0, 1]);

@@ -35,7 +35,7 @@ export const register: RegisterCommand = (program, ctx) => {
       .option('--max-deletes <n>', 'refuse plans with more deletes than this', '10')
       .option('--concurrency <n>', 'changes in flight at once within a wave', '8')
       .option('--rate-limit <n/seconds>', 'at most N requests per SECONDS (env MAC_RATE_LIMIT; default the service limit 600/60)')
-      .option('--lock-timeout <seconds>', 'wait this long for another apply of the project to end (default 0: refuse at once)', '0')
+      .option('--lock-timeout <seconds>', 'wait up to SECONDS for another apply of the project to end (default 0: refuse at once, naming it)')
       .option('--format <format>', 'result format: text, markdown or json', 'text'),
   ).action(async (target: string, flags: ApplyFlags) => {
     ctx.exit(await runApply(await applyOptions(target, flags, ctx.env, ctx.cwd), flags, ctx));
