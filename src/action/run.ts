@@ -2,6 +2,8 @@ import * as core from '@actions/core';
 import { ApiClient } from '../api/index.js';
 import { apiAccount } from '../apply/account.js';
 import { applyPlan } from '../apply/apply.js';
+import { guardAccount, withApplyLock, type HeldLock, type LockOptions } from '../apply/lock.js';
+import { localHolder } from '../cli/apply-lock.js';
 import { DEFAULT_CONCURRENCY } from '../apply/executor.js';
 import { succeeded, type ApplyResult } from '../apply/result.js';
 import { recoverSecrets } from '../apply/secrets.js';
@@ -56,40 +58,52 @@ export async function runPlan(run: ActionRun): Promise<void> {
  */
 export async function runApply(run: ActionRun): Promise<void> {
   const project = await load(run);
-  await withClient(run, async (client) => {
-    const planned = await plan(run, project, client);
-    setPlanOutputs(planned, await writePlanFile(planned, run.target.planFile));
-    let result: ApplyResult;
-    try {
-      const secrets = await recoverSecrets(planned.changes, { env: run.env, reload: async () => desiredBodies(project.definitions, planned.project) });
-      result = await applyPlan(planned, apiAccount({ client, project: planned.project }), {
-        maxDeletes: run.inputs.maxDeletes,
-        concurrency: run.inputs.concurrency ?? DEFAULT_CONCURRENCY,
-        secrets,
-      });
-    } catch (err) {
-      if (err instanceof Refused) {
-        const hint = actionHint(err.hint);
-        const refusal = `### mac apply: refused\n\n${err.message}${hint ? `\n\nhint: ${hint}` : ''}\n\nNothing was changed. The plan:`;
-        await appendSummary(`${refusal}\n\n${planSummary(planned, run.target, SUMMARY_LIMIT - size(refusal) - 1000)}`);
-        throw new Refused(err.message, { cause: err, hint });
-      }
-      throw err;
+  await withClient(run, (client) => withApplyLock(client, project.config.project, actionLock(run), (lock) => applyLocked(run, project, client, lock)));
+}
+
+/** A workflow run waits this long for another apply of the project (two merges in a row) before it fails naming the holder. */
+const ACTION_LOCK_TIMEOUT_MS = 300_000;
+
+function actionLock(run: ActionRun): LockOptions {
+  const where = [run.env.GITHUB_REPOSITORY, run.env.GITHUB_RUN_ID && `run ${run.env.GITHUB_RUN_ID}`].filter(Boolean).join(' ');
+  const holder = localHolder(`mac action apply${where ? ` (${where})` : ''}`, run.env);
+  return { holder: { ...holder, user: run.env.GITHUB_ACTOR || holder.user }, timeoutMs: ACTION_LOCK_TIMEOUT_MS, onNotice: (m) => core.info(m) };
+}
+
+/** Plans and applies under the project's apply lock (the plan, too: it must see what an apply before it wrote). */
+async function applyLocked(run: ActionRun, project: LoadedProject, client: ApiClient, lock: HeldLock): Promise<void> {
+  const planned = await plan(run, project, client);
+  setPlanOutputs(planned, await writePlanFile(planned, run.target.planFile));
+  let result: ApplyResult;
+  try {
+    const secrets = await recoverSecrets(planned.changes, { env: run.env, reload: async () => desiredBodies(project.definitions, planned.project) });
+    result = await applyPlan(planned, guardAccount(apiAccount({ client, project: planned.project }), lock), {
+      maxDeletes: run.inputs.maxDeletes,
+      concurrency: run.inputs.concurrency ?? DEFAULT_CONCURRENCY,
+      secrets,
+    });
+  } catch (err) {
+    if (err instanceof Refused) {
+      const hint = actionHint(err.hint);
+      const refusal = `### mac apply: refused\n\n${err.message}${hint ? `\n\nhint: ${hint}` : ''}\n\nNothing was changed. The plan:`;
+      await appendSummary(`${refusal}\n\n${planSummary(planned, run.target, SUMMARY_LIMIT - size(refusal) - 1000)}`);
+      throw new Refused(err.message, { cause: err, hint });
     }
-    const table = `${renderResultMarkdown(result)}\n`;
-    await appendSummary(`${table}\n${planSummary(planned, run.target, SUMMARY_LIMIT - size(table) - 1000)}`);
-    for (const o of result.outcomes) {
-      if (o.status === 'failed') core.error(`${o.key}: ${o.error ?? 'failed'}${o.hint ? `\nhint: ${o.hint}` : ''}`, { title: `mac: ${o.action} failed` });
-    }
-    if (!succeeded(result)) {
-      const { applied, failed, skipped } = result.summary;
-      const left = result.convergence?.issues.length ?? 0;
-      throw new MacError(`apply incomplete: ${applied} applied, ${failed} failed, ${skipped} skipped${left ? `, ${left} differences left` : ''}`, {
-        hint: 'the table is in the job summary; run the workflow again once the cause is fixed (the next plan starts from the live state)',
-      });
-    }
-    core.info(`Applied ${result.summary.applied} changes.`);
-  });
+    throw err;
+  }
+  const table = `${renderResultMarkdown(result)}\n`;
+  await appendSummary(`${table}\n${planSummary(planned, run.target, SUMMARY_LIMIT - size(table) - 1000)}`);
+  for (const o of result.outcomes) {
+    if (o.status === 'failed') core.error(`${o.key}: ${o.error ?? 'failed'}${o.hint ? `\nhint: ${o.hint}` : ''}`, { title: `mac: ${o.action} failed` });
+  }
+  if (!succeeded(result)) {
+    const { applied, failed, skipped } = result.summary;
+    const left = result.convergence?.issues.length ?? 0;
+    throw new MacError(`apply incomplete: ${applied} applied, ${failed} failed, ${skipped} skipped${left ? `, ${left} differences left` : ''}`, {
+      hint: 'the table is in the job summary; run the workflow again once the cause is fixed (the next plan starts from the live state)',
+    });
+  }
+  core.info(`Applied ${result.summary.applied} changes.`);
 }
 
 /** Loads and validates; errors become annotations, the comment and the summary, then fail the run. */

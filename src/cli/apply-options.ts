@@ -15,6 +15,7 @@ export interface ApplyFlags {
   concurrency?: string;
   format?: string;
   rateLimit?: string;
+  lockTimeout?: string;
   apiUrl?: string;
   apiKey?: string;
   accountId?: string;
@@ -31,7 +32,12 @@ export interface ApplyCommandOptions {
   concurrency: number;
   format: ResultFormat;
   rateLimit?: RateLimit;
+  /** Seconds to wait for the project's apply lock; 0 refuses at once when it is held. */
+  lockTimeout: number;
 }
+
+/** Longest --lock-timeout: a day. */
+export const MAX_LOCK_TIMEOUT = 86_400;
 
 const USAGE_HINT = 'run "mac apply --help" for usage';
 
@@ -76,6 +82,7 @@ export async function applyOptions(
     maxDeletes: parseCount('--max-deletes', flags.maxDeletes, DEFAULT_MAX_DELETES, 0),
     concurrency: parseCount('--concurrency', flags.concurrency, DEFAULT_CONCURRENCY, 1, 256),
     format,
+    lockTimeout: parseCount('--lock-timeout', flags.lockTimeout, 0, 0, MAX_LOCK_TIMEOUT),
     rateLimit: flags.rateLimit !== undefined ? parseRateLimit(flags.rateLimit, '--rate-limit') : parseRateLimit(env.MAC_RATE_LIMIT, 'MAC_RATE_LIMIT'),
   };
 }

@@ -9,6 +9,7 @@ const commands: Array<() => Promise<{ register: RegisterCommand }>> = [
   () => import('./commands/plan.js'),
   () => import('./commands/apply.js'),
   () => import('./commands/destroy.js'),
+  () => import('./commands/unlock.js'),
   () => import('./commands/import.js'),
   () => import('./commands/test.js'),
   () => import('./commands/schemas.js'),

@@ -8,6 +8,7 @@ import type { Definition, Diagnostic } from './types.js';
 import { errorAt } from './source.js';
 import type { ResolvedDocument } from './resolve.js';
 import { didYouMean } from './suggest.js';
+import { isLockVariable, LOCK_VARIABLE_PREFIX } from '../schema/lock-key.js';
 
 /** What rules know besides the valid definitions. */
 export interface RuleContext {
@@ -143,5 +144,14 @@ export const renamesValid: ProjectRule = (docs, diagnostics) => {
   }
 };
 
+/** Variables may not use the apply lock's keys: mac creates and deletes them around every apply. */
+export const noLockVariables: ProjectRule = (docs, diagnostics) => {
+  for (const { definition: d, source } of docs) {
+    if (d.kind === 'EnvironmentVariable' && isLockVariable(d.id)) {
+      diagnostics.push(errorAt(source.locate(['key']), 'key', `variable keys starting with "${LOCK_VARIABLE_PREFIX}" are reserved`, 'mac keeps its apply lock in such a variable; choose another key'));
+    }
+  }
+};
+
 /** Every project rule, in the order they run. */
-export const PROJECT_RULES: readonly ProjectRule[] = [uniqueIds, uniqueIdentities, referencesResolve, noOwnershipTags, renamesValid];
+export const PROJECT_RULES: readonly ProjectRule[] = [uniqueIds, uniqueIdentities, referencesResolve, noOwnershipTags, renamesValid, noLockVariables];

@@ -5,11 +5,13 @@ import { resolveConnection, withConnectionOptions } from '../connection.js';
 import { applyOptions, limiterFor, type ApplyCommandOptions, type ApplyFlags } from '../apply-options.js';
 import { ApiClient } from '../../api/index.js';
 import { apiAccount } from '../../apply/account.js';
-import { applyPlan } from '../../apply/apply.js';
+import { applyPlan, type ApplyAccount } from '../../apply/apply.js';
 import { readPlanFile } from '../../apply/plan-file.js';
 import { createProgressReporter } from '../../apply/progress.js';
 import { succeeded } from '../../apply/result.js';
 import { checkDeletes } from '../../apply/safety.js';
+import { guardAccount, isLockVariable } from '../../apply/lock.js';
+import { withCliApplyLock } from '../apply-lock.js';
 import { recoverSecrets, type SecretSources } from '../../apply/secrets.js';
 import { loadProject } from '../../config/load.js';
 import { desiredBodies } from '../../plan/desired.js';
@@ -34,6 +36,7 @@ export const register: RegisterCommand = (program, ctx) => {
       .option('--max-deletes <n>', 'refuse plans with more deletes than this', '10')
       .option('--concurrency <n>', 'changes in flight at once within a wave', '8')
       .option('--rate-limit <n/seconds>', 'at most N requests per SECONDS (env MAC_RATE_LIMIT; default the service limit 600/60)')
+      .option('--lock-timeout <seconds>', 'wait up to SECONDS for another apply of the project to end (default 0: refuse at once, naming it)')
       .option('--format <format>', 'result format: text, markdown or json', 'text')
       .option('--no-typescript', NO_TYPESCRIPT_HELP),
   ).action(async (target: string, flags: ApplyFlags) => {
@@ -47,33 +50,43 @@ async function runApply(options: ApplyCommandOptions, flags: ApplyFlags, ctx: Cl
   const limiter = limiterFor(options.rateLimit);
   const client = new ApiClient({ ...connection, ...(limiter ? { limiter } : {}) });
   try {
-    let plan: Plan;
-    let sources: SecretSources;
     if (options.target.type === 'planfile') {
       if (options.prune) throw new MacError('--prune applies to a directory; a saved plan already says what it deletes', { hint: 'plan with mac plan --prune --out FILE' });
       if (flags.rewriteSecrets) throw new MacError('--rewrite-secrets applies to a directory; a saved plan already says what it writes', { hint: 'plan with mac plan --rewrite-secrets --out FILE' });
-      plan = await readPlanFile(options.target.file);
+      const plan = await readPlanFile(options.target.file);
       if (plan.apiUrl.replace(/\/+$/, '') !== client.apiUrl) {
         throw new Refused(`the plan was made against ${plan.apiUrl}, not ${client.apiUrl}`, { hint: 'apply it with --api-url / MAC_API_URL set to the planned API, or plan again' });
       }
-      sources = { env: ctx.env, ...(plan.dir ? { reload: () => reloadBodies(plan.dir!, plan.project, ctx.env, flags.typescript !== false) } : {}) };
-    } else {
-      const project = await loadProject(options.target.dir, { env: ctx.env, typescript: flags.typescript !== false });
-      for (const d of project.diagnostics) output.info(formatDiagnostic(d, output.cErr));
-      if (project.diagnostics.some((d) => d.severity === 'error')) {
-        throw new ValidationFailed(`invalid definitions: ${summarizeDiagnostics(project.diagnostics)}; nothing was applied and no request was made`, { diagnostics: project.diagnostics });
-      }
-      plan = await createPlan(project, client, { prune: options.prune, rewriteSecrets: flags.rewriteSecrets === true });
-      sources = { env: ctx.env, reload: async () => desiredBodies(project.definitions, plan.project) };
+      const lockChange = plan.changes.find((c) => c.kind === 'EnvironmentVariable' && isLockVariable(c.id));
+      if (lockChange) throw new Refused(`the plan touches the apply lock variable ${lockChange.id}; mac never plans it`, { hint: 'plan again with this version of mac' });
+      const sources: SecretSources = { env: ctx.env, ...(plan.dir ? { reload: () => reloadBodies(plan.dir!, plan.project, ctx.env, flags.typescript !== false) } : {}) };
+      // Secrets are recovered before the lock: a refusal for a missing one keeps nobody waiting.
+      const secrets = await recoverSecrets(plan.changes, sources);
+      // The staleness check inside applyPlan runs under the lock: what another apply wrote before it is seen.
+      return await withCliApplyLock(ctx, client, plan.project, lockSettings(options), (lock) => execute(plan, secrets, guardAccount(apiAccount({ client, project: plan.project }), lock)));
+    }
+    const project = await loadProject(options.target.dir, { env: ctx.env, typescript: flags.typescript !== false });
+    for (const d of project.diagnostics) output.info(formatDiagnostic(d, output.cErr));
+    if (project.diagnostics.some((d) => d.severity === 'error')) {
+      throw new ValidationFailed(`invalid definitions: ${summarizeDiagnostics(project.diagnostics)}; nothing was applied and no request was made`, { diagnostics: project.diagnostics });
+    }
+    const sources: SecretSources = { env: ctx.env, reload: async () => desiredBodies(project.definitions, project.config.project) };
+    // The lock is taken before planning: a second apply then plans from what the first one wrote.
+    return await withCliApplyLock(ctx, client, project.config.project, lockSettings(options), async (lock) => {
+      const plan = await createPlan(project, client, { prune: options.prune, rewriteSecrets: flags.rewriteSecrets === true });
       // The plan goes to stderr: stdout holds only the result (one JSON document with --format json).
       output.info(renderPlan(plan, 'text', output.cErr));
       // Refuse unsafe deletes and unset secrets before asking anyone to confirm them (apply checks again).
       checkDeletes(plan, options.maxDeletes);
-      await recoverSecrets(plan.changes, sources);
+      const secrets = await recoverSecrets(plan.changes, sources);
       if (plan.summary.create + plan.summary.update + plan.summary.delete > 0 && !(await confirm(options, ctx))) return 1;
-    }
-    const secrets = await recoverSecrets(plan.changes, sources);
-    const account = apiAccount({ client, project: plan.project });
+      return execute(plan, secrets, guardAccount(apiAccount({ client, project: plan.project }), lock));
+    });
+  } finally {
+    await client.close();
+  }
+
+  async function execute(plan: Plan, secrets: Awaited<ReturnType<typeof recoverSecrets>>, account: ApplyAccount): Promise<number> {
     const progress = createProgressReporter({ sink: output, requests: () => client.stats.total });
     let result;
     try {
@@ -83,9 +96,11 @@ async function runApply(options: ApplyCommandOptions, flags: ApplyFlags, ctx: Cl
     }
     output.result(renderResult(result, options.format, output.c));
     return succeeded(result) ? 0 : 1;
-  } finally {
-    await client.close();
   }
+}
+
+function lockSettings(options: ApplyCommandOptions): { command: string; timeoutSeconds: number } {
+  return { command: options.target.type === 'planfile' ? 'mac apply PLANFILE' : 'mac apply', timeoutSeconds: options.lockTimeout };
 }
 
 /** Asks on a terminal unless --yes; without a terminal, --yes is required. */
@@ -96,7 +111,8 @@ async function confirm(options: ApplyCommandOptions, ctx: CliContext): Promise<b
   }
   const rl = createInterface({ input: process.stdin, output: process.stderr });
   try {
-    const answer = await rl.question('Apply these changes? Only "yes" is accepted: ');
+    // Ctrl-C or end of input at the prompt cancels (and the lock is released on the way out).
+    const answer = await rl.question('Apply these changes? Only "yes" is accepted: ').catch(() => '');
     if (answer.trim() === 'yes') return true;
     ctx.output.info('apply cancelled; nothing was changed');
     return false;

@@ -2,6 +2,7 @@ import type { Shape } from './shape.js';
 import { collectionApi, PLAIN_KIND } from './collection.js';
 import type { KindSpec } from './types.js';
 import { lockedValues } from './locked.js';
+import { isLockVariable } from '../../schema/lock-key.js';
 
 const SHAPE: Shape = { key: {}, value: { nullable: true }, locked: { default: false }, secret: { default: false } };
 
@@ -13,6 +14,9 @@ export const variable: KindSpec = {
   ...PLAIN_KIND,
   kind: 'EnvironmentVariable',
   api: collectionApi('/v1/variables'),
+  // The apply lock is a variable of the account, but no resource of any project: plans, apply's
+  // re-reads, the convergence check and imports all list variables through this filter.
+  accepts: (live) => !isLockVariable(live.key),
   remoteId: (live) => live.key as string,
   displayName: (obj) => obj.key as string | undefined,
   shapeOf: () => SHAPE,

@@ -18,6 +18,7 @@ describe('apply options', () => {
       maxDeletes: 10,
       concurrency: 8,
       format: 'text',
+      lockTimeout: 0,
       rateLimit: undefined,
     });
   });
@@ -40,6 +41,8 @@ describe('apply options', () => {
     await expect(applyOptions('.', { concurrency: '0' }, {}, dir)).rejects.toThrow('--concurrency must be a whole number from 1 to 256, got "0"');
     await expect(applyOptions('.', { format: 'yaml' }, {}, dir)).rejects.toThrow(/--format must be one of text, markdown, json/);
     await expect(applyOptions('missing', {}, {}, dir)).rejects.toBeInstanceOf(UsageError);
+    await expect(applyOptions('.', { lockTimeout: 'soon' }, {}, dir)).rejects.toThrow('--lock-timeout must be a whole number from 0 to 86400, got "soon"');
+    expect((await applyOptions('.', { lockTimeout: '60' }, {}, dir)).lockTimeout).toBe(60);
     expect(() => parseRateLimit('fast', 'MAC_RATE_LIMIT')).toThrow('MAC_RATE_LIMIT must look like N/SECONDS (e.g. 600/60), got "fast"');
   });
 });
