@@ -25,6 +25,7 @@ const change = z.object({
   desired: z.record(z.string(), z.unknown()).optional(),
   secrets: z.array(z.object({ path: z.string(), env: z.string().optional() })).optional(),
   notes: z.array(z.string()).optional(),
+  inChangedFiles: z.boolean().optional(),
 });
 
 /** The structure of a saved plan of the version this build understands. */
@@ -37,7 +38,7 @@ const planSchema = z.object({
   summary: z.object({ create: z.number(), update: z.number(), delete: z.number(), noop: z.number() }),
   changes: z.array(change),
   dir: z.string().optional(),
-  changedSince: z.object({ ref: z.string(), files: z.array(z.string()) }).optional(),
+  changedSince: z.object({ ref: z.string(), files: z.array(z.string()), only: z.boolean().optional(), leftOut: z.number().optional() }).optional(),
   warnings: z.array(z.string()),
 });
 

@@ -23,6 +23,8 @@ import { PROJECT_RULES } from './rules.js';
 /** Options of loadProject: the environment `${{ env.NAME }}` reads (the engine never reads process.env). */
 export interface LoadOptions {
   env: Record<string, string | undefined>;
+  /** false: a `*.mac.ts` file is code, so it is refused (a diagnostic naming it) and never loaded. Default true. */
+  typescript?: boolean;
 }
 
 /** Field names each check kind accepts, for merging `defaults.check` under it. */
@@ -45,6 +47,10 @@ export async function loadProject(dir: string, options: LoadOptions): Promise<Lo
     files.map((file) =>
       limit(async () => {
         const abs = join(absDir, file);
+        if (file.endsWith('.ts') && options.typescript === false) {
+          diagnostics.push({ file, line: 1, col: 1, severity: 'error', path: '', message: '*.mac.ts files are code and are refused here (--no-typescript)' });
+          return [];
+        }
         const text = await readFile(abs, 'utf8');
         if (file.endsWith('.ts')) return loadTsFile(abs, text, file, dirname(abs), diagnostics);
         const parsed = parseYaml(text, file, dirname(abs));

@@ -54,6 +54,16 @@ export interface PlannedChange {
   secrets?: SecretSource[];
   /** Remarks for people: write-only fields not compared, adoption, etc. */
   notes?: string[];
+  /** With changedSince: true when the change's definition is in one of the changed files (listed first). */
+  inChangedFiles?: boolean;
+}
+
+/** The files changed since a git ref, and whether the plan was narrowed to them. */
+export interface ChangedSince {
+  ref: string;
+  files: string[];
+  only?: boolean;
+  leftOut?: number;
 }
 
 /** A plan: a plain, versioned document written by `plan --out` and read back by `apply`. */
@@ -67,8 +77,13 @@ export interface Plan {
   changes: PlannedChange[];
   /** Absolute path of the planned project directory (to re-read secrets on apply). */
   dir?: string;
-  /** Set with --changed-since: only resources defined in these files were planned. */
-  changedSince?: { ref: string; files: string[] };
+  /**
+   * Set with --changed-since: the changes of definitions in these files are marked
+   * `inChangedFiles` and listed first; the plan still covers the whole project. With
+   * --only-changed-since, `only` is true: the plan was narrowed to those files (plus what they
+   * depend on) and `leftOut` counts the changes (creates, updates, deletes) it left out.
+   */
+  changedSince?: ChangedSince;
   /** Things a reviewer must know that are not changes (look-alike checks not adopted, ...). */
   warnings: string[];
 }
