@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { buildPlanBody, type BodyOptions } from '../../src/action/comment/body.js';
 import { changedFields, diffLines } from '../../src/action/comment/diff.js';
 import type { Plan, PlannedChange } from '../../src/plan/types.js';
+import { expectInert } from '../helpers/markup.js';
 
 const LIMIT = 60_000;
 
@@ -66,9 +67,9 @@ describe('plan comment body', () => {
     const t = b.text;
     expect(t.startsWith('<!-- mac-plan:. -->\n\n### mac plan\n\n**Plan:** 1 to create, 1 to update, 1 to delete, 40 unchanged.')).toBe(true);
     expect(t.indexOf('**Deletes** (1)')).toBeLessThan(t.indexOf('<details>'));
-    expect(t).toContain('- `TcpCheck/gone-3` Gone 3');
+    expect(t).toContain('- `TcpCheck/gone-3` `Gone 3`');
     expect(t.match(/<details>/g)).toHaveLength(3);
-    expect(t).toContain('Defined at [checks/c1.yaml:3](https://github.com/acme/shop/blob/abc/checks/c1.yaml#L3)');
+    expect(t).toContain('Defined at [`checks/c1.yaml:3`](https://github.com/acme/shop/blob/abc/checks/c1.yaml#L3)');
     expect(t).toContain('! frequency: ? -> 5');
     expect(t).toContain('+ tags[1]: "team-shop"');
     // A script holding ``` is fenced with a longer fence.
@@ -88,7 +89,7 @@ describe('plan comment body', () => {
     expect(full.level).toBe('full');
     const b = buildPlanBody(plan(changes), opts(full.text.length - 1000));
     expect(b.level).toBe('fields');
-    expect(b.text).toContain('| `~ update` | TcpCheck/check-7 · Check number 7 | [checks/c7.yaml:3](https://github.com/acme/shop/blob/abc/checks/c7.yaml#L3) | frequency, tags[1], request.hostname |');
+    expect(b.text).toContain('| `~ update` | `TcpCheck/check-7` · `Check number 7` | [`checks/c7.yaml:3`](https://github.com/acme/shop/blob/abc/checks/c7.yaml#L3) | `frequency, tags[1], request.hostname` |');
     expect(b.text).toContain('the diffs were left out (changed fields are listed instead). The full plan is in the job summary.');
     expect(b.text).not.toContain('<details>');
   });
@@ -116,7 +117,27 @@ describe('plan comment body', () => {
   it('escapes names that would break the markup', () => {
     const c = { ...update(1), name: 'a <b> | c' };
     const full = buildPlanBody(plan([c]), opts()).text;
-    expect(full).toContain('<summary><code>~ update</code> TcpCheck/check-1 · a &lt;b&gt; | c</summary>');
+    expect(full).toContain('<summary><code>~ update</code> <code>TcpCheck/check-1</code> · <code>a &lt;b&gt; | c</code></summary>');
+    const fields = buildPlanBody(plan([c, ...Array.from({ length: 200 }, (_, i) => update(i + 2))]), opts(30_000)).text;
+    expect(fields).toContain('| `~ update` | `TcpCheck/check-1` · `a <b> \\| c` |');
+  });
+
+  it('never lets a hostile name, id, value, note or file path add markup (details, marker, image, link, mention, table, fence)', () => {
+    const evil = '</details><!-- mac-plan:. -->![x](http://evil) @octocat\n\n| a | b |\n```';
+    const c: PlannedChange = {
+      ...update(1),
+      id: `id-${evil}`,
+      name: evil,
+      file: `checks/${evil}.yaml`,
+      notes: [`note ${evil}`],
+      patch: [{ op: 'replace', path: '/name', value: evil, oldValue: 'x' }],
+    };
+    const d: PlannedChange = { ...del(2), name: evil };
+    const hostile = { ...plan([c, d]), warnings: [`warning ${evil}`] };
+    for (const limit of [LIMIT, 2_500, 1_500]) {
+      const b = buildPlanBody(hostile, { ...opts(limit), linkOf: (x) => (x.file ? `https://github.com/acme/shop/blob/abc/${encodeURIComponent(x.file)}` : undefined) });
+      expectInert(b.text, 1);
+    }
   });
 });
 
