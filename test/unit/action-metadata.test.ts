@@ -45,6 +45,13 @@ describe('action.yml', () => {
     expect(() => inputs({ command: 'destroy' })).toThrow('input "command" must be plan or apply, not "destroy"');
     expect(() => inputs({ comment: 'yes' })).toThrow('input "comment" must be true or false, not "yes"');
     expect(() => inputs({ concurrency: '0' })).toThrow('input "concurrency" must be a whole number >= 1, not "0"');
+    expect(inputs({}).typescript).toBe('auto');
+    expect(inputs({ typescript: 'deny' }).typescript).toBe('deny');
+    expect(() => inputs({ typescript: 'no' })).toThrow('input "typescript" must be allow, deny or auto, not "no"');
+    expect(inputs({ 'only-changed-since': 'main' })).toMatchObject({ onlyChangedSince: 'main', changedSince: null });
+    expect(() => inputs({ 'only-changed-since': 'main', 'changed-since': 'main' })).toThrow('inputs "changed-since" and "only-changed-since" exclude each other');
+    expect(inputs({ 'plan-file': 'plan/mac-plan.json' }).planFile).toBe('plan/mac-plan.json');
+    expect(() => inputs({ 'plan-file': 'p.json', command: 'plan' })).toThrow('input "plan-file" applies a saved plan');
   });
 });
 
