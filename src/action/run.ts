@@ -23,6 +23,8 @@ import { repoPathOf } from './links.js';
 import { planSummary, publishFailure, publishInvalid, publishPlan, type PublishTarget } from './publish.js';
 import { annotate, appendSummary, setPlanOutputs, SUMMARY_LIMIT, warn, writePlanFile } from './report.js';
 import { size } from './comment/markdown.js';
+import { scrubber } from './scrub.js';
+import { getAt } from '../plan/pointer.js';
 
 /** One run of the action, resolved from inputs and the workflow context. */
 export interface ActionRun {
@@ -153,11 +155,20 @@ async function load(run: ActionRun): Promise<LoadedProject> {
   return project;
 }
 
-/** Reads (through the watched env) every name the project declares under `env:`, so their values are scrubbed too. */
+/**
+ * Makes what the project knows to be sensitive scrubbed from every output: the values of every
+ * name declared under `env:` (read through the watched env) and every value at a definition's
+ * secret paths (secret and masked values written literally in a file).
+ */
 function watchDeclaredEnv(project: LoadedProject, env: Record<string, string | undefined>): void {
   const declared = (project.config as { env?: unknown }).env;
-  if (!Array.isArray(declared)) return;
-  for (const name of declared) if (typeof name === 'string') void env[name];
+  if (Array.isArray(declared)) for (const name of declared) if (typeof name === 'string') void env[name];
+  for (const def of project.definitions) {
+    for (const pointer of def.secretPaths) {
+      const value = getAt(def.spec, pointer);
+      if (typeof value === 'string') scrubber.add(value);
+    }
+  }
 }
 
 /** The checked-out project's bodies, for secret values a saved plan left out; none when the dir is missing. */

@@ -340,6 +340,7 @@ describe('the bundled action on pull_request: what the comment can be trusted wi
     const { dir, base } = newRepo('shop-leak');
     const token = 'ghs_leaky_token_0123456789';
     const envSecret = 'db-password-from-env-42';
+    const literal = 'literal-secret-in-yaml-77';
     const named = (id: string, name: string) => tcpCheck(id, 5432, JSON.stringify(name));
     const head = commit(
       dir,
@@ -348,7 +349,9 @@ describe('the bundled action on pull_request: what the comment can be trusted wi
           named('leak-key', `key ${serve.apiKey}`),
           named('leak-token', `token ${token}`),
           named('leak-env', 'env ${{ env.SHOP_DB_PASSWORD }}'),
+          named('leak-literal', `literal ${literal}`),
         ].join('---\n'),
+        'monitoring/vars.yaml': `kind: EnvironmentVariable\nkey: LEAK_LITERAL\nvalue: ${literal}\nsecret: true\n`,
       },
       'leaky names',
     );
@@ -360,7 +363,8 @@ describe('the bundled action on pull_request: what the comment can be trusted wi
     expect(posted).toContain('key ***');
     expect(posted).toContain('token ***');
     expect(posted).toContain('env ***');
-    for (const secret of [serve.apiKey, token, envSecret]) expect(posted).not.toContain(secret);
+    expect(posted).toContain('literal ***');
+    for (const secret of [serve.apiKey, token, envSecret, literal]) expect(posted).not.toContain(secret);
 
     // Invalid definitions: the annotations, the comment, the summary and the failure are scrubbed too.
     const bad = commit(dir, { 'monitoring/checks/bad.yaml': `kind: Tcp${serve.apiKey}\nid: bad\n` }, 'bad kind');
@@ -369,7 +373,7 @@ describe('the bundled action on pull_request: what the comment can be trusted wi
     const annotations = invalid.stdout.split('\n').filter((l) => /^::(error|warning|notice)/.test(l));
     expect(annotations.join('\n')).toContain('Tcp***');
     for (const text of [annotations.join('\n'), planComments()[0].body, invalid.summary]) {
-      for (const secret of [serve.apiKey, token, envSecret]) expect(text).not.toContain(secret);
+      for (const secret of [serve.apiKey, token, envSecret, literal]) expect(text).not.toContain(secret);
     }
   });
 
