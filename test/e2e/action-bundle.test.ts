@@ -284,6 +284,7 @@ describe('the bundled action on pull_request: what the comment can be trusted wi
     expect(run.code, run.stdout + run.stderr).toBe(0);
     const body = planComments()[0].body;
     expect(body).toContain('**Plan:** 0 to create, 2 to update, 0 to delete');
+    expect(body).toContain("1 change is defined in this pull request's 1 changed file (listed first), **1 more differs in the account outside them**.");
     const ours = body.indexOf("#### In this pull request's files (1)");
     const also = body.indexOf("#### Also differs in the account (not in this PR's files) (1)");
     expect(ours).toBeGreaterThan(0);

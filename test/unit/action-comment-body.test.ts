@@ -114,6 +114,35 @@ describe('plan comment body', () => {
     expect(rows.every((r) => r.endsWith('|'))).toBe(true);
   });
 
+  it('with changed-since, lists the pull request\'s files first and the rest under "Also differs", at every level', () => {
+    const changes = Array.from({ length: 3000 }, (_, i) => ({ ...update(i), inChangedFiles: i % 2 === 0 ? true : undefined }));
+    const p = { ...plan(changes), changedSince: { ref: 'a'.repeat(40), files: ['checks/c0.yaml'] } };
+    const pr = { ...opts(), sinceIsPullRequestBase: true };
+    const small = buildPlanBody({ ...p, changes: changes.slice(0, 4) }, pr).text;
+    expect(small).toContain("The plan covers the whole project, as a merge applies it: 2 changes are defined in this pull request's 1 changed file (listed first), **2 more differ in the account outside them**.");
+    const first = small.indexOf("#### In this pull request's files (2)");
+    const also = small.indexOf("#### Also differs in the account (not in this PR's files) (2)");
+    expect(first).toBeGreaterThan(0);
+    expect(also).toBeGreaterThan(small.indexOf('<code>TcpCheck/check-2</code>'));
+    expect(small.indexOf('<code>TcpCheck/check-1</code>')).toBeGreaterThan(also);
+    const cli = buildPlanBody({ ...p, changes: changes.slice(0, 2) }, opts()).text;
+    expect(cli).toContain('#### Also differs in the account (not in the files changed since `aaaaaaa`) (1)');
+    // The table level: both sections' tables, rows cut in order, the count of rows left out exact.
+    const table = buildPlanBody(p, pr);
+    expect(table.level).toBe('table');
+    const rows = table.text.split('\n').filter((l) => l.startsWith('| `'));
+    expect(rows.length).toBe(3000 - table.omitted);
+    expect(table.text).toContain("#### In this pull request's files (1500)");
+    expect(table.text).toContain(`_…and ${table.omitted} more changes not listed._`);
+  });
+
+  it('a narrowed plan says so first, with what it left out', () => {
+    const p = { ...plan([update(1)]), changedSince: { ref: 'main', files: ['checks/c1.yaml'], only: true, leftOut: 3 } };
+    const t = buildPlanBody(p, opts()).text;
+    expect(t.startsWith('<!-- mac-plan:. -->\n\n**Plan narrowed to files changed since `main`: 3 other changes left out.**\n\n### mac plan')).toBe(true);
+    expect(t).not.toContain('Also differs');
+  });
+
   it('escapes names that would break the markup', () => {
     const c = { ...update(1), name: 'a <b> | c' };
     const full = buildPlanBody(plan([c]), opts()).text;

@@ -130,7 +130,13 @@ function headSection(plan: Plan, changes: PlannedChange[], opts: BodyOptions, bu
     const where = opts.sinceIsPullRequestBase
       ? `this pull request's ${files.length} changed file${files.length === 1 ? '' : 's'}`
       : `the ${files.length} file${files.length === 1 ? '' : 's'} changed since ${code(shortRef(ref))}`;
-    parts.push(`The plan covers the whole project, as a merge applies it; the changes defined in ${where} come first.`);
+    const inFiles = changes.filter((c) => c.inChangedFiles === true).length;
+    const elsewhere = changes.length - inFiles;
+    // Both counts in the head, so drift outside the files shows even when the lists are cut.
+    parts.push(
+      `The plan covers the whole project, as a merge applies it: ${inFiles} change${inFiles === 1 ? ' is' : 's are'} defined in ${where} (listed first), ` +
+        `**${elsewhere} more differ${elsewhere === 1 ? 's' : ''} in the account outside ${opts.sinceIsPullRequestBase ? 'them' : 'those files'}**.`,
+    );
   }
   const deletions = changes.filter((c) => c.action === 'delete');
   let omittedDeletions = 0;
