@@ -11,7 +11,13 @@ export interface RunContext {
   /** Branch name, when known (the PR's head branch, or the pushed branch). */
   branch?: string;
   /** Set on pull_request events. */
-  pullRequest?: { number: number; baseSha: string; baseRef: string };
+  pullRequest?: {
+    number: number;
+    baseSha: string;
+    baseRef: string;
+    /** The head branch lives in another repository than the base (a fork), or its repository is gone. */
+    fromFork: boolean;
+  };
   /** https://github.com (or the GHES host), for links. */
   serverUrl: string;
   /** Absolute path of the checked-out repository. */
@@ -21,9 +27,14 @@ export interface RunContext {
 interface PullRequestPayload {
   pull_request?: {
     number?: number;
-    head?: { sha?: string; ref?: string };
-    base?: { sha?: string; ref?: string };
+    head?: { sha?: string; ref?: string; repo?: RepoPayload | null };
+    base?: { sha?: string; ref?: string; repo?: RepoPayload | null };
   };
+}
+
+interface RepoPayload {
+  id?: number;
+  full_name?: string;
 }
 
 const PR_EVENTS = new Set(['pull_request', 'pull_request_target']);
@@ -49,9 +60,25 @@ export function readRunContext(env: Record<string, string | undefined>, cwd: str
   if (PR_EVENTS.has(eventName) && pr?.number !== undefined) {
     ctx.headSha = pr.head?.sha ?? ctx.headSha;
     ctx.branch = pr.head?.ref ?? env.GITHUB_HEAD_REF ?? ctx.branch;
-    ctx.pullRequest = { number: pr.number, baseSha: pr.base?.sha ?? '', baseRef: pr.base?.ref ?? env.GITHUB_BASE_REF ?? '' };
+    ctx.pullRequest = {
+      number: pr.number,
+      baseSha: pr.base?.sha ?? '',
+      baseRef: pr.base?.ref ?? env.GITHUB_BASE_REF ?? '',
+      fromFork: isFork(pr.head?.repo, pr.base?.repo, `${owner}/${repo}`),
+    };
   }
   return ctx;
+}
+
+/**
+ * Whether the head repository differs from the base. A head repository that is missing (a
+ * deleted fork) counts as a fork: only a provably same-repository head is trusted.
+ */
+function isFork(head: RepoPayload | null | undefined, base: RepoPayload | null | undefined, repository: string): boolean {
+  if (!head) return true;
+  if (head.id !== undefined && base?.id !== undefined) return head.id !== base.id;
+  const baseName = base?.full_name ?? repository;
+  return head.full_name === undefined || head.full_name.toLowerCase() !== baseName.toLowerCase();
 }
 
 function refToBranch(ref: string | undefined): string | undefined {

@@ -14,8 +14,14 @@ export interface ActionInputs {
   prune: boolean;
   maxDeletes: number;
   concurrency?: number;
-  /** Undefined: the pull request's base; null: plan everything (`none`). */
+  /** Highlight the changes of files changed since this ref. Undefined: the pull request's base; null: no highlight (`none`). */
   changedSince?: string | null;
+  /** Narrow the plan to files changed since this ref (as `--only-changed-since`). */
+  onlyChangedSince?: string;
+  /** `*.mac.ts` files: allow, deny, or auto (deny on a pull request from a fork). */
+  typescript: 'allow' | 'deny' | 'auto';
+  /** Apply this saved plan (the `mac plan --out` format) exactly, as `mac apply FILE`. */
+  planFile?: string;
 }
 
 /** Reads one input by its action.yml name; '' when unset (as @actions/core's getInput). */
@@ -29,6 +35,20 @@ export function parseInputs(read: InputReader): ActionInputs {
     throw new UsageError(`input "command" must be plan or apply, not "${command}"`);
   }
   const changedSince = opt('changed-since');
+  const onlyChangedSince = opt('only-changed-since');
+  if (changedSince !== undefined && changedSince !== 'none' && onlyChangedSince !== undefined) {
+    throw new UsageError('inputs "changed-since" and "only-changed-since" exclude each other', {
+      hint: 'changed-since highlights the changed files in a plan of everything; only-changed-since narrows the plan to them',
+    });
+  }
+  const typescript = opt('typescript') ?? 'auto';
+  if (typescript !== 'allow' && typescript !== 'deny' && typescript !== 'auto') {
+    throw new UsageError(`input "typescript" must be allow, deny or auto, not "${typescript}"`);
+  }
+  const planFile = opt('plan-file');
+  if (planFile !== undefined && command === 'plan') {
+    throw new UsageError('input "plan-file" applies a saved plan; it cannot be used with command: plan');
+  }
   return {
     command,
     dir: opt('dir') ?? '.',
@@ -40,7 +60,10 @@ export function parseInputs(read: InputReader): ActionInputs {
     prune: bool(read, 'prune', false),
     maxDeletes: int(read, 'max-deletes', 0) ?? DEFAULT_MAX_DELETES,
     concurrency: int(read, 'concurrency', 1),
-    changedSince: changedSince === 'none' ? null : changedSince,
+    changedSince: changedSince === 'none' || onlyChangedSince !== undefined ? null : changedSince,
+    onlyChangedSince,
+    typescript,
+    planFile,
   };
 }
 

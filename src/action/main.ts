@@ -6,10 +6,11 @@ import { join, resolve } from 'node:path';
 import { resolveConnection } from '../cli/connection.js';
 import { MacError } from '../errors.js';
 import { readRunContext, type RunContext } from './event.js';
-import { parseInputs } from './inputs.js';
+import { parseInputs, type ActionInputs } from './inputs.js';
 import { projectDirInRepo } from './links.js';
 import type { PublishTarget } from './publish.js';
 import { runApply, runPlan, type ActionRun } from './run.js';
+import { scrub, scrubber } from './scrub.js';
 
 // Events whose default command is apply: a merge to the default branch, or a person asking.
 const APPLY_EVENTS = new Set(['push', 'workflow_dispatch']);
@@ -17,9 +18,13 @@ const APPLY_EVENTS = new Set(['push', 'workflow_dispatch']);
 async function main(env: NodeJS.ProcessEnv): Promise<void> {
   const inputs = parseInputs((name) => core.getInput(name));
   if (inputs.apiKey) core.setSecret(inputs.apiKey);
+  if (inputs.githubToken) core.setSecret(inputs.githubToken);
   const ctx = readRunContext(env, process.cwd());
-  const command = inputs.command ?? (APPLY_EVENTS.has(ctx.eventName) ? 'apply' : 'plan');
+  const command = inputs.command ?? (inputs.planFile !== undefined || APPLY_EVENTS.has(ctx.eventName) ? 'apply' : 'plan');
   const connection = resolveConnection({ apiUrl: inputs.apiUrl, apiKey: inputs.apiKey, accountId: inputs.accountId }, env);
+  // Never posted, whatever a definition holds: the credentials of the run.
+  scrubber.add(inputs.apiKey, inputs.githubToken, connection.apiKey, env.MAC_API_KEY, env.GITHUB_TOKEN, env.ACTIONS_RUNTIME_TOKEN, env.ACTIONS_ID_TOKEN_REQUEST_TOKEN);
+  const typescript = typescriptAllowed(inputs.typescript, ctx);
   const projectDir = projectDirInRepo(ctx.workspace, inputs.dir);
   const target: PublishTarget = {
     ctx,
@@ -28,25 +33,39 @@ async function main(env: NodeJS.ProcessEnv): Promise<void> {
     octokit: inputs.githubToken ? getOctokit(inputs.githubToken, { baseUrl: env.GITHUB_API_URL || undefined }) : undefined,
     planFile: join(env.RUNNER_TEMP || ctx.workspace, `mac-plan-${projectDir === '.' ? 'root' : projectDir.replace(/[^\w.-]+/g, '_')}.json`),
   };
-  const changedSince = scopeOf(inputs.changedSince, ctx);
-  const run: ActionRun = { dir: resolve(ctx.workspace, inputs.dir), connection, inputs, changedSince, target, env };
-  core.info(`mac ${command} of ${projectDir} against ${connection.apiUrl}${changedSince ? ` (files changed since ${changedSince.ref})` : ''}`);
+  const changedSince = scopeOf(inputs, ctx);
+  target.sinceIsPullRequestBase = changedSince?.fromEvent === true;
+  // What definitions read from the environment is watched: each value read is scrubbed from every output.
+  const run: ActionRun = { dir: resolve(ctx.workspace, inputs.dir), connection, inputs, changedSince, typescript, target, env: scrubber.watch(env) };
+  const scoped = changedSince ? ` (${changedSince.only ? 'only' : 'listing first'} files changed since ${changedSince.ref})` : '';
+  core.info(`mac ${command} of ${projectDir} against ${connection.apiUrl}${scoped}; *.mac.ts files ${typescript ? 'allowed' : 'refused'} (input typescript: ${inputs.typescript})`);
   if (command === 'plan') await runPlan(run);
   else await runApply(run);
 }
 
-/** The changed-since scope: the input, else the pull request's base; `none` (null) plans everything. */
-function scopeOf(input: string | null | undefined, ctx: RunContext): ActionRun['changedSince'] {
-  if (input === null) return undefined;
-  if (input !== undefined) return { ref: input, fromEvent: false };
+/**
+ * The changed-since ref: `only-changed-since` narrows; `changed-since` (default: the pull
+ * request's base) only lists the changed files first; `none` (null) neither.
+ */
+function scopeOf(inputs: ActionInputs, ctx: RunContext): ActionRun['changedSince'] {
+  if (inputs.onlyChangedSince !== undefined) return { ref: inputs.onlyChangedSince, fromEvent: false, only: true };
+  if (inputs.changedSince === null) return undefined;
+  if (inputs.changedSince !== undefined) return { ref: inputs.changedSince, fromEvent: false, only: false };
   const base = ctx.pullRequest?.baseSha;
-  return base ? { ref: base, fromEvent: true } : undefined;
+  return base ? { ref: base, fromEvent: true, only: false } : undefined;
+}
+
+/** `auto`: a pull request whose head lives in another repository (a fork) may not run code; everything else may. */
+function typescriptAllowed(input: ActionInputs['typescript'], ctx: RunContext): boolean {
+  if (input === 'allow') return true;
+  if (input === 'deny') return false;
+  return !(ctx.pullRequest?.fromFork ?? false);
 }
 
 main(process.env).catch((err: unknown) => {
   if (err instanceof MacError) {
-    core.setFailed(err.hint ? `${err.message}\nhint: ${err.hint}` : err.message);
+    core.setFailed(scrub(err.hint ? `${err.message}\nhint: ${err.hint}` : err.message));
   } else {
-    core.setFailed(`internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\nhint: this is a bug in mac; please report it with the workflow log`);
+    core.setFailed(scrub(`internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\nhint: this is a bug in mac; please report it with the workflow log`));
   }
 });

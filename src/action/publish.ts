@@ -3,10 +3,11 @@ import type { Diagnostic } from '../config/types.js';
 import type { Plan } from '../plan/types.js';
 import { diagnosticAnnotations, planAnnotations } from './annotations.js';
 import { buildPlanBody, type BodyOptions } from './comment/body.js';
-import { escapeCell, escapeHtml, fence, fitLines } from './comment/markdown.js';
+import { cell, code, codeLink, fence, fitLines } from './comment/markdown.js';
 import type { RunContext } from './event.js';
 import { blobUrl, checksUrl, fileUrl, placeOf, repoPathOf } from './links.js';
-import { annotate, appendSummary, COMMENT_LIMIT, setPlanOutputs, SUMMARY_LIMIT, writePlanFile } from './report.js';
+import { annotate, appendSummary, COMMENT_LIMIT, setPlanOutputs, SUMMARY_LIMIT, warn, writePlanFile } from './report.js';
+import { scrub } from './scrub.js';
 import { markerFor, upsertStickyComment, type Octokit, type StickyOutcome } from './sticky.js';
 
 /** Where a plan is published: the run, the project dir in the repository, and how to comment. */
@@ -19,6 +20,8 @@ export interface PublishTarget {
   /** Present when a token was given. */
   octokit?: Octokit;
   planFile: string;
+  /** The changed-since ref is the pull request's base (the comment then speaks of "this PR's files"). */
+  sinceIsPullRequestBase?: boolean;
 }
 
 /**
@@ -46,9 +49,10 @@ export function planSummary(plan: Plan, t: PublishTarget, limit: number): string
   return buildPlanBody(plan, { ...bodyOptions(plan, t), limit, elsewhere: 'The whole plan is in the plan file (output `plan-file`).' }).text;
 }
 
-function bodyOptions(plan: Plan, t: PublishTarget): Pick<BodyOptions, 'title' | 'placeOf' | 'linkOf'> {
+function bodyOptions(plan: Plan, t: PublishTarget): Pick<BodyOptions, 'title' | 'placeOf' | 'linkOf' | 'sinceIsPullRequestBase'> {
   const repoPath = repoPathOf(t.projectDir);
   return {
+    sinceIsPullRequestBase: t.sinceIsPullRequestBase === true,
     title: title(plan.project, t),
     placeOf: (c) => placeOf(c, repoPath),
     linkOf: (c) => blobUrl(t.ctx, c, repoPath),
@@ -66,8 +70,8 @@ export async function publishInvalid(diagnostics: Diagnostic[], t: PublishTarget
   const rows = diagnostics.map((d) => {
     const where = `${repoPath(d.file)}:${d.line}:${d.col}`;
     const url = fileUrl(t.ctx, repoPath(d.file), d.line);
-    const text = `${d.severity} ${d.path ? `\`${escapeCell(d.path)}\` ` : ''}${escapeCell(d.message)}${d.hint ? ` (hint: ${escapeCell(d.hint)})` : ''}`;
-    return `| ${url ? `[${escapeCell(where)}](${url})` : escapeCell(where)} | ${text} |`;
+    const text = `${d.severity} ${d.path ? `${cell(d.path)} ` : ''}${cell(d.message)}${d.hint ? ` (hint: ${cell(d.hint)})` : ''}`;
+    return `| ${codeLink(where, url).replace(/\|/g, '\\|')} | ${text} |`;
   });
   const body = (limit: number) => {
     const fitted = fitLines(rows, limit - 1000, (n) => `| | _…and ${n} more_ |`);
@@ -95,8 +99,8 @@ export async function publishFailure(message: string, t: PublishTarget): Promise
 }
 
 function title(project: string | undefined, t: PublishTarget): string {
-  const dir = t.projectDir === '.' ? '' : ` in \`${escapeHtml(t.projectDir)}\``;
-  const proj = project ? ` for project \`${escapeHtml(project)}\`` : '';
+  const dir = t.projectDir === '.' ? '' : ` in ${code(t.projectDir)}`;
+  const proj = project ? ` for project ${code(project)}` : '';
   const at = t.ctx.headSha ? ` at ${t.ctx.headSha.slice(0, 7)}` : '';
   return `### mac plan${proj}${dir}${at}`;
 }
@@ -105,13 +109,14 @@ async function comment(t: PublishTarget, body: (marker: string) => string): Prom
   const pr = t.ctx.pullRequest;
   if (!t.comment || !pr) return undefined;
   if (!t.octokit) {
-    core.warning('No github-token: the plan is in the job summary only.');
+    warn('No github-token: the plan is in the job summary only.');
     return undefined;
   }
   const marker = markerFor(t.projectDir);
-  const result = await upsertStickyComment(t.octokit, { owner: t.ctx.owner, repo: t.ctx.repo, issueNumber: pr.number, marker }, body(marker));
+  // Every comment body leaves through scrub(): no sensitive value of the run is ever posted.
+  const result = await upsertStickyComment(t.octokit, { owner: t.ctx.owner, repo: t.ctx.repo, issueNumber: pr.number, marker }, scrub(body(marker)));
   if (result.outcome === 'forbidden') {
-    core.warning(`Could not comment on pull request #${pr.number} (${result.message}); the token is read-only, as for a pull request from a fork. The plan is in the job summary.`);
+    warn(`Could not comment on pull request #${pr.number} (${result.message}); the token is read-only, as for a pull request from a fork. The plan is in the job summary.`);
   } else {
     core.info(`Plan comment ${result.outcome}: ${result.url}`);
   }

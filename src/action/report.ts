@@ -4,6 +4,7 @@ import { dirname } from 'node:path';
 import type { Plan } from '../plan/types.js';
 import { capAnnotations, type Annotation } from './annotations.js';
 import { size } from './comment/markdown.js';
+import { scrub } from './scrub.js';
 
 /** GitHub refuses a step summary over 1 MiB; keep clear of it (other sections share the file). */
 export const SUMMARY_LIMIT = 1_000_000;
@@ -29,7 +30,7 @@ export async function writePlanFile(plan: Plan, file: string): Promise<string> {
 
 /** Appends markdown to the job summary, cut (with a note) so the summary stays under its limit. */
 export async function appendSummary(markdown: string): Promise<void> {
-  let text = markdown;
+  let text = scrub(markdown);
   if (size(text) > SUMMARY_LIMIT) {
     const note = '\n> [!NOTE]\n> Cut here to stay under the 1 MiB job summary limit.\n';
     const keep = Buffer.from(text, 'utf8').subarray(0, SUMMARY_LIMIT - size(note)).toString('utf8').replace(/\uFFFD$/, '');
@@ -42,6 +43,14 @@ export async function appendSummary(markdown: string): Promise<void> {
 /** Emits annotations (capped per level) as workflow commands. */
 export function annotate(annotations: Annotation[]): void {
   const { kept, dropped } = capAnnotations(annotations);
-  for (const a of kept) core[a.level](a.message, a.properties);
+  for (const a of kept) {
+    const title = a.properties.title === undefined ? {} : { title: scrub(a.properties.title) };
+    core[a.level](scrub(a.message), { ...a.properties, ...title });
+  }
   if (dropped > 0) core.info(`${dropped} more annotations not emitted; they are in the job summary.`);
+}
+
+/** A warning in the log and on the run (scrubbed like every output). */
+export function warn(message: string): void {
+  core.warning(scrub(message));
 }

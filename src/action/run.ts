@@ -1,12 +1,15 @@
 import * as core from '@actions/core';
+import { stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { ApiClient } from '../api/index.js';
 import { apiAccount } from '../apply/account.js';
 import { applyPlan } from '../apply/apply.js';
 import { guardAccount, withApplyLock, type HeldLock, type LockOptions } from '../apply/lock.js';
 import { localHolder } from '../cli/apply-lock.js';
 import { DEFAULT_CONCURRENCY } from '../apply/executor.js';
+import { readPlanFile } from '../apply/plan-file.js';
 import { succeeded, type ApplyResult } from '../apply/result.js';
-import { recoverSecrets } from '../apply/secrets.js';
+import { recoverSecrets, type SecretSources } from '../apply/secrets.js';
 import type { Connection } from '../cli/connection.js';
 import { loadProject } from '../config/load.js';
 import type { LoadedProject } from '../config/types.js';
@@ -20,8 +23,10 @@ import { diagnosticAnnotations } from './annotations.js';
 import type { ActionInputs } from './inputs.js';
 import { repoPathOf } from './links.js';
 import { planSummary, publishFailure, publishInvalid, publishPlan, type PublishTarget } from './publish.js';
-import { annotate, appendSummary, setPlanOutputs, SUMMARY_LIMIT, writePlanFile } from './report.js';
+import { annotate, appendSummary, setPlanOutputs, SUMMARY_LIMIT, warn, writePlanFile } from './report.js';
 import { size } from './comment/markdown.js';
+import { scrubber } from './scrub.js';
+import { getAt } from '../plan/pointer.js';
 
 /** One run of the action, resolved from inputs and the workflow context. */
 export interface ActionRun {
@@ -29,10 +34,15 @@ export interface ActionRun {
   dir: string;
   connection: Connection;
   inputs: ActionInputs;
-  /** Git ref whose changed files scope the plan (`fromEvent`: the pull request's base, not an input); undefined plans everything. */
-  changedSince?: { ref: string; fromEvent: boolean };
+  /**
+   * Git ref whose changed files the plan lists first (`only`: narrows the plan to them;
+   * `fromEvent`: the pull request's base, not an input); undefined: no highlight.
+   */
+  changedSince?: { ref: string; fromEvent: boolean; only: boolean };
+  /** false: `*.mac.ts` files are refused before any is loaded (input typescript, a fork's pull request). */
+  typescript: boolean;
   target: PublishTarget;
-  /** The environment `${{ env.NAME }}` in definitions reads. */
+  /** The environment `${{ env.NAME }}` in definitions reads (watched: what it reads is scrubbed from outputs). */
   env: Record<string, string | undefined>;
 }
 
@@ -44,7 +54,7 @@ export async function runPlan(run: ActionRun): Promise<void> {
     try {
       planned = await plan(run, project, client);
     } catch (err) {
-      await publishFailure(describe(err), run.target).catch((e: unknown) => core.warning(`could not publish the failure: ${describe(e)}`));
+      await publishFailure(describe(err), run.target).catch((e: unknown) => warn(`could not publish the failure: ${describe(e)}`));
       throw err;
     }
     await publishPlan(planned, run.target);
@@ -54,11 +64,20 @@ export async function runPlan(run: ActionRun): Promise<void> {
 /**
  * Plans and applies with the CLI's safety rules (max-deletes, never empty a project, ownership,
  * staleness); the applied / failed / skipped table goes to the job summary, and anything short
- * of a full, converged apply fails the run.
+ * of a full, converged apply fails the run. With the input plan-file, applies that saved plan
+ * exactly instead (as `mac apply FILE`).
  */
 export async function runApply(run: ActionRun): Promise<void> {
+  if (run.inputs.planFile !== undefined) return runApplyPlanFile(run, run.inputs.planFile);
   const project = await load(run);
-  await withClient(run, (client) => withApplyLock(client, project.config.project, actionLock(run), (lock) => applyLocked(run, project, client, lock)));
+  await withClient(run, (client) =>
+    // The plan is made under the lock too: it must see what an apply before it wrote.
+    withApplyLock(client, project.config.project, actionLock(run), async (lock) => {
+      const planned = await plan(run, project, client);
+      setPlanOutputs(planned, await writePlanFile(planned, run.target.planFile));
+      await applyAndReport(run, planned, client, lock, { env: run.env, reload: async () => desiredBodies(project.definitions, planned.project) });
+    }),
+  );
 }
 
 /** A workflow run waits this long for another apply of the project (two merges in a row) before it fails naming the holder. */
@@ -70,13 +89,35 @@ function actionLock(run: ActionRun): LockOptions {
   return { holder: { ...holder, user: run.env.GITHUB_ACTOR || holder.user }, timeoutMs: ACTION_LOCK_TIMEOUT_MS, onNotice: (m) => core.info(m) };
 }
 
-/** Plans and applies under the project's apply lock (the plan, too: it must see what an apply before it wrote). */
-async function applyLocked(run: ActionRun, project: LoadedProject, client: ApiClient, lock: HeldLock): Promise<void> {
-  const planned = await plan(run, project, client);
-  setPlanOutputs(planned, await writePlanFile(planned, run.target.planFile));
+/**
+ * Applies a saved plan (the reviewed one, carried from the pull request's job): nothing is
+ * re-planned; every object it touches is re-read first and a plan that went stale is refused
+ * before any write. Secret values come from the environment, then from the checked-out project.
+ */
+async function runApplyPlanFile(run: ActionRun, file: string): Promise<void> {
+  const path = resolve(run.target.ctx.workspace, file);
+  const planned = await readPlanFile(path).catch((err: unknown) => {
+    if (err instanceof MacError) throw new UsageError(`input "plan-file": ${err.message}`, { cause: err, hint: err.hint });
+    throw err;
+  });
+  setPlanOutputs(planned, path);
+  await withClient(run, async (client) => {
+    if (planned.apiUrl.replace(/\/+$/, '') !== client.apiUrl) {
+      throw new Refused(`the saved plan was made against ${planned.apiUrl}, not ${client.apiUrl}`, {
+        hint: 'set the input api-url to the planned API, or plan again',
+      });
+    }
+    core.info(`Applying the saved plan ${file} (${planned.git?.commit ? `planned at ${planned.git.commit.slice(0, 7)}, ` : ''}${planned.createdAt})`);
+    const sources: SecretSources = { env: run.env, reload: () => reloadBodies(run, planned.project) };
+    // Under the lock, the staleness check sees what another apply wrote before it.
+    await withApplyLock(client, planned.project, actionLock(run), (lock) => applyAndReport(run, planned, client, lock, sources, file));
+  });
+}
+
+async function applyAndReport(run: ActionRun, planned: Plan, client: ApiClient, lock: HeldLock, sources: SecretSources, savedPlan?: string): Promise<void> {
   let result: ApplyResult;
   try {
-    const secrets = await recoverSecrets(planned.changes, { env: run.env, reload: async () => desiredBodies(project.definitions, planned.project) });
+    const secrets = await recoverSecrets(planned.changes, sources);
     result = await applyPlan(planned, guardAccount(apiAccount({ client, project: planned.project }), lock), {
       maxDeletes: run.inputs.maxDeletes,
       concurrency: run.inputs.concurrency ?? DEFAULT_CONCURRENCY,
@@ -84,8 +125,12 @@ async function applyLocked(run: ActionRun, project: LoadedProject, client: ApiCl
     });
   } catch (err) {
     if (err instanceof Refused) {
-      const hint = actionHint(err.hint);
-      const refusal = `### mac apply: refused\n\n${err.message}${hint ? `\n\nhint: ${hint}` : ''}\n\nNothing was changed. The plan:`;
+      const stale = savedPlan !== undefined && /\bstale\b/.test(err.message);
+      const hint = stale
+        ? 'the account changed since the plan was reviewed: plan again (push to the pull request, or run this workflow without plan-file) and review the new plan'
+        : actionHint(err.hint);
+      const what = savedPlan !== undefined ? `The saved plan \`${savedPlan}\`` : 'The plan';
+      const refusal = `### mac apply: refused\n\n${fence(err.message)}${hint ? `\n\nhint: ${hint}` : ''}\n\nNothing was changed. ${what}:`;
       await appendSummary(`${refusal}\n\n${planSummary(planned, run.target, SUMMARY_LIMIT - size(refusal) - 1000)}`);
       throw new Refused(err.message, { cause: err, hint });
     }
@@ -93,9 +138,11 @@ async function applyLocked(run: ActionRun, project: LoadedProject, client: ApiCl
   }
   const table = `${renderResultMarkdown(result)}\n`;
   await appendSummary(`${table}\n${planSummary(planned, run.target, SUMMARY_LIMIT - size(table) - 1000)}`);
-  for (const o of result.outcomes) {
-    if (o.status === 'failed') core.error(`${o.key}: ${o.error ?? 'failed'}${o.hint ? `\nhint: ${o.hint}` : ''}`, { title: `mac: ${o.action} failed` });
-  }
+  annotate(
+    result.outcomes
+      .filter((o) => o.status === 'failed')
+      .map((o) => ({ level: 'error' as const, message: `${o.key}: ${o.error ?? 'failed'}${o.hint ? `\nhint: ${o.hint}` : ''}`, properties: { title: `mac: ${o.action} failed` } })),
+  );
   if (!succeeded(result)) {
     const { applied, failed, skipped } = result.summary;
     const left = result.convergence?.issues.length ?? 0;
@@ -108,16 +155,45 @@ async function applyLocked(run: ActionRun, project: LoadedProject, client: ApiCl
 
 /** Loads and validates; errors become annotations, the comment and the summary, then fail the run. */
 async function load(run: ActionRun): Promise<LoadedProject> {
-  const project = await loadProject(run.dir, { env: run.env });
+  const project = await loadProject(run.dir, { env: run.env, typescript: run.typescript });
+  watchDeclaredEnv(project, run.env);
   const errors = project.diagnostics.filter((d) => d.severity === 'error');
   if (errors.length > 0) {
     await publishInvalid(project.diagnostics, run.target);
-    throw new ValidationFailed(`${errors.length} error${errors.length === 1 ? '' : 's'} in the definitions; nothing was planned`, {
-      hint: 'the annotations and the job summary name each file:line',
-    });
+    const repoPath = repoPathOf(run.target.projectDir);
+    const first = errors[0];
+    throw new ValidationFailed(
+      `${errors.length} error${errors.length === 1 ? '' : 's'} in the definitions; nothing was planned. First: ${repoPath(first.file)}:${first.line}:${first.col}: ${first.message}`,
+      { hint: 'the annotations and the job summary name each file:line' },
+    );
   }
   annotate(diagnosticAnnotations(project.diagnostics, repoPathOf(run.target.projectDir)));
   return project;
+}
+
+/**
+ * Makes what the project knows to be sensitive scrubbed from every output: the values of every
+ * name declared under `env:` (read through the watched env) and every value at a definition's
+ * secret paths (secret and masked values written literally in a file).
+ */
+function watchDeclaredEnv(project: LoadedProject, env: Record<string, string | undefined>): void {
+  const declared = (project.config as { env?: unknown }).env;
+  if (Array.isArray(declared)) for (const name of declared) if (typeof name === 'string') void env[name];
+  for (const def of project.definitions) {
+    for (const pointer of def.secretPaths) {
+      const value = getAt(def.spec, pointer);
+      if (typeof value === 'string') scrubber.add(value);
+    }
+  }
+}
+
+/** The checked-out project's bodies, for secret values a saved plan left out; none when the dir is missing. */
+async function reloadBodies(run: ActionRun, projectName: string): Promise<Map<string, Record<string, unknown>>> {
+  const isDir = await stat(run.dir).then((s) => s.isDirectory(), () => false);
+  if (!isDir) return new Map();
+  const loaded = await loadProject(run.dir, { env: run.env, typescript: run.typescript });
+  watchDeclaredEnv(loaded, run.env);
+  return desiredBodies(loaded.definitions, projectName);
 }
 
 async function plan(run: ActionRun, project: LoadedProject, client: ApiClient): Promise<Plan> {
@@ -130,20 +206,27 @@ async function plan(run: ActionRun, project: LoadedProject, client: ApiClient): 
 
 /**
  * The files changed since the ref. A shallow clone (actions/checkout's default depth 1) lacks the
- * pull request's base: planning everything then is a superset, so it warns instead of failing.
+ * pull request's base: the plan then covers everything without listing the pull request's
+ * files first, with a warning (the plan is the same; only the order is lost).
  */
-async function scope(run: ActionRun): Promise<Plan['changedSince']> {
+async function scope(run: ActionRun): Promise<{ ref: string; files: string[]; only: boolean } | undefined> {
   const since = run.changedSince;
   if (!since) return undefined;
   try {
-    return { ref: since.ref, files: await changedFiles(run.dir, since.ref) };
+    return { ref: since.ref, files: await changedFiles(run.dir, since.ref), only: since.only };
   } catch (err) {
     if (!since.fromEvent || !(err instanceof UsageError)) throw err;
-    core.warning(
-      `The pull request's base commit ${since.ref.slice(0, 7)} is not in the clone, so every resource was planned. Check out with fetch-depth: 0 to plan only what the pull request changes.`,
+    warn(
+      `The pull request's base commit ${since.ref.slice(0, 7)} is not in the clone, so the plan (of every resource, as always) cannot list the pull request's files first. Check out with fetch-depth: 0.`,
     );
     return undefined;
   }
+}
+
+function fence(text: string): string {
+  const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
+  const f = '`'.repeat(longest + 1);
+  return `${f}text\n${text}\n${f}`;
 }
 
 async function withClient(run: ActionRun, fn: (client: ApiClient) => Promise<void>): Promise<void> {

@@ -10,7 +10,7 @@ import { rewriteSecretOps, secretNotes } from './secrets.js';
 import { defaultLabel, type MemberLabel } from './sets.js';
 import { isRecord } from './json.js';
 import { isWithin } from './pointer.js';
-import { PLAN_VERSION, type OrphanedResource, type Plan, type PlannedChange } from './types.js';
+import { PLAN_VERSION, type ChangedSince, type OrphanedResource, type Plan, type PlannedChange } from './types.js';
 
 /** Everything a plan is computed from; assembling is pure (no I/O). */
 export interface PlanInput {
@@ -21,8 +21,11 @@ export interface PlanInput {
   prune: boolean;
   /** Write every secret value again: resources with secrets become updates (values cannot be read back to compare). */
   rewriteSecrets?: boolean;
-  /** Plan only the resources defined in these files (relative to the project dir). */
-  changedSince?: { ref: string; files: string[] };
+  /**
+   * Files changed since a git ref (relative to the project dir). The changes of their
+   * definitions are marked `inChangedFiles`; with `only`, the plan is narrowed to them.
+   */
+  changedSince?: { ref: string; files: string[]; only?: boolean };
   git?: { commit?: string; branch?: string };
   now?: Date;
 }
@@ -80,7 +83,8 @@ export function assemblePlan(input: PlanInput): Plan {
     }
   }
 
-  const changes = scope([...present, ...deletes.reverse()], byRef, input.changedSince).map(contractOrder);
+  const scoped = scope([...present, ...deletes.reverse()], byRef, input.changedSince);
+  const changes = scoped.changes.map(contractOrder);
   warnings.push(...missingWarnings(changes));
   const summary = { create: 0, update: 0, delete: 0, noop: 0, orphaned: orphaned.length };
   for (const c of changes) summary[c.action]++;
@@ -94,7 +98,7 @@ export function assemblePlan(input: PlanInput): Plan {
     changes,
     ...(orphaned.length > 0 ? { orphaned } : {}),
     dir: input.project.dir,
-    ...(input.changedSince ? { changedSince: input.changedSince } : {}),
+    ...(scoped.changedSince ? { changedSince: scoped.changedSince } : {}),
     warnings,
   };
 }
@@ -198,13 +202,23 @@ function pruneChange(kind: Kind, id: string, live: Record<string, unknown>): Pla
 }
 
 /**
- * Keeps the changes of definitions in the changed files, plus prune deletes, plus what they
- * depend on (a create of a target they reference), so that the plan can still be applied.
+ * With changedSince, marks the changes of definitions in the changed files (and those without
+ * a file: a pruned check's definition is gone, so it counts as changed) as `inChangedFiles`;
+ * the plan still covers everything. With `only`, keeps just those plus what they depend on (a
+ * create of a target they reference) so the plan can still be applied, and counts what it left out.
  */
-function scope(changes: PlannedChange[], byRef: Map<string, PlannedChange>, changedSince: PlanInput['changedSince']): PlannedChange[] {
-  if (!changedSince) return changes;
+function scope(
+  changes: PlannedChange[],
+  byRef: Map<string, PlannedChange>,
+  changedSince: PlanInput['changedSince'],
+): { changes: PlannedChange[]; changedSince?: ChangedSince } {
+  if (!changedSince) return { changes };
   const files = new Set(changedSince.files);
-  const keep = new Set(changes.filter((c) => c.file === undefined || files.has(c.file)));
+  const inChanged = changes.filter((c) => c.file === undefined || files.has(c.file));
+  for (const c of inChanged) c.inChangedFiles = true;
+  const recorded = { ref: changedSince.ref, files: changedSince.files };
+  if (!changedSince.only) return { changes, changedSince: recorded };
+  const keep = new Set(inChanged);
   const queue = [...keep];
   while (queue.length > 0) {
     for (const dep of queue.pop()!.dependsOn) {
@@ -216,11 +230,12 @@ function scope(changes: PlannedChange[], byRef: Map<string, PlannedChange>, chan
       }
     }
   }
-  return changes.filter((c) => keep.has(c));
+  const leftOut = changes.filter((c) => !keep.has(c) && c.action !== 'noop').length;
+  return { changes: changes.filter((c) => keep.has(c)), changedSince: { ...recorded, only: true, leftOut } };
 }
 
 const FIELD_ORDER: Array<keyof PlannedChange> = [
-  'action', 'kind', 'id', 'name', 'remoteId', 'file', 'line', 'patch', 'liveFingerprint', 'dependsOn', 'desired', 'defaulted', 'labels', 'secrets', 'notes',
+  'action', 'kind', 'id', 'name', 'remoteId', 'file', 'line', 'patch', 'liveFingerprint', 'dependsOn', 'desired', 'defaulted', 'labels', 'secrets', 'notes', 'inChangedFiles',
 ];
 
 /** The same change with its keys in the contract's order (contract fields first), for readable plan files. */

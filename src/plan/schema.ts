@@ -79,7 +79,18 @@ export const PlannedChangeSchema = z.object({
     ),
   secrets: z.array(SecretSourceSchema).optional().describe('Secret values left out of `desired` and of every diff.'),
   notes: z.array(z.string()).optional().describe('Remarks for people: write-only fields not compared, adoption, etc.'),
+  inChangedFiles: z.boolean().optional().describe("With changedSince: true when the change's definition is in one of the changed files (listed first)."),
 });
+
+/** The files changed since a git ref, and whether the plan was narrowed to them. */
+export const ChangedSinceSchema = z
+  .object({
+    ref: z.string(),
+    files: z.array(z.string()),
+    only: z.boolean().optional().describe('With --only-changed-since: the plan was narrowed to these files (plus what they depend on).'),
+    leftOut: z.number().optional().describe('With --only-changed-since: the changes (creates, updates, deletes) the narrowed plan left out.'),
+  })
+  .describe('Set with --changed-since: the changes of definitions in these files are marked `inChangedFiles` and listed first; the plan still covers the whole project.');
 
 /** A live resource the project owns and no longer defines: reported, not deleted (`--prune` deletes it). */
 export const OrphanedResourceSchema = z.object({
@@ -105,9 +116,6 @@ export const PlanSchema = z.object({
     .optional()
     .describe('Resources this project owns but no longer defines, left in place (without `--prune`); only checks can be owned provably (their tag).'),
   dir: z.string().optional().describe('Absolute path of the planned project directory (to re-read secrets on apply).'),
-  changedSince: z
-    .object({ ref: z.string(), files: z.array(z.string()) })
-    .optional()
-    .describe('Set with --changed-since: only resources defined in these files were planned.'),
+  changedSince: ChangedSinceSchema.optional(),
   warnings: z.array(z.string()).describe('Things a reviewer must know that are not changes (look-alike checks not adopted, ...).'),
 });

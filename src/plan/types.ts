@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { ChangeActionSchema, OrphanedResourceSchema, PatchOpSchema, PlanSchema, PlannedChangeSchema, RefMarkerSchema, SecretSourceSchema } from './schema.js';
+import type { ChangedSinceSchema, ChangeActionSchema, OrphanedResourceSchema, PatchOpSchema, PlanSchema, PlannedChangeSchema, RefMarkerSchema, SecretSourceSchema } from './schema.js';
 
 /**
  * The plan's types, each inferred from the one zod schema that `mac apply` parses saved plans
@@ -24,6 +24,9 @@ export type PlannedChange = z.infer<typeof PlannedChangeSchema>;
 
 /** A live resource the project owns and no longer defines: reported, not deleted (`--prune` deletes it). */
 export type OrphanedResource = z.infer<typeof OrphanedResourceSchema>;
+
+/** The files changed since a git ref, and whether the plan was narrowed to them. */
+export type ChangedSince = z.infer<typeof ChangedSinceSchema>;
 
 /** A plan: a plain, versioned document written by `plan --out` and read back by `apply`. */
 export type Plan = z.infer<typeof PlanSchema>;

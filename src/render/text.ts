@@ -1,5 +1,6 @@
 import type { Colors } from './index.js';
 import type { Plan, PlannedChange } from '../plan/types.js';
+import { highlightGroups, narrowedLine } from './highlight.js';
 import { defaultsLine, describeOp, formatValue, location, orphanLabel, orphanLine, shownOps, summaryLine, visibleChanges } from './values.js';
 
 const SIGN = { create: '+', update: '~', delete: '-', noop: ' ' } as const;
@@ -10,13 +11,22 @@ const CREATE_VALUE_MAX = 100;
 export function renderText(plan: Plan, c: Colors): string {
   const colour = { create: c.green, update: c.yellow, delete: c.red, noop: (s: string) => s } as const;
   const lines: string[] = [];
+  const narrowed = narrowedLine(plan);
+  if (narrowed) lines.push(c.yellow(narrowed));
   lines.push(`mac plan for project ${c.bold(plan.project)} against ${plan.apiUrl}`);
-  if (plan.changedSince) {
-    lines.push(`Only resources defined in the ${plan.changedSince.files.length} file(s) changed since ${plan.changedSince.ref} were planned.`);
-  }
   const changes = visibleChanges(plan);
-  for (const change of changes) {
+  // With --changed-since: the changes of the changed files first, then everything else that differs.
+  const groups = highlightGroups(plan, changes);
+  const headingOf = new Map<PlannedChange, string>();
+  if (groups) {
+    const since = plan.changedSince!;
+    if (groups.inFiles.length > 0) headingOf.set(groups.inFiles[0], `In the ${since.files.length} file(s) changed since ${since.ref}:`);
+    if (groups.elsewhere.length > 0) headingOf.set(groups.elsewhere[0], `Also differs in the account (not in the files changed since ${since.ref}):`);
+  }
+  for (const change of groups ? [...groups.inFiles, ...groups.elsewhere] : changes) {
     lines.push('');
+    const section = headingOf.get(change);
+    if (section) lines.push(c.bold(section), '');
     lines.push(colour[change.action](`  ${SIGN[change.action]} ${change.action} ${heading(change)}`));
     const { ops, defaults } = shownOps(change);
     for (const op of ops) {

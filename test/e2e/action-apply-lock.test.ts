@@ -33,7 +33,8 @@ describe('Action apply and the apply lock', () => {
     const run: ActionRun = {
       dir,
       connection: { apiUrl: served.url, apiKey: served.apiKey },
-      inputs: { dir: '.', comment: false, prune: false, maxDeletes: 10 },
+      inputs: { dir: '.', comment: false, prune: false, maxDeletes: 10, typescript: 'allow' },
+      typescript: true,
       target: { ctx: { eventName: 'push', owner: 'o', repo: 'r', headSha: 'abc', serverUrl: 'https://github.com', workspace: dir }, projectDir: '.', comment: false, planFile: join(work, 'plan.json') },
       env: { GITHUB_ACTOR: 'hubot', GITHUB_REPOSITORY: 'o/r', GITHUB_RUN_ID: '42' },
     };

@@ -1,11 +1,12 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeGitHub, type FakeGitHub } from '../helpers/fake-github.js';
-import { startServe, type Served } from '../helpers/serve.js';
+import { expectInert } from '../helpers/markup.js';
+import { apiOk, startServe, type Served } from '../helpers/serve.js';
 
 // The committed bundle, run the way the Actions runner runs `runs.main` of action.yml.
 const BUNDLE = fileURLToPath(new URL('../../dist-action/index.mjs', import.meta.url));
@@ -27,6 +28,10 @@ interface RunSpec {
   /** Head commit (pull_request) or pushed commit. */
   sha: string;
   baseSha?: string;
+  /** The pull request comes from another repository (a fork). */
+  fork?: boolean;
+  /** More environment (what a workflow's `env:` sets). */
+  env?: Record<string, string>;
 }
 
 let serve: Served;
@@ -54,7 +59,15 @@ function runAction(spec: RunSpec): Promise<ActionRun> {
   const files = { event: join(runDir, 'event.json'), summary: join(runDir, 'summary.md'), output: join(runDir, 'output.txt') };
   const payload =
     spec.event === 'pull_request'
-      ? { action: 'synchronize', number: PR, pull_request: { number: PR, head: { sha: spec.sha, ref: 'feature/db' }, base: { sha: spec.baseSha, ref: 'main' } } }
+      ? {
+          action: 'synchronize',
+          number: PR,
+          pull_request: {
+            number: PR,
+            head: { sha: spec.sha, ref: 'feature/db', repo: spec.fork ? { id: 666, full_name: 'mallory/shop' } : { id: 1, full_name: REPO } },
+            base: { sha: spec.baseSha, ref: 'main', repo: { id: 1, full_name: REPO } },
+          },
+        }
       : { ref: 'refs/heads/main', after: spec.sha };
   writeFileSync(files.event, JSON.stringify(payload));
   writeFileSync(files.summary, '');
@@ -85,6 +98,7 @@ function runAction(spec: RunSpec): Promise<ActionRun> {
     GITHUB_STEP_SUMMARY: files.summary,
     GITHUB_OUTPUT: files.output,
     RUNNER_TEMP: runDir,
+    ...spec.env,
     ...Object.fromEntries(Object.entries(inputs).map(([k, v]) => [`INPUT_${k.toUpperCase()}`, v])),
   };
   return new Promise((resolve, reject) => {
@@ -137,6 +151,16 @@ function tcpCheck(id: string, port: number, name = `Database ${id}`): string {
   return `kind: TcpCheck\nid: ${id}\nname: ${name}\nrequest: { hostname: ${id}.internal.example, port: ${port} }\n`;
 }
 
+/** Every check in the account, page by page. */
+async function allChecks(): Promise<Array<{ id: string; tags: string[] }>> {
+  const all: Array<{ id: string; tags: string[] }> = [];
+  for (let page = 1; ; page++) {
+    const batch = (await apiOk(serve, 'GET', `/v1/checks?limit=100&page=${page}`)) as Array<{ id: string; tags: string[] }>;
+    all.push(...batch);
+    if (batch.length < 100) return all;
+  }
+}
+
 const planComments = () => gh.comments.filter((c) => c.issue === `${REPO}#${PR}` && c.body.includes('<!-- mac-plan:monitoring -->'));
 
 describe('the bundled action on pull_request', () => {
@@ -152,7 +176,7 @@ describe('the bundled action on pull_request', () => {
     const comment = planComments()[0];
     expect(comment.body).toContain('**Plan:** 2 to create, 0 to update, 0 to delete');
     expect(comment.body).toContain(`https://github.com/${REPO}/blob/${head1}/monitoring/checks/db.yaml#L1`);
-    expect(comment.body).toContain('<summary><code>+ create</code> TcpCheck/db-primary');
+    expect(comment.body).toContain('<summary><code>+ create</code> <code>TcpCheck/db-primary</code>');
     expect(first.outputs).toMatchObject({ 'has-changes': 'true', create: '2', update: '0', delete: '0' });
     const plan = JSON.parse(readFileSync(first.outputs['plan-file'], 'utf8'));
     expect(plan).toMatchObject({ version: 1, project: 'shop-pr', summary: { create: 2 }, git: { commit: head1, branch: 'feature/db' } });
@@ -206,9 +230,9 @@ describe('the bundled action on pull_request', () => {
     const head = commit(dir, { 'monitoring/checks/b.yaml': tcpCheck('db-b', 5433) }, 'b');
     const run = await runAction({ event: 'pull_request', workspace: dir, sha: head, baseSha: 'f'.repeat(40), inputs: {} });
     expect(run.code, run.stdout + run.stderr).toBe(0);
-    expect(run.stdout).toMatch(/::warning::The pull request's base commit fffffff is not in the clone, so every resource was planned/);
+    expect(run.stdout).toMatch(/::warning::The pull request's base commit fffffff is not in the clone, so the plan \(of every resource, as always\) cannot list the pull request's files first/);
     expect(run.outputs.create).toBe('2');
-    expect(planComments()[0].body).not.toContain('Only resources defined in');
+    expect(planComments()[0].body).not.toContain("this pull request's");
   });
 
   it('loads *.mac.ts definitions that import the helpers from the package', async () => {
@@ -217,7 +241,7 @@ describe('the bundled action on pull_request', () => {
     const head = commit(dir, { 'monitoring/checks/api.mac.ts': ts }, 'ts check');
     const run = await runAction({ event: 'pull_request', workspace: dir, sha: head, baseSha: base, inputs: {} });
     expect(run.code, run.stdout + run.stderr).toBe(0);
-    expect(planComments()[0].body).toContain('<summary><code>+ create</code> TcpCheck/api-ts · API over TypeScript</summary>');
+    expect(planComments()[0].body).toContain('<summary><code>+ create</code> <code>TcpCheck/api-ts</code> · <code>API over TypeScript</code></summary>');
     expect(planComments()[0].body).toContain(`blob/${head}/monitoring/checks/api.mac.ts#L4`);
   });
 
@@ -241,6 +265,183 @@ describe('the bundled action on pull_request', () => {
     expect(run.code).toBe(1);
     expect(run.stdout).toMatch(/::error title=mac%3A invalid definition,file=monitoring\/checks\/bad\.yaml,line=4,col=\d+::request\.port: /);
     expect(planComments()[0].body).toContain('**The definitions are invalid**');
+  });
+});
+
+describe('the bundled action on pull_request: what the comment can be trusted with', () => {
+  it('plans the whole project: drift outside the pull request\'s files is shown under "Also differs in the account"', async () => {
+    const { dir } = newRepo('shop-drift');
+    const applied = commit(dir, { 'monitoring/checks/a.yaml': tcpCheck('drift-a', 5432), 'monitoring/checks/b.yaml': tcpCheck('drift-b', 5433) }, 'two checks');
+    expect((await runAction({ event: 'push', workspace: dir, sha: applied, inputs: {} })).code).toBe(0);
+    // Someone edits check b by hand in the account.
+    const checks = (await allChecks()) as Array<{ id: string; tags: string[] }>;
+    const b = checks.find((c) => c.tags.includes('mac:shop-drift/drift-b'))!;
+    await apiOk(serve, 'PUT', `/v1/checks/tcp/${b.id}?autoAssignAlerts=false`, { frequency: 30 });
+    // The pull request changes only check a.
+    git(dir, 'checkout', '-q', '-b', 'feature/a');
+    const head = commit(dir, { 'monitoring/checks/a.yaml': tcpCheck('drift-a', 6432) }, 'port of a');
+    const run = await runAction({ event: 'pull_request', workspace: dir, sha: head, baseSha: applied, inputs: {} });
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const body = planComments()[0].body;
+    expect(body).toContain('**Plan:** 0 to create, 2 to update, 0 to delete');
+    expect(body).toContain("1 change is defined in this pull request's 1 changed file (listed first), **1 more differs in the account outside them**.");
+    const ours = body.indexOf("#### In this pull request's files (1)");
+    const also = body.indexOf("#### Also differs in the account (not in this PR's files) (1)");
+    expect(ours).toBeGreaterThan(0);
+    expect(also).toBeGreaterThan(ours);
+    const a = body.indexOf('<code>TcpCheck/drift-a</code>');
+    const bAt = body.indexOf('<code>TcpCheck/drift-b</code>');
+    expect(a).toBeGreaterThan(ours);
+    expect(a).toBeLessThan(also);
+    expect(bAt).toBeGreaterThan(also);
+    expect(body.slice(bAt)).toContain('! frequency: 30 -> 10');
+    const plan = JSON.parse(readFileSync(run.outputs['plan-file'], 'utf8'));
+    expect(plan.changedSince).toEqual({ ref: applied, files: ['checks/a.yaml'] });
+    expect(plan.changes.filter((c: { action: string }) => c.action === 'update').map((c: { id: string; inChangedFiles?: boolean }) => [c.id, c.inChangedFiles ?? false])).toEqual([
+      ['drift-a', true],
+      ['drift-b', false],
+    ]);
+
+    // only-changed-since narrows, and says so first with what it left out.
+    const narrowed = await runAction({ event: 'pull_request', workspace: dir, sha: head, baseSha: applied, inputs: { 'only-changed-since': applied } });
+    expect(narrowed.code, narrowed.stdout + narrowed.stderr).toBe(0);
+    const nb = planComments()[0].body;
+    expect(nb.split('\n')[2]).toBe(`**Plan narrowed to files changed since \`${applied.slice(0, 7)}\`: 1 other change left out.**`);
+    expect(nb).not.toContain('TcpCheck/drift-b');
+    expect(narrowed.outputs.update).toBe('1');
+  });
+
+  it('never edits a look-alike marker comment written by someone else: it creates its own', async () => {
+    const { dir, base } = newRepo('shop-lookalike');
+    const head = commit(dir, { 'monitoring/checks/db.yaml': tcpCheck('db-look', 5432) }, 'db');
+    const fake = gh.seed(`${REPO}#${PR}`, '<!-- mac-plan:monitoring -->\n\n### mac plan\n\nAll good, **No changes.** Merge away.\n', 'mallory');
+    const run = await runAction({ event: 'pull_request', workspace: dir, sha: head, baseSha: base, inputs: {} });
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    expect(gh.writes().map((w) => w.method)).toEqual(['POST']);
+    expect(gh.comments.find((c) => c.id === fake.id)!.body).toContain('Merge away.');
+    const ours = planComments().filter((c) => c.user.login === 'github-actions[bot]');
+    expect(ours).toHaveLength(1);
+    expect(ours[0].body).toContain('TcpCheck/db-look');
+    expect(gh.requests.some((r) => r.method === 'GET' && r.path === '/user')).toBe(true);
+  });
+
+  it('shows a hostile resource name as text: it cannot close the details, add a marker, an image or a mention', async () => {
+    const { dir, base } = newRepo('shop-hostile');
+    const evil = '</details><!-- mac-plan:monitoring -->![x](http://evil) @octocat';
+    const head = commit(dir, { 'monitoring/checks/db.yaml': tcpCheck('db-evil', 5432, JSON.stringify(evil)) }, 'evil name');
+    const run = await runAction({ event: 'pull_request', workspace: dir, sha: head, baseSha: base, inputs: {} });
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const body = planComments()[0].body;
+    expect(body).toContain('<code>&lt;/details&gt;&lt;!-- mac-plan:monitoring --&gt;![x](http://evil) @octocat</code></summary>');
+    expectInert(body, 1);
+    expectInert(run.summary, 0);
+  });
+
+  it('never posts the API key, the GitHub token or a value read from the environment, even placed in a definition', async () => {
+    const { dir, base } = newRepo('shop-leak');
+    const token = 'ghs_leaky_token_0123456789';
+    const envSecret = 'db-password-from-env-42';
+    const literal = 'literal-secret-in-yaml-77';
+    const named = (id: string, name: string) => tcpCheck(id, 5432, JSON.stringify(name));
+    const head = commit(
+      dir,
+      {
+        'monitoring/checks/db.yaml': [
+          named('leak-key', `key ${serve.apiKey}`),
+          named('leak-token', `token ${token}`),
+          named('leak-env', 'env ${{ env.SHOP_DB_PASSWORD }}'),
+          named('leak-literal', `literal ${literal}`),
+        ].join('---\n'),
+        'monitoring/vars.yaml': `kind: EnvironmentVariable\nkey: LEAK_LITERAL\nvalue: ${literal}\nsecret: true\n`,
+      },
+      'leaky names',
+    );
+    const env = { SHOP_DB_PASSWORD: envSecret };
+    const run = await runAction({ event: 'pull_request', workspace: dir, sha: head, baseSha: base, inputs: { 'github-token': token }, env });
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const posted = [planComments()[0].body, run.summary, ...gh.requests.map((r) => JSON.stringify(r.body ?? ''))].join('\n');
+    expect(posted).toContain('TcpCheck/leak-key');
+    expect(posted).toContain('key ***');
+    expect(posted).toContain('token ***');
+    expect(posted).toContain('env ***');
+    expect(posted).toContain('literal ***');
+    for (const secret of [serve.apiKey, token, envSecret, literal]) expect(posted).not.toContain(secret);
+
+    // Invalid definitions: the annotations, the comment, the summary and the failure are scrubbed too.
+    const bad = commit(dir, { 'monitoring/checks/bad.yaml': `kind: Tcp${serve.apiKey}\nid: bad\n` }, 'bad kind');
+    const invalid = await runAction({ event: 'pull_request', workspace: dir, sha: bad, baseSha: base, inputs: { 'github-token': token }, env });
+    expect(invalid.code).toBe(1);
+    const annotations = invalid.stdout.split('\n').filter((l) => /^::(error|warning|notice)/.test(l));
+    expect(annotations.join('\n')).toContain('Tcp***');
+    for (const text of [annotations.join('\n'), planComments()[0].body, invalid.summary]) {
+      for (const secret of [serve.apiKey, token, envSecret, literal]) expect(text).not.toContain(secret);
+    }
+  });
+
+  it('typescript auto refuses a *.mac.ts file on a pull request from a fork before running any of it', async () => {
+    const { dir, base } = newRepo('shop-fork-ts');
+    const marker = join(tmp, 'ts-ran.txt');
+    const ts = [
+      "import { writeFileSync } from 'node:fs';",
+      "import { tcpCheck } from 'mac-monitoring';",
+      `writeFileSync(${JSON.stringify(marker)}, 'ran');`,
+      "export default tcpCheck({ id: 'ts-ran', name: 'Ran', request: { hostname: 'ran.example', port: 1 } });",
+    ].join('\n');
+    const head = commit(dir, { 'monitoring/checks/evil.mac.ts': ts, 'monitoring/checks/db.yaml': tcpCheck('db-ts', 5432) }, 'ts from a fork');
+    const run = await runAction({ event: 'pull_request', workspace: dir, sha: head, baseSha: base, inputs: {}, fork: true });
+    expect(run.code).toBe(1);
+    expect(existsSync(marker)).toBe(false);
+    expect(run.stdout).toMatch(/::error title=mac%3A invalid definition,file=monitoring\/checks\/evil\.mac\.ts,line=1,col=1::\*\.mac\.ts files are code and are refused here/);
+    expect(run.stdout).toMatch(/::error::1 error in the definitions; nothing was planned\. First: monitoring\/checks\/evil\.mac\.ts:1:1/);
+    expect(planComments()[0].body).toContain('monitoring/checks/evil.mac.ts:1:1');
+
+    // The same pull request from a branch of the repository itself runs it (typescript: auto allows).
+    const same = await runAction({ event: 'pull_request', workspace: dir, sha: head, baseSha: base, inputs: {} });
+    expect(same.code, same.stdout + same.stderr).toBe(0);
+    expect(existsSync(marker)).toBe(true);
+    rmSync(marker);
+    // typescript: deny refuses it whatever the event.
+    const denied = await runAction({ event: 'workflow_dispatch', workspace: dir, sha: head, inputs: { command: 'plan', typescript: 'deny' } });
+    expect(denied.code).toBe(1);
+    expect(existsSync(marker)).toBe(false);
+  });
+});
+
+describe('the bundled action on push with plan-file: apply what was reviewed', () => {
+  it('applies the pull request\'s saved plan exactly, and refuses it once the account moved', async () => {
+    const { dir, base } = newRepo('shop-reviewed');
+    const head = commit(dir, { 'monitoring/checks/db.yaml': [tcpCheck('rev-a', 5432), tcpCheck('rev-b', 5433)].join('---\n') }, 'two checks');
+    const pr = await runAction({ event: 'pull_request', workspace: dir, sha: head, baseSha: base, inputs: {} });
+    expect(pr.code, pr.stdout + pr.stderr).toBe(0);
+    const reviewed = join(tmp, 'reviewed-plan.json');
+    writeFileSync(reviewed, readFileSync(pr.outputs['plan-file']));
+
+    // The merge commit holds one more check than was reviewed: only the reviewed plan is applied.
+    const merged = commit(dir, { 'monitoring/checks/extra.yaml': tcpCheck('rev-extra', 5434) }, 'unreviewed extra');
+    const apply = await runAction({ event: 'push', workspace: dir, sha: merged, inputs: { 'plan-file': reviewed } });
+    expect(apply.code, apply.stdout + apply.stderr).toBe(0);
+    expect(apply.summary).toMatch(/\| ✅ \| applied \| create \| `TcpCheck\/rev-a` \|/);
+    expect(apply.summary).toMatch(/\| ✅ \| applied \| create \| `TcpCheck\/rev-b` \|/);
+    const tags = (await allChecks()).flatMap((c) => c.tags);
+    expect(tags).toContain('mac:shop-reviewed/rev-a');
+    expect(tags).not.toContain('mac:shop-reviewed/rev-extra');
+
+    // A second reviewed plan (a port change) goes stale when the check is edited by hand before the merge.
+    const head2 = commit(dir, { 'monitoring/checks/db.yaml': [tcpCheck('rev-a', 6432), tcpCheck('rev-b', 5433)].join('---\n') }, 'port');
+    const pr2 = await runAction({ event: 'pull_request', workspace: dir, sha: head2, baseSha: merged, inputs: {} });
+    expect(pr2.code, pr2.stdout + pr2.stderr).toBe(0);
+    writeFileSync(reviewed, readFileSync(pr2.outputs['plan-file']));
+    const checks = await allChecks();
+    const a = checks.find((c) => c.tags.includes('mac:shop-reviewed/rev-a'))!;
+    await apiOk(serve, 'PUT', `/v1/checks/tcp/${a.id}?autoAssignAlerts=false`, { frequency: 30 });
+    const stale = await runAction({ event: 'push', workspace: dir, sha: head2, inputs: { 'plan-file': reviewed } });
+    expect(stale.code).toBe(1);
+    expect(stale.stdout).toMatch(/::error::the plan is stale: 1 object moved since it was written/);
+    expect(stale.stdout).toMatch(/hint: the account changed since the plan was reviewed: plan again/);
+    expect(stale.summary).toContain('### mac apply: refused');
+    expect(stale.summary).toContain('Nothing was changed.');
+    const after = (await apiOk(serve, 'GET', `/v1/checks/${a.id}`)) as { request: { port: number }; frequency: number };
+    expect(after).toMatchObject({ frequency: 30, request: { port: 5432 } });
   });
 });
 

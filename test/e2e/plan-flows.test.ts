@@ -147,8 +147,8 @@ alertSettings: { escalationType: TIME_BASED }
   });
 });
 
-describe('mac plan --changed-since', () => {
-  it('plans only the resources of the files changed since HEAD or a branch, and says so in text and JSON', async () => {
+describe('mac plan --changed-since / --only-changed-since', () => {
+  it('--changed-since plans everything and lists the changed files first; --only-changed-since narrows and says what it left out', async () => {
     const dir = await writeProject({
       'mac.config.yaml': 'project: scoped\n',
       'checks/a.yaml': 'kind: TcpCheck\nid: a\nname: A\nrequest: { hostname: a.example, port: 1 }\n',
@@ -162,31 +162,51 @@ describe('mac plan --changed-since', () => {
     await git.branch(['base']);
     expect((await run(dir, ['apply', '.', '--yes'])).code).toBe(0);
 
-    // One file changes (uncommitted): only its check is planned.
+    // Check a changes in the files (uncommitted), check b in the account only (drift).
+    await writeFile(join(dir, 'checks/a.yaml'), 'kind: TcpCheck\nid: a\nname: A renamed\nrequest: { hostname: a.example, port: 1 }\n');
     await writeFile(join(dir, 'checks/b.yaml'), 'kind: TcpCheck\nid: b\nname: B renamed\nrequest: { hostname: b.example, port: 2 }\n');
+    expect((await run(dir, ['apply', '.', '--yes'])).code).toBe(0);
+    await git.checkout(['--', 'checks/b.yaml']);
+    await writeFile(join(dir, 'checks/a.yaml'), 'kind: TcpCheck\nid: a\nname: A third\nrequest: { hostname: a.example, port: 1 }\n');
+
     const head = await planJson(dir, ['--changed-since', 'HEAD']);
     expect(head.r.code).toBe(2);
-    expect(head.plan.changedSince).toEqual({ ref: 'HEAD', files: ['checks/b.yaml'] });
-    expect(head.plan.changes.map((c) => `${c.action} ${c.kind}/${c.id}`)).toEqual(['update TcpCheck/b']);
-    expect(head.plan.summary).toEqual({ create: 0, update: 1, delete: 0, noop: 0, orphaned: 0 });
+    expect(head.plan.changedSince).toEqual({ ref: 'HEAD', files: ['checks/a.yaml'] });
+    expect(head.plan.summary).toEqual({ create: 0, update: 2, delete: 0, noop: 1, orphaned: 0 });
+    expect(head.plan.changes.filter((c) => c.action !== 'noop').map((c) => `${c.action} ${c.kind}/${c.id} ${c.inChangedFiles ?? false}`)).toEqual([
+      'update TcpCheck/a true',
+      'update TcpCheck/b false',
+    ]);
     const text = await run(dir, ['plan', '.', '--changed-since', 'HEAD']);
-    expect(text.stdout).toContain('Only resources defined in the 1 file(s) changed since HEAD were planned.');
-    expect(text.stdout).toContain('~ update TcpCheck/b');
-    expect(text.stdout).not.toContain('TcpCheck/a');
+    const inFiles = text.stdout.indexOf('In the 1 file(s) changed since HEAD:');
+    const also = text.stdout.indexOf('Also differs in the account (not in the files changed since HEAD):');
+    expect(inFiles).toBeGreaterThan(0);
+    expect(also).toBeGreaterThan(inFiles);
+    expect(text.stdout.indexOf('~ update TcpCheck/a')).toBeGreaterThan(inFiles);
+    expect(text.stdout.indexOf('~ update TcpCheck/a')).toBeLessThan(also);
+    expect(text.stdout.indexOf('~ update TcpCheck/b')).toBeGreaterThan(also);
+    const md = await run(dir, ['plan', '.', '--format', 'markdown', '--changed-since', 'HEAD']);
+    expect(md.stdout).toContain('**Also differs in the account (not in the files changed since `HEAD`)** (1)');
 
-    // Committed on a branch: the same scope against the branch it started from.
-    await git.checkoutLocalBranch('rename-b');
-    await git.add('.').commit('rename b');
+    // The old narrowing, under its own name: it says so first and counts what it left out.
+    const only = await planJson(dir, ['--only-changed-since', 'HEAD']);
+    expect(only.plan.changedSince).toEqual({ ref: 'HEAD', files: ['checks/a.yaml'], only: true, leftOut: 1 });
+    expect(only.plan.changes.map((c) => `${c.action} ${c.kind}/${c.id}`)).toEqual(['update TcpCheck/a']);
+    const onlyText = await run(dir, ['plan', '.', '--only-changed-since', 'HEAD']);
+    expect(onlyText.stdout.split('\n')[0]).toBe('Plan narrowed to files changed since HEAD: 1 other change left out.');
+    expect(onlyText.stdout).not.toContain('TcpCheck/b');
+    const onlyMd = await run(dir, ['plan', '.', '--format', 'markdown', '--only-changed-since', 'HEAD']);
+    expect(onlyMd.stdout.split('\n')[0]).toBe('**Plan narrowed to files changed since `HEAD`: 1 other change left out.**');
+    const both = await run(dir, ['plan', '.', '--changed-since', 'HEAD', '--only-changed-since', 'HEAD']);
+    expect(both.code).toBe(1);
+    expect(both.stderr).toContain('--changed-since and --only-changed-since exclude each other');
+
+    // Committed on a branch: the same highlight against the branch it started from.
+    await git.checkoutLocalBranch('rename-a');
+    await git.add('.').commit('rename a');
     const branch = await planJson(dir, ['--changed-since', 'base']);
-    expect(branch.plan.changedSince).toEqual({ ref: 'base', files: ['checks/b.yaml'] });
-    expect(branch.plan.changes.map((c) => `${c.action} ${c.kind}/${c.id}`)).toEqual(['update TcpCheck/b']);
-    expect(branch.plan.git).toMatchObject({ branch: 'rename-b' });
-    const md = await run(dir, ['plan', '.', '--format', 'markdown', '--changed-since', 'base']);
-    expect(md.stdout).toContain('changed since `base` were planned');
-    // Nothing changed since HEAD any more: an empty, scoped plan.
-    const none = await planJson(dir, ['--changed-since', 'HEAD']);
-    expect(none.r.code).toBe(0);
-    expect(none.plan).toMatchObject({ changedSince: { ref: 'HEAD', files: [] }, changes: [] });
+    expect(branch.plan.changedSince).toEqual({ ref: 'base', files: ['checks/a.yaml'] });
+    expect(branch.plan.git).toMatchObject({ branch: 'rename-a' });
   });
 });
 

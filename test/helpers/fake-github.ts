@@ -32,6 +32,12 @@ export interface FakeGitHub {
   maxPerPage: number;
   /** When set, every request is answered with this status (an outage, a revoked token). */
   failStatus?: number;
+  /**
+   * The login the token authenticates as (a personal or app token): `GET /user` answers it and
+   * new comments are written by it. Unset: the default GITHUB_TOKEN, for which `GET /user`
+   * answers 403 "Resource not accessible by integration" and comments are by github-actions[bot].
+   */
+  tokenLogin?: string;
   /** Adds a comment as if someone else had written it. */
   seed(issue: string, body: string, login?: string): FakeComment;
   /** Requests other than reads. */
@@ -55,6 +61,7 @@ export async function startFakeGitHub(): Promise<FakeGitHub> {
     readOnly: false,
     maxPerPage: 100,
     failStatus: undefined as number | undefined,
+    tokenLogin: undefined as string | undefined,
   };
   const add = (issue: string, body: string, login = 'github-actions[bot]'): FakeComment => {
     const id = nextId++;
@@ -78,6 +85,10 @@ export async function startFakeGitHub(): Promise<FakeGitHub> {
     const body = raw ? JSON.parse(raw) : undefined;
     state.requests.push({ method: req.method ?? '', path: url.pathname + url.search, body, authorization: req.headers.authorization });
     if (state.failStatus) return send(res, state.failStatus, { message: `fake failure ${state.failStatus}` });
+    if (url.pathname === '/user' && req.method === 'GET') {
+      if (state.tokenLogin === undefined) return forbidden(res, 'https://docs.github.com/rest/users/users#get-the-authenticated-user');
+      return send(res, 200, { login: state.tokenLogin, id: 1, type: state.tokenLogin.endsWith('[bot]') ? 'Bot' : 'User' });
+    }
     const list = COMMENTS.exec(url.pathname);
     const one = COMMENT.exec(url.pathname);
     if (list && req.method === 'GET') {
@@ -97,7 +108,7 @@ export async function startFakeGitHub(): Promise<FakeGitHub> {
     }
     if (list && req.method === 'POST') {
       if (state.readOnly) return forbidden(res);
-      return send(res, 201, add(`${list[1]}/${list[2]}#${list[3]}`, String(body?.body ?? '')));
+      return send(res, 201, add(`${list[1]}/${list[2]}#${list[3]}`, String(body?.body ?? ''), state.tokenLogin));
     }
     if (one && req.method === 'PATCH') {
       if (state.readOnly) return forbidden(res);
@@ -134,10 +145,10 @@ function send(res: ServerResponse, status: number, data: unknown, headers: Recor
   res.end(JSON.stringify(data));
 }
 
-function forbidden(res: ServerResponse): void {
+function forbidden(res: ServerResponse, doc = 'https://docs.github.com/rest/issues/comments#create-an-issue-comment'): void {
   send(res, 403, {
     message: 'Resource not accessible by integration',
-    documentation_url: 'https://docs.github.com/rest/issues/comments#create-an-issue-comment',
+    documentation_url: doc,
     status: '403',
   });
 }

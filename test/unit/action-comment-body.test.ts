@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { buildPlanBody, type BodyOptions } from '../../src/action/comment/body.js';
 import { changedFields, diffLines } from '../../src/action/comment/diff.js';
 import type { Plan, PlannedChange } from '../../src/plan/types.js';
+import { expectInert } from '../helpers/markup.js';
 
 const LIMIT = 60_000;
 
@@ -66,9 +67,9 @@ describe('plan comment body', () => {
     const t = b.text;
     expect(t.startsWith('<!-- mac-plan:. -->\n\n### mac plan\n\n**Plan:** 1 to create, 1 to update, 1 to delete, 40 unchanged.')).toBe(true);
     expect(t.indexOf('**Deletes** (1)')).toBeLessThan(t.indexOf('<details>'));
-    expect(t).toContain('- `TcpCheck/gone-3` Gone 3');
+    expect(t).toContain('- `TcpCheck/gone-3` `Gone 3`');
     expect(t.match(/<details>/g)).toHaveLength(3);
-    expect(t).toContain('Defined at [checks/c1.yaml:3](https://github.com/acme/shop/blob/abc/checks/c1.yaml#L3)');
+    expect(t).toContain('Defined at [`checks/c1.yaml:3`](https://github.com/acme/shop/blob/abc/checks/c1.yaml#L3)');
     expect(t).toContain('! frequency: ? -> 5');
     expect(t).toContain('+ tags[1]: "team-shop"');
     // A script holding ``` is fenced with a longer fence.
@@ -88,7 +89,7 @@ describe('plan comment body', () => {
     expect(full.level).toBe('full');
     const b = buildPlanBody(plan(changes), opts(full.text.length - 1000));
     expect(b.level).toBe('fields');
-    expect(b.text).toContain('| `~ update` | TcpCheck/check-7 · Check number 7 | [checks/c7.yaml:3](https://github.com/acme/shop/blob/abc/checks/c7.yaml#L3) | frequency, tags[1], request.hostname |');
+    expect(b.text).toContain('| `~ update` | `TcpCheck/check-7` · `Check number 7` | [`checks/c7.yaml:3`](https://github.com/acme/shop/blob/abc/checks/c7.yaml#L3) | `frequency, tags[1], request.hostname` |');
     expect(b.text).toContain('the diffs were left out (changed fields are listed instead). The full plan is in the job summary.');
     expect(b.text).not.toContain('<details>');
   });
@@ -113,10 +114,59 @@ describe('plan comment body', () => {
     expect(rows.every((r) => r.endsWith('|'))).toBe(true);
   });
 
+  it('with changed-since, lists the pull request\'s files first and the rest under "Also differs", at every level', () => {
+    const changes = Array.from({ length: 3000 }, (_, i) => ({ ...update(i), inChangedFiles: i % 2 === 0 ? true : undefined }));
+    const p = { ...plan(changes), changedSince: { ref: 'a'.repeat(40), files: ['checks/c0.yaml'] } };
+    const pr = { ...opts(), sinceIsPullRequestBase: true };
+    const small = buildPlanBody({ ...p, changes: changes.slice(0, 4) }, pr).text;
+    expect(small).toContain("The plan covers the whole project, as a merge applies it: 2 changes are defined in this pull request's 1 changed file (listed first), **2 more differ in the account outside them**.");
+    const first = small.indexOf("#### In this pull request's files (2)");
+    const also = small.indexOf("#### Also differs in the account (not in this PR's files) (2)");
+    expect(first).toBeGreaterThan(0);
+    expect(also).toBeGreaterThan(small.indexOf('<code>TcpCheck/check-2</code>'));
+    expect(small.indexOf('<code>TcpCheck/check-1</code>')).toBeGreaterThan(also);
+    const cli = buildPlanBody({ ...p, changes: changes.slice(0, 2) }, opts()).text;
+    expect(cli).toContain('#### Also differs in the account (not in the files changed since `aaaaaaa`) (1)');
+    // The table level: both sections' tables, rows cut in order, the count of rows left out exact.
+    const table = buildPlanBody(p, pr);
+    expect(table.level).toBe('table');
+    const rows = table.text.split('\n').filter((l) => l.startsWith('| `'));
+    expect(rows.length).toBe(3000 - table.omitted);
+    expect(table.text).toContain("#### In this pull request's files (1500)");
+    expect(table.text).toContain(`_…and ${table.omitted} more changes not listed._`);
+  });
+
+  it('a narrowed plan says so first, with what it left out', () => {
+    const p = { ...plan([update(1)]), changedSince: { ref: 'main', files: ['checks/c1.yaml'], only: true, leftOut: 3 } };
+    const t = buildPlanBody(p, opts()).text;
+    expect(t.startsWith('<!-- mac-plan:. -->\n\n**Plan narrowed to files changed since `main`: 3 other changes left out.**\n\n### mac plan')).toBe(true);
+    expect(t).not.toContain('Also differs');
+  });
+
   it('escapes names that would break the markup', () => {
     const c = { ...update(1), name: 'a <b> | c' };
     const full = buildPlanBody(plan([c]), opts()).text;
-    expect(full).toContain('<summary><code>~ update</code> TcpCheck/check-1 · a &lt;b&gt; | c</summary>');
+    expect(full).toContain('<summary><code>~ update</code> <code>TcpCheck/check-1</code> · <code>a &lt;b&gt; | c</code></summary>');
+    const fields = buildPlanBody(plan([c, ...Array.from({ length: 200 }, (_, i) => update(i + 2))]), opts(30_000)).text;
+    expect(fields).toContain('| `~ update` | `TcpCheck/check-1` · `a <b> \\| c` |');
+  });
+
+  it('never lets a hostile name, id, value, note or file path add markup (details, marker, image, link, mention, table, fence)', () => {
+    const evil = '</details><!-- mac-plan:. -->![x](http://evil) @octocat\n\n| a | b |\n```';
+    const c: PlannedChange = {
+      ...update(1),
+      id: `id-${evil}`,
+      name: evil,
+      file: `checks/${evil}.yaml`,
+      notes: [`note ${evil}`],
+      patch: [{ op: 'replace', path: '/name', value: evil, oldValue: 'x' }],
+    };
+    const d: PlannedChange = { ...del(2), name: evil };
+    const hostile = { ...plan([c, d]), warnings: [`warning ${evil}`] };
+    for (const limit of [LIMIT, 2_500, 1_500]) {
+      const b = buildPlanBody(hostile, { ...opts(limit), linkOf: (x) => (x.file ? `https://github.com/acme/shop/blob/abc/${encodeURIComponent(x.file)}` : undefined) });
+      expectInert(b.text, 1);
+    }
   });
 });
 

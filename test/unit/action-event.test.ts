@@ -23,7 +23,9 @@ describe('run context', () => {
         GITHUB_SHA: 'merge000',
         GITHUB_REF: 'refs/pull/7/merge',
         GITHUB_WORKSPACE: '/w',
-        GITHUB_EVENT_PATH: eventFile({ pull_request: { number: 7, head: { sha: 'head111', ref: 'feature/x' }, base: { sha: 'base222', ref: 'main' } } }),
+        GITHUB_EVENT_PATH: eventFile({
+          pull_request: { number: 7, head: { sha: 'head111', ref: 'feature/x', repo: { id: 1, full_name: 'acme/shop' } }, base: { sha: 'base222', ref: 'main', repo: { id: 1, full_name: 'acme/shop' } } },
+        }),
       },
       '/cwd',
     );
@@ -33,10 +35,26 @@ describe('run context', () => {
       repo: 'shop',
       headSha: 'head111',
       branch: 'feature/x',
-      pullRequest: { number: 7, baseSha: 'base222', baseRef: 'main' },
+      pullRequest: { number: 7, baseSha: 'base222', baseRef: 'main', fromFork: false },
       serverUrl: 'https://github.com',
       workspace: '/w',
     });
+  });
+
+  it('tells a pull request from a fork (or from a repository that is gone) from one of the same repository', () => {
+    const fromFork = (head: unknown, base: unknown = { id: 1, full_name: 'acme/shop' }, event = 'pull_request') =>
+      readRunContext(
+        { GITHUB_EVENT_NAME: event, GITHUB_REPOSITORY: 'acme/shop', GITHUB_EVENT_PATH: eventFile({ pull_request: { number: 7, head: { sha: 'h', ref: 'x', repo: head }, base: { sha: 'b', ref: 'main', repo: base } } }) },
+        '/cwd',
+      ).pullRequest?.fromFork;
+    expect(fromFork({ id: 1, full_name: 'acme/shop' })).toBe(false);
+    expect(fromFork({ id: 2, full_name: 'mallory/shop' })).toBe(true);
+    expect(fromFork({ id: 2, full_name: 'mallory/shop' }, undefined, 'pull_request_target')).toBe(true);
+    // Same name, other repository (the base was renamed and a fork took the name): ids decide.
+    expect(fromFork({ id: 2, full_name: 'acme/shop' })).toBe(true);
+    expect(fromFork({ full_name: 'ACME/shop' }, { full_name: 'acme/shop' })).toBe(false);
+    expect(fromFork(null)).toBe(true);
+    expect(fromFork(undefined)).toBe(true);
   });
 
   it('reads a push: the pushed commit and branch, no pull request', () => {

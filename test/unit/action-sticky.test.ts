@@ -48,7 +48,7 @@ describe('sticky plan comment', () => {
     const r = await upsertStickyComment(octokit(), target(), body('.', 'new plan'));
     expect(r.outcome).toBe('updated');
     expect(gh.comments).toHaveLength(13);
-    expect(gh.requests.filter((q) => q.method === 'GET').length).toBe(3);
+    expect(gh.requests.filter((q) => q.method === 'GET' && q.path.includes('/comments')).length).toBe(3);
   });
 
   it('reports a read-only token (a fork pull request) as forbidden instead of throwing', async () => {
@@ -62,6 +62,37 @@ describe('sticky plan comment', () => {
   it('rethrows other HTTP errors', async () => {
     gh.failStatus = 401;
     await expect(upsertStickyComment(octokit(), target(), body('.', 'plan'))).rejects.toMatchObject({ status: 401 });
+  });
+
+  it('never edits a look-alike: a comment with the marker by another login is left alone and a new one is created', async () => {
+    const lookalike = gh.seed('acme/shop#7', body('.', 'plan by someone else'), 'mallory');
+    const r = await upsertStickyComment(octokit(), target(), body('.', 'our plan'));
+    expect(r.outcome).toBe('created');
+    expect(gh.writes().map((w) => w.method)).toEqual(['POST']);
+    expect(gh.comments.find((c) => c.id === lookalike.id)?.body).toBe(body('.', 'plan by someone else'));
+    expect(gh.comments.filter((c) => c.user.login === 'github-actions[bot]').map((c) => c.body)).toEqual([body('.', 'our plan')]);
+    // The next run finds its own comment (by github-actions[bot], as GET /user answers 403 to GITHUB_TOKEN).
+    const again = await upsertStickyComment(octokit(), target(), body('.', 'our plan 2'));
+    expect(again).toMatchObject({ outcome: 'updated', id: r.outcome === 'created' ? r.id : -1 });
+    expect(gh.comments.find((c) => c.id === lookalike.id)?.body).toBe(body('.', 'plan by someone else'));
+  });
+
+  it('with a personal or app token, keeps the comment of the login GET /user names, not github-actions[bot]', async () => {
+    gh.tokenLogin = 'mac-bot';
+    const bots = gh.seed('acme/shop#7', body('.', 'by the workflow token'));
+    const r = await upsertStickyComment(octokit(), target(), body('.', 'one'));
+    expect(r.outcome).toBe('created');
+    const again = await upsertStickyComment(octokit(), target(), body('.', 'two'));
+    expect(again).toMatchObject({ outcome: 'updated', id: r.outcome === 'created' ? r.id : -1 });
+    expect(gh.comments.find((c) => c.id === bots.id)?.body).toBe(body('.', 'by the workflow token'));
+    expect(gh.comments.find((c) => c.user.login === 'mac-bot')?.body).toBe(body('.', 'two'));
+  });
+
+  it('takes a comment as its own only when the body starts with the marker (a quoted marker is not one)', async () => {
+    const quoting = gh.seed('acme/shop#7', `> quoting\n\n${markerFor('.')}\n`);
+    const r = await upsertStickyComment(octokit(), target(), body('.', 'plan'));
+    expect(r.outcome).toBe('created');
+    expect(gh.comments.find((c) => c.id === quoting.id)?.body).toBe(`> quoting\n\n${markerFor('.')}\n`);
   });
 
   it('encodes -- in the dir so the marker stays one HTML comment', () => {

@@ -1,7 +1,8 @@
 import type { Plan, PlannedChange } from '../../plan/types.js';
+import { highlightGroups, narrowedLine, shortRef } from '../../render/highlight.js';
 import { changedFields, diffLines } from './diff.js';
 import { orphanLine } from '../../render/values.js';
-import { escapeCell, escapeHtml, fence, fitLines, link, size } from './markdown.js';
+import { cell, code, codeLink, fence, fitLines, htmlCode, size } from './markdown.js';
 
 /** How much of the plan a body shows, from most to least. */
 export type DetailLevel = 'full' | 'fields' | 'table';
@@ -20,6 +21,14 @@ export interface BodyOptions {
   linkOf(change: PlannedChange): string | undefined;
   /** The defining place as text (`checks/db.yaml:3`), when known. */
   placeOf(change: PlannedChange): string | undefined;
+  /** The changed-since ref is the pull request's base: the highlighted files are "this PR's files". */
+  sinceIsPullRequestBase?: boolean;
+}
+
+/** A run of changes under one heading (with --changed-since: this PR's files, then the rest). */
+interface Section {
+  title?: string;
+  changes: PlannedChange[];
 }
 
 /** A built body and what had to be cut to fit it. */
@@ -47,21 +56,62 @@ export function buildPlanBody(plan: Plan, opts: BodyOptions): PlanBody {
   const changes = plan.changes.filter((c) => c.action !== 'noop');
   const headBudget = Math.floor((opts.limit - NOTE_RESERVE) * HEAD_SHARE);
   const head = headSection(plan, changes, opts, headBudget);
-  const top = [opts.marker, opts.title, head.text].filter((s): s is string => s !== undefined).join('\n\n');
+  const narrowed = narrowedLine(plan, (ref) => code(shortRef(ref)));
+  const top = [opts.marker, narrowed && `**${narrowed}**`, opts.title, head.text].filter((s): s is string => typeof s === 'string' && s !== '').join('\n\n');
   if (changes.length === 0) return { text: `${top}\n`, level: 'full', omitted: 0, omittedDeletions: head.omittedDeletions };
 
+  const sections = sectionsOf(plan, changes, opts);
   const room = opts.limit - size(top) - NOTE_RESERVE;
   for (const level of ['full', 'fields'] as const) {
-    const details = level === 'full' ? changes.map((c) => detailsBlock(c, opts)).join('\n') : table(changes, opts, true).join('\n');
+    const details = sections
+      .map((s) => [s.title, level === 'full' ? s.changes.map((c) => detailsBlock(c, opts)).join('\n') : table(s.changes, opts, true).join('\n')].filter(Boolean).join('\n\n'))
+      .join('\n\n');
     if (size(details) <= room) {
       return { text: join(top, details, cutNote(level, 0, changes.length, head.omittedDeletions, opts)), level, omitted: 0, omittedDeletions: head.omittedDeletions };
     }
   }
-  const rows = table(changes, opts, false);
-  const [header, rule, ...body] = rows;
-  const fitted = fitLines(body, room - size(header) - size(rule) - 2, (n) => `\n_…and ${n} more changes not listed._`);
-  const text = join(top, [header, rule, ...fitted.lines].join('\n'), cutNote('table', fitted.left, changes.length, head.omittedDeletions, opts));
-  return { text, level: 'table', omitted: fitted.left, omittedDeletions: head.omittedDeletions };
+  // The table level: each section's title and table, rows cut (in order) where the budget ends.
+  const lines: string[] = [];
+  const isRow = new Set<number>();
+  for (const s of sections) {
+    if (lines.length > 0) lines.push('');
+    if (s.title) lines.push(s.title, '');
+    const [header, rule, ...rows] = table(s.changes, opts, false);
+    lines.push(header, rule);
+    for (const r of rows) {
+      isRow.add(lines.length);
+      lines.push(r);
+    }
+  }
+  const budget = room - 2;
+  const more = (n: number) => `\n_…and ${n} more changes not listed._`;
+  let used = size(more(changes.length)) + 1;
+  let taken = 0;
+  for (const l of lines) {
+    if (used + size(l) + 1 > budget) break;
+    used += size(l) + 1;
+    taken++;
+  }
+  const left = [...isRow].filter((i) => i >= taken).length;
+  const shown = left > 0 ? [...lines.slice(0, taken), more(left)] : lines;
+  const text = join(top, shown.join('\n'), cutNote('table', left, changes.length, head.omittedDeletions, opts));
+  return { text, level: 'table', omitted: left, omittedDeletions: head.omittedDeletions };
+}
+
+/** One section of everything, or with --changed-since: the changes of the changed files, then the rest. */
+function sectionsOf(plan: Plan, changes: PlannedChange[], opts: BodyOptions): Section[] {
+  const groups = highlightGroups(plan, changes);
+  if (!groups) return [{ changes }];
+  const ref = code(shortRef(plan.changedSince!.ref));
+  const n = plan.changedSince!.files.length;
+  const inFiles = opts.sinceIsPullRequestBase ? "In this pull request's files" : `In the ${n} file${n === 1 ? '' : 's'} changed since ${ref}`;
+  const elsewhere = opts.sinceIsPullRequestBase
+    ? "Also differs in the account (not in this PR's files)"
+    : `Also differs in the account (not in the files changed since ${ref})`;
+  return [
+    { title: `#### ${inFiles} (${groups.inFiles.length})`, changes: groups.inFiles },
+    { title: `#### ${elsewhere} (${groups.elsewhere.length})`, changes: groups.elsewhere },
+  ].filter((s) => s.changes.length > 0);
 }
 
 function join(...parts: string[]): string {
@@ -79,36 +129,49 @@ function headSection(plan: Plan, changes: PlannedChange[], opts: BodyOptions, bu
   );
   // The line holds no user text (counts and a command), so it needs no escaping.
   if (orphans !== undefined) parts.push(`**${orphans}**`);
-  if (plan.changedSince) {
+  if (plan.changedSince && !plan.changedSince.only) {
     const { files, ref } = plan.changedSince;
-    // A commit sha reads better short; branch and tag names stay whole.
-    const shown = /^[0-9a-f]{40}$/.test(ref) ? ref.slice(0, 7) : ref;
-    parts.push(`Only resources defined in the ${files.length} file${files.length === 1 ? '' : 's'} changed since \`${escapeHtml(shown)}\` were planned.`);
+    const where = opts.sinceIsPullRequestBase
+      ? `this pull request's ${files.length} changed file${files.length === 1 ? '' : 's'}`
+      : `the ${files.length} file${files.length === 1 ? '' : 's'} changed since ${code(shortRef(ref))}`;
+    const inFiles = changes.filter((c) => c.inChangedFiles === true).length;
+    const elsewhere = changes.length - inFiles;
+    // Both counts in the head, so drift outside the files shows even when the lists are cut.
+    parts.push(
+      `The plan covers the whole project, as a merge applies it: ${inFiles} change${inFiles === 1 ? ' is' : 's are'} defined in ${where} (listed first), ` +
+        `**${elsewhere} more differ${elsewhere === 1 ? 's' : ''} in the account outside ${opts.sinceIsPullRequestBase ? 'them' : 'those files'}**.`,
+    );
   }
   const deletions = changes.filter((c) => c.action === 'delete');
   let omittedDeletions = 0;
   if (deletions.length > 0) {
-    const lines = deletions.map((c) => `- \`${escapeHtml(`${c.kind}/${c.id}`)}\`${c.name ? ` ${escapeHtml(c.name)}` : ''}`);
+    const lines = deletions.map((c) => `- ${code(`${c.kind}/${c.id}`)}${c.name ? ` ${code(c.name)}` : ''}`);
     const fitted = fitLines(lines, budget / 2, (n) => `- _…and ${n} more deletions._`);
     omittedDeletions = fitted.left;
     parts.push(`**Deletes** (${deletions.length}):\n\n${fitted.lines.join('\n')}`);
   }
   if (plan.warnings.length > 0) {
-    const fitted = fitLines(plan.warnings.map((w) => `- ${escapeHtml(w)}`), budget / 4, (n) => `- _…and ${n} more warnings._`);
+    const fitted = fitLines(plan.warnings.map((w) => `- ${code(w)}`), budget / 4, (n) => `- _…and ${n} more warnings._`);
     parts.push(`**Warnings:**\n\n${fitted.lines.join('\n')}`);
   }
   return { text: parts.join('\n\n'), omittedDeletions };
 }
 
-function resourceLabel(c: PlannedChange): string {
-  return `${c.kind}/${c.id}${c.name ? ` · ${c.name}` : ''}`;
+/** The resource in HTML (`<summary>`): its kind/id and name, each escaped in `<code>`. */
+function resourceHtml(c: PlannedChange): string {
+  return `${htmlCode(`${c.kind}/${c.id}`)}${c.name ? ` · ${htmlCode(c.name)}` : ''}`;
+}
+
+/** The resource in a table cell. */
+function resourceCell(c: PlannedChange): string {
+  return `${cell(`${c.kind}/${c.id}`)}${c.name ? ` · ${cell(c.name)}` : ''}`;
 }
 
 function detailsBlock(c: PlannedChange, opts: BodyOptions): string {
   const place = opts.placeOf(c);
-  const lines = [`<details><summary><code>${SIGN[c.action]}</code> ${escapeHtml(resourceLabel(c))}</summary>`, ''];
-  if (place) lines.push(`Defined at ${link(place, opts.linkOf(c))}`, '');
-  for (const note of c.notes ?? []) lines.push(`> ${escapeHtml(note)}`, '');
+  const lines = [`<details><summary><code>${SIGN[c.action]}</code> ${resourceHtml(c)}</summary>`, ''];
+  if (place) lines.push(`Defined at ${codeLink(place, opts.linkOf(c))}`, '');
+  for (const note of c.notes ?? []) lines.push(`> ${code(note)}`, '');
   lines.push(fence('diff', diffLines(c)), '', '</details>');
   return lines.join('\n');
 }
@@ -119,8 +182,8 @@ function table(changes: PlannedChange[], opts: BodyOptions, withFields: boolean)
     : ['| | resource | defined at |', '|---|---|---|'];
   for (const c of changes) {
     const place = opts.placeOf(c);
-    const cells = [`\`${SIGN[c.action]}\``, escapeCell(resourceLabel(c)), place ? link(escapeCell(place), opts.linkOf(c)) : ''];
-    if (withFields) cells.push(escapeCell(changedFields(c).join(', ')));
+    const cells = [`\`${SIGN[c.action]}\``, resourceCell(c), place ? codeLink(place, opts.linkOf(c)).replace(/\|/g, '\\|') : ''];
+    if (withFields) cells.push(cell(changedFields(c).join(', ')));
     rows.push(`| ${cells.join(' | ')} |`);
   }
   return rows;

@@ -1,4 +1,4 @@
-import { ValidationFailed } from '../../errors.js';
+import { UsageError, ValidationFailed } from '../../errors.js';
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { Option } from 'commander';
@@ -20,6 +20,7 @@ interface PlanFlags extends ConnectionFlags {
   prune?: boolean;
   rewriteSecrets?: boolean;
   changedSince?: string;
+  onlyChangedSince?: string;
   rateLimit?: string;
   typescript: boolean;
 }
@@ -35,7 +36,8 @@ export const register: RegisterCommand = (program, ctx) => {
     .option('--detailed-exitcode', 'exit 0 when nothing changes, 2 when something would')
     .option('--prune', 'delete checks that carry this project\'s tag and are no longer defined')
     .option('--rewrite-secrets', 'write every secret value again (they cannot be read back to compare): rotates changed secrets')
-    .option('--changed-since <ref>', 'plan only resources defined in files changed since the git revision REF')
+    .option('--changed-since <ref>', 'list first the changes of files changed since the git revision REF (the plan still covers everything)')
+    .option('--only-changed-since <ref>', 'plan only resources defined in files changed since REF (and what they reference); the plan says what it left out')
     .option('--rate-limit <n/seconds>', 'at most N requests per SECONDS (env MAC_RATE_LIMIT; default 600/60, 0/S: no limit)')
     .option('--no-typescript', NO_TYPESCRIPT_HELP);
   withConnectionOptions(cmd).action(async (dir: string, flags: PlanFlags) => {
@@ -49,7 +51,11 @@ export const register: RegisterCommand = (program, ctx) => {
       throw new ValidationFailed(`invalid definitions: ${summarizeDiagnostics(project.diagnostics)}; no request was made`, { diagnostics: project.diagnostics });
     }
 
-    const changedSince = flags.changedSince === undefined ? undefined : { ref: flags.changedSince, files: await changedFiles(project.dir, flags.changedSince) };
+    if (flags.changedSince !== undefined && flags.onlyChangedSince !== undefined) {
+      throw new UsageError('--changed-since and --only-changed-since exclude each other', { hint: '--changed-since highlights the changed files in a plan of everything; --only-changed-since narrows the plan to them' });
+    }
+    const since = flags.onlyChangedSince ?? flags.changedSince;
+    const changedSince = since === undefined ? undefined : { ref: since, files: await changedFiles(project.dir, since), only: flags.onlyChangedSince !== undefined };
     const git = await gitInfo(project.dir);
     const client = new ApiClient({ ...connection, rateLimit });
     let plan;

@@ -88,7 +88,7 @@ describe('assemblePlan: references', () => {
     expect(p.summary).toEqual({ create: 0, update: 0, delete: 0, noop: 2, orphaned: 0 });
   });
 
-  it('plans a changed-since subset plus the creates it depends on, and says so', () => {
+  it('--changed-since plans everything and marks the changes of the changed files', () => {
     const check = { ...tcp(), file: 'checks.yaml', refs: { alertChannels: ['oncall'] } };
     const other = def('Snippet', 'unrelated', { name: 'u', script: 'x' }, { file: 'snippets.yaml' });
     const p = assemblePlan({
@@ -99,9 +99,25 @@ describe('assemblePlan: references', () => {
       now: NOW,
       changedSince: { ref: 'main', files: ['checks.yaml'] },
     });
+    expect(p.changes.map((c) => `${c.kind}/${c.id} ${c.inChangedFiles ?? false}`)).toEqual(['Snippet/unrelated false', 'AlertChannel/oncall false', 'TcpCheck/db true']);
+    expect(p.summary).toEqual({ create: 3, update: 0, delete: 0, noop: 0 });
+    expect(p.changedSince).toEqual({ ref: 'main', files: ['checks.yaml'] });
+  });
+
+  it('--only-changed-since plans the subset plus the creates it depends on, says so and counts what it left out', () => {
+    const check = { ...tcp(), file: 'checks.yaml', refs: { alertChannels: ['oncall'] } };
+    const other = def('Snippet', 'unrelated', { name: 'u', script: 'x' }, { file: 'snippets.yaml' });
+    const p = assemblePlan({
+      project: project([channel, check, other]),
+      live: live({ AlertChannel: [], TcpCheck: [], Snippet: [] }),
+      apiUrl: 'x',
+      prune: false,
+      now: NOW,
+      changedSince: { ref: 'main', files: ['checks.yaml'], only: true },
+    });
     expect(p.changes.map((c) => `${c.kind}/${c.id}`)).toEqual(['AlertChannel/oncall', 'TcpCheck/db']);
     expect(p.changes[0].notes?.join()).toContain('references it');
-    expect(p.changedSince).toEqual({ ref: 'main', files: ['checks.yaml'] });
+    expect(p.changedSince).toEqual({ ref: 'main', files: ['checks.yaml'], only: true, leftOut: 1 });
   });
 });
 
