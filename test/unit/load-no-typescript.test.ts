@@ -17,8 +17,17 @@ describe('loadProject with typescript: false', () => {
     const p = await loadProject(dir, { env: {}, typescript: false });
     expect(existsSync(marker)).toBe(false);
     expect(p.diagnostics.filter((d) => d.severity === 'error')).toEqual([
-      { file: 'checks/evil.mac.ts', line: 1, col: 1, severity: 'error', path: '', message: '*.mac.ts files are code and are refused here (--no-typescript)' },
+      {
+        file: 'checks/evil.mac.ts',
+        line: 1,
+        col: 1,
+        severity: 'error',
+        path: '',
+        message: 'TypeScript definitions are refused here (--no-typescript): a *.mac.ts file is code and would run when loaded',
+        hint: 'write the definitions as YAML, or load this project only where its code is trusted',
+      },
     ]);
-    expect(p.definitions.map((d) => d.id)).toEqual(['db']);
+    // Nothing of the project is loaded while code stands refused.
+    expect(p.definitions).toEqual([]);
   });
 });

@@ -100,7 +100,7 @@ describe('assemblePlan: references', () => {
       changedSince: { ref: 'main', files: ['checks.yaml'] },
     });
     expect(p.changes.map((c) => `${c.kind}/${c.id} ${c.inChangedFiles ?? false}`)).toEqual(['Snippet/unrelated false', 'AlertChannel/oncall false', 'TcpCheck/db true']);
-    expect(p.summary).toEqual({ create: 3, update: 0, delete: 0, noop: 0 });
+    expect(p.summary).toEqual({ create: 3, update: 0, delete: 0, noop: 0, orphaned: 0 });
     expect(p.changedSince).toEqual({ ref: 'main', files: ['checks.yaml'] });
   });
 
