@@ -196,6 +196,8 @@ describe('readProjectFile', () => {
   it('refuses a FIFO without blocking, a directory, and a missing or dangling file', async () => {
     expect(await read('fifo.js')).toEqual({ ok: false, problem: { kind: 'not-regular', what: 'a FIFO' } });
     expect(await read('sub')).toEqual({ ok: false, problem: { kind: 'not-regular', what: 'a directory' } });
+    expect(await read('.')).toEqual({ ok: false, problem: { kind: 'not-regular', what: 'a directory' } });
+    expect(isInside(root, `${root}-sibling/x.js`)).toBe(false);
     expect(await read('missing.js')).toEqual({ ok: false, problem: { kind: 'missing' } });
     expect(await read('dangling.js')).toEqual({ ok: false, problem: { kind: 'missing' } });
   });
