@@ -32,10 +32,10 @@ export async function projectRoot(dir: string): Promise<string> {
   return realpath(dir);
 }
 
-/** Whether the real path `real` lies inside the real directory `root` (the root itself excluded). */
+/** Whether the real path `real` is the real directory `root` or lies below it. */
 export function isInside(root: string, real: string): boolean {
   const prefix = root.endsWith(sep) ? root : root + sep;
-  return real.startsWith(prefix);
+  return real === root || real.startsWith(prefix);
 }
 
 // Pseudo filesystems whose "regular files" are views of the running system (/proc/self/environ).

@@ -3,8 +3,10 @@ import { LineCounter, isAlias, isMap, isScalar, isSeq, parseAllDocuments, type D
 import type { Diagnostic, Position } from './types.js';
 import { errorAt, isReservedKey, type PathSegment, type SourceDocument } from './source.js';
 
-/** Alias nodes one document may hold: resolving each one costs a scan of the document's anchors. */
+/** Alias nodes one document may hold: resolving each one costs a scan of the document's anchors and aliases. */
 export const MAX_ALIASES = 1000;
+/** Anchors one document may hold (each alias resolution scans them). */
+export const MAX_ANCHORS = 1000;
 /** Nodes that aliases may add to one document in total (what an alias bomb multiplies). */
 export const MAX_ALIAS_EXPANSION = 100_000;
 /** Nesting depth of mappings and lists in one document. */
@@ -20,7 +22,9 @@ export interface YamlFile {
 export function parseYaml(text: string, file: string, dir: string): YamlFile {
   const lineCounter = new LineCounter();
   // merge: false keeps `<<` an ordinary key; logLevel: 'error' keeps the yaml package off stderr.
-  const docs = parseAllDocuments(text, { lineCounter, uniqueKeys: true, prettyErrors: false, merge: false, logLevel: 'error' });
+  // uniqueKeys: false because the package compares each key with every earlier one of its map
+  // (quadratic: 16000 keys take seconds); boundsProblem finds duplicate keys with a set instead.
+  const docs = parseAllDocuments(text, { lineCounter, uniqueKeys: false, prettyErrors: false, merge: false, logLevel: 'error' });
   const diagnostics: Diagnostic[] = [];
   const documents: SourceDocument[] = [];
   const at = (offset: number): Position => {
@@ -43,7 +47,9 @@ export function parseYaml(text: string, file: string, dir: string): YamlFile {
     }
     let data: unknown;
     try {
-      data = doc.toJS({ maxAliasCount: 100 });
+      // boundsProblem has bounded aliases (count, anchors, expansion, cycles) with positions; the
+      // package's own count would rescan the document per anchor, so it is off (-1).
+      data = doc.toJS({ maxAliasCount: -1 });
     } catch (err) {
       // The bounds above come first; this catches what the yaml package refuses besides.
       const message = err instanceof Error ? err.message.split('\n')[0] : 'cannot be read';
@@ -122,6 +128,7 @@ export function boundsProblem(doc: Document.Parsed): BoundsProblem | undefined {
   const sizes = new Map<Node, number>();
   const active = new Set<Node>();
   let aliases = 0;
+  let anchorCount = 0;
   let expanded = 0;
   let problem: BoundsProblem | undefined;
   const fail = (node: Node | null | undefined, message: string, hint?: string): number => {
@@ -145,17 +152,24 @@ export function boundsProblem(doc: Document.Parsed): BoundsProblem | undefined {
       return n;
     }
     if (depth > MAX_DEPTH) return fail(node, `YAML: nested deeper than ${MAX_DEPTH} levels`);
-    if (node.anchor) anchors.set(node.anchor, node);
+    if (node.anchor) {
+      if (++anchorCount > MAX_ANCHORS) return fail(node, `YAML: more than ${MAX_ANCHORS} anchors in one document`);
+      anchors.set(node.anchor, node);
+    }
     active.add(node);
     let n = 1;
     if (isMap(node)) {
+      const seen = new Set<string>();
       for (const pair of node.items) {
         const key = pair.key as Node | null;
         if (key !== null && !isScalar(key)) return fail(key, 'YAML: a key must be a plain string, not a mapping, list or alias');
-        const name = key === null ? null : key.value;
-        if (typeof name === 'string' && isReservedKey(name)) {
+        // The key as JavaScript sees it: `1` and "1" are the same property.
+        const name = key === null || key.value === null ? '' : String(key.value);
+        if (isReservedKey(name)) {
           return fail(key, `key "${name}" is not allowed`, 'it names a property every JavaScript object has; no definition field is called so');
         }
+        if (seen.has(name)) return fail(key ?? node, `duplicate key "${name}" (map keys must be unique)`);
+        seen.add(name);
         n += size(key, depth + 1) + size(pair.value as Node | null, depth + 1);
       }
     } else if (isSeq(node)) {

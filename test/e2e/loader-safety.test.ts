@@ -262,6 +262,19 @@ describe('--no-typescript', () => {
     expect(listener.received.length).toBe(before);
   });
 
+  it('mac import --no-typescript into a new directory holding a .mac.ts file writes nothing and runs nothing', async () => {
+    const dir = join(work, `ts-new-${++counter}`);
+    await mkdir(join(dir, 'lib'), { recursive: true });
+    await writeFile(join(dir, 'lib', 'evil.mac.ts'), evil(marker));
+    const before = listener.received.length;
+    const r = await mac(['import', '--no-typescript', '--out', dir]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('lib/evil.mac.ts:1:1: error: TypeScript definitions are refused here (--no-typescript)');
+    expect(await readdir(dir)).toEqual(['lib']);
+    expect(existsSync(marker)).toBe(false);
+    expect(listener.received.length).toBe(before);
+  });
+
   it('mac validate --help no longer calls itself offline-safe for TypeScript', async () => {
     const r = await mac(['validate', '--help']);
     expect(r.stdout).toContain('--no-typescript');

@@ -196,6 +196,8 @@ describe('readProjectFile', () => {
   it('refuses a FIFO without blocking, a directory, and a missing or dangling file', async () => {
     expect(await read('fifo.js')).toEqual({ ok: false, problem: { kind: 'not-regular', what: 'a FIFO' } });
     expect(await read('sub')).toEqual({ ok: false, problem: { kind: 'not-regular', what: 'a directory' } });
+    expect(await read('.')).toEqual({ ok: false, problem: { kind: 'not-regular', what: 'a directory' } });
+    expect(isInside(root, `${root}-sibling/x.js`)).toBe(false);
     expect(await read('missing.js')).toEqual({ ok: false, problem: { kind: 'missing' } });
     expect(await read('dangling.js')).toEqual({ ok: false, problem: { kind: 'missing' } });
   });
@@ -242,5 +244,28 @@ describe('loadProject with typescript: false', () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('YAML cost stays linear', () => {
+  it('duplicate keys are found with a set: 40000 keys and a repeat in well under the quadratic time', () => {
+    let text = '';
+    for (let k = 0; k < 40_000; k++) text += `k${k}: v\n`;
+    const started = performance.now();
+    const diagnostics = errorsOf(`${text}k7: again\n`);
+    expect(diagnostics).toEqual([expect.objectContaining({ line: 40_001, col: 1, message: 'duplicate key "k7" (map keys must be unique)' })]);
+    // The yaml package's own uniqueKeys check needs over 20 s for this on a loaded machine.
+    expect(performance.now() - started).toBeLessThan(5000);
+  });
+
+  it('1 and "1" are the same key', () => {
+    expect(errorsOf('1: a\n"1": b\n').map((d) => d.message)).toEqual(['duplicate key "1" (map keys must be unique)']);
+  });
+
+  it('more anchors in one document than the bound is a diagnostic', async () => {
+    const { MAX_ANCHORS } = await import('../../src/config/yaml-source.js');
+    let text = '';
+    for (let k = 0; k <= MAX_ANCHORS; k++) text += `a${k}: &a${k} x\n`;
+    expect(errorsOf(text).map((d) => d.message)).toEqual([`YAML: more than ${MAX_ANCHORS} anchors in one document`]);
   });
 });
