@@ -24,6 +24,8 @@ export interface ApiClientOptions {
   maxListItems?: number;
   /** Most bytes all pages of one list may hold together; default 256 MiB. */
   maxListBytes?: number;
+  /** Most pages of a page-based list read without a content-range total; default 100 (10,000 objects). */
+  maxPagesWithoutTotal?: number;
   /** Clock and randomness of waits and backoff; tests pass fakes. */
   clock?: Clock;
   random?: () => number;
@@ -66,10 +68,20 @@ export interface ReadLimits {
   maxBodyBytes: number;
   maxListItems: number;
   maxListBytes: number;
+  maxPagesWithoutTotal: number;
 }
 
-/** Default bounds: 64 MiB per body, 50,000 objects and 256 MiB per list. */
-export const DEFAULT_READ_LIMITS: ReadLimits = { maxBodyBytes: 64 * 1024 * 1024, maxListItems: 50_000, maxListBytes: 256 * 1024 * 1024 };
+/**
+ * Default bounds: 64 MiB per body; per list 50,000 objects and 256 MiB; 100 pages when the API
+ * sends no total (it always should: api-decisions §1.4), so a server answering full pages
+ * forever is stopped within seconds.
+ */
+export const DEFAULT_READ_LIMITS: ReadLimits = {
+  maxBodyBytes: 64 * 1024 * 1024,
+  maxListItems: 50_000,
+  maxListBytes: 256 * 1024 * 1024,
+  maxPagesWithoutTotal: 100,
+};
 
 /** Deepest nesting of a JSON answer mac accepts (real objects nest under 20 levels). */
 export const MAX_JSON_DEPTH = 100;
@@ -103,6 +115,7 @@ export class ApiClient {
       maxBodyBytes: positive(options.maxBodyBytes, 'maxBodyBytes') ?? DEFAULT_READ_LIMITS.maxBodyBytes,
       maxListItems: positive(options.maxListItems, 'maxListItems') ?? DEFAULT_READ_LIMITS.maxListItems,
       maxListBytes: positive(options.maxListBytes, 'maxListBytes') ?? DEFAULT_READ_LIMITS.maxListBytes,
+      maxPagesWithoutTotal: positive(options.maxPagesWithoutTotal, 'maxPagesWithoutTotal') ?? DEFAULT_READ_LIMITS.maxPagesWithoutTotal,
     };
     this.clock = options.clock ?? systemClock;
     this.random = options.random ?? Math.random;
