@@ -26,6 +26,13 @@ export interface ApiClientOptions {
   maxListBytes?: number;
   /** Most pages of a page-based list read without a content-range total; default 100 (10,000 objects). */
   maxPagesWithoutTotal?: number;
+  /**
+   * Most wall-clock time the run may spend waiting to retry (Retry-After and backoff; waits of
+   * concurrent requests that overlap count once); default 5 min. Past it a failure is not
+   * retried, so a server answering 429 to every request cannot stall a run for hours (5 waits of
+   * 60 s per request otherwise).
+   */
+  maxRetryWaitMs?: number;
   /** Clock and randomness of waits and backoff; tests pass fakes. */
   clock?: Clock;
   random?: () => number;
@@ -107,10 +114,14 @@ export class ApiClient {
   private readonly timeoutMs: number;
   private readonly clock: Clock;
   private readonly random: () => number;
+  private readonly maxRetryWaitMs: number;
+  private retryWaited = 0;
+  private retryWaitEnd = 0;
 
   constructor(options: ApiClientOptions) {
     this.apiUrl = options.apiUrl.replace(/\/+$/, '');
     this.timeoutMs = options.timeoutMs ?? 30_000;
+    this.maxRetryWaitMs = options.maxRetryWaitMs ?? 300_000;
     this.limits = {
       maxBodyBytes: positive(options.maxBodyBytes, 'maxBodyBytes') ?? DEFAULT_READ_LIMITS.maxBodyBytes,
       maxListItems: positive(options.maxListItems, 'maxListItems') ?? DEFAULT_READ_LIMITS.maxListItems,
@@ -158,6 +169,12 @@ export class ApiClient {
       } catch (err) {
         const wait = retryDelay(err, method, attempt, this.random);
         if (wait === undefined) throw err;
+        // The union of the waits' intervals: concurrent requests told to wait alike count once.
+        const now = this.clock.now();
+        const added = Math.max(0, now + wait - Math.max(now, this.retryWaitEnd));
+        if (this.retryWaited + added > this.maxRetryWaitMs) throw err;
+        this.retryWaited += added;
+        this.retryWaitEnd = Math.max(this.retryWaitEnd, now + wait);
         this.stats.retries++;
         await this.clock.sleep(wait);
       }

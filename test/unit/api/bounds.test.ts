@@ -462,6 +462,35 @@ describe('other answers a server can give', () => {
   });
 });
 
+describe('retries', () => {
+  it('all retries of a client wait at most maxRetryWaitMs together (default 5 min)', async () => {
+    const url = await serve((_req, res) => json(res, 429, { message: 'no' }, { 'retry-after': '60' }));
+    const slept: number[] = [];
+    let now = 0;
+    const clock: Clock = { now: () => now, sleep: async (ms) => void (slept.push(ms), (now += ms)) };
+    client = new ApiClient({ apiUrl: url, apiKey: 'k', clock });
+    for (let i = 0; i < 3; i++) expect(await failure(client.get('/v1/checks'))).toBeInstanceOf(RateLimitedError);
+    // 5 waits for the first request, none after: 300 s in all, not 15 min.
+    expect(slept).toEqual([60_000, 60_000, 60_000, 60_000, 60_000]);
+    expect(requests).toHaveLength(6 + 1 + 1);
+    await client.close();
+    slept.length = 0;
+    client = new ApiClient({ apiUrl: url, apiKey: 'k', clock, maxRetryWaitMs: 150_000 });
+    expect(await failure(client.get('/v1/checks'))).toBeInstanceOf(RateLimitedError);
+    expect(slept).toEqual([60_000, 60_000]);
+  });
+
+  it('waits of concurrent requests that overlap count once', async () => {
+    let calls = 0;
+    const url = await serve((_req, res) => (++calls <= 8 ? json(res, 429, { message: 'no' }, { 'retry-after': '60' }) : json(res, 200, [])));
+    // All 8 are told to wait 60 s at the same instant: their waits overlap, 60 s in all.
+    const clock: Clock = { now: () => 0, sleep: async () => {} };
+    client = new ApiClient({ apiUrl: url, apiKey: 'k', clock, maxRetryWaitMs: 90_000 });
+    const answers = await Promise.all(Array.from({ length: 8 }, () => client!.get('/v1/checks')));
+    expect(answers).toEqual(Array.from({ length: 8 }, () => []));
+  });
+});
+
 describe('error answers', () => {
   it('an HTML error page is named by its title, not dumped', async () => {
     const url = await serve((_req, res) => {

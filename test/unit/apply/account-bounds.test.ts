@@ -47,7 +47,7 @@ describe('apiAccount against answers that are not the promised objects', () => {
     client = new ApiClient({ apiUrl: url, apiKey: 'k' });
     const account = apiAccount({ client, project: 'p', createPolicy: { settleMs: 0 } });
     const c = change({ kind: 'Snippet', id: 'auth', desired: { name: 'auth', script: 'x' } });
-    const out = await account.perform(c, { body: { name: 'auth', script: 'x' } });
+    const out = await account.perform(c, { body: { name: 'auth', script: 'x' }, ids: new Map() });
     expect(out).toEqual({ remoteId: 41, notes: ['the create answer was lost; adopted the object it made'] });
     expect(posts).toBe(1);
   });
@@ -57,7 +57,7 @@ describe('apiAccount against answers that are not the promised objects', () => {
     client = new ApiClient({ apiUrl: url, apiKey: 'k' });
     const account = apiAccount({ client, project: 'p', createPolicy: { settleMs: 0, attempts: 2 } });
     const c = change({ kind: 'Snippet', id: 'auth', desired: { name: 'auth', script: 'x' } });
-    const err: any = await account.perform(c, { body: { name: 'auth', script: 'x' } }).catch((e: unknown) => e);
+    const err: any = await account.perform(c, { body: { name: 'auth', script: 'x' }, ids: new Map() }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(BadResponseError);
     expect(err.message).toBe(`POST ${url}/v1/snippets: the answer to the create holds no id of the new object`);
   });
