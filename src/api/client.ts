@@ -1,5 +1,5 @@
 import { Agent, request } from 'undici';
-import { ApiError, BadResponseError, apiErrorFromResponse, networkError, printable } from './errors.js';
+import { ApiError, BadResponseError, apiErrorFromResponse, networkError, printable, shownUrl } from './errors.js';
 import { DEFAULT_RATE_LIMIT, systemClock, type Clock, type RateLimit } from './rate-limit.js';
 import { parseRetryAfter, retryDelay } from './retry.js';
 import { limiterOf, type Limiter } from './window-limit.js';
@@ -220,6 +220,12 @@ export class ApiClient {
       if (res.statusCode >= 200 && res.statusCode < 300) {
         return { status: res.statusCode, headers, body: parseSuccess(text, headers['content-type'], source) as T, url };
       }
+      if (res.statusCode >= 300 && res.statusCode < 400) {
+        const location = headers.location === undefined ? '' : ` to ${printable(shownLocation(headers.location, url))}`;
+        throw new BadResponseError(`answered ${res.statusCode}, a redirect${location}; mac does not follow redirects (they could carry the API key elsewhere)`, source, {
+          hint: 'set MAC_API_URL / --api-url to the API\'s own address (the redirect\'s target if you trust it)',
+        });
+      }
       const parsed = parseBody(text, headers['content-type']);
       throw apiErrorFromResponse({
         status: res.statusCode,
@@ -241,6 +247,15 @@ function flatHeaders(raw: Record<string, string | string[] | undefined>): Record
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(raw)) if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
   return out;
+}
+
+/** A redirect target as printed: resolved against the request URL, without credentials, cut at 200 characters. */
+function shownLocation(location: string, base: URL): string {
+  try {
+    return shownUrl(new URL(location, base)).slice(0, 200);
+  } catch {
+    return location.slice(0, 200);
+  }
 }
 
 function positive(value: number | undefined, name: string): number | undefined {

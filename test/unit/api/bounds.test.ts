@@ -492,6 +492,20 @@ describe('retries', () => {
 });
 
 describe('error answers', () => {
+  it('a redirect is not followed: a BadResponseError naming both URLs', async () => {
+    const url = await serve((_req, res) => {
+      res.writeHead(301, { location: 'https://user:pw@elsewhere.example/v1/checks' });
+      res.end();
+    });
+    client = new ApiClient({ apiUrl: url, apiKey: 'k' });
+    const err = await failure(listAll(client, '/v1/checks'));
+    expect(err).toBeInstanceOf(BadResponseError);
+    expect(err.message).toBe(
+      `GET ${url}/v1/checks?limit=100&page=1: answered 301, a redirect to https://elsewhere.example/v1/checks; mac does not follow redirects (they could carry the API key elsewhere)`,
+    );
+    expect(requests).toHaveLength(1);
+  });
+
   it('an HTML error page is named by its title, not dumped', async () => {
     const url = await serve((_req, res) => {
       res.writeHead(502, { 'content-type': 'text/html' });
