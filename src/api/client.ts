@@ -1,5 +1,5 @@
 import { Agent, request } from 'undici';
-import { ApiError, BadResponseError, apiErrorFromResponse, networkError, printable } from './errors.js';
+import { ApiError, BadResponseError, apiErrorFromResponse, networkError, printable, shownUrl } from './errors.js';
 import { DEFAULT_RATE_LIMIT, systemClock, type Clock, type RateLimit } from './rate-limit.js';
 import { parseRetryAfter, retryDelay } from './retry.js';
 import { limiterOf, type Limiter } from './window-limit.js';
@@ -25,6 +25,15 @@ export interface ApiClientOptions {
   maxListItems?: number;
   /** Most bytes all pages of one list may hold together; default 256 MiB. */
   maxListBytes?: number;
+  /** Most pages of a page-based list read without a content-range total; default 100 (10,000 objects). */
+  maxPagesWithoutTotal?: number;
+  /**
+   * Most wall-clock time the run may spend waiting to retry (Retry-After and backoff; waits of
+   * concurrent requests that overlap count once); default 5 min. Past it a failure is not
+   * retried, so a server answering 429 to every request cannot stall a run for hours (5 waits of
+   * 60 s per request otherwise).
+   */
+  maxRetryWaitMs?: number;
   /** Clock and randomness of waits and backoff; tests pass fakes. */
   clock?: Clock;
   random?: () => number;
@@ -67,10 +76,20 @@ export interface ReadLimits {
   maxBodyBytes: number;
   maxListItems: number;
   maxListBytes: number;
+  maxPagesWithoutTotal: number;
 }
 
-/** Default bounds: 64 MiB per body, 50,000 objects and 256 MiB per list. */
-export const DEFAULT_READ_LIMITS: ReadLimits = { maxBodyBytes: 64 * 1024 * 1024, maxListItems: 50_000, maxListBytes: 256 * 1024 * 1024 };
+/**
+ * Default bounds: 64 MiB per body; per list 50,000 objects and 256 MiB; 100 pages when the API
+ * sends no total (it always should: api-decisions §1.4), so a server answering full pages
+ * forever is stopped within seconds.
+ */
+export const DEFAULT_READ_LIMITS: ReadLimits = {
+  maxBodyBytes: 64 * 1024 * 1024,
+  maxListItems: 50_000,
+  maxListBytes: 256 * 1024 * 1024,
+  maxPagesWithoutTotal: 100,
+};
 
 /** Deepest nesting of a JSON answer mac accepts (real objects nest under 20 levels). */
 export const MAX_JSON_DEPTH = 100;
@@ -96,14 +115,19 @@ export class ApiClient {
   private readonly timeoutMs: number;
   private readonly clock: Clock;
   private readonly random: () => number;
+  private readonly maxRetryWaitMs: number;
+  private retryWaited = 0;
+  private retryWaitEnd = 0;
 
   constructor(options: ApiClientOptions) {
     this.apiUrl = options.apiUrl.replace(/\/+$/, '');
     this.timeoutMs = options.timeoutMs ?? 30_000;
+    this.maxRetryWaitMs = options.maxRetryWaitMs ?? 300_000;
     this.limits = {
       maxBodyBytes: positive(options.maxBodyBytes, 'maxBodyBytes') ?? DEFAULT_READ_LIMITS.maxBodyBytes,
       maxListItems: positive(options.maxListItems, 'maxListItems') ?? DEFAULT_READ_LIMITS.maxListItems,
       maxListBytes: positive(options.maxListBytes, 'maxListBytes') ?? DEFAULT_READ_LIMITS.maxListBytes,
+      maxPagesWithoutTotal: positive(options.maxPagesWithoutTotal, 'maxPagesWithoutTotal') ?? DEFAULT_READ_LIMITS.maxPagesWithoutTotal,
     };
     this.clock = options.clock ?? systemClock;
     this.random = options.random ?? Math.random;
@@ -147,6 +171,12 @@ export class ApiClient {
       } catch (err) {
         const wait = retryDelay(err, method, attempt, this.random);
         if (wait === undefined) throw err;
+        // The union of the waits' intervals: concurrent requests told to wait alike count once.
+        const now = this.clock.now();
+        const added = Math.max(0, now + wait - Math.max(now, this.retryWaitEnd));
+        if (this.retryWaited + added > this.maxRetryWaitMs) throw err;
+        this.retryWaited += added;
+        this.retryWaitEnd = Math.max(this.retryWaitEnd, now + wait);
         this.stats.retries++;
         await this.clock.sleep(wait);
       }
@@ -192,6 +222,12 @@ export class ApiClient {
       if (res.statusCode >= 200 && res.statusCode < 300) {
         return { status: res.statusCode, headers, body: parseSuccess(text, headers['content-type'], source) as T, url };
       }
+      if (res.statusCode >= 300 && res.statusCode < 400) {
+        const location = headers.location === undefined ? '' : ` to ${printable(shownLocation(headers.location, url))}`;
+        throw new BadResponseError(`answered ${res.statusCode}, a redirect${location}; mac does not follow redirects (they could carry the API key elsewhere)`, source, {
+          hint: 'set MAC_API_URL / --api-url to the API\'s own address (the redirect\'s target if you trust it)',
+        });
+      }
       const parsed = parseBody(text, headers['content-type']);
       throw apiErrorFromResponse({
         status: res.statusCode,
@@ -213,6 +249,15 @@ function flatHeaders(raw: Record<string, string | string[] | undefined>): Record
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(raw)) if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
   return out;
+}
+
+/** A redirect target as printed: resolved against the request URL, without credentials, cut at 200 characters. */
+function shownLocation(location: string, base: URL): string {
+  try {
+    return shownUrl(new URL(location, base)).slice(0, 200);
+  } catch {
+    return location.slice(0, 200);
+  }
 }
 
 function positive(value: number | undefined, name: string): number | undefined {

@@ -58,7 +58,8 @@ interface Page {
  * Bounded against a hostile or broken API (each a BadResponseError naming the page's URL):
  * a total over the client's `maxListItems`, a content-range that is malformed or does not match
  * the page asked for, a page longer than the limit asked for, an item that is not an object,
- * an id listed twice, and (without a total) more full pages than `maxListItems` allows.
+ * an id listed twice, and (without a total) more full pages than `maxPagesWithoutTotal` (or
+ * `maxListItems`) allow. All pages of a list share one byte budget (`maxListBytes`).
  */
 export async function listAll<T>(client: ApiClient, path: string, query: Query = {}, options: number | ListOptions = {}): Promise<T[]> {
   const { atLeast = 0, idOf = defaultId } = typeof options === 'number' ? { atLeast: options } : options;
@@ -83,10 +84,11 @@ export async function listAll<T>(client: ApiClient, path: string, query: Query =
     return items as T[];
   }
   let last = early.at(-1)!;
+  const maxUntotalled = Math.min(maxPages, client.limits.maxPagesWithoutTotal);
   for (let n = known + 1; last.items.length === PAGE_SIZE; n++) {
-    if (n > maxPages) {
+    if (n > maxUntotalled) {
       throw new BadResponseError(
-        `${maxPages} full pages (${items.length} objects) and still no end, without a total in content-range; mac reads at most ${maxItems} objects per list`,
+        `${n - 1} full pages (${items.length} objects) and still no end, without a total in content-range; mac reads at most ${maxUntotalled} pages of a list without a total`,
         { method: 'GET', url: last.url, status: 200 },
         { hint: 'the API keeps answering full pages; check that MAC_API_URL / --api-url points at the monitoring API (see "Hostile or broken APIs" in docs/plan.md)' },
       );

@@ -84,14 +84,14 @@ describe('mac plan against a hostile or broken API', () => {
       json(res, fullPage(page));
     });
     const r = await plan(api);
-    expectCleanFailure(r, `${api}/v1/checks?limit=100&page=500`, '500 full pages (50000 objects) and still no end');
-    expect(asked).toBe(500);
+    expectCleanFailure(r, `${api}/v1/checks?limit=100&page=100`, '100 full pages (10000 objects) and still no end');
+    expect(asked).toBe(100);
   }, 30_000);
 
   it('full pages forever with consistent-looking ranges and no total: same', async () => {
     const api = await fakeApi((_req, res, page) => json(res, fullPage(page), { 'content-range': `${(page - 1) * 100}-${page * 100 - 1}/*` }));
     const r = await plan(api);
-    expectCleanFailure(r, `${api}/v1/checks?limit=100&page=500`, 'and still no end');
+    expectCleanFailure(r, `${api}/v1/checks?limit=100&page=100`, 'and still no end');
   }, 30_000);
 
   it('the same full page forever (page ignored): exit 1 at page 2 on the repeated id', async () => {

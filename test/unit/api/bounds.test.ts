@@ -71,7 +71,7 @@ afterEach(async () => {
 describe('response body cap', () => {
   it('defaults to 64 MiB and 50,000 objects per list', () => {
     client = new ApiClient({ apiUrl: 'http://127.0.0.1:1', apiKey: 'k' });
-    expect(client.limits).toEqual({ maxBodyBytes: 64 * 1024 * 1024, maxListItems: 50_000, maxListBytes: 256 * 1024 * 1024 });
+    expect(client.limits).toEqual({ maxBodyBytes: 64 * 1024 * 1024, maxListItems: 50_000, maxListBytes: 256 * 1024 * 1024, maxPagesWithoutTotal: 100 });
     expect(DEFAULT_READ_LIMITS.maxBodyBytes).toBe(67_108_864);
   });
 
@@ -332,7 +332,7 @@ describe('pagination that would not end', () => {
     const err = await failure(listAll(client, '/v1/checks'));
     expect(err).toBeInstanceOf(BadResponseError);
     expect(err.message).toBe(
-      `GET ${url}/v1/checks?limit=100&page=10: 10 full pages (1000 objects) and still no end, without a total in content-range; mac reads at most 1000 objects per list`,
+      `GET ${url}/v1/checks?limit=100&page=10: 10 full pages (1000 objects) and still no end, without a total in content-range; mac reads at most 10 pages of a list without a total`,
     );
     expect(requests).toHaveLength(10);
   });
@@ -347,14 +347,29 @@ describe('pagination that would not end', () => {
     expect(requests).toHaveLength(5);
   });
 
-  it('full pages forever stop at the default cap within seconds', async () => {
+  it('full pages forever stop at the default cap (100 pages without a total) within seconds', async () => {
     const url = await serve((req, res) => json(res, 200, fullPage(pageOf(req))));
     client = new ApiClient({ apiUrl: url, apiKey: 'k' });
     const started = Date.now();
     const err = await failure(listAll(client, '/v1/checks'));
-    expect(err.message).toContain('500 full pages (50000 objects) and still no end');
-    expect(requests).toHaveLength(500);
-    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(err.message).toContain('100 full pages (10000 objects) and still no end');
+    expect(requests).toHaveLength(100);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    await client.close();
+    // A configured maxPagesWithoutTotal moves it; maxListItems still bounds it.
+    requests = [];
+    client = new ApiClient({ apiUrl: url, apiKey: 'k', maxPagesWithoutTotal: 3 });
+    expect((await failure(listAll(client, '/v1/checks'))).message).toContain('3 full pages (300 objects)');
+    expect(requests).toHaveLength(3);
+  }, 30_000);
+
+  it('a list with a total may hold more than 100 pages (up to maxListItems)', async () => {
+    const url = await serve((req, res) => {
+      const n = pageOf(req);
+      json(res, 200, fullPage(n), { 'content-range': `${(n - 1) * 100}-${n * 100 - 1}/15000` });
+    });
+    client = new ApiClient({ apiUrl: url, apiKey: 'k', rateLimit: { requests: 0, perSeconds: 1 } });
+    expect(await listAll(client, '/v1/checks')).toHaveLength(15_000);
   }, 30_000);
 
   it('pages asked for up front (atLeast) are capped too', async () => {
@@ -447,7 +462,50 @@ describe('other answers a server can give', () => {
   });
 });
 
+describe('retries', () => {
+  it('all retries of a client wait at most maxRetryWaitMs together (default 5 min)', async () => {
+    const url = await serve((_req, res) => json(res, 429, { message: 'no' }, { 'retry-after': '60' }));
+    const slept: number[] = [];
+    let now = 0;
+    const clock: Clock = { now: () => now, sleep: async (ms) => void (slept.push(ms), (now += ms)) };
+    client = new ApiClient({ apiUrl: url, apiKey: 'k', clock });
+    for (let i = 0; i < 3; i++) expect(await failure(client.get('/v1/checks'))).toBeInstanceOf(RateLimitedError);
+    // 5 waits for the first request, none after: 300 s in all, not 15 min.
+    expect(slept).toEqual([60_000, 60_000, 60_000, 60_000, 60_000]);
+    expect(requests).toHaveLength(6 + 1 + 1);
+    await client.close();
+    slept.length = 0;
+    client = new ApiClient({ apiUrl: url, apiKey: 'k', clock, maxRetryWaitMs: 150_000 });
+    expect(await failure(client.get('/v1/checks'))).toBeInstanceOf(RateLimitedError);
+    expect(slept).toEqual([60_000, 60_000]);
+  });
+
+  it('waits of concurrent requests that overlap count once', async () => {
+    let calls = 0;
+    const url = await serve((_req, res) => (++calls <= 8 ? json(res, 429, { message: 'no' }, { 'retry-after': '60' }) : json(res, 200, [])));
+    // All 8 are told to wait 60 s at the same instant: their waits overlap, 60 s in all.
+    const clock: Clock = { now: () => 0, sleep: async () => {} };
+    client = new ApiClient({ apiUrl: url, apiKey: 'k', clock, maxRetryWaitMs: 90_000 });
+    const answers = await Promise.all(Array.from({ length: 8 }, () => client!.get('/v1/checks')));
+    expect(answers).toEqual(Array.from({ length: 8 }, () => []));
+  });
+});
+
 describe('error answers', () => {
+  it('a redirect is not followed: a BadResponseError naming both URLs', async () => {
+    const url = await serve((_req, res) => {
+      res.writeHead(301, { location: 'https://user:pw@elsewhere.example/v1/checks' });
+      res.end();
+    });
+    client = new ApiClient({ apiUrl: url, apiKey: 'k' });
+    const err = await failure(listAll(client, '/v1/checks'));
+    expect(err).toBeInstanceOf(BadResponseError);
+    expect(err.message).toBe(
+      `GET ${url}/v1/checks?limit=100&page=1: answered 301, a redirect to https://elsewhere.example/v1/checks; mac does not follow redirects (they could carry the API key elsewhere)`,
+    );
+    expect(requests).toHaveLength(1);
+  });
+
   it('an HTML error page is named by its title, not dumped', async () => {
     const url = await serve((_req, res) => {
       res.writeHead(502, { 'content-type': 'text/html' });
