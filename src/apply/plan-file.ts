@@ -23,7 +23,7 @@ const change = z.object({
   liveFingerprint: z.string().optional(),
   dependsOn: z.array(z.string()),
   desired: z.record(z.string(), z.unknown()).optional(),
-  secrets: z.array(z.object({ path: z.string(), env: z.string().optional() })).optional(),
+  secrets: z.array(z.object({ path: z.string(), env: z.string().optional(), missing: z.array(z.string()).optional() })).optional(),
   notes: z.array(z.string()).optional(),
 });
 
