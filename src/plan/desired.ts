@@ -104,7 +104,10 @@ export function buildDesired(def: Definition, project: string, resolve: ResolveR
     walkStrings(body, '', (pointer, s) => {
       if (!envValues.has(s)) return;
       setAt(masked, pointer, SENSITIVE);
-      add(pointer, envValues.get(s));
+      // Apply reads the variable again only where the value is that variable in place; a value
+      // that moved, or another field that happens to be equal, comes back from the planned files.
+      const env = envValues.get(s);
+      add(pointer, env !== undefined && def.envSources[pointer] === env ? env : undefined);
     });
   }
   // A masked value whose variable is not set still holds its `${{ env.NAME }}` text (the loader

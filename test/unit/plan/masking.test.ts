@@ -40,7 +40,8 @@ describe('env-read values', () => {
     const desired = buildDesired(d, 'shop', (ref) => ({ $ref: ref }));
     expect(desired.body.tags).toEqual(['aa', 'mac:shop/db', 'zz-env-tag']);
     expect(desired.masked.tags).toEqual(['aa', 'mac:shop/db', '(sensitive)']);
-    expect(desired.secrets).toEqual(expect.arrayContaining([{ path: '/name', env: 'N' }, { path: '/tags/2', env: 'T' }, { path: '/request/hostname' }]));
+    // A moved value comes back from the planned files, not from a variable that named another place.
+    expect(desired.secrets).toEqual(expect.arrayContaining([{ path: '/name', env: 'N' }, { path: '/tags/2' }, { path: '/request/hostname' }]));
     const p = planOf([d]);
     expect(p.changes[0].name).toBe('(sensitive)');
     expect(JSON.stringify(p)).not.toMatch(/env-name|env-tag|host-env/);
