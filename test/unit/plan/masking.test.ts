@@ -66,3 +66,26 @@ describe('masked values whose variable is not set', () => {
     expect(p.changes[0].notes).toContain('value: (sensitive, not set: L_VAL): not compared; mac apply refuses until L_VAL is set');
   });
 });
+
+describe('where apply gets masked values back', () => {
+  it('names a variable only for the value that sits in its place (sets are sorted)', () => {
+    const d = def(
+      'DnsCheck',
+      'dns',
+      {
+        name: 'dns',
+        request: { query: 'example.com', recordType: 'A' },
+        environmentVariables: [
+          { key: 'B', value: 'from-env-b', locked: true },
+          { key: 'A', value: 'literal-a', locked: true },
+        ],
+      },
+      { envSources: { '/environmentVariables/0/value': 'B_VAL' }, envPaths: ['/environmentVariables/0/value'] },
+    );
+    const desired = buildDesired(d, 'shop', (ref) => ({ $ref: ref }));
+    expect((desired.body.environmentVariables as Array<{ key: string }>).map((v) => v.key)).toEqual(['A', 'B']);
+    // The literal A moved to index 0, where B_VAL was in the spec: it must not be read from B_VAL.
+    expect(desired.secrets).toEqual(expect.arrayContaining([{ path: '/environmentVariables/0/value' }, { path: '/environmentVariables/1/value' }]));
+    expect(desired.secrets.some((s) => s.env === 'B_VAL')).toBe(false);
+  });
+});
