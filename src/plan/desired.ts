@@ -96,9 +96,12 @@ export function buildDesired(def: Definition, project: string, resolve: ResolveR
   });
   // Credentials the API does return (webhook secrets, integration keys) and locked values are
   // compared, but a plan shows and stores them no more than secret values: apply recovers them the same way.
+  // The variable a value came from is named only where the value sits in place: normalization
+  // sorts sets (variables by key), so a pointer of the body may name another item of the spec.
+  const inPlace = (pointer: string) => (getAt(def.spec, pointer) === getAt(body, pointer) ? def.envSources[pointer] : undefined);
   for (const pointer of sensitive) {
     setAt(masked, pointer, SENSITIVE);
-    add(pointer, def.envSources[pointer]);
+    add(pointer, inPlace(pointer));
   }
   // Every value read from the environment is masked wherever it lands (sorting may move it):
   // environment variables are how people bring sensitive values in.
@@ -106,7 +109,9 @@ export function buildDesired(def: Definition, project: string, resolve: ResolveR
     walkStrings(body, '', (pointer, s) => {
       if (!envValues.has(s)) return;
       setAt(masked, pointer, SENSITIVE);
-      add(pointer, envValues.get(s));
+      // Apply reads the variable again only where the value is that variable in place; a value
+      // that moved, or another field that happens to be equal, comes back from the planned files.
+      add(pointer, inPlace(pointer));
     });
   }
   // A masked value whose variable is not set still holds its `${{ env.NAME }}` text (the loader
@@ -150,7 +155,6 @@ function envReadValues(def: Definition): Map<string, string | undefined> {
   }
   return out;
 }
-
 
 function addCheckRefs(def: Definition, spec: Record<string, unknown>, project: string, ref: (target: string) => unknown): void {
   const tags = Array.isArray(spec.tags) ? spec.tags.filter((t) => typeof t === 'string') : [];
