@@ -67,16 +67,17 @@ export function buildDesired(def: Definition, project: string, resolve: ResolveR
   };
   if (isCheckKind(def.kind)) addCheckRefs(def, spec, project, ref);
 
+  const shape = kindSpec(def.kind).shapeOf(spec);
+  const { value, dropped } = normalizeShape(spec, shape);
   // `spec` holds what the definition sets plus what mac adds to it (ownership tag, references):
-  // the fields it leaves out are the defaulted ones.
-  const normalized = normalizeShape(spec, kindSpec(def.kind).shapeOf(spec), { defaulted: true });
-  const { value, dropped } = normalized;
-  const defaulted = normalized.defaulted ?? [];
+  // the fields it leaves out are the defaulted ones. Only creates and updates need them, so
+  // they are found (by normalizing once more, tracking defaults) when first asked for.
+  const findDefaulted = () => normalizeShape(spec, shape, { defaulted: true }).defaulted ?? [];
   const body = value;
   const secrets: SecretSource[] = [];
   const sensitive = kindSpec(def.kind).sensitive(body);
   // Without secrets or credentials the masked body is the body itself (neither is modified afterwards).
-  if (secretValues.length === 0 && sensitive.length === 0) return { body, masked: body, secrets, dropped, dependsOn: [...dependsOn].sort(), defaulted };
+  if (secretValues.length === 0 && sensitive.length === 0) return withLazyDefaulted({ body, masked: body, secrets, dropped, dependsOn: [...dependsOn].sort() }, findDefaulted);
   const masked = structuredClone(value);
   walkStrings(value, '', (pointer, s) => {
     if (!s.startsWith(TOKEN)) return;
@@ -93,7 +94,13 @@ export function buildDesired(def: Definition, project: string, resolve: ResolveR
     const env = def.envSources[pointer];
     secrets.push(env === undefined ? { path: pointer } : { path: pointer, env });
   }
-  return { body, masked, secrets, dropped, dependsOn: [...dependsOn].sort(), defaulted };
+  return withLazyDefaulted({ body, masked, secrets, dropped, dependsOn: [...dependsOn].sort() }, findDefaulted);
+}
+
+/** Attaches `defaulted`, found on its first read and kept. */
+function withLazyDefaulted(d: Omit<Desired, 'defaulted'>, find: () => string[]): Desired {
+  let list: string[] | undefined;
+  return Object.defineProperty(d, 'defaulted', { enumerable: true, get: () => (list ??= find()) }) as Desired;
 }
 
 function addCheckRefs(def: Definition, spec: Record<string, unknown>, project: string, ref: (target: string) => unknown): void {
