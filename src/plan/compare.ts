@@ -113,7 +113,8 @@ export function compareObjects(
   const hiddenLeft = [...unreadableLeft, ...spec.sensitive(left)];
   const hiddenRight = [...unreadableRight, ...desiredSecrets, ...spec.sensitive(right)];
   return {
-    patch: ops.map(({ valueAt, oldAt, ...op }) => {
+    patch: ops.map(({ valueAt, oldAt, label, ...op }) => {
+      // `label` goes last: the RFC 6902 fields first, then mac's additions.
       const out: PatchOp = { ...op };
       if ('value' in op) out.value = valueAt === undefined ? maskValue(op.value, op.path, hidden) : maskValue(op.value, valueAt, hiddenRight);
       if (op.op === 'replace' || op.op === 'remove') {
@@ -121,7 +122,7 @@ export function compareObjects(
         if (old !== undefined) out.oldValue = oldAt === undefined ? maskValue(old, op.path, hidden) : maskValue(old, oldAt, hiddenLeft);
       }
       // A member of a plain set is named by its value: a masked value is not named either.
-      if (out.label !== undefined && (out.value === SENSITIVE || (op.op === 'remove' && out.oldValue === SENSITIVE))) out.label = SENSITIVE;
+      if (label !== undefined) out.label = out.value === SENSITIVE || (op.op === 'remove' && out.oldValue === SENSITIVE) ? SENSITIVE : label;
       return out;
     }),
   };
