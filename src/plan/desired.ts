@@ -67,11 +67,12 @@ export function buildDesired(def: Definition, project: string, resolve: ResolveR
   };
   if (isCheckKind(def.kind)) addCheckRefs(def, spec, project, ref);
 
+  const shape = kindSpec(def.kind).shapeOf(spec);
+  const { value, dropped } = normalizeShape(spec, shape);
   // `spec` holds what the definition sets plus what mac adds to it (ownership tag, references):
-  // the fields it leaves out are the defaulted ones.
-  const normalized = normalizeShape(spec, kindSpec(def.kind).shapeOf(spec), { defaulted: true });
-  const { value, dropped } = normalized;
-  const defaulted = normalized.defaulted ?? [];
+  // the fields it leaves out are the defaulted ones. Only creates and updates need them, so
+  // they are found (by normalizing once more, tracking defaults) when first asked for.
+  const findDefaulted = () => normalizeShape(spec, shape, { defaulted: true }).defaulted ?? [];
   const body = value;
   const secrets: SecretSource[] = [];
   const sensitive = kindSpec(def.kind).sensitive(body);
@@ -79,7 +80,7 @@ export function buildDesired(def: Definition, project: string, resolve: ResolveR
   const hasMissing = def.missingEnv !== undefined && Object.keys(def.missingEnv).length > 0;
   // Without anything to mask the masked body is the body itself (neither is modified afterwards).
   if (secretValues.length === 0 && sensitive.length === 0 && envValues.size === 0 && !hasMissing) {
-    return { body, masked: body, secrets, dropped, dependsOn: [...dependsOn].sort(), defaulted };
+    return withLazyDefaulted({ body, masked: body, secrets, dropped, dependsOn: [...dependsOn].sort() }, findDefaulted);
   }
   const masked = structuredClone(value);
   const add = (path: string, env: string | undefined) => {
@@ -126,7 +127,13 @@ export function buildDesired(def: Definition, project: string, resolve: ResolveR
       source.missing = names;
     });
   }
-  return { body, masked, secrets, dropped, dependsOn: [...dependsOn].sort(), defaulted };
+  return withLazyDefaulted({ body, masked, secrets, dropped, dependsOn: [...dependsOn].sort() }, findDefaulted);
+}
+
+/** Attaches `defaulted`, found on its first read and kept. */
+function withLazyDefaulted(d: Omit<Desired, 'defaulted'>, find: () => string[]): Desired {
+  let list: string[] | undefined;
+  return Object.defineProperty(d, 'defaulted', { enumerable: true, get: () => (list ??= find()) }) as Desired;
 }
 
 /** How a masked value whose environment variable is not set is shown. */
