@@ -81,13 +81,14 @@ button{font:inherit;padding:.4rem 1rem;border:0;border-radius:6px;background:var
 footer{margin:2rem auto;max-width:var(--width,960px);padding:0 1rem;font-size:.9rem;color:var(--muted)}
 .checks{display:grid;grid-template-columns:repeat(auto-fill,minmax(18rem,1fr));gap:1rem;list-style:none;padding:0;margin:0}
 .check{background:var(--card);border:1px solid var(--border);border-radius:8px;padding:1rem}
-.check dl{display:flex;flex-wrap:wrap;gap:.25rem 1rem;margin:.5rem 0}
-.check dl div{min-width:5rem}
+.check dl{display:grid;grid-template-columns:repeat(3,auto);gap:.25rem 1rem;margin:.5rem 0}
 .check dt{font-size:.8rem;color:var(--muted)}
 .check dd{margin:0;font-weight:600}
 .tags{display:flex;flex-wrap:wrap;gap:.25rem;list-style:none;padding:0;margin:.5rem 0 0}
 .tags li{border:1px solid var(--border);border-radius:999px;padding:0 .5rem;font-size:.8rem}
 .pager{font-size:.9rem}
+.pager button{margin-left:.5rem;padding:.2rem .75rem}
+.overall{font-size:1.1rem}
 `;
 
 /** What one page is made of. */

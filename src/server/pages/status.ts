@@ -127,8 +127,8 @@ const OVERALL: Record<ServiceState, string> = {
 /** The path of a page and of its parts. */
 export const statusPath = (url: string, rest = '') => `/status/${encodeURIComponent(url)}${rest}`;
 
-function stateText(state: ServiceState): Html {
-  return html`<span class="state s-${state}"><span aria-hidden="true">${STATE_ICON[state]} </span>${STATE_LABEL[state]}</span>`;
+function stateText(state: ServiceState, label = STATE_LABEL[state]): Html {
+  return html`<span class="state s-${state}"><span aria-hidden="true">${STATE_ICON[state]} </span>${label}</span>`;
 }
 
 function when(iso: string): Html {
@@ -183,7 +183,7 @@ ${home ? html`<a href="${home}">${brand}</a>` : brand}
 <nav aria-label="Page"><a href="${statusPath(p.url, '/feed.atom')}">Incident feed (Atom)</a></nav>
 </div></header>`;
   const main = html`<h1>${p.name}</h1>
-<p class="card">${stateText(m.overall)} <span class="sr">:</span> ${OVERALL[m.overall]}</p>
+<p class="card overall" role="status">${stateText(m.overall, OVERALL[m.overall])}</p>
 ${m.open.length > 0 ? html`<section aria-labelledby="open-h"><h2 id="open-h">Open incidents</h2>${m.open.map(incidentBlock)}</section>` : ''}
 <section aria-labelledby="services-h"><h2 id="services-h">Services</h2>
 ${m.cards.map(
