@@ -47,7 +47,7 @@ async function open(options: Parameters<TestBrowser['browser']['newContext']>[0]
   return { ctx, page, problems };
 }
 
-const style = (page: Page, selector: string, prop: string) => page.locator(selector).first().evaluate((el, p) => getComputedStyle(el).getPropertyValue(p), prop);
+const style = (page: Page, selector: string, prop: string) => page.locator(selector).first().evaluate((el, p) => (globalThis as any).getComputedStyle(el).getPropertyValue(p) as string, prop);
 
 describe('status page in Chromium', () => {
   it('has a browser to drive', () => {
@@ -89,7 +89,7 @@ describe('status page in Chromium', () => {
     const update = page.locator('#open-h ~ article .updates p').nth(1);
     expect(await update.innerText()).toBe('<script>window.pwned = 1; alert("pwned")</script>Looking into it');
     expect(await page.locator('#open-h ~ article h3').innerText()).toBe('Payments <img src=x onerror=alert(1)>');
-    expect(await page.evaluate(() => (window as unknown as { pwned?: number }).pwned)).toBeUndefined();
+    expect(await page.evaluate(() => (globalThis as { pwned?: number }).pwned)).toBeUndefined();
     expect(await page.locator('main script, main img').count()).toBe(0);
     await resolveIncident(s, incident.id, 'Payments are back.');
     await page.reload();
@@ -114,7 +114,7 @@ describe('dashboard in Chromium', () => {
     const visible = () => page.locator('#checks > li:visible h3').allInnerTexts();
     expect(await visible()).toEqual(['rot-a', 'rot-b']);
     expect(await page.locator('#page-of').innerText()).toContain('page 1 of 2');
-    await page.evaluate(() => ((window as unknown as { marker: number }).marker = 42));
+    await page.evaluate(() => ((globalThis as { marker?: number }).marker = 42));
     await page.clock.runFor(30_500);
     expect(await visible()).toEqual(['rot-c']);
     await page.clock.runFor(30_000);
@@ -125,7 +125,7 @@ describe('dashboard in Chromium', () => {
     await page.clock.runFor(60_000);
     await expect.poll(() => page.locator('#checks > li').first().locator('.state').innerText(), { timeout: 10_000 }).toContain('Passing');
     expect(await page.locator('#checks > li').first().locator('dd').first().innerText()).toBe('100.00 %');
-    expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(42);
+    expect(await page.evaluate(() => (globalThis as { marker?: number }).marker)).toBe(42);
     // Rotation goes on over the rebuilt list.
     expect((await visible()).length).toBeGreaterThan(0);
     expect(problems).toEqual([]);
@@ -171,7 +171,7 @@ describe('dashboard in Chromium', () => {
     await page.goto(`${s.url}/dashboards/styled`);
     expect(await style(page, 'main h1', 'color')).toBe('rgb(170, 0, 0)');
     expect(await style(page, 'main', 'max-width')).toBe('960px');
-    expect(await page.evaluate(() => (window as unknown as { pwned?: number }).pwned)).toBeUndefined();
+    expect(await page.evaluate(() => (globalThis as { pwned?: number }).pwned)).toBeUndefined();
     expect(await page.locator('script').count()).toBe(1);
     expect(problems).toEqual([]);
     await ctx.close();

@@ -116,6 +116,7 @@ describe('status page over HTTP', () => {
     const link = /href="(\/status\/subs\/unsubscribe\/[^"]+)"/.exec(text)![1];
     expect((await post('ann@example.com')).status).toBe(200);
     expect((await post('<script>x</script>')).status).toBe(400);
+    expect((await post(`${'a'.repeat(5000)}@example.com`)).status).toBe(413);
     const subs = await apiOk(s, 'GET', `/v1/status-pages/${page.id}/subscriptions`);
     expect(subs.map((x: any) => [x.address, x.status])).toEqual([['Ann@Example.com', 'PENDING']]);
     // The bulk endpoint shares the rule: the same address (any case) is skipped.
@@ -154,7 +155,7 @@ describe('dashboard over HTTP', () => {
     expect(names(all.text)).toEqual(['api &lt;check&gt;', 'db', 'web']);
     expect(all.text).toContain('No data');
     expect(all.text).not.toContain('beta secret check');
-    const data = await (await fetch(`${s.url}/dashboards/all-dash/data.json`)).json();
+    const data = (await (await fetch(`${s.url}/dashboards/all-dash/data.json`)).json()) as any;
     expect(data.checks.map((c: any) => [c.name, c.state])).toEqual([['api <check>', 'passing'], ['db', 'no-data'], ['web', 'no-data']]);
     expect(JSON.stringify(data)).not.toMatch(/beta|dashboardId|keys|hostname|127\.0\.0\.1/);
   });

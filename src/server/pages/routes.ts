@@ -41,6 +41,31 @@ function decode(segment: string): string | null {
   }
 }
 
+/** Bytes a subscribe form may send (an address is at most 320 characters). */
+const FORM_LIMIT = 4096;
+
+/** The url-encoded form of a request, or null when it is larger than FORM_LIMIT bytes. */
+async function readForm(c: Context<AppEnv>): Promise<URLSearchParams | null> {
+  const declared = Number(c.req.header('content-length') ?? '0');
+  if (declared > FORM_LIMIT) return null;
+  const body = c.req.raw.body;
+  if (!body) return new URLSearchParams();
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > FORM_LIMIT) {
+      await reader.cancel();
+      return null;
+    }
+    chunks.push(value);
+  }
+  return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+}
+
 /** The Host header's name, lower case, without port. */
 function hostName(c: Context<AppEnv>): string | null {
   const host = c.req.header('host');
@@ -133,8 +158,9 @@ export function publicPages(ctx: ServerContext): MiddlewareHandler<AppEnv> {
       });
     }
     if (rest === '/subscriptions' && method === 'POST') {
-      const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
-      const address = typeof form.email === 'string' ? form.email.trim() : '';
+      const form = await readForm(c);
+      if (form === null) return plainPage(413, 'Too large', 'The form sent more than a subscription needs.');
+      const address = (form.get('email') ?? '').trim();
       let n: SubscribeNotice;
       let status = 200;
       if (!email.safeParse(address).success || address.length > 320) {
