@@ -186,8 +186,15 @@ describe('screenshots (artifacts/pages, light and dark)', () => {
     await apiOk(s, 'POST', '/v1/status-pages', {
       name: 'Acme status', url: 'acme', cards: [{ name: 'Platform', services: [{ id: api.id }, { id: web.id }] }, { name: 'Data', services: [{ id: db.id }] }],
     });
-    const past = await openIncident(s, db.id, 'Slow queries', 'Replica lag on the primary database.', 'MEDIUM');
-    await resolveIncident(s, past.id, 'Replica caught up.');
+    const ago = (days: number, hours = 0) => new Date(Date.now() - days * 86_400_000 + hours * 3_600_000).toISOString();
+    const past = await apiOk(s, 'POST', '/v1/status-pages/incidents', {
+      name: 'Slow queries', severity: 'MEDIUM', services: [{ id: db.id }], incidentUpdates: [{ description: 'Replica lag on the primary database.', publicIncidentUpdateDate: ago(12) }],
+    });
+    await apiOk(s, 'POST', `/v1/status-pages/incidents/${past.id}/incident-updates`, { description: 'Replica caught up.', status: 'RESOLVED', publicIncidentUpdateDate: ago(12, 3) });
+    const outage = await apiOk(s, 'POST', '/v1/status-pages/incidents', {
+      name: 'Website unreachable', severity: 'CRITICAL', services: [{ id: web.id }], incidentUpdates: [{ description: 'The CDN returns 503.', publicIncidentUpdateDate: ago(40) }],
+    });
+    await apiOk(s, 'POST', `/v1/status-pages/incidents/${outage.id}/incident-updates`, { description: 'The CDN is back.', status: 'RESOLVED', publicIncidentUpdateDate: ago(40, 1) });
     await openIncident(s, api.id, 'Elevated error rate', 'Some API requests fail with 502.', 'MAJOR');
     for (const [name, tags, port] of [['Checkout API', ['shop'], tcp.port], ['Search', ['shop'], tcp.port], ['Payments DB', ['shop'], 1]] as const) {
       const check = await tcpCheck(s, name, [...tags], port);
