@@ -67,6 +67,11 @@ describe('status page over HTTP', () => {
     // Landmarks and headings.
     for (const tag of ['<header', '<main id="main">', '<nav', '<h1>', '<h2 id="services-h">']) expect(res.text).toContain(tag);
 
+    const live = await get('/status/shop/live');
+    expect(live.status).toBe(200);
+    expect(live.text.startsWith('<div id="live">')).toBe(true);
+    expect(live.text).not.toContain('<html');
+    expect(live.text).toContain('We are &lt;script&gt;window.pwned=1&lt;/script&gt; on it');
     await resolveIncident(s, incident.id);
     const after = await get('/status/shop');
     expect(after.text).toContain('All systems operational');

@@ -18,7 +18,7 @@ import type { StoredKey } from '../resources/keys.js';
 import { html } from './html.js';
 import { layout, newNonce, pageHeaders, SCRIPT_PATH } from './layout.js';
 import { PAGE_SCRIPT } from './script.js';
-import { renderAtom, renderStatusPage, renderUnsubscribe, statusPageModel, type SubscribeNotice } from './status.js';
+import { renderAtom, renderLive, renderStatusPage, renderUnsubscribe, statusPageModel, type SubscribeNotice } from './status.js';
 import { dashboardData, dashboardPath, dashboardRun, renderDashboard, renderRun, type DashboardRecord } from './dashboard.js';
 import { themeCss } from './theme.js';
 
@@ -150,6 +150,10 @@ export function publicPages(ctx: ServerContext): MiddlewareHandler<AppEnv> {
     if (rest === '' && read) {
       const nonce = newNonce();
       return htmlResponse(renderStatusPage(statusPageModel(store.view(account), page, now), nonce), nonce);
+    }
+    if (rest === '/live' && read) {
+      const nonce = newNonce();
+      return htmlResponse(renderLive(statusPageModel(store.view(account), page, now)).value, nonce);
     }
     if (rest === '/feed.atom' && read) {
       const origin = new URL(c.req.url).origin;

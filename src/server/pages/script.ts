@@ -1,13 +1,18 @@
 /**
  * The one script of the public pages, served as a file at SCRIPT_PATH (never inline, so the CSP
  * needs no 'unsafe-inline'). Plain ES2017, no build step. It only adds to the server-rendered
- * dashboard: rotation of pages of checks and refresh of the data from data.json, replacing the
- * list in one DOM operation (no reload, no flicker). Text goes in through textContent only.
+ * pages: on a dashboard, rotation of pages of checks and refresh of the data from data.json,
+ * replacing the list in one DOM operation (no reload, no flicker; text goes in through text
+ * nodes only); on a status page, a refresh of its live part (states, incidents) from
+ * `/status/{url}/live`, parsed inert by DOMParser (the server's escaped HTML; scripts in a
+ * parsed document never run).
  */
 export const PAGE_SCRIPT = String.raw`(function () {
   'use strict';
   var body = document.body;
-  if (!body || !body.hasAttribute('data-mac-dashboard')) return;
+  if (!body) return;
+  if (body.hasAttribute('data-mac-status')) return statusPage(body);
+  if (!body.hasAttribute('data-mac-dashboard')) return;
   var ds = body.dataset;
   var src = ds.src;
   var refreshMs = Math.max(1, Number(ds.refresh) || 60) * 1000;
@@ -110,5 +115,22 @@ export const PAGE_SCRIPT = String.raw`(function () {
   show();
   if (paginate) setInterval(function () { if (!paused && pageCount() > 1) { page = (page + 1) % pageCount(); show(); } }, rateMs);
   if (src) setInterval(function () { if (!paused) refresh(); }, refreshMs);
+
+  function statusPage(body) {
+    var src = body.dataset.src;
+    var every = Math.max(1, Number(body.dataset.refresh) || 60) * 1000;
+    setInterval(function () {
+      fetch(src, { cache: 'no-store', credentials: 'same-origin', headers: { accept: 'text/html' } })
+        .then(function (r) { if (!r.ok) throw new Error('HTTP ' + r.status); return r.text(); })
+        .then(function (text) {
+          var next = new DOMParser().parseFromString(text, 'text/html').getElementById('live');
+          var live = document.getElementById('live');
+          if (next && live) live.replaceWith(document.importNode(next, true));
+          body.removeAttribute('data-stale');
+          body.setAttribute('data-refreshed', new Date().toISOString());
+        })
+        .catch(function () { body.setAttribute('data-stale', ''); });
+    }, every);
+  }
 })();
 `;

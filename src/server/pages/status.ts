@@ -10,6 +10,8 @@ import { layout } from './layout.js';
 import { themeCss, type Theme, type ThemeMode } from './theme.js';
 
 const DAY = 86_400_000;
+/** Seconds between the script's refreshes of a status page. */
+export const STATUS_REFRESH_SECONDS = 60;
 /** Days in the history bar of a service. */
 export const HISTORY_DAYS = 90;
 
@@ -172,17 +174,9 @@ function notice(url: string, n: SubscribeNotice | undefined): Html {
   return html`<p role="alert">${n.message}</p>`;
 }
 
-/** The HTML of a status page. */
-export function renderStatusPage(m: StatusPageModel, nonce: string, n?: SubscribeNotice): string {
-  const p = m.page;
-  const logo = safeUrl(p.logo);
-  const home = safeUrl(p.redirectTo);
-  const brand = logo ? html`<img src="${logo}" alt="${p.name}">` : html`<span class="site">${p.name}</span>`;
-  const header = html`<header class="top"><div class="inner">
-${home ? html`<a href="${home}">${brand}</a>` : brand}
-<nav aria-label="Page"><a href="${statusPath(p.url, '/feed.atom')}">Incident feed (Atom)</a></nav>
-</div></header>`;
-  const main = html`<h1>${p.name}</h1>
+/** The part of a status page that changes (state, incidents, services): what the script refreshes from `/live`. */
+export function renderLive(m: StatusPageModel): Html {
+  return html`<div id="live">
 <p class="card overall" role="status">${stateText(m.overall, OVERALL[m.overall])}</p>
 ${m.open.length > 0 ? html`<section aria-labelledby="open-h"><h2 id="open-h">Open incidents</h2>${m.open.map(incidentBlock)}</section>` : ''}
 <section aria-labelledby="services-h"><h2 id="services-h">Services</h2>
@@ -196,6 +190,21 @@ ${m.cards.map(
 <section aria-labelledby="past-h"><h2 id="past-h">Past incidents</h2>
 ${m.past.length > 0 ? m.past.map(incidentBlock) : html`<p class="muted">No incidents in the last ${HISTORY_DAYS} days.</p>`}
 </section>
+</div>`;
+}
+
+/** The HTML of a status page. */
+export function renderStatusPage(m: StatusPageModel, nonce: string, n?: SubscribeNotice): string {
+  const p = m.page;
+  const logo = safeUrl(p.logo);
+  const home = safeUrl(p.redirectTo);
+  const brand = logo ? html`<img src="${logo}" alt="${p.name}">` : html`<span class="site">${p.name}</span>`;
+  const header = html`<header class="top"><div class="inner">
+${home ? html`<a href="${home}">${brand}</a>` : brand}
+<nav aria-label="Page"><a href="${statusPath(p.url, '/feed.atom')}">Incident feed (Atom)</a></nav>
+</div></header>`;
+  const main = html`<h1>${p.name}</h1>
+${renderLive(m)}
 <section aria-labelledby="sub-h" id="subscribe"><h2 id="sub-h">Get updates by e-mail</h2>
 ${notice(p.url, n)}
 <form class="subscribe" method="post" action="${statusPath(p.url, '/subscriptions')}">
@@ -212,6 +221,8 @@ ${notice(p.url, n)}
     header,
     main,
     footer: p.whiteLabel ? undefined : html`<footer>Served by mac serve</footer>`,
+    bodyAttrs: html` data-mac-status data-src="${statusPath(p.url, '/live')}" data-refresh="${STATUS_REFRESH_SECONDS}"`,
+    script: true,
   });
 }
 
