@@ -181,7 +181,8 @@ export function renderLive(m: StatusPageModel): Html {
 ${m.open.length > 0 ? html`<section aria-labelledby="open-h"><h2 id="open-h">Open incidents</h2>${m.open.map(incidentBlock)}</section>` : ''}
 <section aria-labelledby="services-h"><h2 id="services-h">Services</h2>
 ${m.cards.map(
-    (c) => html`<section class="card" aria-labelledby="card-${c.id}"><h3 id="card-${c.id}">${c.name}</h3>
+    // Card ids are the owner's strings: the element ids use the position instead.
+    (c, i) => html`<section class="card" aria-labelledby="card-${i}"><h3 id="card-${i}">${c.name}</h3>
 <ul class="plain">${c.services.map(
       (s) => html`<li class="service" data-service="${s.service.name}"><div class="row"><span>${s.service.name}</span>${stateText(s.state)}</div>${bar(s.days, s.service.name)}</li>`,
     )}</ul></section>`,
