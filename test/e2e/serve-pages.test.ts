@@ -166,13 +166,17 @@ describe('dashboard over HTTP', () => {
   });
 
   it('keeps customCSS inside its <style> and escapes the header', async () => {
-    await apiOk(s, 'POST', '/v1/dashboards', { header: 'H </title><script>x()</script>', customUrl: 'css-dash', customCSS: 'h1{color:#123456}</style><script>window.pwned=1</script>' });
+    await apiOk(s, 'POST', '/v1/dashboards', { header: 'H </title><script>x()</script>', customUrl: 'css-dash', enableIncidents: true, customCSS: 'h1{color:#123456}</style><script>window.pwned=1</script>' });
     const res = await get('/dashboards/css-dash');
     expect(res.text).toContain('<style nonce="');
     const custom = /<style nonce="[^"]+" id="custom-css">([\s\S]*?)<\/style>/.exec(res.text)![1];
     expect(custom).toBe('h1{color:#123456}\\3c /style>\\3c script>window.pwned=1\\3c /script>');
     expect(res.text).toContain('<title>H &lt;/title&gt;&lt;script&gt;x()&lt;/script&gt;</title>');
     expect(res.text.match(/<script/g)).toHaveLength(1);
+    // enableIncidents: the account's open incidents, escaped (the feed test left one open).
+    expect(res.text).toContain('<ul class="plain" id="incidents">');
+    expect(res.text).toContain('<h3>Feed &lt;incident&gt;</h3>');
+    expect((await get('/dashboards/all-dash')).text).not.toContain('id="incidents"');
   });
 
   it('a private dashboard: 401 without its key, the same 401 for a wrong key whether or not it exists, 200 with it', async () => {

@@ -5,7 +5,7 @@
  * request's Host is its `customDomain`, and the pages' script. Runs before authentication;
  * anything else falls through to the API.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import type { Context, MiddlewareHandler } from 'hono';
 import { z } from 'zod';
 import type { AppEnv } from '../http/env.js';
@@ -14,7 +14,7 @@ import { COLL } from '../kinds.js';
 import { STATUS_COLL } from '../rundata/collections.js';
 import type { StoredStatusPage, Subscription } from '../status-pages/model.js';
 import { addSubscriptions } from '../status-pages/subscriptions.js';
-import type { StoredKey } from '../resources/keys.js';
+import { hashKey, type StoredKey } from '../resources/keys.js';
 import { html } from './html.js';
 import { layout, newNonce, pageHeaders, SCRIPT_PATH } from './layout.js';
 import { PAGE_SCRIPT } from './script.js';
@@ -25,10 +25,6 @@ import { themeCss } from './theme.js';
 type Found<T> = { account: string; record: T } | undefined;
 type Dashboard = DashboardRecord & { keys?: Array<StoredKey & { keyHash?: string }> };
 
-/** sha256 hex of a dashboard key: what the store keeps to check a key it never stores raw. */
-export function hashKey(raw: string): string {
-  return createHash('sha256').update(raw, 'utf8').digest('hex');
-}
 
 const email = z.email();
 

@@ -6,8 +6,7 @@ import { mustGet } from '../http/lookup.js';
 import { conflict } from '../http/errors.js';
 import { COLL } from '../kinds.js';
 import type { Store, StoredRecord, Transaction } from '../store/store.js';
-import { newKey, withRawKey, type StoredKey } from '../resources/keys.js';
-import { hashKey } from '../pages/routes.js';
+import { hashKey, newKey, withRawKey, type StoredKey } from '../resources/keys.js';
 
 // Dashboards (spec 2.5, api-decisions §3.4): integer id, UUID dashboardId in paths, PUT merges.
 const f = apiFields('strip');
