@@ -88,7 +88,7 @@ describe('status page in Chromium', () => {
     const incident = await openIncident(s, service.id, 'Payments <img src=x onerror=alert(1)>', '<script>window.pwned = 1; alert("pwned")</script>Looking into it', 'CRITICAL');
     // The page's script refreshes its live part every 60 s, without a reload.
     await page.clock.runFor(60_000);
-    await expect.poll(() => state.innerText(), { timeout: 10_000 }).toContain('Major outage');
+    await expect.poll(() => state.innerText(), { timeout: 20_000 }).toContain('Major outage');
     const update = page.locator('#open-h ~ article .updates p').nth(1);
     expect(await update.innerText()).toBe('<script>window.pwned = 1; alert("pwned")</script>Looking into it');
     expect(await page.locator('#open-h ~ article h3').innerText()).toBe('Payments <img src=x onerror=alert(1)>');
@@ -96,7 +96,7 @@ describe('status page in Chromium', () => {
     expect(await page.locator('main script, main img').count()).toBe(0);
     await resolveIncident(s, incident.id, 'Payments are back.');
     await page.clock.runFor(60_000);
-    await expect.poll(() => state.innerText(), { timeout: 10_000 }).toContain('Operational');
+    await expect.poll(() => state.innerText(), { timeout: 20_000 }).toContain('Operational');
     expect(await page.locator('#past-h ~ article h3').first().innerText()).toContain('Payments');
     expect(await page.evaluate(() => (globalThis as { marker?: number }).marker)).toBe(7);
     // The history bar shows today's outage; a fresh load (no script needed) shows the same.
@@ -130,7 +130,7 @@ describe('dashboard in Chromium', () => {
     // A result arrives; the next refresh (60 s) shows it in place.
     await runOnce(s, a.id);
     await page.clock.runFor(60_000);
-    await expect.poll(() => page.locator('#checks > li').first().locator('.state').innerText(), { timeout: 10_000 }).toContain('Passing');
+    await expect.poll(() => page.locator('#checks > li').first().locator('.state').innerText(), { timeout: 20_000 }).toContain('Passing');
     expect(await page.locator('#checks > li').first().locator('dd').first().innerText()).toBe('100.00 %');
     expect(await page.evaluate(() => (globalThis as { marker?: number }).marker)).toBe(42);
     // Rotation goes on over the rebuilt list.
@@ -162,7 +162,7 @@ describe('dashboard in Chromium', () => {
     expect(await page.locator('#checks h3').allInnerTexts()).toEqual(['private check']);
     await runOnce(s, c.id);
     await page.clock.runFor(60_000);
-    await expect.poll(() => page.locator('#checks .state').innerText(), { timeout: 10_000 }).toContain('Passing');
+    await expect.poll(() => page.locator('#checks .state').innerText(), { timeout: 20_000 }).toContain('Passing');
     expect(problems).toEqual([]);
     await ctx.close();
   });
