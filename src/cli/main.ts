@@ -5,6 +5,7 @@ import { MacError, ValidationFailed } from '../errors.js';
 
 // One entry per command file in ./commands; each registers its own flags and action.
 const commands: Array<() => Promise<{ register: RegisterCommand }>> = [
+  () => import('./commands/init.js'),
   () => import('./commands/validate.js'),
   () => import('./commands/plan.js'),
   () => import('./commands/apply.js'),
