@@ -42,12 +42,12 @@ describe('action.yml', () => {
     const inputs = (values: Record<string, string>) => parseInputs((n) => values[n] ?? '');
     expect(inputs({})).toMatchObject({ dir: '.', comment: true, prune: false, maxDeletes: 10, command: undefined, changedSince: undefined });
     expect(inputs({ 'changed-since': 'none', prune: 'True', 'max-deletes': '0', concurrency: '4' })).toMatchObject({ changedSince: null, prune: true, maxDeletes: 0, concurrency: 4 });
-    expect(() => inputs({ command: 'destroy' })).toThrow('input "command" must be plan or apply, not "destroy"');
-    expect(() => inputs({ comment: 'yes' })).toThrow('input "comment" must be true or false, not "yes"');
-    expect(() => inputs({ concurrency: '0' })).toThrow('input "concurrency" must be a whole number >= 1, not "0"');
+    expect(() => inputs({ command: 'destroy' })).toThrow('input "command" must be one of plan, apply, got "destroy"');
+    expect(() => inputs({ comment: 'yes' })).toThrow('input "comment" must be true or false, got "yes"');
+    expect(() => inputs({ concurrency: '0' })).toThrow('input "concurrency" must be a whole number from 1 to 256, got "0"');
     expect(inputs({}).typescript).toBe('auto');
     expect(inputs({ typescript: 'deny' }).typescript).toBe('deny');
-    expect(() => inputs({ typescript: 'no' })).toThrow('input "typescript" must be allow, deny or auto, not "no"');
+    expect(() => inputs({ typescript: 'no' })).toThrow('input "typescript" must be one of allow, deny, auto, got "no"');
     expect(inputs({ 'only-changed-since': 'main' })).toMatchObject({ onlyChangedSince: 'main', changedSince: null });
     expect(() => inputs({ 'only-changed-since': 'main', 'changed-since': 'main' })).toThrow('inputs "changed-since" and "only-changed-since" exclude each other');
     expect(inputs({ 'plan-file': 'plan/mac-plan.json' }).planFile).toBe('plan/mac-plan.json');

@@ -2,6 +2,7 @@ import { lstat, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import type { RegisterCommand } from '../context.js';
 import { UsageError } from '../../errors.js';
+import { loadValid } from '../options.js';
 
 interface InitFlags {
   github?: boolean;
@@ -60,6 +61,8 @@ export const register: RegisterCommand = (program, ctx) => {
         }
         output.info(`wrote ${shown(ctx.cwd, f.path)}`);
       }
+      // What was written validates (no *.mac.ts: nothing runs); a failure here is a bug of init.
+      await loadValid(ctx, root, false, 'the starter project needs fixing by hand');
       const target = shown(ctx.cwd, root);
       const arg = target === '.' ? '' : ` ${quote(target)}`;
       output.result(
