@@ -36,6 +36,8 @@ describe('mac init', () => {
     expect(planWorkflow).toContain('dir: "Team Monitoring"');
     expect(planWorkflow).toContain('- "Team Monitoring/**"');
     expect(planWorkflow).not.toMatch(/monitoring\/\*\*|dir: monitoring/);
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    expect(planWorkflow).toMatch(new RegExp(`^\\s+uses: [\\w-]+/[\\w-]+@v${pkg.version.replace(/\./g, '\\.')}$`, 'm'));
     // It ends with the next three commands.
     expect(init.stdout.trimEnd().split('\n').slice(-3).map((l) => l.trim().split(/\s+#/)[0])).toEqual([
       "npx mac validate 'Team Monitoring'",

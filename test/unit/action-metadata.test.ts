@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { parseInputs } from '../../src/action/inputs.js';
+import { actionUses, adaptWorkflow } from '../../src/cli/commands/init.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const action = parse(readFileSync(join(ROOT, 'action.yml'), 'utf8')) as {
@@ -58,6 +59,27 @@ describe('action.yml', () => {
 describe('example workflows', () => {
   const files = readdirSync(EXAMPLES).filter((f) => f.endsWith('.yml'));
 
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+  const uses = actionUses(pkg);
+
+  it('name the Action by package.json: its repository at the release tag v<version>', () => {
+    expect(uses).toBe(`${/github\.com\/([^/]+\/[^/.]+)/.exec(pkg.repository.url)![1]}@v${pkg.version}`);
+    for (const file of files) {
+      const lines = readFileSync(join(EXAMPLES, file), 'utf8').split('\n').filter((l) => /^\s+uses: /.test(l) && !/uses: actions\//.test(l));
+      expect(lines.length, file).toBeGreaterThan(0);
+      for (const l of lines) expect(l.trim(), file).toBe(`uses: ${uses}`);
+    }
+  });
+
+  it('reads the repository in the forms package.json allows, and mac init writes it', () => {
+    expect(actionUses({ version: '1.2.3', repository: 'github:acme/mac' })).toBe('acme/mac@v1.2.3');
+    expect(actionUses({ version: '1.2.3', repository: 'acme/mac' })).toBe('acme/mac@v1.2.3');
+    expect(actionUses({ version: '1.2.3', repository: { url: 'git+ssh://git@github.com:acme/mac.git' } })).toBe('acme/mac@v1.2.3');
+    expect(() => actionUses({ version: '1.2.3' })).toThrow('names no GitHub repository');
+    const written = adaptWorkflow('      - uses: actions/checkout@v4\n        uses: old/place@v9\n        with:\n          dir: monitoring\n', 'ops', 'acme/mac@v1.2.3');
+    expect(written).toBe('      - uses: actions/checkout@v4\n        uses: acme/mac@v1.2.3\n        with:\n          dir: ops\n');
+  });
+
   it('are the three documented ones', () => {
     expect(files.sort()).toEqual(['mac-apply.yml', 'mac-drift.yml', 'mac-plan.yml']);
   });
@@ -67,7 +89,7 @@ describe('example workflows', () => {
       const wf = parse(readFileSync(join(EXAMPLES, file), 'utf8')) as { on: unknown; jobs: Record<string, { steps: Step[] }> };
       expect(wf.on).toBeTruthy();
       const steps = Object.values(wf.jobs).flatMap((j) => j.steps);
-      const macSteps = steps.filter((s) => s.uses?.startsWith('mac-monitoring/mac@'));
+      const macSteps = steps.filter((s) => s.uses === uses);
       expect(macSteps.length).toBeGreaterThan(0);
       for (const s of macSteps) for (const key of Object.keys(s.with ?? {})) expect(Object.keys(action.inputs)).toContain(key);
       const text = readFileSync(join(EXAMPLES, file), 'utf8');

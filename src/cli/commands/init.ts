@@ -183,9 +183,11 @@ heartbeat:
   ];
   if (o.github) {
     const dir = relative(cwd, root).split(sep).join('/') || '.';
+    const pkg = JSON.parse(await readFile(new URL('../../../package.json', import.meta.url), 'utf8')) as PackageInfo;
+    const uses = actionUses(pkg);
     for (const name of WORKFLOWS) {
       const template = await readFile(new URL(`../../../examples/workflows/${name}`, import.meta.url), 'utf8');
-      files.push({ path: join(cwd, '.github', 'workflows', name), text: adaptWorkflow(template, dir) });
+      files.push({ path: join(cwd, '.github', 'workflows', name), text: adaptWorkflow(template, dir, uses) });
     }
   }
   return files;
@@ -194,11 +196,30 @@ heartbeat:
 /** The workflows `--github` writes, from examples/workflows. */
 export const WORKFLOWS = ['mac-plan.yml', 'mac-apply.yml', 'mac-drift.yml'] as const;
 
-/** A workflow template (written for a project in `monitoring/`) pointed at the project directory `dir`. */
-export function adaptWorkflow(template: string, dir: string): string {
+/** What package.json says of the release: where the Action lives and which version this is. */
+export interface PackageInfo {
+  version: string;
+  repository?: string | { url?: string };
+}
+
+/**
+ * The `uses:` value of the mac step in a workflow: the GitHub repository of package.json's
+ * `repository` at the release tag `v<version>` (docs/action.md, "Releases"). The one place
+ * the Action's address comes from; test/unit/action-metadata.test.ts holds examples/workflows to it.
+ */
+export function actionUses(pkg: PackageInfo): string {
+  const url = typeof pkg.repository === 'string' ? pkg.repository : pkg.repository?.url;
+  const m = url === undefined ? null : /github\.com[/:]([\w.-]+\/[\w.-]+?)(?:\.git)?\/?$/.exec(url) ?? /^(?:github:)?([\w.-]+\/[\w.-]+)$/.exec(url);
+  if (!m) throw new Error(`package.json repository ${JSON.stringify(url)} names no GitHub repository`);
+  return `${m[1]}@v${pkg.version}`;
+}
+
+/** A workflow template (written for a project in `monitoring/`) pointed at the project directory `dir` and the Action `uses`. */
+export function adaptWorkflow(template: string, dir: string, uses: string): string {
   const paths = dir === '.' ? '"**"' : `"${dir}/**"`;
   return template
     .replace(/^# Copy to \.github\/workflows\/.*\n/m, '')
+    .replace(/^(\s+uses: )[\w.-]+\/[\w.-]+@\S+(\s*)$/gm, (line, lead: string, tail: string) => (/^\s+uses: actions\//.test(line) ? line : `${lead}${uses}${tail}`))
     .replace(/^(\s+- )"monitoring\/\*\*"$/gm, `$1${paths}`)
     .replace(/^(\s+dir: )monitoring$/gm, `$1${/^[\w./-]+$/.test(dir) ? dir : JSON.stringify(dir)}`);
 }
