@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { startFakeGitHub } from '../helpers/fake-github.js';
 
 /**
  * `npm pack` of this repository installs into an empty directory and runs there: bin, dist,
@@ -12,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
  */
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'mac-pack-'));
+const started = Date.now();
 const app = join(work, 'team-repo');
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string };
 const installed = join(app, 'node_modules', pkg.name);
@@ -138,5 +141,68 @@ describe('the packed package, installed into an empty repository', () => {
     expect(plan.code, plan.stderr).toBe(2);
     expect(plan.stdout).toMatch(/5 to create/);
     expect(plan.stdout).toContain('api-tls');
+  }, 120_000);
+
+  it('the workflow mac init --github wrote comments a green plan on a pull request (Action bundle, fake GitHub API)', async () => {
+    expect(serve, 'the plan test above starts mac serve').toBeDefined();
+    const git = (...args: string[]) => {
+      const r = spawnSync('git', args, { cwd: app, encoding: 'utf8', env: { ...env, GIT_AUTHOR_NAME: 'ci', GIT_AUTHOR_EMAIL: 'ci@example.com', GIT_COMMITTER_NAME: 'ci', GIT_COMMITTER_EMAIL: 'ci@example.com' } });
+      if (r.status !== 0) throw new Error(`git ${args.join(' ')}: ${r.stderr}`);
+      return r.stdout.trim();
+    };
+    writeFileSync(join(app, '.gitignore'), 'node_modules\n');
+    git('init', '-q', '-b', 'main');
+    git('add', '-A');
+    git('commit', '-q', '-m', 'monitoring: starter project');
+    const base = git('rev-parse', 'HEAD');
+    git('checkout', '-q', '-b', 'more-checks');
+    writeFileSync(join(app, 'monitoring', 'checks', 'db.yaml'), 'kind: TcpCheck\nid: db\nname: Database reachable\nrequest: { hostname: db.internal.example, port: 5432 }\n');
+    git('add', '-A');
+    git('commit', '-q', '-m', 'monitoring: database check');
+    const head = git('rev-parse', 'HEAD');
+
+    // The inputs of the mac step of the plan workflow init wrote, with the repository's variables and secrets.
+    const workflow = parse(readFileSync(join(app, '.github', 'workflows', 'mac-plan.yml'), 'utf8')) as { jobs: Record<string, { steps: Array<{ uses?: string; with?: Record<string, unknown> }> }> };
+    const step = Object.values(workflow.jobs).flatMap((j) => j.steps).find((st) => st.uses !== undefined && !st.uses.startsWith('actions/'))!;
+    const settings: Record<string, string> = { 'vars.MAC_API_URL': serve!.url, 'secrets.MAC_API_KEY': 'mac-dev-key', 'vars.MAC_ACCOUNT_ID': 'dev' };
+    const inputs = Object.fromEntries(
+      Object.entries(step.with ?? {}).map(([k, v]) => [k, String(v).replace(/\$\{\{\s*([\w.]+)\s*\}\}/g, (_, name: string) => settings[name] ?? '')]),
+    );
+    expect(inputs).toMatchObject({ command: 'plan', dir: 'monitoring', 'api-url': serve!.url });
+
+    const gh = await startFakeGitHub();
+    try {
+      const runDir = mkdtempSync(join(work, 'run-'));
+      const event = join(runDir, 'event.json');
+      writeFileSync(event, JSON.stringify({ action: 'opened', number: 7, pull_request: { number: 7, head: { sha: head, ref: 'more-checks', repo: { id: 1, full_name: 'team/repo' } }, base: { sha: base, ref: 'main', repo: { id: 1, full_name: 'team/repo' } } } }));
+      writeFileSync(join(runDir, 'summary.md'), '');
+      writeFileSync(join(runDir, 'output.txt'), '');
+      const actionEnv: Record<string, string> = {
+        PATH: env.PATH ?? '', HOME: env.HOME ?? '', NO_COLOR: '1', GITHUB_ACTIONS: 'true', GITHUB_EVENT_NAME: 'pull_request', GITHUB_EVENT_PATH: event,
+        GITHUB_REPOSITORY: 'team/repo', GITHUB_SHA: 'e'.repeat(40), GITHUB_REF: 'refs/pull/7/merge', GITHUB_WORKSPACE: app, GITHUB_SERVER_URL: 'https://github.com',
+        GITHUB_API_URL: gh.url, GITHUB_STEP_SUMMARY: join(runDir, 'summary.md'), GITHUB_OUTPUT: join(runDir, 'output.txt'), RUNNER_TEMP: runDir,
+        'INPUT_GITHUB-TOKEN': 'ghs_test', INPUT_COMMENT: 'true',
+        ...Object.fromEntries(Object.entries(inputs).map(([k, v]) => [`INPUT_${k.toUpperCase()}`, v])),
+      };
+      // Spawned asynchronously: the fake GitHub API answers from this process.
+      const action = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+        const child = spawn(process.execPath, [join(ROOT, 'dist-action', 'index.mjs')], { cwd: app, env: actionEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+        child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+        child.on('error', reject);
+        child.on('close', (status) => resolve({ status, stdout, stderr }));
+      });
+      expect(action.status, action.stdout + action.stderr).toBe(0);
+      const comments = gh.comments.filter((c) => c.issue === 'team/repo#7');
+      expect(comments).toHaveLength(1);
+      expect(comments[0].body).toContain('db');
+      expect(comments[0].body).toMatch(/6 to create/);
+    } finally {
+      await gh.close();
+    }
+    // The figure for the docs: from an empty directory to the plan comment, machine time.
+    console.log(`pack, install, init, validate, plan, PR plan comment: ${((Date.now() - started) / 1000).toFixed(1)} s`);
   }, 120_000);
 });
