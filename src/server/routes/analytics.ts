@@ -39,9 +39,11 @@ export const analyticsRoutes: RouteModule = ({ store, options }) => [
       const w = analyticsWindow(query, options.now());
       if (!w.ok) throw invalid('query', w.path, w.message);
       const check = mustCheck(store, account, params.id);
-      const results = store
-        .list<CheckResult & Record<string, unknown>>(account, RUN_COLL.checkResults)
-        .filter((r) => r.checkId === check.id);
+      const results = store.query<CheckResult & Record<string, unknown>>(account, RUN_COLL.checkResults, {
+        checkId: check.id,
+        fromMs: w.window.fromMs,
+        toMs: w.window.toMs,
+      });
       const series = buildSeries(results, {
         metrics: parsed.metrics,
         window: w.window,

@@ -21,3 +21,16 @@ export const STATUS_COLL = {
   incidents: 'incidents',
   subscriptions: 'statusPageSubscriptions',
 } as const;
+
+/**
+ * Run data as the store indexes it: by check and time, read by queries (never held whole in
+ * memory on a database). Results, sessions, heartbeat events and alert notifications expire after
+ * the retention period; error groups never do, so they keep their first and last seen.
+ */
+export const RUN_INDEX = {
+  [RUN_COLL.checkResults]: { check: 'checkId', time: 'startedAt', expires: true },
+  [RUN_COLL.checkSessions]: { check: 'checkId', time: 'startedAt', expires: true },
+  [RUN_COLL.heartbeatEvents]: { check: 'checkId', time: 'timestamp', expires: true },
+  [RUN_COLL.alertNotifications]: { check: 'checkId', time: 'created_at', expires: true },
+  [RUN_COLL.errorGroups]: { check: 'checkId', time: 'lastSeen', expires: false },
+} as const;
