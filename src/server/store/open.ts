@@ -63,6 +63,7 @@ function importJournal(path: string, indexed: IndexedKinds): JournalImport {
   } finally {
     db.close();
   }
+  for (const f of [`${tmp}-wal`, `${tmp}-shm`]) rmSync(f, { force: true });
   const backup = freeName(`${path}.journal-backup`);
   copyFileSync(path, backup);
   fsyncFile(backup);

@@ -144,11 +144,16 @@ export class SqliteBackend implements Backend {
     this.cache.commit({ ...entry, o: cached });
   }
 
-  /** Writes many commits in one transaction (the journal import); the cache is not updated. */
+  /**
+   * Writes many commits in one transaction (the journal import; the cache is not updated), then
+   * folds the WAL into the main file so that the file alone holds the database (it is renamed next).
+   */
   importCommits(entries: readonly StoreCommit[]): void {
     this.db.transaction(() => {
       for (const e of entries) this.write(e);
     }).immediate();
+    this.db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+    this.db.exec('PRAGMA journal_mode = DELETE');
   }
 
   private write(entry: StoreCommit): void {
