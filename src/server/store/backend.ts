@@ -32,8 +32,8 @@ export interface RecordQuery {
   fromMs?: number;
   toMs?: number;
   /**
-   * `time-desc`: newest time first, equal times in creation order; `created-desc`: newest created
-   * first; `created` (default): creation order.
+   * `time-desc`: newest time first, equal times newest created first; `created-desc`: newest
+   * created first; `created` (default): creation order.
    */
   order?: 'time-desc' | 'created-desc' | 'created';
   limit?: number;

@@ -47,8 +47,8 @@ export class MemoryBackend implements Backend {
     const spec = this.indexed[kind];
     if (q.order === 'created-desc') matching.reverse();
     else if (q.order === 'time-desc' && spec) {
-      // Stable sort: equal times keep creation order.
-      matching.sort((a, b) => (timeOf(b[1], spec.time) ?? 0) - (timeOf(a[1], spec.time) ?? 0));
+      // Newest created first, then a stable sort by time: equal times stay newest created first.
+      matching.reverse().sort((a, b) => (timeOf(b[1], spec.time) ?? 0) - (timeOf(a[1], spec.time) ?? 0));
     }
     const start = q.offset ?? 0;
     return matching.slice(start, q.limit === undefined ? undefined : start + q.limit);

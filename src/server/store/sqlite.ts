@@ -122,7 +122,7 @@ export class SqliteBackend implements Backend {
   query(account: string, kind: string, q: RecordQuery): Array<[string, StoredRecord]> {
     if (!this.indexed[kind]) return this.cache.query(account, kind, q);
     const { where, args } = this.where(account, kind, q);
-    const order = q.order === 'time-desc' ? 'at DESC, seq' : q.order === 'created-desc' ? 'seq DESC' : 'seq';
+    const order = q.order === 'time-desc' ? 'at DESC, seq DESC' : q.order === 'created-desc' ? 'seq DESC' : 'seq';
     let sql = `SELECT id, data FROM records WHERE ${where} ORDER BY ${order}`;
     if (q.limit !== undefined || q.offset !== undefined) {
       sql += ' LIMIT ? OFFSET ?';

@@ -67,14 +67,14 @@ describe.each([
     s.close();
   });
 
-  it('queries run data by check and inclusive time window, newest first with creation order on ties, paged', () => {
+  it('queries run data by check and inclusive time window, newest first (ties: newest created first), paged', () => {
     const s = open();
     const times = [5, 1, 3, 3, 9];
     times.forEach((m, i) => put(s, 'dev', 'results', `r${i}`, { id: `r${i}`, checkId: i === 4 ? 'other' : 'c', startedAt: at(m) }));
     const ids = (q: Parameters<Store['query']>[2]) => s.query('dev', 'results', q).map((r) => r.id);
     expect(ids({ checkId: 'c' })).toEqual(['r0', 'r1', 'r2', 'r3']);
-    expect(ids({ checkId: 'c', order: 'time-desc' })).toEqual(['r0', 'r2', 'r3', 'r1']);
-    expect(ids({ checkId: 'c', fromMs: Date.parse(at(3)), toMs: Date.parse(at(5)), order: 'time-desc' })).toEqual(['r0', 'r2', 'r3']);
+    expect(ids({ checkId: 'c', order: 'time-desc' })).toEqual(['r0', 'r3', 'r2', 'r1']);
+    expect(ids({ checkId: 'c', fromMs: Date.parse(at(3)), toMs: Date.parse(at(5)), order: 'time-desc' })).toEqual(['r0', 'r3', 'r2']);
     expect(ids({ order: 'created-desc', limit: 2, offset: 1 })).toEqual(['r3', 'r2']);
     expect(s.countQuery('dev', 'results', { checkId: 'c', fromMs: Date.parse(at(2)) })).toBe(3);
     s.close();
