@@ -38,6 +38,11 @@ export interface RecordQuery {
   order?: 'time-desc' | 'created-desc' | 'created';
   limit?: number;
   offset?: number;
+  /**
+   * Only these fields of each record (dot paths, e.g. `apiCheckResult.response.status`), for
+   * reads that need a few fields of many records; missing and null fields are left out.
+   */
+  fields?: readonly string[];
 }
 
 /** The storage under a `Store`. Every method is synchronous; `commit` is durable when it returns. */
@@ -73,4 +78,26 @@ export function timeOf(record: StoredRecord, field: string): number | null {
 export function checkOf(record: StoredRecord, field: string): string | null {
   const v = record[field];
   return v === undefined || v === null ? null : String(v);
+}
+
+/** The `fields` (dot paths) of a record, nested as in the record; missing and null ones left out. */
+export function pickFields(record: StoredRecord, fields: readonly string[]): StoredRecord {
+  const out: StoredRecord = {};
+  for (const path of fields) {
+    let v: unknown = record;
+    for (const key of path.split('.')) v = v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[key] : undefined;
+    if (v !== undefined && v !== null) setPath(out, path, v);
+  }
+  return out;
+}
+
+/** Sets a dot path in `target`, creating the objects on the way. */
+export function setPath(target: StoredRecord, path: string, value: unknown): void {
+  const keys = path.split('.');
+  let at = target;
+  for (const key of keys.slice(0, -1)) {
+    if (at[key] === null || typeof at[key] !== 'object') at[key] = {};
+    at = at[key] as StoredRecord;
+  }
+  at[keys[keys.length - 1]] = value;
 }

@@ -1,4 +1,4 @@
-import { checkOf, timeOf, type Backend, type IndexedKinds, type RecordQuery, type StoreCommit, type StoredRecord } from './backend.js';
+import { checkOf, pickFields, timeOf, type Backend, type IndexedKinds, type RecordQuery, type StoreCommit, type StoredRecord } from './backend.js';
 
 type Collection = Map<string, StoredRecord>;
 type AccountData = Map<string, Collection>;
@@ -51,7 +51,8 @@ export class MemoryBackend implements Backend {
       matching.reverse().sort((a, b) => (timeOf(b[1], spec.time) ?? 0) - (timeOf(a[1], spec.time) ?? 0));
     }
     const start = q.offset ?? 0;
-    return matching.slice(start, q.limit === undefined ? undefined : start + q.limit);
+    const page = matching.slice(start, q.limit === undefined ? undefined : start + q.limit);
+    return q.fields ? page.map(([id, rec]) => [id, pickFields(rec, q.fields!)]) : page;
   }
 
   countQuery(account: string, kind: string, q: RecordQuery): number {

@@ -1,5 +1,5 @@
 import Database from 'libsql';
-import { checkOf, timeOf, type Backend, type IndexedKinds, type RecordQuery, type StoreCommit, type StoredRecord } from './backend.js';
+import { checkOf, setPath, timeOf, type Backend, type IndexedKinds, type RecordQuery, type StoreCommit, type StoredRecord } from './backend.js';
 import { MemoryBackend } from './memory.js';
 import { StateError } from './errors.js';
 
@@ -24,6 +24,7 @@ export const MIGRATIONS: readonly string[] = [
    CREATE INDEX records_order ON records (account, kind, seq);
    CREATE INDEX records_check ON records (account, kind, check_id, at) WHERE check_id IS NOT NULL;
    CREATE INDEX records_time ON records (kind, at) WHERE at IS NOT NULL;
+   CREATE INDEX records_config ON records (seq) WHERE at IS NULL;
    CREATE TABLE counters (kind TEXT PRIMARY KEY, value INTEGER NOT NULL);`,
 ];
 
@@ -62,7 +63,8 @@ export class SqliteBackend implements Backend {
     };
     // Only configuration is loaded: the run data stays on disk (restart time does not grow with it).
     const runKinds = Object.keys(indexed);
-    const loadSql = `SELECT account, kind, id, data FROM records WHERE kind NOT IN (${runKinds.map(() => '?').join(', ') || "''"}) ORDER BY seq`;
+    // Run data always has a time (`at`); the partial index records_config finds the rest.
+    const loadSql = `SELECT account, kind, id, data FROM records WHERE at IS NULL AND kind NOT IN (${runKinds.map(() => '?').join(', ') || "''"}) ORDER BY seq`;
     for (const [account, kind, id, data] of s(loadSql).raw().iterate(...runKinds) as Iterable<Row>) {
       this.cache.commit({ a: account as string, o: [['p', kind as string, id as string, JSON.parse(data as string)]] });
     }
@@ -123,12 +125,24 @@ export class SqliteBackend implements Backend {
     if (!this.indexed[kind]) return this.cache.query(account, kind, q);
     const { where, args } = this.where(account, kind, q);
     const order = q.order === 'time-desc' ? 'at DESC, seq DESC' : q.order === 'created-desc' ? 'seq DESC' : 'seq';
-    let sql = `SELECT id, data FROM records WHERE ${where} ORDER BY ${order}`;
+    // Only the wanted fields leave the database (one JSON array of their values per row).
+    const fields = q.fields;
+    const what = fields ? `json_array(${fields.map((f) => `data -> ${sqlString(`$.${f}`)}`).join(', ')})` : 'data';
+    let sql = `SELECT id, ${what} FROM records WHERE ${where} ORDER BY ${order}`;
     if (q.limit !== undefined || q.offset !== undefined) {
       sql += ' LIMIT ? OFFSET ?';
       args.push(q.limit ?? -1, q.offset ?? 0);
     }
-    return (this.db.prepare(sql).raw().all(...args) as Row[]).map((r) => [r[0] as string, JSON.parse(r[1] as string) as StoredRecord]);
+    const rows = this.db.prepare(sql).raw().all(...args) as Row[];
+    if (!fields) return rows.map((r) => [r[0] as string, JSON.parse(r[1] as string) as StoredRecord]);
+    return rows.map((r) => {
+      const values = JSON.parse(r[1] as string) as unknown[];
+      const rec: StoredRecord = {};
+      fields.forEach((f, i) => {
+        if (values[i] !== null) setPath(rec, f, values[i]);
+      });
+      return [r[0] as string, rec];
+    });
   }
 
   countQuery(account: string, kind: string, q: RecordQuery): number {
@@ -195,6 +209,10 @@ export class SqliteBackend implements Backend {
     }
     return { where: parts.join(' AND '), args };
   }
+}
+
+function sqlString(s: string): string {
+  return `'${s.replaceAll("'", "''")}'`;
 }
 
 function scalar(db: Db, sql: string): unknown {

@@ -80,6 +80,17 @@ describe.each([
     s.close();
   });
 
+  it('reads only the asked fields of run data, nested as stored, leaving out missing and null ones', () => {
+    const s = open();
+    put(s, 'dev', 'results', 'a', { id: 'a', checkId: 'c', startedAt: at(0), ok: true, n: null, api: { response: { status: 200, body: 'big' }, other: 1 } });
+    put(s, 'dev', 'results', 'b', { id: 'b', checkId: 'c', startedAt: at(1), ok: false, api: null });
+    expect(s.query('dev', 'results', { checkId: 'c', fields: ['ok', 'n', 'api.response.status', 'missing'] })).toEqual([
+      { ok: true, api: { response: { status: 200 } } },
+      { ok: false },
+    ]);
+    s.close();
+  });
+
   it('deletes a check’s run data in the deleting transaction, and reads through it see that', () => {
     const s = open();
     put(s, 'dev', 'results', 'a', { id: 'a', checkId: 'c', startedAt: at(0) });
