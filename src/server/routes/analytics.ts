@@ -5,7 +5,7 @@ import { invalid } from '../http/errors.js';
 import { RUN_COLL } from '../rundata/collections.js';
 import { mustCheck, unixParam } from '../rundata/query.js';
 import { metricMetadata, parseMetrics } from '../rundata/analytics-metrics.js';
-import { buildSeries } from '../rundata/analytics.js';
+import { SERIES_FIELDS, buildSeries } from '../rundata/analytics.js';
 import { QUICK_RANGES, analyticsWindow } from '../rundata/time-window.js';
 import type { CheckResult } from '../rundata/types.js';
 
@@ -26,18 +26,6 @@ const analyticsQuery = z.object({
   page: intParam(1).default(1),
 });
 
-/** What buildSeries reads of a result. */
-const SERIES_FIELDS = [
-  'resultType',
-  'startedAt',
-  'hasFailures',
-  'attempts',
-  'responseTime',
-  'runLocation',
-  'apiCheckResult.response.status',
-  'apiCheckResult.response.timingPhases',
-];
-
 /** Route of `/v1/analytics/url-monitors/{id}`. */
 export const analyticsRoutes: RouteModule = ({ store, options }) => [
   route({
@@ -51,7 +39,7 @@ export const analyticsRoutes: RouteModule = ({ store, options }) => [
       const w = analyticsWindow(query, options.now());
       if (!w.ok) throw invalid('query', w.path, w.message);
       const check = mustCheck(store, account, params.id);
-      // Only the fields the series read leave the database: a month of results stays cheap.
+      // Only the fields the series read leave the database (its summary column): a month stays cheap.
       const results = store.query<CheckResult & Record<string, unknown>>(account, RUN_COLL.checkResults, {
         checkId: check.id,
         fromMs: w.window.fromMs,

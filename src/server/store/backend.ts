@@ -22,9 +22,18 @@ export interface StoreCommit {
 /**
  * Kinds indexed by check and time: run data, read by queries instead of being held whole. `check`
  * and `time` name the record fields (time: an ISO timestamp); `expires` kinds are deleted by the
- * retention once their time is older than the retention period.
+ * retention once their time is older than the retention period. `summary` fields (dot paths) are
+ * also kept apart from the record, so a query asking only for them (`fields`) need not read it.
  */
-export type IndexedKinds = Readonly<Record<string, { check: string; time: string; expires: boolean }>>;
+export type IndexedKinds = Readonly<Record<string, IndexedKind>>;
+
+/** How one kind of run data is indexed. */
+export interface IndexedKind {
+  check: string;
+  time: string;
+  expires: boolean;
+  summary?: readonly string[];
+}
 
 /** A query of an indexed kind in one account. Times are inclusive epoch ms. */
 export interface RecordQuery {
@@ -84,11 +93,17 @@ export function checkOf(record: StoredRecord, field: string): string | null {
 export function pickFields(record: StoredRecord, fields: readonly string[]): StoredRecord {
   const out: StoredRecord = {};
   for (const path of fields) {
-    let v: unknown = record;
-    for (const key of path.split('.')) v = v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[key] : undefined;
+    const v = getPath(record, path);
     if (v !== undefined && v !== null) setPath(out, path, v);
   }
   return out;
+}
+
+/** The value at a dot path, or undefined. */
+export function getPath(record: StoredRecord, path: string): unknown {
+  let v: unknown = record;
+  for (const key of path.split('.')) v = v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[key] : undefined;
+  return v;
 }
 
 /** Sets a dot path in `target`, creating the objects on the way. */

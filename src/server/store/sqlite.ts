@@ -1,5 +1,5 @@
 import Database from 'libsql';
-import { checkOf, setPath, timeOf, type Backend, type IndexedKinds, type RecordQuery, type StoreCommit, type StoredRecord } from './backend.js';
+import { checkOf, getPath, setPath, timeOf, type Backend, type IndexedKinds, type RecordQuery, type StoreCommit, type StoredRecord } from './backend.js';
 import { MemoryBackend } from './memory.js';
 import { StateError } from './errors.js';
 
@@ -18,7 +18,8 @@ export const MIGRATIONS: readonly string[] = [
      id TEXT NOT NULL,
      check_id TEXT,
      at INTEGER,
-     data TEXT NOT NULL
+     data TEXT NOT NULL,
+     summary TEXT
    );
    CREATE UNIQUE INDEX records_key ON records (account, kind, id);
    CREATE INDEX records_order ON records (account, kind, seq);
@@ -53,8 +54,8 @@ export class SqliteBackend implements Backend {
       count: s('SELECT count(*) FROM records WHERE account = ? AND kind = ?').raw(),
       everywhere: s('SELECT account, data FROM records WHERE kind = ? ORDER BY seq').raw(),
       put: s(
-        `INSERT INTO records (account, kind, id, check_id, at, data) VALUES (?, ?, ?, ?, ?, ?)
-         ON CONFLICT (account, kind, id) DO UPDATE SET check_id = excluded.check_id, at = excluded.at, data = excluded.data`,
+        `INSERT INTO records (account, kind, id, check_id, at, data, summary) VALUES (?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (account, kind, id) DO UPDATE SET check_id = excluded.check_id, at = excluded.at, data = excluded.data, summary = excluded.summary`,
       ),
       del: s('DELETE FROM records WHERE account = ? AND kind = ? AND id = ?'),
       delCheck: s('DELETE FROM records WHERE account = ? AND kind = ? AND check_id = ?'),
@@ -127,7 +128,14 @@ export class SqliteBackend implements Backend {
     const order = q.order === 'time-desc' ? 'at DESC, seq DESC' : q.order === 'created-desc' ? 'seq DESC' : 'seq';
     // Only the wanted fields leave the database (one JSON array of their values per row).
     const fields = q.fields;
-    const what = fields ? `json_array(${fields.map((f) => `data -> ${sqlString(`$.${f}`)}`).join(', ')})` : 'data';
+    // From the summary column when it holds every wanted field (no record to parse), else from the record.
+    const summary = this.indexed[kind].summary;
+    const fromSummary = fields && summary && fields.every((f) => summary.includes(f));
+    const what = !fields
+      ? 'data'
+      : fromSummary
+        ? `json_array(${fields.map((f) => `summary -> ${summary.indexOf(f)}`).join(', ')})`
+        : `json_array(${fields.map((f) => `data -> ${sqlString(`$.${f}`)}`).join(', ')})`;
     let sql = `SELECT id, ${what} FROM records WHERE ${where} ORDER BY ${order}`;
     if (q.limit !== undefined || q.offset !== undefined) {
       sql += ' LIMIT ? OFFSET ?';
@@ -177,7 +185,8 @@ export class SqliteBackend implements Backend {
       if (op[0] === 'p') {
         const rec = op[3] as StoredRecord;
         const spec = this.indexed[op[1]];
-        this.stmts.put.run(entry.a, op[1], op[2], spec ? checkOf(rec, spec.check) : null, spec ? timeOf(rec, spec.time) : null, JSON.stringify(rec));
+        const summary = spec?.summary ? JSON.stringify(spec.summary.map((f) => getPath(rec, f) ?? null)) : null;
+        this.stmts.put.run(entry.a, op[1], op[2], spec ? checkOf(rec, spec.check) : null, spec ? timeOf(rec, spec.time) : null, JSON.stringify(rec), summary);
       } else if (op[0] === 'd') this.stmts.del.run(entry.a, op[1], op[2]);
       else this.stmts.delCheck.run(entry.a, op[1], op[2]);
     }

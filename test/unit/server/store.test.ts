@@ -12,7 +12,7 @@ import { SCHEMA_VERSION } from '../../../src/server/store/sqlite.js';
 const tmpFile = (name = 'state.db') => join(mkdtempSync(join(tmpdir(), 'mac-store-')), name);
 
 const IDX = {
-  results: { check: 'checkId', time: 'startedAt', expires: true },
+  results: { check: 'checkId', time: 'startedAt', expires: true, summary: ['ok', 'api.response.status'] },
   groups: { check: 'checkId', time: 'lastSeen', expires: false },
 } as const;
 
@@ -85,6 +85,11 @@ describe.each([
     put(s, 'dev', 'results', 'a', { id: 'a', checkId: 'c', startedAt: at(0), ok: true, n: null, api: { response: { status: 200, body: 'big' }, other: 1 } });
     put(s, 'dev', 'results', 'b', { id: 'b', checkId: 'c', startedAt: at(1), ok: false, api: null });
     expect(s.query('dev', 'results', { checkId: 'c', fields: ['ok', 'n', 'api.response.status', 'missing'] })).toEqual([
+      { ok: true, api: { response: { status: 200 } } },
+      { ok: false },
+    ]);
+    // Only summary fields: read from the summary (SQLite), same answer.
+    expect(s.query('dev', 'results', { checkId: 'c', fields: ['api.response.status', 'ok'] })).toEqual([
       { ok: true, api: { response: { status: 200 } } },
       { ok: false },
     ]);
