@@ -110,13 +110,17 @@ describe('mac serve on SQLite (built CLI)', () => {
     expect(r.stderr).toContain(`database schema version ${SCHEMA_VERSION + 5} is newer than this mac serve knows (${SCHEMA_VERSION})`);
   });
 
-  it('refuses --state with --database, and a database URL it does not know', async () => {
+  it('refuses --state with --database, a database URL it does not know, and a file it cannot open', async () => {
     const both = await refusedServe(['--state', tmpFile('a.db'), '--database', `sqlite:${tmpFile('b.db')}`]);
     expect(both.code).toBe(1);
     expect(both.stderr).toContain('--state and --database both name the database');
     const pg = await refusedServe(['--database', 'postgres://localhost/mac']);
     expect(pg.code).toBe(1);
     expect(pg.stderr).toContain('not supported yet');
+    const missing = join(tmpFile('x'), 'no-such-dir', 'state.db');
+    const nodir = await refusedServe(['--state', missing]);
+    expect(nodir.code).toBe(1);
+    expect(nodir.stderr).toContain(`${missing}: cannot open the database`);
   });
 
   it('--retention-days deletes old run data in the background and keeps checks, channels and error groups', async () => {

@@ -23,7 +23,8 @@ export const MIGRATIONS: readonly string[] = [
    );
    CREATE UNIQUE INDEX records_key ON records (account, kind, id);
    CREATE INDEX records_order ON records (account, kind, seq);
-   CREATE INDEX records_check ON records (account, kind, check_id, at) WHERE check_id IS NOT NULL;
+   -- Covering for summary reads: a check's run data by time is read from this index alone.
+   CREATE INDEX records_check ON records (account, kind, check_id, at, id, summary) WHERE check_id IS NOT NULL;
    CREATE INDEX records_time ON records (kind, at) WHERE at IS NOT NULL;
    CREATE INDEX records_config ON records (seq) WHERE at IS NULL;
    CREATE TABLE counters (kind TEXT PRIMARY KEY, value INTEGER NOT NULL);`,
@@ -78,7 +79,12 @@ export class SqliteBackend implements Backend {
    * Refuses a schema newer than this code and a SQLite database mac serve did not create.
    */
   static open(path: string, indexed: IndexedKinds): SqliteBackend {
-    const db = new Database(path);
+    let db: Db;
+    try {
+      db = new Database(path);
+    } catch (err) {
+      throw new StateError(`${path}: cannot open the database: ${(err as Error).message}`, 'check that the directory exists and is writable', { cause: err });
+    }
     try {
       db.exec('PRAGMA journal_mode = WAL');
       db.exec('PRAGMA synchronous = FULL');
@@ -86,7 +92,8 @@ export class SqliteBackend implements Backend {
       return new SqliteBackend(db, indexed);
     } catch (err) {
       db.close();
-      throw err;
+      if (err instanceof StateError) throw err;
+      throw new StateError(`${path}: cannot open the database: ${(err as Error).message}`, undefined, { cause: err });
     }
   }
 
@@ -131,11 +138,14 @@ export class SqliteBackend implements Backend {
     // From the summary column when it holds every wanted field (no record to parse), else from the record.
     const summary = this.indexed[kind].summary;
     const fromSummary = fields && summary && fields.every((f) => summary.includes(f));
+    const sameAsSummary = fromSummary && fields.length === summary.length && fields.every((f, i) => summary[i] === f);
     const what = !fields
       ? 'data'
-      : fromSummary
-        ? `json_array(${fields.map((f) => `summary -> ${summary.indexOf(f)}`).join(', ')})`
-        : `json_array(${fields.map((f) => `data -> ${sqlString(`$.${f}`)}`).join(', ')})`;
+      : sameAsSummary
+        ? 'summary'
+        : fromSummary
+          ? `json_array(${fields.map((f) => `summary -> ${summary.indexOf(f)}`).join(', ')})`
+          : `json_array(${fields.map((f) => `data -> ${sqlString(`$.${f}`)}`).join(', ')})`;
     let sql = `SELECT id, ${what} FROM records WHERE ${where} ORDER BY ${order}`;
     if (q.limit !== undefined || q.offset !== undefined) {
       sql += ' LIMIT ? OFFSET ?';
