@@ -3,7 +3,6 @@ import type { RegisterCommand } from '../context.js';
 import { MacError, UsageError } from '../../errors.js';
 import { createServer } from '../../server/server.js';
 import { DEV_KEY, DEFAULT_RETENTION_DAYS, parseApiKey, parseDatabaseUrl, parseFaults, parseKeysFile, parseRateLimit, type ApiKeySpec, type ServerOptions } from '../../server/options.js';
-import { StateError } from '../../server/store/errors.js';
 import { startRuns } from '../../server/runs/runs.js';
 
 interface ServeFlags {
@@ -44,13 +43,8 @@ export const register: RegisterCommand = (program, ctx) => {
     .option('--no-runs', 'do not run the stored checks')
     .action(async (flags: ServeFlags) => {
       const options = toOptions(flags);
-      let server;
-      try {
-        server = createServer(options);
-      } catch (err) {
-        if (err instanceof StateError) throw new MacError(err.message, { cause: err, hint: err.hint });
-        throw err;
-      }
+      // A state file it cannot use throws a StateError (a MacError naming the file), left unchanged.
+      const server = createServer(options);
       let url: string;
       try {
         url = await server.listen();

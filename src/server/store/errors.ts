@@ -1,14 +1,12 @@
+import { MacError } from '../../errors.js';
+
 /**
  * A state file or database the service refuses to start on (corrupt journal, unknown file, newer
- * schema). The message names the file (and line); `hint` says what to do. Nothing was changed.
+ * schema, cannot open). The message names the file (and line); `hint` says what to do. Nothing
+ * was changed.
  */
-export class StateError extends Error {
-  constructor(
-    message: string,
-    readonly hint?: string,
-    options?: ErrorOptions,
-  ) {
-    super(message, options);
-    this.name = 'StateError';
+export class StateError extends MacError {
+  constructor(message: string, hint?: string, options: { cause?: unknown } = {}) {
+    super(message, { hint, cause: options.cause });
   }
 }
