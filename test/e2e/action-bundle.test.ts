@@ -411,18 +411,23 @@ describe('the bundled action on pull_request: what the comment can be trusted wi
 
   it('never posts a locked variable value nor a locked webhook header, created or changed, in the comment, summary, plan file or apply summary', async () => {
     const { dir, base } = newRepo('shop-locked');
+    const values = ['locked-var-A1b2', 'Bearer hook-C3d4', 'locked-var-E5f6', 'Bearer hook-G7h8'];
     const resources = (value: string, header: string) =>
       [
         `kind: EnvironmentVariable\nkey: SHOP_LOCKED\nvalue: ${value}\nlocked: true\n`,
         `kind: AlertChannel\nid: hook\ntype: WEBHOOK\nconfig:\n  name: ops hook\n  url: https://hooks.example/ops\n  headers:\n    - { key: Authorization, value: "${header}", locked: true }\n`,
+        // The same values copied where nothing masks them: the scrubber still keeps them out of what is posted.
+        tcpCheck('copies', 5432, JSON.stringify(`copy ${values[0]} ${values[1]}`)),
       ].join('---\n');
-    const values = ['locked-var-A1b2', 'Bearer hook-C3d4', 'locked-var-E5f6', 'Bearer hook-G7h8'];
     const seen: string[] = [];
     const created = commit(dir, { 'monitoring/resources.yaml': resources(values[0], values[1]) }, 'locked');
     const pr = await runAction({ event: 'pull_request', workspace: dir, sha: created, baseSha: base, inputs: {} });
     expect(pr.code, pr.stdout + pr.stderr).toBe(0);
-    seen.push(planComments()[0].body, pr.summary, pr.stdout, readFileSync(pr.outputs['plan-file'], 'utf8'));
+    seen.push(planComments()[0].body, pr.summary, pr.stdout);
     expect(planComments()[0].body).toContain('+ value: (sensitive)');
+    expect(planComments()[0].body).toContain('<code>copy *** ***</code>');
+    // The plan file holds the copies (as `mac plan --out` would), never the masked values themselves.
+    const planFile = (text: string) => JSON.stringify(JSON.parse(text).changes.filter((c: { id: string }) => c.id !== 'copies'));
     const applied = await runAction({ event: 'push', workspace: dir, sha: created, inputs: {} });
     expect(applied.code, applied.stdout + applied.stderr).toBe(0);
     seen.push(applied.summary, applied.stdout);
@@ -434,7 +439,8 @@ describe('the bundled action on pull_request: what the comment can be trusted wi
     const body = planComments()[0].body;
     expect(body).toContain('! value: (sensitive) -> (sensitive)');
     expect(body).toContain('! config.headers[0].value: (sensitive) -> (sensitive)');
-    seen.push(body, pr2.summary, pr2.stdout, readFileSync(pr2.outputs['plan-file'], 'utf8'), ...gh.requests.map((r) => JSON.stringify(r.body ?? '')));
+    seen.push(body, pr2.summary, pr2.stdout, planFile(readFileSync(pr.outputs['plan-file'], 'utf8')), planFile(readFileSync(pr2.outputs['plan-file'], 'utf8')));
+    seen.push(...gh.requests.map((r) => JSON.stringify(r.body ?? '')));
     const reviewed = join(tmp, 'locked-plan.json');
     writeFileSync(reviewed, readFileSync(pr2.outputs['plan-file']));
     const applied2 = await runAction({ event: 'push', workspace: dir, sha: rotated, inputs: { 'plan-file': reviewed } });
