@@ -311,6 +311,28 @@ describe('the bundled action on pull_request: what the comment can be trusted wi
     expect(narrowed.outputs.update).toBe('1');
   });
 
+  it('shows diff lines as text and markdown do: subscriptions by logical id, one line per set member, defaults counted', async () => {
+    const { dir, base } = newRepo('shop-lines');
+    const channel = 'kind: AlertChannel\nid: oncall\ntype: EMAIL\nconfig: { address: oncall@example.com }\n';
+    const created = commit(dir, { 'monitoring/alerts.yaml': channel, 'monitoring/checks/db.yaml': `${tcpCheck('db-lines', 5432)}alertChannels: [oncall]\n` }, 'check and channel');
+    const pr = await runAction({ event: 'pull_request', workspace: dir, sha: created, baseSha: base, inputs: {} });
+    expect(pr.code, pr.stdout + pr.stderr).toBe(0);
+    const body = planComments()[0].body;
+    const check = body.slice(body.indexOf('<code>TcpCheck/db-lines</code>'));
+    expect(check).toContain('+ alertChannels: oncall\n');
+    expect(check).toMatch(/\+ \d+ defaults\n/);
+    expect(check).not.toMatch(/alertChannelSubscriptions|alertChannelId|degradedResponseTime/);
+    expect((await runAction({ event: 'push', workspace: dir, sha: created, inputs: {} })).code).toBe(0);
+
+    // One tag more on the pull request: one line, by value, never by index.
+    const tagged = commit(dir, { 'monitoring/checks/db.yaml': `${tcpCheck('db-lines', 5432)}alertChannels: [oncall]\ntags: [team-db]\n` }, 'tag');
+    const pr2 = await runAction({ event: 'pull_request', workspace: dir, sha: tagged, baseSha: created, inputs: {} });
+    expect(pr2.code, pr2.stdout + pr2.stderr).toBe(0);
+    const body2 = planComments()[0].body;
+    expect(body2).toContain('```diff\n+ tags: "team-db"\n```');
+    expect(body2).not.toMatch(/tags\[\d+\]/);
+  });
+
   it('never edits a look-alike marker comment written by someone else: it creates its own', async () => {
     const { dir, base } = newRepo('shop-lookalike');
     const head = commit(dir, { 'monitoring/checks/db.yaml': tcpCheck('db-look', 5432) }, 'db');
