@@ -156,7 +156,7 @@ async function applyAndReport(run: ActionRun, planned: Plan, client: ApiClient, 
 
 /** Loads and validates; errors become annotations, the comment and the summary, then fail the run. */
 async function load(run: ActionRun): Promise<LoadedProject> {
-  const project = await loadProject(run.dir, { env: run.env, typescript: run.typescript });
+  const project = await loadProject(run.dir, { env: run.env, typescript: run.typescript, typescriptRefusedBy: `input typescript: ${run.inputs.typescript}` });
   watchDeclaredEnv(project, run.env);
   const errors = project.diagnostics.filter((d) => d.severity === 'error');
   if (errors.length > 0) {
@@ -193,7 +193,7 @@ function watchDeclaredEnv(project: LoadedProject, env: Record<string, string | u
 async function reloadBodies(run: ActionRun, projectName: string): Promise<Map<string, Record<string, unknown>>> {
   const isDir = await stat(run.dir).then((s) => s.isDirectory(), () => false);
   if (!isDir) return new Map();
-  const loaded = await loadProject(run.dir, { env: run.env, typescript: run.typescript });
+  const loaded = await loadProject(run.dir, { env: run.env, typescript: run.typescript, typescriptRefusedBy: `input typescript: ${run.inputs.typescript}` });
   watchDeclaredEnv(loaded, run.env);
   return desiredBodies(loaded.definitions, projectName);
 }

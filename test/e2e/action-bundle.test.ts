@@ -485,7 +485,7 @@ describe('the bundled action on pull_request: what the comment can be trusted wi
     const run = await runAction({ event: 'pull_request', workspace: dir, sha: head, baseSha: base, inputs: {}, fork: true });
     expect(run.code).toBe(1);
     expect(existsSync(marker)).toBe(false);
-    expect(run.stdout).toMatch(/::error title=mac%3A invalid definition,file=monitoring\/checks\/evil\.mac\.ts,line=1,col=1::TypeScript definitions are refused here .*a \*\.mac\.ts file is code/);
+    expect(run.stdout).toMatch(/::error title=mac%3A invalid definition,file=monitoring\/checks\/evil\.mac\.ts,line=1,col=1::TypeScript definitions are refused here \(input typescript: auto\): a \*\.mac\.ts file is code/);
     expect(run.stdout).toMatch(/::error::1 error in the definitions; nothing was planned\. First: monitoring\/checks\/evil\.mac\.ts:1:1/);
     expect(planComments()[0].body).toContain('monitoring/checks/evil.mac.ts:1:1');
 
