@@ -196,6 +196,11 @@ describe('one apply at a time', () => {
     expect(refused.stderr).toContain('held by ops@deploy-3.example pid 4242 since 2026-02-03T04:05:06.000Z (mac apply)');
     expect([...(await checksByTag(served, 'razed')).values()]).toEqual([1, 1, 1]);
     expect((await callApi(served, 'GET', '/v1/variables/RAZED_URL')).status).toBe(200);
+    // --lock-timeout has apply's bounds.
+    const tooLong = await mac(served, ['destroy', dir, '--yes', '--lock-timeout', '86401']);
+    expect(tooLong.code).toBe(1);
+    expect(tooLong.stderr).toContain('--lock-timeout must be a whole number from 0 to 86400, got "86401"');
+    expect(tooLong.stderr).toContain('run "mac destroy --help" for usage');
     // It waits no longer than --lock-timeout, then refuses the same way.
     const waited = await mac(served, ['destroy', dir, '--yes', '--lock-timeout', '1']);
     expect(waited.code).toBe(1);
