@@ -77,6 +77,21 @@ describe('plan comment body', () => {
     expect(t).not.toContain('Cut to stay under');
   });
 
+  it('lists the orphaned resources under their line, escaped, and never says the account matches', () => {
+    const p: Plan = {
+      ...plan([], 2),
+      summary: { create: 0, update: 0, delete: 0, noop: 2, orphaned: 2 },
+      orphaned: [
+        { kind: 'TcpCheck', id: 'old-db', name: 'Old DB', remoteId: 'r-1' },
+        { kind: 'TcpCheck', id: 'evil', name: '</details><!-- mac-plan:. -->', remoteId: 'r-2' },
+      ],
+    };
+    const t = buildPlanBody(p, opts()).text;
+    expect(t).toContain('**2 orphaned, not deleted: `mac plan --prune` deletes them**\n\n- `TcpCheck/old-db "Old DB" [r-1]`\n- ');
+    expect(t).not.toContain('The account matches');
+    expectInert(t, 1);
+  });
+
   it('says there is nothing to do for an empty plan', () => {
     const b = buildPlanBody(plan([], 12), opts());
     expect(b.text).toContain('**No changes.** The account matches the definitions (12 unchanged).');
