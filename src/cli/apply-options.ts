@@ -42,10 +42,10 @@ export const MAX_LOCK_TIMEOUT = 86_400;
 const USAGE_HINT = 'run "mac apply --help" for usage';
 
 /** Parses a whole number flag in [min, max]. */
-export function parseCount(flag: string, value: string | undefined, fallback: number, min: number, max = 10_000): number {
+export function parseCount(flag: string, value: string | undefined, fallback: number, min: number, max = 10_000, command = 'mac apply'): number {
   if (value === undefined) return fallback;
   if (!/^\d+$/.test(value.trim()) || Number(value) < min || Number(value) > max) {
-    throw new UsageError(`${flag} must be a whole number from ${min} to ${max}, got "${value}"`, { hint: USAGE_HINT });
+    throw new UsageError(`${flag} must be a whole number from ${min} to ${max}, got "${value}"`, { hint: `run "${command} --help" for usage` });
   }
   return Number(value);
 }

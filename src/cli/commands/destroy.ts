@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import type { CliContext, RegisterCommand } from '../context.js';
 import { resolveConnection, withConnectionOptions, type ConnectionFlags } from '../connection.js';
-import { limiterFor, parseCount, parseRateLimit } from '../apply-options.js';
+import { limiterFor, MAX_LOCK_TIMEOUT, parseCount, parseRateLimit } from '../apply-options.js';
 import { ApiClient } from '../../api/index.js';
 import { apiAccount } from '../../apply/account.js';
 import { guardAccount } from '../../apply/lock.js';
@@ -56,10 +56,10 @@ async function runDestroy(dir: string, flags: DestroyFlags, ctx: CliContext): Pr
   const { output } = ctx;
   const format = (flags.format ?? 'text') as ResultFormat;
   if (!RESULT_FORMATS.includes(format)) throw new UsageError(`--format must be one of ${RESULT_FORMATS.join(', ')}, got "${flags.format}"`, { hint: 'run "mac destroy --help" for usage' });
-  const maxDeletes = parseCount('--max-deletes', flags.maxDeletes, DEFAULT_MAX_DELETES, 0);
-  const concurrency = parseCount('--concurrency', flags.concurrency, DEFAULT_CONCURRENCY, 1, 256);
+  const maxDeletes = parseCount('--max-deletes', flags.maxDeletes, DEFAULT_MAX_DELETES, 0, undefined, 'mac destroy');
+  const concurrency = parseCount('--concurrency', flags.concurrency, DEFAULT_CONCURRENCY, 1, 256, 'mac destroy');
   const rateLimit = flags.rateLimit !== undefined ? parseRateLimit(flags.rateLimit, '--rate-limit') : parseRateLimit(ctx.env.MAC_RATE_LIMIT, 'MAC_RATE_LIMIT');
-  const lockTimeout = parseCount('--lock-timeout', flags.lockTimeout, 0, 0);
+  const lockTimeout = parseCount('--lock-timeout', flags.lockTimeout, 0, 0, MAX_LOCK_TIMEOUT, 'mac destroy');
   const connection = resolveConnection(flags, ctx.env);
 
   const project = await loadProject(resolve(ctx.cwd, dir), { env: ctx.env, typescript: flags.typescript !== false });
