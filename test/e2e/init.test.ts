@@ -75,11 +75,17 @@ describe('mac init', () => {
     const cwd = join(work, 'gitignored');
     mkdirSync(cwd);
     writeFileSync(join(cwd, '.gitignore'), 'node_modules');
+    // A project at the repository's root reads only its own files, not every YAML file there.
+    writeFileSync(join(cwd, 'docker-compose.yml'), 'services:\n  web: { image: nginx }\n');
     const r = await runMac(['init', '--project', 'shop'], { cwd });
     expect(r.code, r.stderr).toBe(0);
+    const validate = await runMac(['validate'], { cwd });
+    expect(validate.code, validate.stderr).toBe(0);
+    expect(validate.stdout).toContain('shop: 4 definitions in 4 files, valid');
     expect(readFileSync(join(cwd, '.gitignore'), 'utf8')).toBe('node_modules\n\n# plan files written by mac plan --out\n*.plan.json\nplan.json\n');
     expect(r.stdout).toContain('  npx mac validate ');
     expect(existsSync(join(cwd, '.github'))).toBe(false);
+    expect(readFileSync(join(cwd, 'mac.config.yaml'), 'utf8')).toMatch(/^include: /m);
   });
 
   it('refuses a project name outside [a-z0-9-]', async () => {

@@ -105,6 +105,11 @@ function schemaLine(cwd: string, file: string, schema: string): string {
   return `# yaml-language-server: $schema=${rel}`;
 }
 
+// A project at the repository's root would otherwise read every YAML file of the repository.
+const ROOT_INCLUDE = `# The definition files (the default, every *.yaml, *.yml and *.mac.ts, would take in the whole repository).
+include: ["alert-channels.yaml", "checks/**/*.yaml", "checks/**/*.mac.ts"]
+`;
+
 /** Every file `mac init` writes, with its text. Pure but for reading the workflow templates. */
 export async function starterFiles(o: { root: string; cwd: string; project: string; github: boolean }): Promise<InitFile[]> {
   const { root, cwd, project } = o;
@@ -115,7 +120,7 @@ export async function starterFiles(o: { root: string; cwd: string; project: stri
       text: `${schemaLine(cwd, at('mac.config.yaml'), 'mac-config.schema.json')}
 # The project: every check mac creates is tagged mac:${project}/<id>, and only those are ever touched.
 project: ${project}
-defaults:
+${root === cwd ? ROOT_INCLUDE : ''}defaults:
   check:
     frequency: 10
     locations: [eu-west-1]
