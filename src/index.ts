@@ -4,12 +4,12 @@
  * validation happens when mac loads the file, with the same schemas as YAML.
  */
 import type {
-  AlertChannelDefinition, DashboardDefinition, DnsCheckDefinition, EnvironmentVariableDefinition,
+  AlertChannelDefinition, CheckGroupDefinition, DashboardDefinition, PrivateLocationDefinition, DnsCheckDefinition, EnvironmentVariableDefinition,
   HeartbeatCheckDefinition, MultiStepCheckDefinition, SnippetDefinition, TcpCheckDefinition,
 } from './schema/definitions.js';
 
 export type {
-  AlertChannelDefinition, DashboardDefinition, DefinitionDocument, DnsCheckDefinition, EnvironmentVariableDefinition,
+  AlertChannelDefinition, CheckGroupDefinition, DashboardDefinition, PrivateLocationDefinition, DefinitionDocument, DnsCheckDefinition, EnvironmentVariableDefinition,
   HeartbeatCheckDefinition, MultiStepCheckDefinition, SnippetDefinition, TcpCheckDefinition,
 } from './schema/definitions.js';
 
@@ -36,3 +36,7 @@ export const dashboard = helper<DashboardDefinition>('Dashboard');
 export const environmentVariable = helper<EnvironmentVariableDefinition>('EnvironmentVariable');
 /** An alert channel definition. */
 export const alertChannel = helper<AlertChannelDefinition>('AlertChannel');
+/** A private location definition (matched by slugName). */
+export const privateLocation = helper<PrivateLocationDefinition>('PrivateLocation');
+/** A check group definition (checks join it with `group: <id>`). */
+export const checkGroup = helper<CheckGroupDefinition>('CheckGroup');

@@ -13,7 +13,7 @@ export interface ResolvedDocument {
 }
 
 // Definition-only fields: never part of the API body.
-const NOT_SPEC = new Set(['kind', 'state', 'id', 'adopt', 'renamedFrom', 'alertChannels', 'setupSnippet', 'tearDownSnippet', 'scriptFile']);
+const NOT_SPEC = new Set(['kind', 'state', 'id', 'adopt', 'renamedFrom', 'alertChannels', 'setupSnippet', 'tearDownSnippet', 'scriptFile', 'group']);
 
 /**
  * Builds the Definition of a document; pushes diagnostics for script files and per-kind rules.
@@ -44,6 +44,9 @@ export async function resolveDocument(
   if (Array.isArray(value.alertChannels)) refs.alertChannels = value.alertChannels as string[];
   if (typeof value.setupSnippet === 'string') refs.setupSnippet = value.setupSnippet;
   if (typeof value.tearDownSnippet === 'string') refs.tearDownSnippet = value.tearDownSnippet;
+  if (typeof value.group === 'string') refs.group = value.group;
+  // privateLocations stays in the spec (raw slugs pass through); ids are resolved when the body is built.
+  if (kindSpec.refs.some((r) => r.field === 'privateLocations') && Array.isArray(value.privateLocations)) refs.privateLocations = value.privateLocations as string[];
   const at = source.position();
   const definition: Definition = {
     file: at.file,

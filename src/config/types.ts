@@ -21,6 +21,10 @@ export interface DefinitionRefs {
   alertChannels?: string[];
   setupSnippet?: string;
   tearDownSnippet?: string;
+  /** Checks: the CheckGroup (resolved to groupId). */
+  group?: string;
+  /** Checks: PrivateLocation ids or raw slugs (ids resolved to the location's slugName). */
+  privateLocations?: string[];
 }
 
 /** One validated, resolved resource definition. */

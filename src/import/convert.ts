@@ -10,6 +10,9 @@ import { IMPORT_KINDS } from './table.js';
 export interface RefIndex {
   alertChannel(remoteId: number): string | undefined;
   snippet(remoteId: number): string | undefined;
+  checkGroup(remoteId: number): string | undefined;
+  /** A private location's slug -> its logical id. */
+  privateLocation(slug: string): string | undefined;
 }
 
 /** A value written as `${{ env.NAME }}`; `value` is kept in memory only, for the round-trip plan. */
@@ -136,6 +139,13 @@ export function rewriteReferences(body: Record<string, unknown>, refs: RefIndex)
       }
       if (logical.length > 0) out.alertChannels = logical;
       if (raw.length > 0) out.alertChannelSubscriptions = raw;
+    } else if (key === 'groupId' && typeof value === 'number') {
+      const id = refs.checkGroup(value);
+      if (id === undefined) out[key] = value;
+      else out.group = id;
+    } else if (key === 'privateLocations' && Array.isArray(value)) {
+      // Same field, both forms: ids of the project's locations, slugs of the others.
+      out[key] = value.map((slug) => (typeof slug === 'string' ? (refs.privateLocation(slug) ?? slug) : slug));
     } else if ((key === 'setupSnippetId' || key === 'tearDownSnippetId') && typeof value === 'number') {
       const id = refs.snippet(value);
       if (id === undefined) out[key] = value;

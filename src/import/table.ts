@@ -53,6 +53,18 @@ export const IMPORT_KINDS: Record<Kind, ImportKindSpec> = {
     idSource: alertChannelName,
     fallbackId: 'alert-channel',
   },
+  PrivateLocation: {
+    kind: 'PrivateLocation',
+    file: 'private-locations.yaml',
+    idSource: (body) => String(body.slugName ?? body.name ?? ''),
+    fallbackId: 'private-location',
+  },
+  CheckGroup: {
+    kind: 'CheckGroup',
+    file: 'check-groups.yaml',
+    idSource: byName,
+    fallbackId: 'check-group',
+  },
   TcpCheck: {
     kind: 'TcpCheck',
     file: 'checks/tcp.yaml',

@@ -1,6 +1,6 @@
-import { isCheckKind, KINDS, type Kind } from '../schema/kinds.js';
+import { isOwnedKind, KINDS, type Kind } from '../schema/kinds.js';
 import { fingerprintOf, normalizeLive } from './compare.js';
-import { buildDesired } from './desired.js';
+import { buildDesired, privateLocationSlugs } from './desired.js';
 import { kindSpec } from './kinds/index.js';
 import { matchKind } from './match.js';
 import { ownedId } from './ownership.js';
@@ -26,7 +26,7 @@ export function assembleDestroyPlan(input: DestroyInput): Plan {
 
   for (const kind of KINDS) {
     const live = input.live.get(kind) ?? [];
-    if (isCheckKind(kind)) {
+    if (isOwnedKind(kind)) {
       // No candidates: every owned check (the oldest of each tag) comes back unclaimed.
       const matched = matchKind(kind, project, [], live);
       warnings.push(...matched.warnings);
@@ -40,7 +40,7 @@ export function assembleDestroyPlan(input: DestroyInput): Plan {
     }
     const defs = input.project.definitions.filter((d) => d.kind === kind);
     if (defs.length === 0) continue;
-    const candidates = defs.map((def) => ({ def, desired: buildDesired(def, project, unresolved) }));
+    const candidates = defs.map((def) => ({ def, desired: buildDesired(def, project, unresolved, privateLocationSlugs(input.project.definitions)) }));
     const matched = matchKind(kind, project, candidates, live, context);
     warnings.push(...matched.warnings);
     for (const pair of matched.pairs) {

@@ -1,5 +1,5 @@
 import type { Definition } from '../config/types.js';
-import { isCheckKind, type Kind } from '../schema/kinds.js';
+import { isCheckKind, isOwnedKind, type Kind } from '../schema/kinds.js';
 import { normalizeLive } from './compare.js';
 import type { Desired } from './desired.js';
 import { kindSpec } from './kinds/index.js';
@@ -44,7 +44,7 @@ export interface KindMatch {
 export function matchKind(kind: Kind, project: string, candidates: Candidate[], live: Record<string, unknown>[], context?: MatchContext): KindMatch {
   const spec = kindSpec(kind);
   const warnings: string[] = [];
-  const identity = isCheckKind(kind)
+  const identity = isOwnedKind(kind)
     ? (l: Record<string, unknown>) => ownedId(project, l.tags)
     : (l: Record<string, unknown>) => spec.naturalKey?.(normalizeLive(kind, l));
   const byIdentity = new Map<string, Record<string, unknown>>();
@@ -57,18 +57,18 @@ export function matchKind(kind: Kind, project: string, candidates: Candidate[], 
   }
   const claimed = new Set<Record<string, unknown>>();
   const pairs: Pair[] = candidates.map((c) => {
-    const key = isCheckKind(kind) ? c.def.id : spec.naturalKey?.(c.desired.body);
+    const key = isOwnedKind(kind) ? c.def.id : spec.naturalKey?.(c.desired.body);
     if (key === undefined) {
       warnings.push(`${kind}/${c.def.id} (${c.def.file}:${c.def.line}): no ${spec.naturalKeyLabel ?? 'identity'} to match it by; it is planned as new`);
       return { ...c };
     }
     const own = byIdentity.get(key);
-    const renamed = own === undefined && isCheckKind(kind) ? renamedLive(c, byIdentity, claimed) : undefined;
-    const l = own ?? renamed?.live ?? (isCheckKind(kind) ? adopted(kind, project, c, live, claimed, warnings) : undefined);
+    const renamed = own === undefined && isOwnedKind(kind) ? renamedLive(c, byIdentity, claimed) : undefined;
+    const l = own ?? renamed?.live ?? (isOwnedKind(kind) ? adopted(kind, project, c, live, claimed, warnings) : undefined);
     if (l !== undefined) claimed.add(l);
-    if (l === undefined && isCheckKind(kind) && c.def.state === 'present' && c.def.adopt === undefined) warnings.push(...lookAlikes(kind, project, c, live));
+    if (l === undefined && isOwnedKind(kind) && c.def.state === 'present' && c.def.adopt === undefined) warnings.push(...lookAlikes(kind, project, c, live));
     if (l === undefined) return { ...c };
-    return renamed ? { ...c, live: l, notes: [`renamed from ${renamed.from}: the live check keeps its API id; its ownership tag becomes mac:${project}/${c.def.id}`] } : { ...c, live: l };
+    return renamed ? { ...c, live: l, notes: [`renamed from ${renamed.from}: the live ${isCheckKind(kind) ? 'check' : 'object'} keeps its API id; its ownership tag becomes mac:${project}/${c.def.id}`] } : { ...c, live: l };
   });
   if (kind === 'AlertChannel' && context) warnings.push(...matchMovedChannels(project, pairs, live, claimed, context));
   return { pairs, unclaimed: live.filter((l) => !claimed.has(l) && identity(l) !== undefined && byIdentity.get(identity(l)!) === l), warnings };
@@ -188,10 +188,11 @@ function lookAlikes(kind: Kind, project: string, c: Candidate, live: Record<stri
     .map((l) => {
       const owner = ownerProject(l.tags);
       const whose = owner ? `belongs to project "${owner}"` : `is not managed by mac`;
-      return `${kind}/${c.def.id}: a live check named "${String(name)}" (${String(l.id)}) ${whose}; mac will create a new one. To manage the existing check instead, adopt it with \`mac import\``;
+      const what = isCheckKind(kind) ? 'check' : kind;
+      return `${kind}/${c.def.id}: a live ${what} named "${String(name)}" (${String(l.id)}) ${whose}; mac will create a new one. To manage the existing ${what} instead, adopt it with \`mac import\``;
     });
 }
 
 function describeKey(kind: Kind, key: string, project: string): string {
-  return isCheckKind(kind) ? `tagged mac:${project}/${key}` : `"${key}"`;
+  return isOwnedKind(kind) ? `tagged mac:${project}/${key}` : `"${key}"`;
 }

@@ -26,6 +26,19 @@ export const alertChannelsField = doc(
   'Alert channels to subscribe, by logical id (resolved to alertChannelSubscriptions)',
 );
 
+/** `group`: the check group a check belongs to, by logical id (resolved to groupId). */
+export const groupRefField = doc(logicalId.optional(), 'Check group of the check, by logical id (resolved to groupId; groupOrder sets its place)');
+
+/**
+ * `privateLocations` of a check definition: an entry naming a PrivateLocation definition by
+ * logical id is resolved to its slugName; any other entry is the slug of a location outside the project.
+ */
+export const privateLocationsField = doc(
+  z.array(z.string().regex(/^[a-zA-Z0-9][a-zA-Z0-9._-]{0,62}$/, 'must be a PrivateLocation id or a private-location slug')).nullable().optional(),
+  'Private locations that run the check: PrivateLocation ids of this project (resolved to their slugName) or slugs of locations outside it',
+  [],
+);
+
 /** A snippet reference by logical id (DNS checks only). */
 export function snippetRefField(phase: 'setup' | 'teardown') {
   return doc(logicalId.optional(), `Snippet run in the ${phase} phase, by logical id (resolved to ${phase === 'setup' ? 'setupSnippetId' : 'tearDownSnippetId'})`);

@@ -1,5 +1,7 @@
 import type { Kind } from '../../schema/kinds.js';
 import { alertChannel } from './alert-channel.js';
+import { checkGroup } from './check-group.js';
+import { privateLocation } from './private-location.js';
 import { dashboard } from './dashboard.js';
 import { dnsCheck } from './dns-check.js';
 import { heartbeatCheck } from './heartbeat-check.js';
@@ -14,6 +16,8 @@ export const KIND_SPECS: Record<Kind, KindSpec> = {
   EnvironmentVariable: variable,
   Snippet: snippet,
   AlertChannel: alertChannel,
+  PrivateLocation: privateLocation,
+  CheckGroup: checkGroup,
   TcpCheck: tcpCheck,
   DnsCheck: dnsCheck,
   MultiStepCheck: multiStepCheck,
