@@ -142,6 +142,10 @@ describe('PrivateLocation and CheckGroup', () => {
     const left = await listAllOf<Live>(served, '/v1/check-groups');
     expect(left.some((x) => x.tags.includes('mac:kinds2/spare'))).toBe(false);
     expect(left.some((x) => x.tags.includes('mac:kinds2/kept'))).toBe(true);
+    // mac destroy deletes the project's groups too.
+    const d = await mac(served, ['destroy', extra, '--yes']);
+    expect(d.code, d.stderr + d.stdout).toBe(0);
+    expect((await listAllOf<Live>(served, '/v1/check-groups')).some((x) => x.tags.some((t: string) => t.startsWith('mac:kinds2/')))).toBe(false);
   });
 
   it('deletes cleanly with state: absent: the check first, then its group and location', async () => {
