@@ -4,12 +4,12 @@
  * validation happens when mac loads the file, with the same schemas as YAML.
  */
 import type {
-  AlertChannelDefinition, CheckGroupDefinition, DashboardDefinition, PrivateLocationDefinition, DnsCheckDefinition, EnvironmentVariableDefinition,
+  AlertChannelDefinition, CheckGroupDefinition, DashboardDefinition, PrivateLocationDefinition, StatusPageDefinition, StatusPageServiceDefinition, DnsCheckDefinition, EnvironmentVariableDefinition,
   HeartbeatCheckDefinition, MultiStepCheckDefinition, SnippetDefinition, TcpCheckDefinition,
 } from './schema/definitions.js';
 
 export type {
-  AlertChannelDefinition, CheckGroupDefinition, DashboardDefinition, PrivateLocationDefinition, DefinitionDocument, DnsCheckDefinition, EnvironmentVariableDefinition,
+  AlertChannelDefinition, CheckGroupDefinition, DashboardDefinition, PrivateLocationDefinition, StatusPageDefinition, StatusPageServiceDefinition, DefinitionDocument, DnsCheckDefinition, EnvironmentVariableDefinition,
   HeartbeatCheckDefinition, MultiStepCheckDefinition, SnippetDefinition, TcpCheckDefinition,
 } from './schema/definitions.js';
 
@@ -40,3 +40,7 @@ export const alertChannel = helper<AlertChannelDefinition>('AlertChannel');
 export const privateLocation = helper<PrivateLocationDefinition>('PrivateLocation');
 /** A check group definition (checks join it with `group: <id>`). */
 export const checkGroup = helper<CheckGroupDefinition>('CheckGroup');
+/** A status-page service definition (matched by name; `previousNames` keeps it across a rename). */
+export const statusPageService = helper<StatusPageServiceDefinition>('StatusPageService');
+/** A status page definition (matched by url; cards name services by logical id). */
+export const statusPage = helper<StatusPageDefinition>('StatusPage');

@@ -24,11 +24,13 @@ const KIND_TIER: Record<Kind, number> = {
   AlertChannel: 0,
   PrivateLocation: 0,
   CheckGroup: 0,
+  StatusPageService: 0,
   TcpCheck: 1,
   DnsCheck: 1,
   MultiStepCheck: 1,
   HeartbeatCheck: 1,
   Dashboard: 2,
+  StatusPage: 2,
 };
 const TOP_TIER = 2;
 

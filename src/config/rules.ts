@@ -94,6 +94,38 @@ export const referencesResolve: ProjectRule = (docs, diagnostics, context) => {
   }
 };
 
+/**
+ * References inside nested fields: a check's `triggerIncident.service` and a status page's
+ * `cards[].services[]` name StatusPageService definitions (did you mean, tombstones). A
+ * triggerIncident names its service exactly once (`service` or the raw `serviceId`).
+ */
+export const nestedReferencesResolve: ProjectRule = (docs, diagnostics, context) => {
+  const services = new Map<string, Definition>();
+  for (const { definition: d } of docs) if (d.kind === 'StatusPageService') services.set(d.id, d);
+  const check = (id: string, path: Array<string | number>, source: ResolvedDocument['source']) => {
+    const target = services.get(id);
+    if (!target) {
+      if (context.declared.has(`StatusPageService\0${id}`)) return;
+      diagnostics.push(errorAt(source.locate(path), path, `no StatusPageService with id "${id}"`, didYouMean(id, services.keys())));
+    } else if (target.state === 'absent') {
+      diagnostics.push(errorAt(source.locate(path), path, `StatusPageService "${id}" is marked state: absent (${where(target)}) but still referenced`, 'remove the reference or the tombstone'));
+    }
+  };
+  for (const { definition: d, source } of docs) {
+    if (d.state === 'absent') continue;
+    const incident = d.spec.triggerIncident as { service?: unknown; serviceId?: unknown } | null | undefined;
+    if (isCheckKind(d.kind) && incident) {
+      const both = incident.service !== undefined && incident.serviceId !== undefined;
+      if (both || (incident.service === undefined && incident.serviceId === undefined)) {
+        const path = ['triggerIncident'];
+        diagnostics.push(errorAt(source.locate(path, true), 'triggerIncident', both ? 'service and serviceId are both set' : 'needs service (a StatusPageService id) or serviceId', both ? 'keep one of them' : undefined));
+      }
+    }
+    if (d.refs.incidentService !== undefined) check(d.refs.incidentService, ['triggerIncident', 'service'], source);
+    d.refs.cardServices?.forEach((ids, i) => ids.forEach((id, j) => check(id, ['cards', i, 'services', j], source)));
+  }
+};
+
 /** Tag prefix of the ownership tag mac adds to every check. */
 export const OWNERSHIP_TAG_PREFIX = 'mac:';
 
@@ -162,4 +194,4 @@ export const noLockVariables: ProjectRule = (docs, diagnostics) => {
 };
 
 /** Every project rule, in the order they run. */
-export const PROJECT_RULES: readonly ProjectRule[] = [uniqueIds, uniqueIdentities, referencesResolve, noOwnershipTags, renamesValid, noLockVariables];
+export const PROJECT_RULES: readonly ProjectRule[] = [uniqueIds, uniqueIdentities, referencesResolve, nestedReferencesResolve, noOwnershipTags, renamesValid, noLockVariables];

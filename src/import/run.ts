@@ -87,7 +87,8 @@ export async function runImport(options: ImportOptions, stages: ImportStages): P
 
   // Checks reference channels and snippets: their ids are needed even when only checks are imported.
   const fetchKinds = new Set(options.kinds);
-  if (options.kinds.some(isCheckKind)) for (const k of ['AlertChannel', 'Snippet', 'PrivateLocation', 'CheckGroup'] as const) fetchKinds.add(k);
+  if (options.kinds.some(isCheckKind)) for (const k of ['AlertChannel', 'Snippet', 'PrivateLocation', 'CheckGroup', 'StatusPageService'] as const) fetchKinds.add(k);
+  if (options.kinds.includes('StatusPage')) fetchKinds.add('StatusPageService');
   progress(`reading the account (${[...fetchKinds].join(', ')})`);
   const live = await fetchLive(options.client, [...fetchKinds], { concurrency: options.concurrency, onProgress: progress });
 
@@ -171,7 +172,7 @@ function newProject(options: ImportOptions): ExistingProject {
 function refIndex(live: LiveAccount, defined: Defined, assigned: Array<{ item: { kind: Kind; remoteId: string | number }; id: string }>): RefIndex {
   const ids = new Map(defined.byRemote);
   for (const a of assigned) ids.set(remoteKey(a.item.kind, a.item.remoteId), a.id);
-  const known = (kind: Kind) => (remoteId: number) =>
+  const known = (kind: Kind) => (remoteId: number | string) =>
     live.items.get(kind)?.some((i) => i.remoteId === remoteId) ? ids.get(remoteKey(kind, remoteId)) : undefined;
   // Checks name private locations by slug: a slug of a location the project defines becomes its id.
   const slugs = new Map<string, string>();
@@ -179,7 +180,7 @@ function refIndex(live: LiveAccount, defined: Defined, assigned: Array<{ item: {
     const id = ids.get(remoteKey('PrivateLocation', item.remoteId));
     if (id !== undefined && typeof item.body.slugName === 'string') slugs.set(item.body.slugName, id);
   }
-  return { alertChannel: known('AlertChannel'), snippet: known('Snippet'), checkGroup: known('CheckGroup'), privateLocation: (slug) => slugs.get(slug) };
+  return { alertChannel: known('AlertChannel'), snippet: known('Snippet'), checkGroup: known('CheckGroup'), service: known('StatusPageService'), privateLocation: (slug) => slugs.get(slug) };
 }
 
 function hasOwnTag(body: Record<string, unknown>, project: string): boolean {

@@ -65,6 +65,12 @@ export const IMPORT_KINDS: Record<Kind, ImportKindSpec> = {
     idSource: byName,
     fallbackId: 'check-group',
   },
+  StatusPageService: {
+    kind: 'StatusPageService',
+    file: 'status-page-services.yaml',
+    idSource: byName,
+    fallbackId: 'service',
+  },
   TcpCheck: {
     kind: 'TcpCheck',
     file: 'checks/tcp.yaml',
@@ -98,5 +104,11 @@ export const IMPORT_KINDS: Record<Kind, ImportKindSpec> = {
     file: 'dashboards.yaml',
     idSource: (body) => String(body.customUrl ?? body.header ?? ''),
     fallbackId: 'dashboard',
+  },
+  StatusPage: {
+    kind: 'StatusPage',
+    file: 'status-pages.yaml',
+    idSource: (body) => String(body.url ?? body.name ?? ''),
+    fallbackId: 'status-page',
   },
 };

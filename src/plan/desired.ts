@@ -67,6 +67,12 @@ export function buildDesired(def: Definition, project: string, resolve: ResolveR
   };
   if (isOwnedKind(def.kind)) addOwnershipTag(def, spec, project);
   if (isCheckKind(def.kind)) addCheckRefs(def, spec, ref, slugs, dependsOn, resolve);
+  if (def.kind === 'StatusPage' && Array.isArray(spec.cards)) {
+    spec.cards = (spec.cards as Array<Record<string, unknown>>).map((card, i) => ({
+      ...card,
+      services: (def.refs.cardServices?.[i] ?? []).map((id) => ({ id: ref(`StatusPageService/${id}`) })),
+    }));
+  }
 
   const shape = kindSpec(def.kind).shapeOf(spec);
   const { value, dropped } = normalizeShape(spec, shape);
@@ -179,6 +185,10 @@ function addCheckRefs(
   resolve: ResolveRef,
 ): void {
   if (def.refs.group !== undefined) spec.groupId = ref(`CheckGroup/${def.refs.group}`);
+  if (def.refs.incidentService !== undefined && isRecord(spec.triggerIncident)) {
+    const { service: _service, ...rest } = spec.triggerIncident;
+    spec.triggerIncident = { ...rest, serviceId: ref(`StatusPageService/${def.refs.incidentService}`) };
+  }
   // A private location is named by its slug, which its definition holds: no API id is needed,
   // but a location still to be created must be created before the check.
   if (def.refs.privateLocations !== undefined) {

@@ -56,6 +56,14 @@ export function matchKind(kind: Kind, project: string, candidates: Candidate[], 
     else warnings.push(`${kind} ${describeKey(kind, key, project)}: ${kind} ${String(spec.remoteId(l))} has the same identity as ${String(spec.remoteId(first))}; mac manages ${String(spec.remoteId(first))} only`);
   }
   const claimed = new Set<Record<string, unknown>>();
+  // Keys some definition claims as its own: a previous name still in use by a definition never moves.
+  const ownKeys = new Set(candidates.map((c) => (isOwnedKind(kind) ? undefined : spec.naturalKey?.(c.desired.body))).filter((k) => k !== undefined));
+  // A claim by a definition's own key wins over a previous name, whatever the order of the definitions.
+  for (const c of candidates) {
+    const k = isOwnedKind(kind) ? undefined : spec.naturalKey?.(c.desired.body);
+    const l = k === undefined ? undefined : byIdentity.get(k);
+    if (l !== undefined) claimed.add(l);
+  }
   const pairs: Pair[] = candidates.map((c) => {
     const key = isOwnedKind(kind) ? c.def.id : spec.naturalKey?.(c.desired.body);
     if (key === undefined) {
@@ -64,6 +72,11 @@ export function matchKind(kind: Kind, project: string, candidates: Candidate[], 
     }
     const own = byIdentity.get(key);
     const renamed = own === undefined && isOwnedKind(kind) ? renamedLive(c, byIdentity, claimed) : undefined;
+    const previous = own === undefined && !isOwnedKind(kind) ? previousNamed(c, byIdentity, claimed, ownKeys) : undefined;
+    if (previous) {
+      claimed.add(previous.live);
+      return { ...c, live: previous.live, notes: [`renamed from "${previous.from}" (previousNames): the live ${kind} keeps its API id and history`] };
+    }
     const l = own ?? renamed?.live ?? (isOwnedKind(kind) ? adopted(kind, project, c, live, claimed, warnings) : undefined);
     if (l !== undefined) claimed.add(l);
     if (l === undefined && isOwnedKind(kind) && c.def.state === 'present' && c.def.adopt === undefined) warnings.push(...lookAlikes(kind, project, c, live));
@@ -72,6 +85,20 @@ export function matchKind(kind: Kind, project: string, candidates: Candidate[], 
   });
   if (kind === 'AlertChannel' && context) warnings.push(...matchMovedChannels(project, pairs, live, claimed, context));
   return { pairs, unclaimed: live.filter((l) => !claimed.has(l) && identity(l) !== undefined && byIdentity.get(identity(l)!) === l), warnings };
+}
+
+/**
+ * The live object a present definition (a status-page service) takes over through
+ * `previousNames`: the first previous name that an unclaimed live object still has and that no
+ * definition has as its own. Only used when no live object has the definition's own name.
+ */
+function previousNamed(c: Candidate, byIdentity: ReadonlyMap<string, Live>, claimed: ReadonlySet<Live>, ownKeys: ReadonlySet<string>): { live: Live; from: string } | undefined {
+  if (c.def.state !== 'present') return undefined;
+  for (const from of c.def.previousNames ?? []) {
+    const l = byIdentity.get(from);
+    if (l !== undefined && !claimed.has(l) && !ownKeys.has(from)) return { live: l, from };
+  }
+  return undefined;
 }
 
 /**

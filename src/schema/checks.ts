@@ -1,7 +1,7 @@
 /** Definition schemas of the check kinds: API field names plus kind, id, state and references. */
 import { z } from 'zod';
 import { apiFields, doc, minuteFrequency, subminuteFrequency } from './fields.js';
-import { adoptField, alertChannelsField, groupRefField, idField, kindField, privateLocationsField, renamedFromField, scriptFileField, snippetRefField, stateField } from './common.js';
+import { adoptField, alertChannelsField, groupRefField, idField, kindField, privateLocationsField, renamedFromField, triggerIncidentField, scriptFileField, snippetRefField, stateField } from './common.js';
 
 const f = apiFields('strict');
 
@@ -25,6 +25,7 @@ export const TcpCheckSchema = z.strictObject({
   ...checkDefinitionFields,
   ...f.checkShared,
   privateLocations: privateLocationsField,
+  triggerIncident: triggerIncidentField,
   ...required,
   ...f.thresholds,
   frequency: doc(subminuteFrequency.optional(), 'Minutes between runs; 0 runs every frequencyOffset (10, 20 or 30) seconds', 10),
@@ -37,6 +38,7 @@ export const DnsCheckSchema = z.strictObject({
   ...checkDefinitionFields,
   ...f.checkShared,
   privateLocations: privateLocationsField,
+  triggerIncident: triggerIncidentField,
   ...required,
   ...f.thresholds,
   ...f.dnsExtras,
@@ -53,6 +55,7 @@ export const MultiStepCheckSchema = z.strictObject({
   ...checkDefinitionFields,
   ...f.checkBodies.MULTI_STEP,
   privateLocations: privateLocationsField,
+  triggerIncident: triggerIncidentField,
   ...required,
   frequency: doc(minuteFrequency.optional(), 'Minutes between runs', 10),
   scriptFile: scriptFileField,
@@ -64,6 +67,7 @@ export const HeartbeatCheckSchema = z.strictObject({
   ...checkDefinitionFields,
   ...f.checkShared,
   privateLocations: privateLocationsField,
+  triggerIncident: triggerIncidentField,
   ...required,
   frequency: doc(minuteFrequency.optional(), 'Minutes between evaluations', 10),
   heartbeat: doc(f.heartbeat, 'Expected ping period and grace time'),

@@ -6,7 +6,10 @@ import { z } from 'zod';
 import type { Kind } from './kinds.js';
 import { alertChannelRuleIssues, checkRuleIssues, type ApiCheckType, type FieldIssue } from './fields.js';
 import { DnsCheckSchema, HeartbeatCheckSchema, MultiStepCheckSchema, TcpCheckSchema } from './checks.js';
-import { AlertChannelSchema, CheckGroupSchema, DashboardSchema, EnvironmentVariableSchema, PrivateLocationSchema, SnippetSchema } from './resources.js';
+import {
+  AlertChannelSchema, CheckGroupSchema, DashboardSchema, EnvironmentVariableSchema, PrivateLocationSchema, SnippetSchema, StatusPageSchema,
+  StatusPageServiceSchema,
+} from './resources.js';
 
 /** A reference field of a definition and the kind it points to. */
 export interface RefField {
@@ -118,6 +121,8 @@ export const DEFINITIONS: Record<Kind, KindSpec> = {
     refs: [],
     secretPaths: () => [],
   },
+  StatusPageService: matchedByField(StatusPageServiceSchema, 'A status-page service: a name that status-page cards show and incidents are opened on.', 'name', 'none'),
+  StatusPage: matchedByField(StatusPageSchema, 'A status page: cards of services, public at its url.', 'url', 'none'),
   Dashboard: matchedByField(DashboardSchema, 'A dashboard: a public or private page showing the state of checks.', 'customUrl', 'none'),
   EnvironmentVariable: {
     description: 'An account environment variable, identified by its key.',
@@ -161,6 +166,8 @@ export const DefinitionDocumentSchema = z.discriminatedUnion('kind', [
   AlertChannelSchema,
   PrivateLocationSchema,
   CheckGroupSchema,
+  StatusPageServiceSchema,
+  StatusPageSchema,
 ]);
 
 /** A TCP check definition as written. */
@@ -183,5 +190,9 @@ export type AlertChannelDefinition = z.input<typeof AlertChannelSchema>;
 export type PrivateLocationDefinition = z.input<typeof PrivateLocationSchema>;
 /** A check group definition as written. */
 export type CheckGroupDefinition = z.input<typeof CheckGroupSchema>;
+/** A status-page service definition as written. */
+export type StatusPageServiceDefinition = z.input<typeof StatusPageServiceSchema>;
+/** A status page definition as written. */
+export type StatusPageDefinition = z.input<typeof StatusPageSchema>;
 /** Any definition document as written. */
 export type DefinitionDocument = z.input<typeof DefinitionDocumentSchema>;

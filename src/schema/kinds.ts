@@ -5,11 +5,13 @@ export const KINDS = [
   'AlertChannel',
   'PrivateLocation',
   'CheckGroup',
+  'StatusPageService',
   'TcpCheck',
   'DnsCheck',
   'MultiStepCheck',
   'HeartbeatCheck',
   'Dashboard',
+  'StatusPage',
 ] as const;
 
 /** A resource kind. */

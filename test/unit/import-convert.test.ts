@@ -9,6 +9,7 @@ const refs = {
   alertChannel: (id: number) => ({ 1: 'oncall-email', 2: 'webhook-ops' })[id],
   snippet: (id: number) => ({ 7: 'auth-setup' })[id],
   checkGroup: (id: number) => ({ 3: 'payments' })[id],
+  service: (id: string) => ({ 'u-db': 'database' })[id],
   privateLocation: (slug: string) => ({ 'dc-1': 'dc-one' })[slug],
 };
 
@@ -53,6 +54,14 @@ describe('rewriteReferences', () => {
   });
   it('names private locations of the project by logical id and keeps other slugs', () => {
     expect(rewriteReferences({ privateLocations: ['dc-1', 'Rack-42'] }, refs)).toEqual({ privateLocations: ['dc-one', 'Rack-42'] });
+  });
+  it('names status-page services by logical id in triggerIncident and cards', () => {
+    const trigger = { serviceId: 'u-db', severity: 'MAJOR', name: 'DB down', description: 'x', notifySubscribers: false };
+    expect(rewriteReferences({ triggerIncident: trigger }, refs)).toEqual({
+      triggerIncident: { service: 'database', severity: 'MAJOR', name: 'DB down', description: 'x', notifySubscribers: false },
+    });
+    expect(rewriteReferences({ triggerIncident: { ...trigger, serviceId: 'other' } }, refs)).toEqual({ triggerIncident: { ...trigger, serviceId: 'other' } });
+    expect(rewriteReferences({ cards: [{ name: 'Core', services: [{ id: 'u-db' }] }] }, refs)).toEqual({ cards: [{ name: 'Core', services: ['database'] }] });
   });
   it('writes nothing for an empty subscription list', () => {
     expect(rewriteReferences({ alertChannelSubscriptions: [] }, refs)).toEqual({});

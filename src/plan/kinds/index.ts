@@ -2,6 +2,8 @@ import type { Kind } from '../../schema/kinds.js';
 import { alertChannel } from './alert-channel.js';
 import { checkGroup } from './check-group.js';
 import { privateLocation } from './private-location.js';
+import { statusPage } from './status-page.js';
+import { statusPageService } from './status-page-service.js';
 import { dashboard } from './dashboard.js';
 import { dnsCheck } from './dns-check.js';
 import { heartbeatCheck } from './heartbeat-check.js';
@@ -18,11 +20,13 @@ export const KIND_SPECS: Record<Kind, KindSpec> = {
   AlertChannel: alertChannel,
   PrivateLocation: privateLocation,
   CheckGroup: checkGroup,
+  StatusPageService: statusPageService,
   TcpCheck: tcpCheck,
   DnsCheck: dnsCheck,
   MultiStepCheck: multiStepCheck,
   HeartbeatCheck: heartbeatCheck,
   Dashboard: dashboard,
+  StatusPage: statusPage,
 };
 
 /** The table entry of a kind. */

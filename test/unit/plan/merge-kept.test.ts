@@ -73,6 +73,9 @@ describe('fields a merging PUT keeps when omitted', () => {
       MultiStepCheck: ['name', 'scriptPath', 'dependencies'],
       HeartbeatCheck: ['name', 'frequencyOffset', 'heartbeat'],
       Dashboard: ['customUrl', 'header'],
+      // Status-page and service PUTs replace.
+      StatusPageService: [],
+      StatusPage: [],
     });
   });
 
