@@ -1,17 +1,51 @@
+import { z } from 'zod';
 import { ok, route, type RouteModule } from '../http/route.js';
 import { pageOf, pageQuery } from '../http/lists.js';
+import { boolParam, intParam, stringParam } from '../http/query.js';
 import { RUN_COLL } from '../rundata/collections.js';
 import type { AlertNotification } from '../rundata/types.js';
+
+/** `from` / `to`: a UNIX timestamp in seconds, or an ISO 8601 date or date-time; read as epoch ms. */
+const instant = stringParam().pipe(
+  z.union([
+    z
+      .string()
+      .regex(/^\d+(?:\.\d+)?$/)
+      .transform((s) => Number(s) * 1000),
+    z.union([z.iso.datetime({ offset: true }), z.iso.date()]).transform((s) => Date.parse(s)),
+  ], { error: 'must be a unix timestamp or an ISO 8601 date' }),
+);
+
+// The reference's filters (defect D2 of issue 16: they were ignored). Without from/to every
+// notification is listed: the outbox is small, and hiding older entries by default would make a
+// delivery failure disappear after six hours.
+const listQuery = pageQuery.extend({
+  alertChannelId: intParam(1).optional(),
+  hasFailures: boolParam().optional(),
+  from: instant.optional(),
+  to: instant.optional(),
+});
 
 /** Route of `/v1/alert-notifications`: the alert outbox, newest first (decisions §5.7). */
 export const alertNotificationRoutes: RouteModule = ({ store }) => [
   route({
     method: 'GET',
     path: '/v1/alert-notifications',
-    query: pageQuery,
+    query: listQuery,
     handle: ({ account, query }) => {
       // Stored oldest first; reversing keeps same-millisecond entries in reverse recording order.
-      const newest = store.list<AlertNotification & Record<string, unknown>>(account, RUN_COLL.alertNotifications).reverse();
+      const newest = store
+        .list<AlertNotification & Record<string, unknown>>(account, RUN_COLL.alertNotifications)
+        .reverse()
+        .filter((n) => {
+          const at = Date.parse(n.created_at);
+          return (
+            (query.alertChannelId === undefined || n.alertChannelId === query.alertChannelId) &&
+            (query.hasFailures === undefined || (n.status === 'FAILED') === query.hasFailures) &&
+            (query.from === undefined || at >= query.from) &&
+            (query.to === undefined || at < query.to)
+          );
+        });
       const page = pageOf(newest, query);
       return ok(page.body, { 'content-range': page.contentRange });
     },
