@@ -88,12 +88,15 @@ export async function runImport(options: ImportOptions, stages: ImportStages): P
   // Checks reference channels and snippets: their ids are needed even when only checks are imported.
   const fetchKinds = new Set(options.kinds);
   if (options.kinds.some(isCheckKind)) for (const k of ['AlertChannel', 'Snippet', 'PrivateLocation', 'CheckGroup', 'StatusPageService'] as const) fetchKinds.add(k);
-  if (options.kinds.includes('StatusPage')) fetchKinds.add('StatusPageService');
+  // A card names its services by logical id only (there is no raw form): importing status pages
+  // imports the services they show too.
+  const kinds = options.kinds.includes('StatusPage') && !options.kinds.includes('StatusPageService') ? [...options.kinds, 'StatusPageService' as const] : options.kinds;
+  if (kinds !== options.kinds) fetchKinds.add('StatusPageService');
   progress(`reading the account (${[...fetchKinds].join(', ')})`);
   const live = await fetchLive(options.client, [...fetchKinds], { concurrency: options.concurrency, onProgress: progress });
 
   const defined = matchDefined(existing, live);
-  const assignment = assignIds(existing.project, options.kinds, live, defined, existing.definitions);
+  const assignment = assignIds(existing.project, kinds, live, defined, existing.definitions);
   const refs = refIndex(live, defined, assignment.assigned);
   const envAllocator = new EnvNameAllocator();
   const docs: ImportedDoc[] = assignment.assigned.map(({ item, id }) => {

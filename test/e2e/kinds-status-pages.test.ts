@@ -176,5 +176,12 @@ describe('mac import of status pages and services made in the app', () => {
     expect(first.summary).toMatchObject({ create: 0, update: 1, delete: 0 });
     await applied(other, dir);
     expect((await mac(other, ['plan', dir, '--detailed-exitcode'])).code).toBe(0);
+
+    // Status pages alone bring the services their cards show (a card has no raw form of a service).
+    const pagesOnly = writeProject({});
+    const only = await mac(other, ['import', '--out', pagesOnly, '--project', 'pages-only', '--kind', 'status-pages']);
+    expect(only.code, only.stderr + only.stdout).toBe(0);
+    expect(only.stdout).toContain('Round trip: the written definitions match the account');
+    expect(readFileSync(join(pagesOnly, 'status-page-services.yaml'), 'utf8')).toContain('name: Checkout');
   });
 });
