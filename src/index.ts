@@ -4,12 +4,12 @@
  * validation happens when mac loads the file, with the same schemas as YAML.
  */
 import type {
-  AlertChannelDefinition, DashboardDefinition, DnsCheckDefinition, EnvironmentVariableDefinition,
+  AlertChannelDefinition, CheckGroupDefinition, DashboardDefinition, PrivateLocationDefinition, StatusPageDefinition, StatusPageServiceDefinition, DnsCheckDefinition, EnvironmentVariableDefinition,
   HeartbeatCheckDefinition, MultiStepCheckDefinition, SnippetDefinition, TcpCheckDefinition,
 } from './schema/definitions.js';
 
 export type {
-  AlertChannelDefinition, DashboardDefinition, DefinitionDocument, DnsCheckDefinition, EnvironmentVariableDefinition,
+  AlertChannelDefinition, CheckGroupDefinition, DashboardDefinition, PrivateLocationDefinition, StatusPageDefinition, StatusPageServiceDefinition, DefinitionDocument, DnsCheckDefinition, EnvironmentVariableDefinition,
   HeartbeatCheckDefinition, MultiStepCheckDefinition, SnippetDefinition, TcpCheckDefinition,
 } from './schema/definitions.js';
 
@@ -36,3 +36,11 @@ export const dashboard = helper<DashboardDefinition>('Dashboard');
 export const environmentVariable = helper<EnvironmentVariableDefinition>('EnvironmentVariable');
 /** An alert channel definition. */
 export const alertChannel = helper<AlertChannelDefinition>('AlertChannel');
+/** A private location definition (matched by slugName). */
+export const privateLocation = helper<PrivateLocationDefinition>('PrivateLocation');
+/** A check group definition (checks join it with `group: <id>`). */
+export const checkGroup = helper<CheckGroupDefinition>('CheckGroup');
+/** A status-page service definition (matched by name; `previousNames` keeps it across a rename). */
+export const statusPageService = helper<StatusPageServiceDefinition>('StatusPageService');
+/** A status page definition (matched by url; cards name services by logical id). */
+export const statusPage = helper<StatusPageDefinition>('StatusPage');

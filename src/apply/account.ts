@@ -1,4 +1,5 @@
-import { BadResponseError, listAll, NotFoundError, objectBody, type ApiClient } from '../api/index.js';
+import { BadResponseError, NotFoundError, objectBody, type ApiClient } from '../api/index.js';
+import { listLive } from '../plan/fetch.js';
 import { findLive } from '../plan/body.js';
 import { compareObjects, fingerprint, normalizeLive } from '../plan/compare.js';
 import { kindSpec } from '../plan/kinds/index.js';
@@ -67,7 +68,7 @@ export function apiAccount(options: ApiAccountOptions): ApplyAccount {
       const spec = kindSpec(change.kind);
       // Checks are found by their tag server-side; other kinds are few and listed whole.
       const query = isCheckKind(change.kind) ? { tag: ownershipTag(project, change.id) } : {};
-      const found = findLive(change.kind, project, change, await listAll<Live>(client, spec.api.list, query, { idOf: spec.remoteId }));
+      const found = findLive(change.kind, project, change, await listLive(client, spec.api, query, { idOf: spec.remoteId }));
       return found === undefined ? undefined : spec.remoteId(found);
     },
   };
@@ -85,7 +86,10 @@ export function apiAccount(options: ApiAccountOptions): ApplyAccount {
       atLeast.set(list, (atLeast.get(list) ?? 0) + (expected ? 1 : 0));
       idOfList.set(list, kindSpec(change.kind).remoteId);
     }
-    const lists = new Map(await Promise.all([...atLeast].map(async ([list, n]) => [list, await listAll<Live>(client, list, {}, { atLeast: n, idOf: idOfList.get(list) })] as const)));
+    const apiOf = new Map(changes.map(({ change }) => [kindSpec(change.kind).api.list, kindSpec(change.kind).api]));
+    const lists = new Map(
+      await Promise.all([...atLeast].map(async ([list, n]) => [list, await listLive(client, apiOf.get(list)!, {}, { atLeast: n, idOf: idOfList.get(list) })] as const)),
+    );
     const out = new Map<Kind, KindItems>();
     for (const kind of new Set(changes.map((c) => c.change.kind))) {
       const spec = kindSpec(kind);

@@ -1,5 +1,5 @@
 import type { Plan, PlannedChange } from '../plan/types.js';
-import { isCheckKind } from '../schema/kinds.js';
+import { isOwnedKind } from '../schema/kinds.js';
 import { execute, type ExecutionProgress, type Perform } from './executor.js';
 import { changeKey } from './graph.js';
 import { summarize, type ApplyResult, type ChangeOutcome, type ConvergenceIssue } from './result.js';
@@ -78,7 +78,7 @@ function withId(change: PlannedChange, outcome: ChangeOutcome): PlannedChange {
 function tagsOfChecks(changes: readonly PlannedChange[], live: LiveObjects): Map<string, string[] | undefined> {
   const tags = new Map<string, string[] | undefined>();
   for (const c of changes) {
-    if (!isCheckKind(c.kind)) continue;
+    if (!isOwnedKind(c.kind)) continue;
     const obj = live.get(changeKey(c));
     tags.set(changeKey(c), obj ? (Array.isArray(obj.tags) ? obj.tags.map(String) : []) : undefined);
   }

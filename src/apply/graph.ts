@@ -13,18 +13,24 @@ export function changeKey(change: Pick<PlannedChange, 'kind' | 'id'>): ChangeKey
 
 /**
  * Where a kind sits in the create/update order. Referenced kinds (variables, snippets, alert
- * channels) come before the checks that reference them; dashboards select checks by tag, so
- * they come after the checks exist. Deletes run after every create and update, in reverse.
+ * channels, private locations, check groups) come before the checks that reference them;
+ * dashboards select checks by tag, so they come after the checks exist. Deletes run after every
+ * create and update, in reverse: a check leaves its group (or is deleted) before the group is
+ * deleted, and stops using a private location before the location is, which the service requires (409).
  */
 const KIND_TIER: Record<Kind, number> = {
   EnvironmentVariable: 0,
   Snippet: 0,
   AlertChannel: 0,
+  PrivateLocation: 0,
+  CheckGroup: 0,
+  StatusPageService: 0,
   TcpCheck: 1,
   DnsCheck: 1,
   MultiStepCheck: 1,
   HeartbeatCheck: 1,
   Dashboard: 2,
+  StatusPage: 2,
 };
 const TOP_TIER = 2;
 

@@ -1,5 +1,5 @@
 import type { Plan, PlannedChange } from '../plan/types.js';
-import { isCheckKind } from '../schema/kinds.js';
+import { isOwnedKind } from '../schema/kinds.js';
 import { Refused } from '../errors.js';
 import { changeKey } from './graph.js';
 import { ownershipTag } from '../plan/ownership.js';
@@ -66,7 +66,7 @@ export interface UnownedDelete {
 export function checkDeleteOwnership(plan: Plan, liveTags: ReadonlyMap<string, readonly string[] | undefined>): void {
   const unowned: UnownedDelete[] = [];
   for (const c of plan.changes) {
-    if (c.action !== 'delete' || !isCheckKind(c.kind)) continue;
+    if (c.action !== 'delete' || !isOwnedKind(c.kind)) continue;
     const tags = liveTags.get(changeKey(c));
     // A check already gone needs no delete; the staleness check reports it.
     if (tags === undefined) continue;

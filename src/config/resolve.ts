@@ -13,7 +13,7 @@ export interface ResolvedDocument {
 }
 
 // Definition-only fields: never part of the API body.
-const NOT_SPEC = new Set(['kind', 'state', 'id', 'adopt', 'renamedFrom', 'alertChannels', 'setupSnippet', 'tearDownSnippet', 'scriptFile']);
+const NOT_SPEC = new Set(['kind', 'state', 'id', 'adopt', 'renamedFrom', 'alertChannels', 'setupSnippet', 'tearDownSnippet', 'scriptFile', 'group', 'previousNames']);
 
 /**
  * Builds the Definition of a document; pushes diagnostics for script files and per-kind rules.
@@ -44,6 +44,14 @@ export async function resolveDocument(
   if (Array.isArray(value.alertChannels)) refs.alertChannels = value.alertChannels as string[];
   if (typeof value.setupSnippet === 'string') refs.setupSnippet = value.setupSnippet;
   if (typeof value.tearDownSnippet === 'string') refs.tearDownSnippet = value.tearDownSnippet;
+  if (typeof value.group === 'string') refs.group = value.group;
+  // privateLocations stays in the spec (raw slugs pass through); ids are resolved when the body is built.
+  if (kindSpec.refs.some((r) => r.field === 'privateLocations') && Array.isArray(value.privateLocations)) refs.privateLocations = value.privateLocations as string[];
+  const incident = value.triggerIncident as { service?: unknown } | null | undefined;
+  if (incident && typeof incident.service === 'string') refs.incidentService = incident.service;
+  if (kind === 'StatusPage' && Array.isArray(value.cards)) {
+    refs.cardServices = (value.cards as Array<{ services?: unknown }>).map((c) => (Array.isArray(c.services) ? (c.services as string[]) : []));
+  }
   const at = source.position();
   const definition: Definition = {
     file: at.file,
@@ -58,6 +66,7 @@ export async function resolveDocument(
     envSources,
     ...(typeof value.adopt === 'string' ? { adopt: value.adopt } : {}),
     ...renamedFromOf(value.renamedFrom),
+    ...(Array.isArray(value.previousNames) ? { previousNames: value.previousNames as string[] } : {}),
   };
   return { definition, source };
 }

@@ -3,7 +3,7 @@
  * definitions whose structure is valid.
  */
 import { DEFINITIONS } from '../schema/definitions.js';
-import { isCheckKind, type Kind } from '../schema/kinds.js';
+import { isCheckKind, isOwnedKind, type Kind } from '../schema/kinds.js';
 import type { Definition, Diagnostic } from './types.js';
 import { errorAt } from './source.js';
 import type { ResolvedDocument } from './resolve.js';
@@ -77,6 +77,11 @@ export const referencesResolve: ProjectRule = (docs, diagnostics, context) => {
           // A target whose own document is invalid has been reported already.
           if (context.declared.has(`${ref.target}\0${id}`)) return;
           const hint = didYouMean(id, byKind.get(ref.target)?.keys() ?? []);
+          if (ref.orRaw) {
+            // A raw value (a slug outside the project) is fine; one that looks like a mistyped id is not.
+            if (hint) diagnostics.push({ ...errorAt(source.locate(path), path, `no ${ref.target} with id "${id}": used as a raw ${ref.field} value`, hint), severity: 'warning' });
+            return;
+          }
           diagnostics.push(errorAt(source.locate(path), path, `no ${ref.target} with id "${id}"`, hint));
         } else if (target.state === 'absent') {
           diagnostics.push(errorAt(source.locate(path), path, `${ref.target} "${id}" is marked state: absent (${where(target)}) but still referenced`, 'remove the reference or the tombstone'));
@@ -89,13 +94,45 @@ export const referencesResolve: ProjectRule = (docs, diagnostics, context) => {
   }
 };
 
+/**
+ * References inside nested fields: a check's `triggerIncident.service` and a status page's
+ * `cards[].services[]` name StatusPageService definitions (did you mean, tombstones). A
+ * triggerIncident names its service exactly once (`service` or the raw `serviceId`).
+ */
+export const nestedReferencesResolve: ProjectRule = (docs, diagnostics, context) => {
+  const services = new Map<string, Definition>();
+  for (const { definition: d } of docs) if (d.kind === 'StatusPageService') services.set(d.id, d);
+  const check = (id: string, path: Array<string | number>, source: ResolvedDocument['source']) => {
+    const target = services.get(id);
+    if (!target) {
+      if (context.declared.has(`StatusPageService\0${id}`)) return;
+      diagnostics.push(errorAt(source.locate(path), path, `no StatusPageService with id "${id}"`, didYouMean(id, services.keys())));
+    } else if (target.state === 'absent') {
+      diagnostics.push(errorAt(source.locate(path), path, `StatusPageService "${id}" is marked state: absent (${where(target)}) but still referenced`, 'remove the reference or the tombstone'));
+    }
+  };
+  for (const { definition: d, source } of docs) {
+    if (d.state === 'absent') continue;
+    const incident = d.spec.triggerIncident as { service?: unknown; serviceId?: unknown } | null | undefined;
+    if (isCheckKind(d.kind) && incident) {
+      const both = incident.service !== undefined && incident.serviceId !== undefined;
+      if (both || (incident.service === undefined && incident.serviceId === undefined)) {
+        const path = ['triggerIncident'];
+        diagnostics.push(errorAt(source.locate(path, true), 'triggerIncident', both ? 'service and serviceId are both set' : 'needs service (a StatusPageService id) or serviceId', both ? 'keep one of them' : undefined));
+      }
+    }
+    if (d.refs.incidentService !== undefined) check(d.refs.incidentService, ['triggerIncident', 'service'], source);
+    d.refs.cardServices?.forEach((ids, i) => ids.forEach((id, j) => check(id, ['cards', i, 'services', j], source)));
+  }
+};
+
 /** Tag prefix of the ownership tag mac adds to every check. */
 export const OWNERSHIP_TAG_PREFIX = 'mac:';
 
 /** Checks may not carry `mac:` tags: mac adds the ownership tag itself. */
 export const noOwnershipTags: ProjectRule = (docs, diagnostics) => {
   for (const { definition: d, source } of docs) {
-    if (!isCheckKind(d.kind) || !Array.isArray(d.spec.tags)) continue;
+    if (!isOwnedKind(d.kind) || !Array.isArray(d.spec.tags)) continue;
     (d.spec.tags as unknown[]).forEach((tag, i) => {
       if (typeof tag === 'string' && tag.startsWith(OWNERSHIP_TAG_PREFIX)) {
         diagnostics.push(errorAt(source.locate(['tags', i]), ['tags', i], `tags starting with "${OWNERSHIP_TAG_PREFIX}" are reserved`, 'mac adds the ownership tag mac:<project>/<id> itself'));
@@ -110,7 +147,8 @@ export const noOwnershipTags: ProjectRule = (docs, diagnostics) => {
  * matched by logical id: elsewhere the field is a warning (no effect), on variables an error.
  */
 export const renamesValid: ProjectRule = (docs, diagnostics) => {
-  const ids = new Set(docs.map(({ definition: d }) => `${isCheckKind(d.kind) ? 'check' : d.kind}\0${d.id}`));
+  const space = (kind: Kind) => (isCheckKind(kind) ? 'check' : kind);
+  const ids = new Set(docs.map(({ definition: d }) => `${space(d.kind)}\0${d.id}`));
   const claimed = new Map<string, Definition>();
   for (const { definition: d, source } of docs) {
     const olds = d.renamedFrom ?? [];
@@ -121,7 +159,7 @@ export const renamesValid: ProjectRule = (docs, diagnostics) => {
       diagnostics.push(errorAt(source.locate(['renamedFrom'], true), 'renamedFrom', "a variable's key cannot change (the API refuses it)", 'define the new key and mark the old one state: absent'));
       continue;
     }
-    if (!isCheckKind(d.kind)) {
+    if (!isOwnedKind(d.kind)) {
       const identity = DEFINITIONS[d.kind].identity?.what ?? 'its natural key';
       diagnostics.push({
         ...errorAt(source.locate(['renamedFrom'], true), 'renamedFrom', `has no effect: live ${d.kind} resources are matched by ${identity}, not by logical id, so a new id alone keeps the live object`, 'remove renamedFrom'),
@@ -133,12 +171,14 @@ export const renamesValid: ProjectRule = (docs, diagnostics) => {
       const path = pathOf(i);
       if (old === d.id) {
         diagnostics.push(errorAt(source.locate(path), path, `renames the check from its own id "${old}"`, 'name the previous id'));
-      } else if (ids.has(`check\0${old}`)) {
-        diagnostics.push(errorAt(source.locate(path), path, `"${old}" is still defined as a check; a check can be renamed only from an id that is no longer defined`, 'remove the old definition, or this renamedFrom'));
-      } else if (claimed.has(old)) {
-        diagnostics.push(errorAt(source.locate(path), path, `"${old}" is already renamed to ${claimed.get(old)!.kind}/${claimed.get(old)!.id} (${where(claimed.get(old)!)})`, 'a previous id can move to one definition only'));
+      } else if (ids.has(`${space(d.kind)}\0${old}`)) {
+        const what = isCheckKind(d.kind) ? 'check' : d.kind;
+        diagnostics.push(errorAt(source.locate(path), path, `"${old}" is still defined as a ${what}; a ${what} can be renamed only from an id that is no longer defined`, 'remove the old definition, or this renamedFrom'));
+      } else if (claimed.has(`${space(d.kind)}\0${old}`)) {
+        const first = claimed.get(`${space(d.kind)}\0${old}`)!;
+        diagnostics.push(errorAt(source.locate(path), path, `"${old}" is already renamed to ${first.kind}/${first.id} (${where(first)})`, 'a previous id can move to one definition only'));
       } else {
-        claimed.set(old, d);
+        claimed.set(`${space(d.kind)}\0${old}`, d);
       }
     });
   }
@@ -154,4 +194,4 @@ export const noLockVariables: ProjectRule = (docs, diagnostics) => {
 };
 
 /** Every project rule, in the order they run. */
-export const PROJECT_RULES: readonly ProjectRule[] = [uniqueIds, uniqueIdentities, referencesResolve, noOwnershipTags, renamesValid, noLockVariables];
+export const PROJECT_RULES: readonly ProjectRule[] = [uniqueIds, uniqueIdentities, referencesResolve, nestedReferencesResolve, noOwnershipTags, renamesValid, noLockVariables];

@@ -21,6 +21,14 @@ export interface DefinitionRefs {
   alertChannels?: string[];
   setupSnippet?: string;
   tearDownSnippet?: string;
+  /** Checks: the CheckGroup (resolved to groupId). */
+  group?: string;
+  /** Checks: PrivateLocation ids or raw slugs (ids resolved to the location's slugName). */
+  privateLocations?: string[];
+  /** Checks: `triggerIncident.service`, the StatusPageService incidents are opened on. */
+  incidentService?: string;
+  /** Status pages: the StatusPageService ids of each card, in order. */
+  cardServices?: string[][];
 }
 
 /** One validated, resolved resource definition. */
@@ -59,6 +67,8 @@ export interface Definition extends Position {
    * check tagged with one of them is matched when none carries the new id's tag yet.
    */
   renamedFrom?: string[];
+  /** StatusPageService: names the live service may still have (a rename keeps its identity). */
+  previousNames?: string[];
 }
 
 /** mac.config.yaml, validated. */

@@ -1,7 +1,7 @@
 import { KIND_SPECS } from '../plan/kinds/index.js';
 import { ownedId, ownerProject } from '../plan/ownership.js';
 import { DEFINITIONS } from '../schema/definitions.js';
-import { CHECK_KINDS, KINDS, isCheckKind, type Kind } from '../schema/kinds.js';
+import { KINDS, OWNED_KINDS, isCheckKind, isOwnedKind, type Kind } from '../schema/kinds.js';
 import type { Definition } from '../config/types.js';
 import type { Defined } from './existing.js';
 import { remoteKey } from './existing.js';
@@ -47,14 +47,15 @@ export function assignIds(project: string, kinds: Kind[], live: LiveAccount, def
   const seenKeys = new Map<string, string>();
   const selected = new Set(kinds);
 
-  // Checks tagged for this project claim the ids their tags name before any name is slugged.
+  const allocatorOf = (kind: Kind) => (isCheckKind(kind) ? checks : others.get(kind)!);
+  // Checks (and check groups) tagged for this project claim the ids their tags name before any name is slugged.
   const tagged = new Map<LiveItem, string>();
-  for (const kind of CHECK_KINDS) {
+  for (const kind of OWNED_KINDS) {
     if (!selected.has(kind)) continue;
     for (const item of live.items.get(kind) ?? []) {
       const owned = ownedId(project, item.body.tags);
-      if (owned !== undefined && !defined.byRemote.has(remoteKey(kind, item.remoteId)) && !checks.has(owned)) {
-        checks.allocate(owned, owned);
+      if (owned !== undefined && !defined.byRemote.has(remoteKey(kind, item.remoteId)) && !allocatorOf(kind).has(owned)) {
+        allocatorOf(kind).allocate(owned, owned);
         tagged.set(item, owned);
       }
     }
@@ -83,7 +84,7 @@ export function assignIds(project: string, kinds: Kind[], live: LiveAccount, def
         });
         continue;
       }
-      if (isCheckKind(kind)) {
+      if (isOwnedKind(kind)) {
         const owner = ownerProject(item.body.tags);
         if (owner !== undefined && owner !== project) {
           result.skipped.push({ kind, remoteId: item.remoteId, name, reason: `managed by project "${owner}" (tag mac:${owner}/...)` });
@@ -107,7 +108,7 @@ export function assignIds(project: string, kinds: Kind[], live: LiveAccount, def
       const id =
         kind === 'EnvironmentVariable'
           ? String(item.remoteId)
-          : (tagged.get(item) ?? (isCheckKind(kind) ? checks : others.get(kind)!).allocate(IMPORT_KINDS[kind].idSource(item.body), IMPORT_KINDS[kind].fallbackId));
+          : (tagged.get(item) ?? allocatorOf(kind).allocate(IMPORT_KINDS[kind].idSource(item.body), IMPORT_KINDS[kind].fallbackId));
       const key = spec.naturalKey?.(item.body);
       if (key !== undefined) seenKeys.set(`${kind}/${key}`, id);
       result.assigned.push({ item, id });

@@ -10,6 +10,11 @@ import { IMPORT_KINDS } from './table.js';
 export interface RefIndex {
   alertChannel(remoteId: number): string | undefined;
   snippet(remoteId: number): string | undefined;
+  checkGroup(remoteId: number): string | undefined;
+  /** A status-page service's API id -> its logical id. */
+  service(remoteId: string): string | undefined;
+  /** A private location's slug -> its logical id. */
+  privateLocation(slug: string): string | undefined;
 }
 
 /** A value written as `${{ env.NAME }}`; `value` is kept in memory only, for the round-trip plan. */
@@ -136,6 +141,23 @@ export function rewriteReferences(body: Record<string, unknown>, refs: RefIndex)
       }
       if (logical.length > 0) out.alertChannels = logical;
       if (raw.length > 0) out.alertChannelSubscriptions = raw;
+    } else if (key === 'groupId' && typeof value === 'number') {
+      const id = refs.checkGroup(value);
+      if (id === undefined) out[key] = value;
+      else out.group = id;
+    } else if (key === 'triggerIncident' && value !== null && typeof value === 'object' && typeof (value as { serviceId?: unknown }).serviceId === 'string') {
+      const { serviceId, ...rest } = value as { serviceId: string };
+      const id = refs.service(serviceId);
+      out[key] = id === undefined ? value : { service: id, ...rest };
+    } else if (key === 'cards' && Array.isArray(value)) {
+      // Status-page cards name their services by logical id (a definition has no other form).
+      out[key] = value.map((card: { services?: Array<{ id: string }> }) => ({
+        ...card,
+        services: (card.services ?? []).map((s) => refs.service(s.id) ?? s.id),
+      }));
+    } else if (key === 'privateLocations' && Array.isArray(value)) {
+      // Same field, both forms: ids of the project's locations, slugs of the others.
+      out[key] = value.map((slug) => (typeof slug === 'string' ? (refs.privateLocation(slug) ?? slug) : slug));
     } else if ((key === 'setupSnippetId' || key === 'tearDownSnippetId') && typeof value === 'number') {
       const id = refs.snippet(value);
       if (id === undefined) out[key] = value;

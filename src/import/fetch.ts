@@ -1,5 +1,6 @@
 import pLimit from 'p-limit';
-import { listAll, type ApiClient } from '../api/index.js';
+import type { ApiClient } from '../api/index.js';
+import { listLive } from '../plan/fetch.js';
 import { KIND_SPECS } from '../plan/kinds/index.js';
 import { normalizeShape } from '../plan/kinds/shape.js';
 import { CHECK_KINDS, type Kind } from '../schema/kinds.js';
@@ -50,7 +51,7 @@ export async function fetchLive(client: ApiClient, kinds: Kind[], options: Fetch
   await Promise.all(
     [...byPath].map(([path, pathKinds]) =>
       limit(async () => {
-        const raw = inCreationOrder(await listAll<Record<string, unknown>>(client, path, {}, { idOf: KIND_SPECS[pathKinds[0]!].remoteId }));
+        const raw = inCreationOrder(await listLive(client, KIND_SPECS[pathKinds[0]!].api, {}, { idOf: KIND_SPECS[pathKinds[0]!].remoteId }));
         for (const obj of raw) {
           const kind = pathKinds.find((k) => KIND_SPECS[k].accepts(obj));
           if (kind === undefined) {

@@ -12,7 +12,7 @@ import { MacError, UsageError, ValidationFailed } from '../errors.js';
 import { KIND_SPECS } from '../plan/kinds/index.js';
 import { ownershipTag } from '../plan/ownership.js';
 import type { Plan } from '../plan/types.js';
-import { isCheckKind, type Kind } from '../schema/kinds.js';
+import { isCheckKind, isOwnedKind, type Kind } from '../schema/kinds.js';
 import { assignIds, type Skipped } from './assign.js';
 import { toDefinition, type EnvPlaceholder, type ImportedDoc, type RefIndex } from './convert.js';
 import { existingOf, matchDefined, remoteKey, type Defined, type ExistingProject } from './existing.js';
@@ -87,16 +87,20 @@ export async function runImport(options: ImportOptions, stages: ImportStages): P
 
   // Checks reference channels and snippets: their ids are needed even when only checks are imported.
   const fetchKinds = new Set(options.kinds);
-  if (options.kinds.some(isCheckKind)) for (const k of ['AlertChannel', 'Snippet'] as const) fetchKinds.add(k);
+  if (options.kinds.some(isCheckKind)) for (const k of ['AlertChannel', 'Snippet', 'PrivateLocation', 'CheckGroup', 'StatusPageService'] as const) fetchKinds.add(k);
+  // A card names its services by logical id only (there is no raw form): importing status pages
+  // imports the services they show too.
+  const kinds = options.kinds.includes('StatusPage') && !options.kinds.includes('StatusPageService') ? [...options.kinds, 'StatusPageService' as const] : options.kinds;
+  if (kinds !== options.kinds) fetchKinds.add('StatusPageService');
   progress(`reading the account (${[...fetchKinds].join(', ')})`);
   const live = await fetchLive(options.client, [...fetchKinds], { concurrency: options.concurrency, onProgress: progress });
 
   const defined = matchDefined(existing, live);
-  const assignment = assignIds(existing.project, options.kinds, live, defined, existing.definitions);
+  const assignment = assignIds(existing.project, kinds, live, defined, existing.definitions);
   const refs = refIndex(live, defined, assignment.assigned);
   const envAllocator = new EnvNameAllocator();
   const docs: ImportedDoc[] = assignment.assigned.map(({ item, id }) => {
-    const body = isCheckKind(item.kind) ? withoutOwnTag(item.body, existing.project) : item.body;
+    const body = isOwnedKind(item.kind) ? withoutOwnTag(item.body, existing.project) : item.body;
     const converted = toDefinition(item.kind, body, id, {
       spec: KIND_SPECS[item.kind],
       projectDefaults: isCheckKind(item.kind) ? existing.checkDefaults : {},
@@ -104,7 +108,7 @@ export async function runImport(options: ImportOptions, stages: ImportStages): P
       envNames: envAllocator,
     });
     // An untagged check is adopted explicitly: the plan matches it by its API id until apply tags it.
-    if (isCheckKind(item.kind) && !hasOwnTag(item.body, existing.project)) converted.doc = withAdopt(converted.doc, String(item.remoteId));
+    if (isOwnedKind(item.kind) && !hasOwnTag(item.body, existing.project)) converted.doc = withAdopt(converted.doc, String(item.remoteId));
     return converted;
   });
 
@@ -171,9 +175,15 @@ function newProject(options: ImportOptions): ExistingProject {
 function refIndex(live: LiveAccount, defined: Defined, assigned: Array<{ item: { kind: Kind; remoteId: string | number }; id: string }>): RefIndex {
   const ids = new Map(defined.byRemote);
   for (const a of assigned) ids.set(remoteKey(a.item.kind, a.item.remoteId), a.id);
-  const known = (kind: Kind) => (remoteId: number) =>
+  const known = (kind: Kind) => (remoteId: number | string) =>
     live.items.get(kind)?.some((i) => i.remoteId === remoteId) ? ids.get(remoteKey(kind, remoteId)) : undefined;
-  return { alertChannel: known('AlertChannel'), snippet: known('Snippet') };
+  // Checks name private locations by slug: a slug of a location the project defines becomes its id.
+  const slugs = new Map<string, string>();
+  for (const item of live.items.get('PrivateLocation') ?? []) {
+    const id = ids.get(remoteKey('PrivateLocation', item.remoteId));
+    if (id !== undefined && typeof item.body.slugName === 'string') slugs.set(item.body.slugName, id);
+  }
+  return { alertChannel: known('AlertChannel'), snippet: known('Snippet'), checkGroup: known('CheckGroup'), service: known('StatusPageService'), privateLocation: (slug) => slugs.get(slug) };
 }
 
 function hasOwnTag(body: Record<string, unknown>, project: string): boolean {

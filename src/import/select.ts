@@ -16,6 +16,16 @@ const ALIASES: Record<string, Kind> = {
   variables: 'EnvironmentVariable',
   'alert-channel': 'AlertChannel',
   'alert-channels': 'AlertChannel',
+  'private-location': 'PrivateLocation',
+  'private-locations': 'PrivateLocation',
+  group: 'CheckGroup',
+  groups: 'CheckGroup',
+  'check-group': 'CheckGroup',
+  'check-groups': 'CheckGroup',
+  service: 'StatusPageService',
+  services: 'StatusPageService',
+  'status-page': 'StatusPage',
+  'status-pages': 'StatusPage',
 };
 
 /**

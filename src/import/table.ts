@@ -53,6 +53,24 @@ export const IMPORT_KINDS: Record<Kind, ImportKindSpec> = {
     idSource: alertChannelName,
     fallbackId: 'alert-channel',
   },
+  PrivateLocation: {
+    kind: 'PrivateLocation',
+    file: 'private-locations.yaml',
+    idSource: (body) => String(body.slugName ?? body.name ?? ''),
+    fallbackId: 'private-location',
+  },
+  CheckGroup: {
+    kind: 'CheckGroup',
+    file: 'check-groups.yaml',
+    idSource: byName,
+    fallbackId: 'check-group',
+  },
+  StatusPageService: {
+    kind: 'StatusPageService',
+    file: 'status-page-services.yaml',
+    idSource: byName,
+    fallbackId: 'service',
+  },
   TcpCheck: {
     kind: 'TcpCheck',
     file: 'checks/tcp.yaml',
@@ -86,5 +104,11 @@ export const IMPORT_KINDS: Record<Kind, ImportKindSpec> = {
     file: 'dashboards.yaml',
     idSource: (body) => String(body.customUrl ?? body.header ?? ''),
     fallbackId: 'dashboard',
+  },
+  StatusPage: {
+    kind: 'StatusPage',
+    file: 'status-pages.yaml',
+    idSource: (body) => String(body.url ?? body.name ?? ''),
+    fallbackId: 'status-page',
   },
 };

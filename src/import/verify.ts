@@ -1,4 +1,4 @@
-import { isCheckKind, type Kind } from '../schema/kinds.js';
+import { isOwnedKind, type Kind } from '../schema/kinds.js';
 import type { PatchOp, Plan, PlannedChange } from '../plan/types.js';
 
 /**
@@ -67,7 +67,7 @@ export function judgeRoundTrip(plan: Plan, written: WrittenResource[], ownership
  * exactly the live ones plus the ownership tag: any other tag difference is a real difference.
  */
 export function isAdoption(change: PlannedChange, written: WrittenResource, tag: string): boolean {
-  if (change.action !== 'update' || !isCheckKind(change.kind) || change.patch.length === 0) return false;
+  if (change.action !== 'update' || !isOwnedKind(change.kind) || change.patch.length === 0) return false;
   if (!change.patch.every((op) => op.path === '/tags' || op.path.startsWith('/tags/'))) return false;
   const desired = change.desired?.tags;
   if (!Array.isArray(desired)) return false;

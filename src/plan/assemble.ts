@@ -1,7 +1,7 @@
 import type { Definition, LoadedProject } from '../config/types.js';
-import { isCheckKind, KINDS, type Kind } from '../schema/kinds.js';
+import { isCheckKind, isOwnedKind, KINDS, type Kind } from '../schema/kinds.js';
 import { compareObjects, createPatch, fingerprintOf, normalizeLive, unmanagedFields } from './compare.js';
-import { buildDesired, notSet, refOf, type ResolveRef } from './desired.js';
+import { buildDesired, notSet, privateLocationSlugs, refOf, type ResolveRef } from './desired.js';
 import type { LiveState } from './fetch.js';
 import { kindSpec } from './kinds/index.js';
 import { matchKind, type MatchContext, type Pair } from './match.js';
@@ -31,12 +31,12 @@ export interface PlanInput {
 }
 
 /**
- * The kinds a plan must read live: those defined, plus every check kind, since owned checks that
- * are no longer defined are reported (orphaned) or pruned. The check kinds share one list.
+ * The kinds a plan must read live: those defined, plus every owned kind (checks, check groups),
+ * since owned objects that are no longer defined are reported (orphaned) or pruned. The check kinds share one list.
  */
 export function kindsToFetch(definitions: Definition[]): Kind[] {
   const kinds = new Set<Kind>(definitions.map((d) => d.kind));
-  for (const k of KINDS) if (isCheckKind(k)) kinds.add(k);
+  for (const k of KINDS) if (isOwnedKind(k)) kinds.add(k);
   return KINDS.filter((k) => kinds.has(k));
 }
 
@@ -54,13 +54,14 @@ export function assemblePlan(input: PlanInput): Plan {
   const orphaned: OrphanedResource[] = [];
   const byRef = new Map<string, PlannedChange>();
   const context = matchContext(input);
+  const slugs = privateLocationSlugs(input.project.definitions);
 
   // KINDS lists referenced kinds first, so a reference's target is matched before its users.
   for (const kind of KINDS) {
     const defs = input.project.definitions.filter((d) => d.kind === kind);
     const live = input.live.get(kind) ?? [];
     if (defs.length === 0 && !input.live.has(kind)) continue;
-    const candidates = defs.map((def) => ({ def, desired: buildDesired(def, project, resolve) }));
+    const candidates = defs.map((def) => ({ def, desired: buildDesired(def, project, resolve, slugs) }));
     const matched = matchKind(kind, project, candidates, live, context);
     warnings.push(...matched.warnings);
     for (const pair of matched.pairs) {
@@ -73,8 +74,8 @@ export function assemblePlan(input: PlanInput): Plan {
       byRef.set(refOf(kind, pair.def.id), change);
       (change.action === 'delete' ? deletes : present).push(change);
     }
-    // Only checks can be orphans: they alone carry proof of ownership (the tag). docs/plan.md.
-    if (isCheckKind(kind)) {
+    // Only checks and check groups can be orphans: they alone carry proof of ownership (the tag). docs/plan.md.
+    if (isOwnedKind(kind)) {
       for (const l of matched.unclaimed) {
         const id = ownedId(project, l.tags)!;
         if (input.prune) deletes.push(pruneChange(kind, id, l));

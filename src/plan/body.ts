@@ -1,5 +1,5 @@
 import type { Kind } from '../schema/kinds.js';
-import { isCheckKind } from '../schema/kinds.js';
+import { isOwnedKind } from '../schema/kinds.js';
 import { MacError } from '../errors.js';
 import { isRefMarker, SENSITIVE } from './desired.js';
 import { isRecord } from './json.js';
@@ -55,7 +55,7 @@ export function findLive(
 ): Record<string, unknown> | undefined {
   const spec = kindSpec(kind);
   const candidates = liveItems.filter((l) => spec.accepts(l));
-  if (isCheckKind(kind)) return candidates.find((l) => ownedId(project, l.tags) === change.id);
+  if (isOwnedKind(kind)) return candidates.find((l) => ownedId(project, l.tags) === change.id);
   const key = change.desired ? spec.naturalKey?.(change.desired) : undefined;
   if (key === undefined) return undefined;
   return candidates.find((l) => spec.naturalKey?.(normalizeLive(kind, l)) === key);

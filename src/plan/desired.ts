@@ -1,6 +1,6 @@
 import { escape } from './json.js';
 import type { Definition } from '../config/types.js';
-import { isCheckKind, type Kind } from '../schema/kinds.js';
+import { isCheckKind, isOwnedKind, type Kind } from '../schema/kinds.js';
 import { kindSpec } from './kinds/index.js';
 import { isRecord, normalizeShape } from './kinds/shape.js';
 import { ownershipTag } from './ownership.js';
@@ -46,7 +46,7 @@ const TOKEN = '\u0000mac-secret:';
  * alertChannelSubscriptions, setupSnippet -> setupSnippetId), the ownership tag on checks, then
  * normalized by the kind's shape.
  */
-export function buildDesired(def: Definition, project: string, resolve: ResolveRef): Desired {
+export function buildDesired(def: Definition, project: string, resolve: ResolveRef, slugs: ReadonlyMap<string, string> = new Map()): Desired {
   // addCheckRefs only replaces top-level fields, so a shallow copy keeps def.spec intact; the
   // secret tokens below are set deep inside, so a definition with secrets is copied deeply.
   const spec: Record<string, unknown> = def.secretPaths.length > 0 ? structuredClone(def.spec) : { ...def.spec };
@@ -65,7 +65,14 @@ export function buildDesired(def: Definition, project: string, resolve: ResolveR
     if (isRefMarker(id)) dependsOn.add(target);
     return id;
   };
-  if (isCheckKind(def.kind)) addCheckRefs(def, spec, project, ref);
+  if (isOwnedKind(def.kind)) addOwnershipTag(def, spec, project);
+  if (isCheckKind(def.kind)) addCheckRefs(def, spec, ref, slugs, dependsOn, resolve);
+  if (def.kind === 'StatusPage' && Array.isArray(spec.cards)) {
+    spec.cards = (spec.cards as Array<Record<string, unknown>>).map((card, i) => ({
+      ...card,
+      services: (def.refs.cardServices?.[i] ?? []).map((id) => ({ id: ref(`StatusPageService/${id}`) })),
+    }));
+  }
 
   const shape = kindSpec(def.kind).shapeOf(spec);
   const { value, dropped } = normalizeShape(spec, shape);
@@ -163,10 +170,35 @@ function envReadValues(def: Definition): Map<string, string | undefined> {
   return out;
 }
 
-function addCheckRefs(def: Definition, spec: Record<string, unknown>, project: string, ref: (target: string) => unknown): void {
+function addOwnershipTag(def: Definition, spec: Record<string, unknown>, project: string): void {
   const tags = Array.isArray(spec.tags) ? spec.tags.filter((t) => typeof t === 'string') : [];
   const own = ownershipTag(project, def.id);
   spec.tags = tags.includes(own) ? tags : [...tags, own];
+}
+
+function addCheckRefs(
+  def: Definition,
+  spec: Record<string, unknown>,
+  ref: (target: string) => unknown,
+  slugs: ReadonlyMap<string, string>,
+  dependsOn: Set<string>,
+  resolve: ResolveRef,
+): void {
+  if (def.refs.group !== undefined) spec.groupId = ref(`CheckGroup/${def.refs.group}`);
+  if (def.refs.incidentService !== undefined && isRecord(spec.triggerIncident)) {
+    const { service: _service, ...rest } = spec.triggerIncident;
+    spec.triggerIncident = { ...rest, serviceId: ref(`StatusPageService/${def.refs.incidentService}`) };
+  }
+  // A private location is named by its slug, which its definition holds: no API id is needed,
+  // but a location still to be created must be created before the check.
+  if (def.refs.privateLocations !== undefined) {
+    spec.privateLocations = def.refs.privateLocations.map((id) => {
+      const slug = slugs.get(id);
+      if (slug === undefined) return id;
+      if (isRefMarker(resolve(`PrivateLocation/${id}`))) dependsOn.add(`PrivateLocation/${id}`);
+      return slug;
+    });
+  }
   if (def.refs.alertChannels !== undefined) {
     const raw = Array.isArray(spec.alertChannelSubscriptions) ? spec.alertChannelSubscriptions : [];
     spec.alertChannelSubscriptions = [
@@ -182,6 +214,13 @@ function walkStrings(v: unknown, at: string, visit: (pointer: string, s: string)
   if (typeof v === 'string') visit(at, v);
   else if (Array.isArray(v)) v.forEach((x, i) => walkStrings(x, `${at}/${i}`, visit));
   else if (isRecord(v)) for (const [k, x] of Object.entries(v)) walkStrings(x, `${at}/${escape(k)}`, visit);
+}
+
+/** Logical id -> slugName of the project's present PrivateLocation definitions (check bodies name locations by slug). */
+export function privateLocationSlugs(definitions: readonly Definition[]): Map<string, string> {
+  return new Map(
+    definitions.filter((d) => d.kind === 'PrivateLocation' && d.state === 'present' && typeof d.spec.slugName === 'string').map((d) => [d.id, d.spec.slugName as string]),
+  );
 }
 
 /** The logical reference "Kind/id" of a definition. */
@@ -200,9 +239,10 @@ export function secretValues(def: Definition, project: string): Map<string, unkn
  * left as markers: secrets never sit in them): where apply recovers what a plan left out.
  */
 export function desiredBodies(definitions: readonly Definition[], project: string): Map<string, Record<string, unknown>> {
+  const slugs = privateLocationSlugs(definitions);
   return new Map(
     definitions.map((d) => {
-      const desired = buildDesired(d, project, (ref) => ({ $ref: ref }));
+      const desired = buildDesired(d, project, (ref) => ({ $ref: ref }), slugs);
       // A value whose variable is not set is no value: recovering it must fail, never yield `${{ env.NAME }}`.
       for (const s of desired.secrets) if (s.missing) removeAt(desired.body, s.path);
       return [refOf(d.kind, d.id), desired.body];

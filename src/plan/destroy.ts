@@ -1,5 +1,5 @@
-import { isCheckKind, KINDS } from '../schema/kinds.js';
-import { buildDesired } from './desired.js';
+import { isOwnedKind, KINDS } from '../schema/kinds.js';
+import { buildDesired, privateLocationSlugs } from './desired.js';
 import { matchKind } from './match.js';
 import { ownedId } from './ownership.js';
 import { liveDeleteChange, matchContext, type PlanInput } from './assemble.js';
@@ -24,7 +24,7 @@ export function assembleDestroyPlan(input: DestroyInput): Plan {
 
   for (const kind of KINDS) {
     const live = input.live.get(kind) ?? [];
-    if (isCheckKind(kind)) {
+    if (isOwnedKind(kind)) {
       // No candidates: every owned check (the oldest of each tag) comes back unclaimed.
       const matched = matchKind(kind, project, [], live);
       warnings.push(...matched.warnings);
@@ -38,7 +38,7 @@ export function assembleDestroyPlan(input: DestroyInput): Plan {
     }
     const defs = input.project.definitions.filter((d) => d.kind === kind);
     if (defs.length === 0) continue;
-    const candidates = defs.map((def) => ({ def, desired: buildDesired(def, project, unresolved) }));
+    const candidates = defs.map((def) => ({ def, desired: buildDesired(def, project, unresolved, privateLocationSlugs(input.project.definitions)) }));
     const matched = matchKind(kind, project, candidates, live, context);
     warnings.push(...matched.warnings);
     for (const pair of matched.pairs) {

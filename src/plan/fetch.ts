@@ -1,5 +1,7 @@
 import type { ApiClient } from '../api/client.js';
-import { listAll } from '../api/paginate.js';
+import { listAll, listCursor, type ListOptions } from '../api/paginate.js';
+import type { Query } from '../api/client.js';
+import type { KindApi } from './kinds/types.js';
 import { KINDS, type Kind } from '../schema/kinds.js';
 import { kindSpec } from './kinds/index.js';
 
@@ -21,9 +23,14 @@ export async function fetchLive(client: ApiClient, kinds: Iterable<Kind>): Promi
   const state: LiveState = new Map();
   await Promise.all(
     [...byList].map(async ([list, listKinds]) => {
-      const items = await listAll<Record<string, unknown>>(client, list, {}, { idOf: kindSpec(listKinds[0]!).remoteId });
+      const items = await listLive(client, kindSpec(listKinds[0]!).api, {}, { idOf: kindSpec(listKinds[0]!).remoteId });
       for (const kind of listKinds) state.set(kind, items.filter((item) => kindSpec(kind).accepts(item)));
     }),
   );
   return state;
+}
+
+/** Every object of a kind's list, page-based or cursor-based as the kind's API says. */
+export function listLive(client: ApiClient, api: KindApi, query: Query = {}, options: ListOptions = {}): Promise<Record<string, unknown>[]> {
+  return api.cursor ? listCursor(client, api.list, query, { idOf: options.idOf }) : listAll(client, api.list, query, options);
 }

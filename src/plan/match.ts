@@ -1,5 +1,5 @@
 import type { Definition } from '../config/types.js';
-import { isCheckKind, type Kind } from '../schema/kinds.js';
+import { isCheckKind, isOwnedKind, type Kind } from '../schema/kinds.js';
 import { normalizeLive } from './compare.js';
 import type { Desired } from './desired.js';
 import { kindSpec } from './kinds/index.js';
@@ -44,7 +44,7 @@ export interface KindMatch {
 export function matchKind(kind: Kind, project: string, candidates: Candidate[], live: Record<string, unknown>[], context?: MatchContext): KindMatch {
   const spec = kindSpec(kind);
   const warnings: string[] = [];
-  const identity = isCheckKind(kind)
+  const identity = isOwnedKind(kind)
     ? (l: Record<string, unknown>) => ownedId(project, l.tags)
     : (l: Record<string, unknown>) => spec.naturalKey?.(normalizeLive(kind, l));
   const byIdentity = new Map<string, Record<string, unknown>>();
@@ -56,22 +56,49 @@ export function matchKind(kind: Kind, project: string, candidates: Candidate[], 
     else warnings.push(`${kind} ${describeKey(kind, key, project)}: ${kind} ${String(spec.remoteId(l))} has the same identity as ${String(spec.remoteId(first))}; mac manages ${String(spec.remoteId(first))} only`);
   }
   const claimed = new Set<Record<string, unknown>>();
+  // Keys some definition claims as its own: a previous name still in use by a definition never moves.
+  const ownKeys = new Set(candidates.map((c) => (isOwnedKind(kind) ? undefined : spec.naturalKey?.(c.desired.body))).filter((k) => k !== undefined));
+  // A claim by a definition's own key wins over a previous name, whatever the order of the definitions.
+  for (const c of candidates) {
+    const k = isOwnedKind(kind) ? undefined : spec.naturalKey?.(c.desired.body);
+    const l = k === undefined ? undefined : byIdentity.get(k);
+    if (l !== undefined) claimed.add(l);
+  }
   const pairs: Pair[] = candidates.map((c) => {
-    const key = isCheckKind(kind) ? c.def.id : spec.naturalKey?.(c.desired.body);
+    const key = isOwnedKind(kind) ? c.def.id : spec.naturalKey?.(c.desired.body);
     if (key === undefined) {
       warnings.push(`${kind}/${c.def.id} (${c.def.file}:${c.def.line}): no ${spec.naturalKeyLabel ?? 'identity'} to match it by; it is planned as new`);
       return { ...c };
     }
     const own = byIdentity.get(key);
-    const renamed = own === undefined && isCheckKind(kind) ? renamedLive(c, byIdentity, claimed) : undefined;
-    const l = own ?? renamed?.live ?? (isCheckKind(kind) ? adopted(kind, project, c, live, claimed, warnings) : undefined);
+    const renamed = own === undefined && isOwnedKind(kind) ? renamedLive(c, byIdentity, claimed) : undefined;
+    const previous = own === undefined && !isOwnedKind(kind) ? previousNamed(c, byIdentity, claimed, ownKeys) : undefined;
+    if (previous) {
+      claimed.add(previous.live);
+      return { ...c, live: previous.live, notes: [`renamed from "${previous.from}" (previousNames): the live ${kind} keeps its API id and history`] };
+    }
+    const l = own ?? renamed?.live ?? (isOwnedKind(kind) ? adopted(kind, project, c, live, claimed, warnings) : undefined);
     if (l !== undefined) claimed.add(l);
-    if (l === undefined && isCheckKind(kind) && c.def.state === 'present' && c.def.adopt === undefined) warnings.push(...lookAlikes(kind, project, c, live));
+    if (l === undefined && isOwnedKind(kind) && c.def.state === 'present' && c.def.adopt === undefined) warnings.push(...lookAlikes(kind, project, c, live));
     if (l === undefined) return { ...c };
-    return renamed ? { ...c, live: l, notes: [`renamed from ${renamed.from}: the live check keeps its API id; its ownership tag becomes mac:${project}/${c.def.id}`] } : { ...c, live: l };
+    return renamed ? { ...c, live: l, notes: [`renamed from ${renamed.from}: the live ${isCheckKind(kind) ? 'check' : 'object'} keeps its API id; its ownership tag becomes mac:${project}/${c.def.id}`] } : { ...c, live: l };
   });
   if (kind === 'AlertChannel' && context) warnings.push(...matchMovedChannels(project, pairs, live, claimed, context));
   return { pairs, unclaimed: live.filter((l) => !claimed.has(l) && identity(l) !== undefined && byIdentity.get(identity(l)!) === l), warnings };
+}
+
+/**
+ * The live object a present definition (a status-page service) takes over through
+ * `previousNames`: the first previous name that an unclaimed live object still has and that no
+ * definition has as its own. Only used when no live object has the definition's own name.
+ */
+function previousNamed(c: Candidate, byIdentity: ReadonlyMap<string, Live>, claimed: ReadonlySet<Live>, ownKeys: ReadonlySet<string>): { live: Live; from: string } | undefined {
+  if (c.def.state !== 'present') return undefined;
+  for (const from of c.def.previousNames ?? []) {
+    const l = byIdentity.get(from);
+    if (l !== undefined && !claimed.has(l) && !ownKeys.has(from)) return { live: l, from };
+  }
+  return undefined;
 }
 
 /**
@@ -188,10 +215,11 @@ function lookAlikes(kind: Kind, project: string, c: Candidate, live: Record<stri
     .map((l) => {
       const owner = ownerProject(l.tags);
       const whose = owner ? `belongs to project "${owner}"` : `is not managed by mac`;
-      return `${kind}/${c.def.id}: a live check named "${String(name)}" (${String(l.id)}) ${whose}; mac will create a new one. To manage the existing check instead, adopt it with \`mac import\``;
+      const what = isCheckKind(kind) ? 'check' : kind;
+      return `${kind}/${c.def.id}: a live ${what} named "${String(name)}" (${String(l.id)}) ${whose}; mac will create a new one. To manage the existing ${what} instead, adopt it with \`mac import\``;
     });
 }
 
 function describeKey(kind: Kind, key: string, project: string): string {
-  return isCheckKind(kind) ? `tagged mac:${project}/${key}` : `"${key}"`;
+  return isOwnedKind(kind) ? `tagged mac:${project}/${key}` : `"${key}"`;
 }

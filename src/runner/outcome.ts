@@ -49,10 +49,13 @@ export function judge(probe: Probe, assertions: Assertion[], verdict: Verdict): 
   };
 }
 
-/** The `apiCheckResult` of a TCP or DNS attempt (api-decisions §5.3). */
+/**
+ * The `apiCheckResult` of a TCP or DNS attempt (api-decisions §5.3). `request.data` is a string in
+ * the reference API: nothing sent is "" (it was null, defect D4 of issue 16).
+ */
 export function apiCheckResult(method: 'TCP' | 'DNS', data: string | null, probe: Probe, assertions: AssertionResult[]): ApiCheckResult {
   return {
-    request: { method, url: probe.url, data, headers: {}, params: {} },
+    request: { method, url: probe.url, data: data ?? '', headers: {}, params: {} },
     response: {
       status: probe.status,
       statusText: probe.statusText,

@@ -124,7 +124,7 @@ export interface AssertionResult extends Assertion {
 
 /** `apiCheckResult` of a TCP or DNS result (api-decisions §5.3). */
 export interface ApiCheckResult {
-  request: { method: 'TCP' | 'DNS'; url: string; data: string | null; headers: Record<string, never>; params: Record<string, never> };
+  request: { method: 'TCP' | 'DNS'; url: string; data: string; headers: Record<string, never>; params: Record<string, never> };
   response: {
     status: number;
     statusText: string;

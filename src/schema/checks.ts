@@ -1,7 +1,7 @@
 /** Definition schemas of the check kinds: API field names plus kind, id, state and references. */
 import { z } from 'zod';
 import { apiFields, doc, minuteFrequency, subminuteFrequency } from './fields.js';
-import { adoptField, alertChannelsField, idField, kindField, renamedFromField, scriptFileField, snippetRefField, stateField } from './common.js';
+import { adoptField, alertChannelsField, groupRefField, idField, kindField, privateLocationsField, renamedFromField, triggerIncidentField, scriptFileField, snippetRefField, stateField } from './common.js';
 
 const f = apiFields('strict');
 
@@ -16,6 +16,7 @@ const checkDefinitionFields = {
   adopt: adoptField,
   state: stateField,
   alertChannels: alertChannelsField,
+  group: groupRefField,
 };
 
 /** A TCP check definition. */
@@ -23,6 +24,8 @@ export const TcpCheckSchema = z.strictObject({
   kind: kindField('TcpCheck'),
   ...checkDefinitionFields,
   ...f.checkShared,
+  privateLocations: privateLocationsField,
+  triggerIncident: triggerIncidentField,
   ...required,
   ...f.thresholds,
   frequency: doc(subminuteFrequency.optional(), 'Minutes between runs; 0 runs every frequencyOffset (10, 20 or 30) seconds', 10),
@@ -34,6 +37,8 @@ export const DnsCheckSchema = z.strictObject({
   kind: kindField('DnsCheck'),
   ...checkDefinitionFields,
   ...f.checkShared,
+  privateLocations: privateLocationsField,
+  triggerIncident: triggerIncidentField,
   ...required,
   ...f.thresholds,
   ...f.dnsExtras,
@@ -49,6 +54,8 @@ export const MultiStepCheckSchema = z.strictObject({
   kind: kindField('MultiStepCheck'),
   ...checkDefinitionFields,
   ...f.checkBodies.MULTI_STEP,
+  privateLocations: privateLocationsField,
+  triggerIncident: triggerIncidentField,
   ...required,
   frequency: doc(minuteFrequency.optional(), 'Minutes between runs', 10),
   scriptFile: scriptFileField,
@@ -59,6 +66,8 @@ export const HeartbeatCheckSchema = z.strictObject({
   kind: kindField('HeartbeatCheck'),
   ...checkDefinitionFields,
   ...f.checkShared,
+  privateLocations: privateLocationsField,
+  triggerIncident: triggerIncidentField,
   ...required,
   frequency: doc(minuteFrequency.optional(), 'Minutes between evaluations', 10),
   heartbeat: doc(f.heartbeat, 'Expected ping period and grace time'),

@@ -1,6 +1,6 @@
 /** Definition-only fields shared by every kind: kind, logical id, state, references, scriptFile. */
 import { z } from 'zod';
-import { doc } from './fields.js';
+import { doc, severity } from './fields.js';
 import type { Kind } from './kinds.js';
 
 /** Logical ids: what definitions use to name and reference each other. */
@@ -24,6 +24,39 @@ export const stateField = doc(z.enum(['present', 'absent']).optional(), 'absent 
 export const alertChannelsField = doc(
   z.array(logicalId).optional(),
   'Alert channels to subscribe, by logical id (resolved to alertChannelSubscriptions)',
+);
+
+/** `group`: the check group a check belongs to, by logical id (resolved to groupId). */
+export const groupRefField = doc(logicalId.optional(), 'Check group of the check, by logical id (resolved to groupId; groupOrder sets its place)');
+
+/**
+ * `privateLocations` of a check definition: an entry naming a PrivateLocation definition by
+ * logical id is resolved to its slugName; any other entry is the slug of a location outside the project.
+ */
+export const privateLocationsField = doc(
+  z.array(z.string().regex(/^[a-zA-Z0-9][a-zA-Z0-9._-]{0,62}$/, 'must be a PrivateLocation id or a private-location slug')).nullable().optional(),
+  'Private locations that run the check: PrivateLocation ids of this project (resolved to their slugName) or slugs of locations outside it',
+  [],
+);
+
+/**
+ * `triggerIncident` of a check definition: the service by logical id (`service`, resolved to
+ * `serviceId`) or, for a service outside the project, by API id (`serviceId`).
+ */
+export const triggerIncidentField = doc(
+  z
+    .strictObject({
+      service: doc(logicalId.optional(), 'StatusPageService the incident is opened on, by logical id (resolved to serviceId)'),
+      serviceId: doc(z.string().min(1).optional(), 'API id of a status-page service outside the project'),
+      severity: severity,
+      name: doc(z.string().min(1).max(255), 'Incident name'),
+      description: doc(z.string(), 'Text of the first incident update'),
+      notifySubscribers: z.boolean(),
+    })
+    .nullable()
+    .optional(),
+  'Open and resolve a status-page incident from alerts',
+  null,
 );
 
 /** A snippet reference by logical id (DNS checks only). */

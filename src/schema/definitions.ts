@@ -6,14 +6,22 @@ import { z } from 'zod';
 import type { Kind } from './kinds.js';
 import { alertChannelRuleIssues, checkRuleIssues, type ApiCheckType, type FieldIssue } from './fields.js';
 import { DnsCheckSchema, HeartbeatCheckSchema, MultiStepCheckSchema, TcpCheckSchema } from './checks.js';
-import { AlertChannelSchema, DashboardSchema, EnvironmentVariableSchema, SnippetSchema } from './resources.js';
+import {
+  AlertChannelSchema, CheckGroupSchema, DashboardSchema, EnvironmentVariableSchema, PrivateLocationSchema, SnippetSchema, StatusPageSchema,
+  StatusPageServiceSchema,
+} from './resources.js';
 
 /** A reference field of a definition and the kind it points to. */
 export interface RefField {
-  field: 'alertChannels' | 'setupSnippet' | 'tearDownSnippet';
+  field: 'alertChannels' | 'setupSnippet' | 'tearDownSnippet' | 'group' | 'privateLocations';
   target: Kind;
   /** The raw API-id field that says the same thing; both at once is an error. */
   rawField?: string;
+  /**
+   * An entry naming no definition is a raw API value (a private location's slug outside the
+   * project), not an error; one close to a defined id is a warning with "did you mean".
+   */
+  orRaw?: true;
 }
 
 /** What mac knows about one kind. */
@@ -39,6 +47,9 @@ export interface KindSpec {
 }
 
 const ALERT_CHANNELS: RefField = { field: 'alertChannels', target: 'AlertChannel' };
+const GROUP: RefField = { field: 'group', target: 'CheckGroup', rawField: 'groupId' };
+const PRIVATE_LOCATIONS: RefField = { field: 'privateLocations', target: 'PrivateLocation', orRaw: true };
+const CHECK_REFS: RefField[] = [ALERT_CHANNELS, GROUP, PRIVATE_LOCATIONS];
 
 /** A tombstone keeps the strictness of its kind but needs only identity fields. */
 function tombstoneOf(schema: z.ZodObject, keep: string[]): z.ZodType {
@@ -60,7 +71,7 @@ function check(schema: z.ZodObject, description: string, checkType: ApiCheckType
     idField: 'id',
     checkType,
     script: 'none',
-    refs: [ALERT_CHANNELS],
+    refs: CHECK_REFS,
     secretPaths: checkVariableSecrets,
     rules: (spec) => checkRuleIssues(checkType, spec),
     ...extra,
@@ -92,7 +103,7 @@ export const DEFINITIONS: Record<Kind, KindSpec> = {
   DnsCheck: check(DnsCheckSchema, 'A DNS check: resolves a name and asserts on the answer. May run setup and teardown snippets.', 'DNS', {
     script: 'optional',
     refs: [
-      ALERT_CHANNELS,
+      ...CHECK_REFS,
       { field: 'setupSnippet', target: 'Snippet', rawField: 'setupSnippetId' },
       { field: 'tearDownSnippet', target: 'Snippet', rawField: 'tearDownSnippetId' },
     ],
@@ -100,6 +111,18 @@ export const DEFINITIONS: Record<Kind, KindSpec> = {
   MultiStepCheck: check(MultiStepCheckSchema, 'A multi-step check: a script driving several requests.', 'MULTI_STEP', { script: 'required' }),
   HeartbeatCheck: check(HeartbeatCheckSchema, 'A heartbeat check: fails when a job stops pinging it within period plus grace.', 'HEARTBEAT'),
   Snippet: matchedByField(SnippetSchema, 'A snippet: reusable JavaScript, e.g. the setup or teardown of DNS checks.', 'name', 'required'),
+  PrivateLocation: matchedByField(PrivateLocationSchema, 'A private location: where checks run on agents of your own; checks name it in privateLocations.', 'slugName', 'none'),
+  CheckGroup: {
+    description: 'A check group: checks join it with group: <id>; matched by its ownership tag like checks.',
+    schema: CheckGroupSchema,
+    absentSchema: tombstoneOf(CheckGroupSchema, ['kind', 'id']),
+    idField: 'id',
+    script: 'none',
+    refs: [],
+    secretPaths: () => [],
+  },
+  StatusPageService: matchedByField(StatusPageServiceSchema, 'A status-page service: a name that status-page cards show and incidents are opened on.', 'name', 'none'),
+  StatusPage: matchedByField(StatusPageSchema, 'A status page: cards of services, public at its url.', 'url', 'none'),
   Dashboard: matchedByField(DashboardSchema, 'A dashboard: a public or private page showing the state of checks.', 'customUrl', 'none'),
   EnvironmentVariable: {
     description: 'An account environment variable, identified by its key.',
@@ -141,6 +164,10 @@ export const DefinitionDocumentSchema = z.discriminatedUnion('kind', [
   DashboardSchema,
   EnvironmentVariableSchema,
   AlertChannelSchema,
+  PrivateLocationSchema,
+  CheckGroupSchema,
+  StatusPageServiceSchema,
+  StatusPageSchema,
 ]);
 
 /** A TCP check definition as written. */
@@ -159,5 +186,13 @@ export type DashboardDefinition = z.input<typeof DashboardSchema>;
 export type EnvironmentVariableDefinition = z.input<typeof EnvironmentVariableSchema>;
 /** An alert channel definition as written. */
 export type AlertChannelDefinition = z.input<typeof AlertChannelSchema>;
+/** A private location definition as written. */
+export type PrivateLocationDefinition = z.input<typeof PrivateLocationSchema>;
+/** A check group definition as written. */
+export type CheckGroupDefinition = z.input<typeof CheckGroupSchema>;
+/** A status-page service definition as written. */
+export type StatusPageServiceDefinition = z.input<typeof StatusPageServiceSchema>;
+/** A status page definition as written. */
+export type StatusPageDefinition = z.input<typeof StatusPageSchema>;
 /** Any definition document as written. */
 export type DefinitionDocument = z.input<typeof DefinitionDocumentSchema>;

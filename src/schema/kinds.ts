@@ -3,11 +3,15 @@ export const KINDS = [
   'EnvironmentVariable',
   'Snippet',
   'AlertChannel',
+  'PrivateLocation',
+  'CheckGroup',
+  'StatusPageService',
   'TcpCheck',
   'DnsCheck',
   'MultiStepCheck',
   'HeartbeatCheck',
   'Dashboard',
+  'StatusPage',
 ] as const;
 
 /** A resource kind. */
@@ -22,4 +26,16 @@ export type CheckKind = (typeof CHECK_KINDS)[number];
 /** Whether a kind is a check kind. */
 export function isCheckKind(kind: Kind): kind is CheckKind {
   return (CHECK_KINDS as readonly string[]).includes(kind);
+}
+
+/**
+ * The kinds matched by the ownership tag `mac:<project>/<id>` (checks and check groups: the
+ * objects that carry tags). They are renamed by `renamedFrom`, adopted by `adopt`, reported as
+ * orphaned and pruned by --prune; other kinds are matched by a natural key.
+ */
+export const OWNED_KINDS = [...CHECK_KINDS, 'CheckGroup'] as const satisfies readonly Kind[];
+
+/** Whether a kind is matched by the ownership tag. */
+export function isOwnedKind(kind: Kind): boolean {
+  return (OWNED_KINDS as readonly string[]).includes(kind);
 }

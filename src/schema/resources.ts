@@ -1,7 +1,8 @@
 /** Definition schemas of snippets, dashboards, environment variables and alert channels. */
 import { z } from 'zod';
-import { ALERT_CHANNEL_TYPES, CUSTOM_URL, apiFields, doc } from './fields.js';
-import { idField, kindField, renamedFromField, scriptFileField, stateField, variableRenamedFromField } from './common.js';
+import { ALERT_CHANNEL_TYPES, CUSTOM_URL, LOCATIONS, PRIVATE_LOCATION_SLUG, apiFields, doc } from './fields.js';
+import { THEME_COLOR_KEYS } from '../server/status-pages/schemas.js';
+import { adoptField, idField, logicalId, kindField, renamedFromField, scriptFileField, stateField, variableRenamedFromField } from './common.js';
 
 const f = apiFields('strict');
 
@@ -63,3 +64,91 @@ export const AlertChannelSchema = z.discriminatedUnion('type', [
   channelOf('PAGERDUTY', configs.PAGERDUTY),
   channelOf('OPSGENIE', configs.OPSGENIE),
 ]);
+
+/**
+ * A private location (api-decisions §3.6): matched by `slugName`, which never changes; `name`,
+ * `icon` and `proxyUrl` are updated in place. Checks name it by logical id in `privateLocations`.
+ */
+export const PrivateLocationSchema = z.strictObject({
+  kind: kindField('PrivateLocation'),
+  id: idField,
+  renamedFrom: renamedFromField,
+  state: stateField,
+  name: doc(z.string().min(1).max(255), 'Display name of the location'),
+  slugName: doc(
+    z
+      .string()
+      .regex(PRIVATE_LOCATION_SLUG, 'must be 1..30 of [a-zA-Z0-9-]')
+      .refine((s) => !(LOCATIONS as readonly string[]).includes(s), 'must not be the name of a public location'),
+    'Slug the checks run in (unique per account, cannot change); live private locations are matched by it',
+  ),
+  icon: doc(z.string().min(1).optional(), 'Icon of the location', 'location'),
+  proxyUrl: doc(z.url().nullable().optional(), 'Proxy the agents of the location go through', null),
+});
+
+/**
+ * A check group (api-decisions §3.3): matched by the ownership tag `mac:<project>/<id>` like
+ * checks, so a new name is an update of the same group. Checks join it with `group: <id>`.
+ */
+export const CheckGroupSchema = z.strictObject({
+  kind: kindField('CheckGroup'),
+  id: idField,
+  renamedFrom: doc(
+    z.union([logicalId, z.array(logicalId).min(1)]).optional(),
+    'Previous logical id (or ids) of this group: the live group tagged with the old id is updated in place instead of re-created',
+  ),
+  adopt: adoptField,
+  state: stateField,
+  name: doc(z.string().min(1), 'Group name'),
+  activated: doc(z.boolean().optional(), 'Whether the checks of the group run', true),
+  muted: doc(z.boolean().optional(), 'When true, no notifications go out for the group', false),
+  tags: doc(z.array(z.string()).optional(), 'Tags of the group', []),
+  locations: doc(z.array(z.enum(LOCATIONS)).optional(), 'Public locations of the group', []),
+  concurrency: doc(z.number().int().min(1).max(10).optional(), 'How many checks of the group run at once (1..10)', 3),
+});
+
+/**
+ * A status-page service: only a name. Matched by `name`; a rename lists the old name in
+ * `previousNames`, so the live service (its incidents, the cards and checks pointing at it) is
+ * updated in place instead of re-created.
+ */
+export const StatusPageServiceSchema = z.strictObject({
+  kind: kindField('StatusPageService'),
+  id: idField,
+  state: stateField,
+  name: doc(z.string().min(1).max(255), 'Service name; live services are matched by it'),
+  previousNames: doc(
+    z.array(z.string().min(1).max(255)).min(1).optional(),
+    'Names the live service may still have: when no live service has `name`, the first unclaimed one with one of these names is renamed in place (keeping its id and incident history)',
+  ),
+});
+
+const COLOR = z.string().regex(/^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/, 'must be a colour #RGB or #RRGGBB');
+const THEME = z.strictObject(Object.fromEntries(THEME_COLOR_KEYS.map((k) => [k, COLOR])) as Record<(typeof THEME_COLOR_KEYS)[number], typeof COLOR>);
+const optionalText = z.string().max(2048).nullable().optional();
+
+/** A status page: matched by `url` (unique across accounts); cards name services by logical id. */
+export const StatusPageSchema = z.strictObject({
+  kind: kindField('StatusPage'),
+  id: idField,
+  renamedFrom: renamedFromField,
+  state: stateField,
+  name: doc(z.string().min(1).max(255), 'Title of the page'),
+  url: doc(z.string().min(1).max(255), 'Subdomain of the page, unique across all accounts; live status pages are matched by it'),
+  cards: doc(
+    z.array(
+      z.strictObject({
+        name: doc(z.string().min(1).max(255), 'Card title'),
+        services: doc(z.array(logicalId).optional(), 'StatusPageService ids shown on the card, in order', []),
+      }),
+    ),
+    'Cards of the page, in order',
+  ),
+  customDomain: doc(optionalText, 'Custom domain of the page', null),
+  themeColors: doc(z.strictObject({ light: THEME, dark: THEME }).nullable().optional(), 'Colours of the light and dark themes', null),
+  logo: doc(optionalText, 'Logo URL', null),
+  redirectTo: doc(optionalText, 'Where the logo links to', null),
+  favicon: doc(optionalText, 'Favicon URL', null),
+  defaultTheme: doc(z.enum(['LIGHT', 'DARK', 'AUTO']).optional(), 'Theme shown first', 'AUTO'),
+  whiteLabel: doc(z.boolean().optional(), 'Hide the vendor branding', false),
+});

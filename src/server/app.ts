@@ -25,7 +25,7 @@ import { registerPingRoute, runRoutes } from './runs/routes.js';
 import { publicPages } from './pages/routes.js';
 
 // One line per API area; each module lists its own routes (see src/server/routes/snippets.ts).
-const MODULES: RouteModule[] = [
+export const MODULES: RouteModule[] = [
   accountRoutes,
   checkRoutes,
   checkGroupRoutes,

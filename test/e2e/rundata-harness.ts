@@ -80,7 +80,7 @@ export function tcpAttempt(location: string, startedAt: number, over: Partial<At
     overMaxResponseTime: false,
     apiCheckResult: {
       assertions: [],
-      request: { method: 'TCP', url: 'tcp://db.internal:5432', data: null, headers: {}, params: {} },
+      request: { method: 'TCP', url: 'tcp://db.internal:5432', data: '', headers: {}, params: {} },
       response: { status: 0, statusText: 'OK', body: '', headers: {}, timings: null, timingPhases: { wait: 0, dns: 2, tcp: responseTime - 2, firstByte: 0, download: 0, total: responseTime } },
       requestError: null,
       jobLog: null,

@@ -8,6 +8,9 @@ import type { Kind } from '../../src/schema/kinds.js';
 const refs = {
   alertChannel: (id: number) => ({ 1: 'oncall-email', 2: 'webhook-ops' })[id],
   snippet: (id: number) => ({ 7: 'auth-setup' })[id],
+  checkGroup: (id: number) => ({ 3: 'payments' })[id],
+  service: (id: string) => ({ 'u-db': 'database' })[id],
+  privateLocation: (slug: string) => ({ 'dc-1': 'dc-one' })[slug],
 };
 
 function ctx(kind: Kind, over: Partial<ConvertContext> = {}): ConvertContext {
@@ -44,6 +47,21 @@ describe('rewriteReferences', () => {
       tearDownSnippetId: 8,
       script: '',
     });
+  });
+  it('names a known check group by logical id and keeps an unknown group id', () => {
+    expect(rewriteReferences({ groupId: 3, groupOrder: 2 }, refs)).toEqual({ group: 'payments', groupOrder: 2 });
+    expect(rewriteReferences({ groupId: 4 }, refs)).toEqual({ groupId: 4 });
+  });
+  it('names private locations of the project by logical id and keeps other slugs', () => {
+    expect(rewriteReferences({ privateLocations: ['dc-1', 'Rack-42'] }, refs)).toEqual({ privateLocations: ['dc-one', 'Rack-42'] });
+  });
+  it('names status-page services by logical id in triggerIncident and cards', () => {
+    const trigger = { serviceId: 'u-db', severity: 'MAJOR', name: 'DB down', description: 'x', notifySubscribers: false };
+    expect(rewriteReferences({ triggerIncident: trigger }, refs)).toEqual({
+      triggerIncident: { service: 'database', severity: 'MAJOR', name: 'DB down', description: 'x', notifySubscribers: false },
+    });
+    expect(rewriteReferences({ triggerIncident: { ...trigger, serviceId: 'other' } }, refs)).toEqual({ triggerIncident: { ...trigger, serviceId: 'other' } });
+    expect(rewriteReferences({ cards: [{ name: 'Core', services: [{ id: 'u-db' }] }] }, refs)).toEqual({ cards: [{ name: 'Core', services: ['database'] }] });
   });
   it('writes nothing for an empty subscription list', () => {
     expect(rewriteReferences({ alertChannelSubscriptions: [] }, refs)).toEqual({});

@@ -24,7 +24,7 @@ function result(over: Partial<CheckResult> & { at: number; status?: number; dns?
     responseTime: 100,
     apiCheckResult: {
       assertions: [],
-      request: { method: 'TCP', url: 'tcp://db:5432', data: null, headers: {}, params: {} },
+      request: { method: 'TCP', url: 'tcp://db:5432', data: '', headers: {}, params: {} },
       response: { status, statusText: 'OK', body: '', headers: {}, timings: null, timingPhases: { wait: 0, dns, tcp: 5, firstByte: 0, download: 0, total: dns + 5 } },
       requestError: null,
       jobLog: null,

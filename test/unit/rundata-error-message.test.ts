@@ -6,7 +6,7 @@ import type { ApiCheckResult } from '../../src/server/rundata/types.js';
 function api(over: Partial<ApiCheckResult> = {}): ApiCheckResult {
   return {
     assertions: [],
-    request: { method: 'TCP', url: 'tcp://db:5432', data: null, headers: {}, params: {} },
+    request: { method: 'TCP', url: 'tcp://db:5432', data: '', headers: {}, params: {} },
     response: { status: 0, statusText: 'OK', body: '', headers: {}, timings: null, timingPhases: { wait: 0, dns: 1, tcp: 2, firstByte: 0, download: 0, total: 3 } },
     requestError: null,
     jobLog: null,

@@ -84,3 +84,19 @@ describe('tombstones (valid/tombstones)', async () => {
     expect(project.definitions.find((d) => d.id === 'kept')?.state).toBe('present');
   });
 });
+
+describe('resolved definitions (valid/kinds): the four kinds of issue 16 and their references', async () => {
+  const project = await loadProject(join(FIXTURES, 'valid', 'kinds'), { env: ENV });
+  const get = (key: string) => project.definitions.find((d) => `${d.kind}/${d.id}` === key)!;
+
+  it('loads the helpers of *.mac.ts and the references of checks', () => {
+    expect(project.definitions.map((d) => `${d.kind}/${d.id}`).sort()).toEqual([
+      'CheckGroup/core', 'PrivateLocation/dc', 'StatusPage/public', 'StatusPageService/web', 'TcpCheck/raw', 'TcpCheck/web',
+    ]);
+    expect(get('TcpCheck/web').refs).toEqual({ group: 'core', privateLocations: ['dc', 'Rack-42'], incidentService: 'web' });
+    expect(get('TcpCheck/web').spec).not.toHaveProperty('group');
+    expect(get('TcpCheck/raw').refs).toEqual({});
+    expect(get('StatusPage/public').refs.cardServices).toEqual([['web']]);
+    expect(get('StatusPageService/web').previousNames).toEqual(['Website']);
+  });
+});

@@ -1,5 +1,9 @@
 import type { Kind } from '../../schema/kinds.js';
 import { alertChannel } from './alert-channel.js';
+import { checkGroup } from './check-group.js';
+import { privateLocation } from './private-location.js';
+import { statusPage } from './status-page.js';
+import { statusPageService } from './status-page-service.js';
 import { dashboard } from './dashboard.js';
 import { dnsCheck } from './dns-check.js';
 import { heartbeatCheck } from './heartbeat-check.js';
@@ -14,11 +18,15 @@ export const KIND_SPECS: Record<Kind, KindSpec> = {
   EnvironmentVariable: variable,
   Snippet: snippet,
   AlertChannel: alertChannel,
+  PrivateLocation: privateLocation,
+  CheckGroup: checkGroup,
+  StatusPageService: statusPageService,
   TcpCheck: tcpCheck,
   DnsCheck: dnsCheck,
   MultiStepCheck: multiStepCheck,
   HeartbeatCheck: heartbeatCheck,
   Dashboard: dashboard,
+  StatusPage: statusPage,
 };
 
 /** The table entry of a kind. */

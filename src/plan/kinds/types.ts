@@ -18,6 +18,8 @@ export interface KindApi {
   update(remoteId: string | number): Endpoint;
   /** Path of one object, for GET (re-reads) and DELETE. */
   item(remoteId: string | number): string;
+  /** The list is a cursor list (`{entries, nextId}`) instead of a page-based one. */
+  cursor?: boolean;
 }
 
 /** Everything mac knows about one kind, in one table; the plan and apply stages only read it. */

@@ -7,6 +7,7 @@ import { mustGet } from '../http/lookup.js';
 import { invalid } from '../http/errors.js';
 import { parseOrThrow } from '../http/validation.js';
 import { COLL } from '../kinds.js';
+import { RUN_COLL } from '../rundata/collections.js';
 import type { Transaction } from '../store/store.js';
 import type { ServerContext } from '../context.js';
 import { CHECK_TYPE_LIST, CHECK_TYPES, SPEC_CHECK_TYPES, type CheckTypeSpec } from '../checks/types.js';
@@ -21,7 +22,23 @@ const listQuery = pageQuery.extend({
   tag: arrayParam(z.string()).optional(),
   checkType: stringParam().pipe(z.enum(SPEC_CHECK_TYPES)).optional(),
   search: stringParam().optional(),
+  // The reference's other filters (defect D3 of issue 16: they were ignored). Only API checks
+  // have a URL, and none can be stored here, so a URL pattern matches nothing.
+  status: stringParam().pipe(z.enum(['passing', 'failing', 'degraded'])).optional(),
+  apiCheckUrlFilterPattern: stringParam().pipe(z.string().min(1)).optional(),
 });
+
+/** A check's current status: that of its newest result; undefined before its first result. */
+function currentStatus(results: ReadonlyArray<Record<string, unknown>>): Map<string, 'passing' | 'failing' | 'degraded'> {
+  const newest = new Map<string, Record<string, unknown>>();
+  for (const r of results) {
+    const prior = newest.get(r.checkId as string);
+    if (!prior || String(r.startedAt) >= String(prior.startedAt)) newest.set(r.checkId as string, r);
+  }
+  return new Map(
+    [...newest].map(([id, r]) => [id, r.hasFailures === true || r.hasErrors === true ? 'failing' : r.isDegraded === true ? 'degraded' : 'passing']),
+  );
+}
 const writeQuery = z.object({ autoAssignAlerts: boolParam().default(true) });
 const idParams = z.object({ id: z.string() });
 // The deprecated PUT learns the schema from the stored check; only checkType is read up front.
@@ -95,11 +112,15 @@ export const checkRoutes: RouteModule = (ctx) => {
       path: '/v1/checks',
       query: listQuery,
       handle: ({ account, query }) => {
-        const page = listPages.get(account, JSON.stringify(query), () => {
+        // A status filter reads run data, which the page cache does not follow: computed each time.
+        const build = () => {
           const search = query.search?.toLowerCase();
           const tags = query.tag;
+          const status = query.status === undefined ? undefined : currentStatus(store.list(account, RUN_COLL.checkResults));
           const checks = store.list<StoredCheck>(account, COLL.checks).filter(
             (c) =>
+              query.apiCheckUrlFilterPattern === undefined &&
+              (status === undefined || status.get(c.id as string) === query.status) &&
               (query.checkType === undefined || c.checkType === query.checkType) &&
               (search === undefined || c.name.toLowerCase().includes(search)) &&
               (tags === undefined || tags.length === 0 || (c.tags as string[]).some((t) => tags.includes(t))),
@@ -107,7 +128,8 @@ export const checkRoutes: RouteModule = (ctx) => {
           const { body, contentRange } = pageOf(checks, query);
           const json = checkJsonReader(store, account);
           return { json: `[${body.map(json).join(',')}]`, headers: { 'content-range': contentRange } };
-        });
+        };
+        const page = query.status === undefined ? listPages.get(account, JSON.stringify(query), build) : build();
         return { status: 200, json: page.json, headers: page.headers };
       },
     }),

@@ -65,6 +65,14 @@ function toStored(tx: Transaction, body: StatusPageBody, now: string, prior?: St
   };
 }
 
+/**
+ * A page as the API returns it: services expanded, and the owning account's id, which the
+ * reference's StatusPage schema has (it was missing, defect D1 of issue 16).
+ */
+function pageView(store: Store, account: string, page: StoredStatusPage) {
+  return { ...statusPageView(store.view(account), page), accountId: account };
+}
+
 /** Routes of `/v1/status-pages` and page subscriptions; registered after services and incidents. */
 export const statusPageRoutes: RouteModule = ({ store, isoNow }) => [
   route({
@@ -73,8 +81,7 @@ export const statusPageRoutes: RouteModule = ({ store, isoNow }) => [
     query: cursorQuery(20),
     handle: ({ account, query }) => {
       const page = cursorOf(store.list<StoredStatusPage>(account, STATUS_COLL.statusPages).reverse(), query, (p) => p.id);
-      const src = store.view(account);
-      return ok({ ...page, entries: page.entries.map((p) => statusPageView(src, p)) });
+      return ok({ ...page, entries: page.entries.map((p) => pageView(store, account, p)) });
     },
   }),
   route({
@@ -89,7 +96,7 @@ export const statusPageRoutes: RouteModule = ({ store, isoNow }) => [
       const page = toStored(tx, body, isoNow());
       tx.put(STATUS_COLL.statusPages, page.id, page);
       tx.commit();
-      return created(statusPageView(store.view(account), page));
+      return created(pageView(store, account, page));
     },
   }),
   route({
@@ -97,7 +104,7 @@ export const statusPageRoutes: RouteModule = ({ store, isoNow }) => [
     path: '/v1/status-pages/:statusPageId',
     params: pageParams,
     handle: ({ account, params }) =>
-      ok(statusPageView(store.view(account), mustGet<StoredStatusPage>(store.view(account), STATUS_COLL.statusPages, params.statusPageId))),
+      ok(pageView(store, account, mustGet<StoredStatusPage>(store.view(account), STATUS_COLL.statusPages, params.statusPageId))),
   }),
   route({
     method: 'PUT',
@@ -113,7 +120,7 @@ export const statusPageRoutes: RouteModule = ({ store, isoNow }) => [
       const page = toStored(tx, body, isoNow(), prior);
       tx.put(STATUS_COLL.statusPages, page.id, page);
       tx.commit();
-      return ok(statusPageView(store.view(account), page));
+      return ok(pageView(store, account, page));
     },
   }),
   route({

@@ -35,7 +35,7 @@ export interface EvaluatedAssertion {
 /** `apiCheckResult` of a TCP or DNS attempt (decisions §5.3). */
 export interface ApiCheckResult {
   assertions: EvaluatedAssertion[];
-  request: { method: string; url: string; data: string | null; headers: Record<string, string>; params: Record<string, string> };
+  request: { method: string; url: string; data: string; headers: Record<string, string>; params: Record<string, string> };
   response: {
     status: number;
     statusText: string;

@@ -32,6 +32,24 @@ describe('buildWaves', () => {
     expect(keys(waves)).toEqual([['TcpCheck/new'], ['Dashboard/gone'], ['TcpCheck/gone'], ['Snippet/old']]);
   });
 
+  it('creates groups and private locations before checks; deletes them after every check change (no 409 for a group with checks)', () => {
+    const { waves } = buildWaves([
+      change({ kind: 'TcpCheck', id: 'moved', action: 'update', remoteId: 'm' }),
+      change({ kind: 'CheckGroup', id: 'old', action: 'delete', remoteId: 1 }),
+      change({ kind: 'PrivateLocation', id: 'old-dc', action: 'delete', remoteId: 'p' }),
+      change({ kind: 'TcpCheck', id: 'gone', action: 'delete', remoteId: 'g' }),
+      change({ kind: 'CheckGroup', id: 'new' }),
+      change({ kind: 'PrivateLocation', id: 'dc' }),
+      change({ kind: 'TcpCheck', id: 'added' }),
+    ]);
+    expect(keys(waves)).toEqual([
+      ['CheckGroup/new', 'PrivateLocation/dc'],
+      ['TcpCheck/added', 'TcpCheck/moved'],
+      ['TcpCheck/gone'],
+      ['CheckGroup/old', 'PrivateLocation/old-dc'],
+    ]);
+  });
+
   it('leaves noops out and pushes a change after what it depends on', () => {
     const { waves, deps } = buildWaves([
       change({ kind: 'TcpCheck', id: 'a', dependsOn: ['TcpCheck/b', 'Snippet/unchanged'] }),

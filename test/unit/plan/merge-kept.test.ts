@@ -64,12 +64,18 @@ describe('fields a merging PUT keeps when omitted', () => {
       EnvironmentVariable: [],
       Snippet: [],
       AlertChannel: [],
+      // PrivateLocation's PUT does not merge; CheckGroup's name is required by the definition schema.
+      PrivateLocation: [],
+      CheckGroup: ['name'],
       // name, request, heartbeat and customUrl are required by the definition schemas.
       TcpCheck: ['name', 'frequencyOffset', 'request'],
       DnsCheck: ['name', 'frequencyOffset', 'request', 'sslCheckDomain'],
       MultiStepCheck: ['name', 'scriptPath', 'dependencies'],
       HeartbeatCheck: ['name', 'frequencyOffset', 'heartbeat'],
       Dashboard: ['customUrl', 'header'],
+      // Status-page and service PUTs replace.
+      StatusPageService: [],
+      StatusPage: [],
     });
   });
 

@@ -46,7 +46,7 @@ describe('DNS runs', () => {
     );
     expect(r).toMatchObject({ hasFailures: false, isDegraded: false, errorMessage: null });
     expect(r.apiCheckResult).toMatchObject({
-      request: { method: 'DNS', url: `dns://127.0.0.1:${dns.port}/www.test?type=A`, data: null },
+      request: { method: 'DNS', url: `dns://127.0.0.1:${dns.port}/www.test?type=A`, data: '' },
       response: { status: 0, statusText: 'NOERROR', timings: null },
       requestError: null,
     });
