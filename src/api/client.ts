@@ -112,6 +112,7 @@ export class ApiClient {
   private readonly agent: Agent;
   private readonly limiter: Limiter;
   private readonly headers: Record<string, string>;
+  private readonly jsonHeaders: Record<string, string>;
   private readonly timeoutMs: number;
   private readonly clock: Clock;
   private readonly random: () => number;
@@ -139,6 +140,7 @@ export class ApiClient {
       'user-agent': 'mac',
       ...(options.accountId ? { 'x-service-account': options.accountId } : {}),
     };
+    this.jsonHeaders = { ...this.headers, 'content-type': 'application/json' };
   }
 
   /** GET path; resolves to the JSON body. */
@@ -163,11 +165,13 @@ export class ApiClient {
 
   /** Sends one request (with retries); throws ApiError for non-2xx answers and NetworkError when none came. */
   async request<T = unknown>(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
-    assertNoPlaceholder(method, path, options.body);
+    // Serialized once, for the guard and for every attempt.
+    const json = options.body === undefined ? undefined : JSON.stringify(options.body);
+    assertNoPlaceholder(method, path, options.body, json);
     const url = this.url(path, options.query);
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.once<T>(method, url, options.body, options.budget);
+        return await this.once<T>(method, url, json, options.budget);
       } catch (err) {
         const wait = retryDelay(err, method, attempt, this.random);
         if (wait === undefined) throw err;
@@ -197,7 +201,7 @@ export class ApiClient {
     return url;
   }
 
-  private async once<T>(method: string, url: URL, body: unknown, budget: ReadBudget | undefined): Promise<ApiResponse<T>> {
+  private async once<T>(method: string, url: URL, json: string | undefined, budget: ReadBudget | undefined): Promise<ApiResponse<T>> {
     await this.limiter.take();
     this.stats.total++;
     this.stats.byMethod[method] = (this.stats.byMethod[method] ?? 0) + 1;
@@ -212,8 +216,8 @@ export class ApiClient {
       const res = await request(url, {
         method: method as 'GET',
         dispatcher: this.agent,
-        headers: body === undefined ? this.headers : { ...this.headers, 'content-type': 'application/json' },
-        body: body === undefined ? undefined : JSON.stringify(body),
+        headers: json === undefined ? this.headers : this.jsonHeaders,
+        body: json,
         signal: controller.signal,
       });
       const headers = flatHeaders(res.headers);
