@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import { Agent, request } from 'undici';
 import { ApiError, BadResponseError, apiErrorFromResponse, networkError, printable, shownUrl } from './errors.js';
 import { DEFAULT_RATE_LIMIT, systemClock, type Clock, type RateLimit } from './rate-limit.js';
@@ -277,8 +278,8 @@ type Source = { method: string; url: URL; status: number };
  * `max` fails before the first byte is read, a body that grows over it fails at that chunk
  * (the connection is dropped); never more than `max` bytes are held.
  */
-async function readBody(
-  body: AsyncIterable<Buffer | Uint8Array> & { destroy(err?: Error): unknown },
+function readBody(
+  body: Readable,
   contentLength: string | undefined,
   max: number,
   budget: ReadBudget | undefined,
@@ -292,32 +293,38 @@ async function readBody(
     new BadResponseError(`the answer's body ${what}, over the limit of ${formatBytes(max)}`, source, {
       hint: 'the monitoring API never answers this much; check that MAC_API_URL / --api-url points at it (see "Hostile or broken APIs" in docs/plan.md)',
     });
-  if (contentLength !== undefined && /^\d+$/.test(contentLength.trim()) && Number(contentLength) > max) {
+  const declared = contentLength !== undefined && /^\d+$/.test(contentLength.trim()) ? Number(contentLength) : undefined;
+  if (declared !== undefined && declared > max) {
     body.destroy();
-    throw over(`declares ${formatBytes(Number(contentLength))} (content-length)`);
+    return Promise.reject(over(`declares ${formatBytes(declared)} (content-length)`));
   }
-  if (budget !== undefined && contentLength !== undefined && /^\d+$/.test(contentLength.trim()) && Number(contentLength) > budget.remaining) {
+  if (budget !== undefined && declared !== undefined && declared > budget.remaining) {
     body.destroy();
-    throw overBudget();
+    return Promise.reject(overBudget());
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += chunk.length;
-    if (size > max) {
+  // Read with 'data' events rather than an async iterator: one answer per request, thousands
+  // of requests per apply, and the iterator's promises cost more than the reading itself.
+  return new Promise<string>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const fail = (err: Error) => {
+      body.off('data', onData);
       body.destroy();
-      throw over('is larger');
-    }
-    if (budget !== undefined) {
-      budget.remaining -= chunk.length;
-      if (budget.remaining < 0) {
-        body.destroy();
-        throw overBudget();
+      reject(err);
+    };
+    const onData = (chunk: Buffer | Uint8Array) => {
+      size += chunk.length;
+      if (size > max) return fail(over('is larger'));
+      if (budget !== undefined) {
+        budget.remaining -= chunk.length;
+        if (budget.remaining < 0) return fail(overBudget());
       }
-    }
-    chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
-  }
-  return Buffer.concat(chunks, size).toString('utf8');
+      chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
+    };
+    body.on('data', onData);
+    body.once('end', () => resolve(Buffer.concat(chunks, size).toString('utf8')));
+    body.once('error', reject);
+  });
 }
 
 function formatBytes(n: number): string {
