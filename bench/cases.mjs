@@ -9,6 +9,9 @@ const TARGETS = {
   rateShare: { op: '>=', value: 0.9 },
   validateRatio: { op: '<=', value: 3 },
   serveRatio: { op: '>=', value: 0.5 },
+  soakRssMb: { op: '<=', value: 50 },
+  restartMs: { op: '<=', value: 2000 },
+  analyticsP95Ms: { op: '<=', value: 100 },
 };
 
 /** Every case, in the order they run; `figures` lists what a case reports when it cannot run. */
@@ -100,6 +103,35 @@ export const CASES = [
           details: { quick, macRps: r.macRps, bareRps: r.bareRps, concurrency: r.concurrency, seconds: r.seconds },
           note: `mac serve ${r.macRps} req/s, bare node:http ${r.bareRps} req/s (same ${r.bytes} bytes, ${r.concurrency} connections, ${r.seconds} s)`,
         }),
+      ];
+    },
+  },
+  {
+    name: 'soak',
+    module: './soak.mjs',
+    figures: [
+      { bench: 'serve-soak-rss', figure: 7, title: 'mac serve on SQLite: RSS growth after the first simulated hour', target: TARGETS.soakRssMb },
+      { bench: 'serve-soak-restart', figure: 8, title: 'mac serve on SQLite: restart to the first answered request', target: TARGETS.restartMs },
+      { bench: 'serve-soak-analytics', figure: 9, title: 'mac serve on SQLite: analytics p95, last30Days of one check', target: TARGETS.analyticsP95Ms },
+    ],
+    run: async (m, { quick, log }) => {
+      // Full: 1,000 checks for 24 simulated hours at --time-scale 120 (12 minutes); quick: 50 for 3 at 720 (15 s).
+      const r = await m.main(quick ? { checks: 50, hours: 3, timeScale: 720, log } : { log });
+      const details = { quick, checks: r.checks, hours: r.hours, timeScale: r.timeScale, retentionDays: r.retentionDays };
+      const sizes = r.samples.map((x) => x.dbMb.toFixed(1)).join(', ');
+      return [
+        figure({
+          bench: 'serve-soak-rss',
+          figure: 7,
+          title: 'mac serve on SQLite: RSS growth after the first simulated hour',
+          value: r.rssGrowthMb,
+          unit: 'MB',
+          target: TARGETS.soakRssMb,
+          details: { ...details, rssFirstHourMb: r.rssFirstHourMb, rssMb: r.samples.map((x) => x.rssMb) },
+          note: `RSS ${r.rssFirstHourMb.toFixed(1)} MB after hour 1; database MB per simulated hour: ${sizes}`,
+        }),
+        figure({ bench: 'serve-soak-restart', figure: 8, title: 'mac serve on SQLite: restart to the first answered request', value: r.restartMs, unit: 'ms', target: TARGETS.restartMs, details }),
+        figure({ bench: 'serve-soak-analytics', figure: 9, title: 'mac serve on SQLite: analytics p95, last30Days of one check', value: r.analyticsP95Ms, unit: 'ms', target: TARGETS.analyticsP95Ms, details }),
       ];
     },
   },

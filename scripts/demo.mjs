@@ -1,5 +1,7 @@
 // `npm run demo`: start `mac serve` on a free port, apply examples/, plan again to show that
-// nothing is left to change, then stop the service. Exits non-zero if any step fails.
+// nothing is left to change, add a status page, print the URLs of the public pages (the
+// status page and examples/dashboards.yaml's dashboard), then stop the service, or keep it
+// running until Ctrl-C with `npm run demo -- --keep`. Exits non-zero if any step fails.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
@@ -10,6 +12,50 @@ const EXAMPLES = 'examples';
 const DEMO_ENV = { SHOP_STRIPE_KEY: 'sk_test_demo_only' };
 
 const say = (line) => process.stdout.write(`${line}\n`);
+const KEEP = process.argv.slice(2).includes('--keep');
+
+/** One API call of the demo; throws on an error status. */
+async function api(base, method, path, body) {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: { authorization: 'Bearer mac-dev-key', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+  return text ? JSON.parse(text) : undefined;
+}
+
+/**
+ * The shop's status page, made through the API (status pages are not a definition kind of
+ * examples/ yet): three services on two cards and one resolved incident for the history bar.
+ */
+async function addStatusPage(base) {
+  const service = (name) => api(base, 'POST', '/v1/status-pages/services', { name });
+  const [checkout, db, dns] = [await service('Checkout'), await service('Databases'), await service('DNS')];
+  await api(base, 'POST', '/v1/status-pages', {
+    name: 'Shop status',
+    url: 'shop',
+    cards: [
+      { name: 'Storefront', services: [{ id: checkout.id }, { id: dns.id }] },
+      { name: 'Data', services: [{ id: db.id }] },
+    ],
+    defaultTheme: 'AUTO',
+  });
+  const day = 86_400_000;
+  const at = (ms) => new Date(Date.now() - ms).toISOString();
+  const incident = await api(base, 'POST', '/v1/status-pages/incidents', {
+    name: 'Slow checkout',
+    severity: 'MEDIUM',
+    services: [{ id: checkout.id }],
+    incidentUpdates: [{ description: 'Checkout pages load slowly; we are investigating.', publicIncidentUpdateDate: at(3 * day) }],
+  });
+  await api(base, 'POST', `/v1/status-pages/incidents/${incident.id}/incident-updates`, {
+    description: 'A slow database query was fixed; checkout is fast again.',
+    status: 'RESOLVED',
+    publicIncidentUpdateDate: at(3 * day - 2 * 3_600_000),
+  });
+}
 
 /** Starts `mac serve --port 0` and resolves once it prints its URL. */
 function startService() {
@@ -75,10 +121,22 @@ async function main() {
         return code === 2 ? 1 : code || 1;
       }
     }
+    say('\n== public pages (no API key needed)');
+    await addStatusPage(service.url);
+    say(`status page: ${service.url}/status/shop`);
+    say(`dashboard:   ${service.url}/dashboards/shop-status`);
     say('\ndemo done: examples/ applied, and a second plan shows no changes.');
+    if (KEEP) {
+      say(`mac serve keeps running on ${service.url}; press Ctrl-C to stop it.`);
+      await new Promise((resolve) => {
+        process.once('SIGINT', resolve);
+        process.once('SIGTERM', resolve);
+      });
+    }
     return 0;
   } finally {
-    process.kill(service.pid, 'SIGTERM');
+    // Ctrl-C reaches the service too (same process group); it may have stopped already.
+    if (service.child.exitCode === null && service.child.signalCode === null) service.child.kill('SIGTERM');
     await exited;
     say(`stopped mac serve (pid ${service.pid})`);
   }

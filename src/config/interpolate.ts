@@ -143,7 +143,10 @@ export function judgeUnsetEnv(unset: readonly UnsetEnv[], definition: Definition
   for (const u of unset) {
     const names = u.names.join(', ');
     const verb = u.names.length > 1 ? 'are' : 'is';
-    if (definition && definition.state === 'present' && masked.some((m) => isWithin(u.pointer, m))) {
+    if (definition?.state === 'absent') {
+      // A tombstone deletes the resource: none of its values is ever sent.
+      diagnostics.push({ ...errorAt(u.at, u.path, `environment variable ${names} ${verb} not set (not needed: the resource is marked absent)`), severity: 'warning' });
+    } else if (definition && masked.some((m) => isWithin(u.pointer, m))) {
       missing[u.pointer] = u.names;
       diagnostics.push({
         ...errorAt(u.at, u.path, `environment variable ${names} ${verb} not set: the value is masked and only written, so validate, plan and test go on; apply refuses until it is set`, `set ${names} where mac apply runs`),

@@ -88,11 +88,13 @@ export function compareObjects(
     }
     for (const field of unmanagedFields(kind, right, left)) delete left[field];
   }
-  const unreadable = mutate ? [...new Set([...spec.unreadableSecrets(left), ...spec.unreadableSecrets(right)])] : [];
-  for (const p of unreadable) {
-    if (getAt(left, p) !== undefined) setAt(left, p, SENSITIVE);
-    if (getAt(right, p) !== undefined) setAt(right, p, SENSITIVE);
-  }
+  const unreadableLeft = mutate ? spec.unreadableSecrets(left) : [];
+  const unreadableRight = mutate ? spec.unreadableSecrets(right) : [];
+  const unreadable = [...new Set([...unreadableLeft, ...unreadableRight])];
+  // Each side's own pointers: members of a set (secret environment variables) sit at different
+  // indices on each side, and one side's index must not mask another member of the other.
+  for (const p of unreadableLeft) setAt(left, p, SENSITIVE);
+  for (const p of unreadableRight) setAt(right, p, SENSITIVE);
   // A masked value whose environment variable is not set is unknown: not compared (the plan notes
   // it, apply refuses until it is set).
   for (const p of missing) {
@@ -102,9 +104,9 @@ export function compareObjects(
   const hidden = [...new Set([...unreadable, ...desiredSecrets, ...spec.sensitive(left), ...spec.sensitive(right)])];
   // Set-like arrays are diffed by membership (sets.ts); fast-json-patch diffs arrays by index,
   // so its operations inside them are replaced by the membership ones.
-  const sets = setFields(spec.shapeOf(right), left, right);
   let ops = jsonpatch.compare(left, right) as SetOp[];
-  if (sets.length > 0 && ops.length > 0) {
+  const sets = ops.length > 0 ? setFields(spec.shapeOf(right), left, right) : [];
+  if (sets.length > 0) {
     const setOf = (op: PatchOp) => sets.find((s) => isWithin(op.path, s.pointer));
     if (ops.some(setOf)) {
       // Each set's operations take the place of the first index operation inside it.
@@ -120,10 +122,11 @@ export function compareObjects(
   }
   // A set member moves between indices, so its values are masked by the pointers of its own
   // side; other operations have the same pointer on both sides.
-  const hiddenLeft = [...new Set([...unreadable, ...spec.sensitive(left)])];
-  const hiddenRight = [...new Set([...unreadable, ...desiredSecrets, ...spec.sensitive(right)])];
+  const hiddenLeft = [...unreadableLeft, ...spec.sensitive(left)];
+  const hiddenRight = [...unreadableRight, ...desiredSecrets, ...spec.sensitive(right)];
   return {
-    patch: ops.map(({ valueAt, oldAt, ...op }) => {
+    patch: ops.map(({ valueAt, oldAt, label, ...op }) => {
+      // `label` goes last: the RFC 6902 fields first, then mac's additions.
       const out: PatchOp = { ...op };
       if ('value' in op) out.value = valueAt === undefined ? maskValue(op.value, op.path, hidden) : maskValue(op.value, valueAt, hiddenRight);
       if (op.op === 'replace' || op.op === 'remove') {
@@ -131,7 +134,7 @@ export function compareObjects(
         if (old !== undefined) out.oldValue = oldAt === undefined ? maskValue(old, op.path, hidden) : maskValue(old, oldAt, hiddenLeft);
       }
       // A member of a plain set is named by its value: a masked value is not named either.
-      if (out.label !== undefined && (out.value === SENSITIVE || (op.op === 'remove' && out.oldValue === SENSITIVE))) out.label = SENSITIVE;
+      if (label !== undefined) out.label = out.value === SENSITIVE || (op.op === 'remove' && out.oldValue === SENSITIVE) ? SENSITIVE : label;
       return out;
     }),
   };

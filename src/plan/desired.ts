@@ -67,11 +67,12 @@ export function buildDesired(def: Definition, project: string, resolve: ResolveR
   };
   if (isCheckKind(def.kind)) addCheckRefs(def, spec, project, ref);
 
+  const shape = kindSpec(def.kind).shapeOf(spec);
+  const { value, dropped } = normalizeShape(spec, shape);
   // `spec` holds what the definition sets plus what mac adds to it (ownership tag, references):
-  // the fields it leaves out are the defaulted ones.
-  const normalized = normalizeShape(spec, kindSpec(def.kind).shapeOf(spec), { defaulted: true });
-  const { value, dropped } = normalized;
-  const defaulted = normalized.defaulted ?? [];
+  // the fields it leaves out are the defaulted ones. Only creates and updates need them, so
+  // they are found (by normalizing once more, tracking defaults) when first asked for.
+  const findDefaulted = () => normalizeShape(spec, shape, { defaulted: true }).defaulted ?? [];
   const body = value;
   const secrets: SecretSource[] = [];
   const sensitive = kindSpec(def.kind).sensitive(body);
@@ -79,7 +80,7 @@ export function buildDesired(def: Definition, project: string, resolve: ResolveR
   const hasMissing = def.missingEnv !== undefined && Object.keys(def.missingEnv).length > 0;
   // Without anything to mask the masked body is the body itself (neither is modified afterwards).
   if (secretValues.length === 0 && sensitive.length === 0 && envValues.size === 0 && !hasMissing) {
-    return { body, masked: body, secrets, dropped, dependsOn: [...dependsOn].sort(), defaulted };
+    return withLazyDefaulted({ body, masked: body, secrets, dropped, dependsOn: [...dependsOn].sort() }, findDefaulted);
   }
   const masked = structuredClone(value);
   const add = (path: string, env: string | undefined) => {
@@ -96,9 +97,12 @@ export function buildDesired(def: Definition, project: string, resolve: ResolveR
   });
   // Credentials the API does return (webhook secrets, integration keys) and locked values are
   // compared, but a plan shows and stores them no more than secret values: apply recovers them the same way.
+  // The variable a value came from is named only where the value sits in place: normalization
+  // sorts sets (variables by key), so a pointer of the body may name another item of the spec.
+  const inPlace = (pointer: string) => (getAt(def.spec, pointer) === getAt(body, pointer) ? def.envSources[pointer] : undefined);
   for (const pointer of sensitive) {
     setAt(masked, pointer, SENSITIVE);
-    add(pointer, def.envSources[pointer]);
+    add(pointer, inPlace(pointer));
   }
   // Every value read from the environment is masked wherever it lands (sorting may move it):
   // environment variables are how people bring sensitive values in.
@@ -106,7 +110,9 @@ export function buildDesired(def: Definition, project: string, resolve: ResolveR
     walkStrings(body, '', (pointer, s) => {
       if (!envValues.has(s)) return;
       setAt(masked, pointer, SENSITIVE);
-      add(pointer, envValues.get(s));
+      // Apply reads the variable again only where the value is that variable in place; a value
+      // that moved, or another field that happens to be equal, comes back from the planned files.
+      add(pointer, inPlace(pointer));
     });
   }
   // A masked value whose variable is not set still holds its `${{ env.NAME }}` text (the loader
@@ -121,7 +127,13 @@ export function buildDesired(def: Definition, project: string, resolve: ResolveR
       source.missing = names;
     });
   }
-  return { body, masked, secrets, dropped, dependsOn: [...dependsOn].sort(), defaulted };
+  return withLazyDefaulted({ body, masked, secrets, dropped, dependsOn: [...dependsOn].sort() }, findDefaulted);
+}
+
+/** Attaches `defaulted`, found on its first read and kept. */
+function withLazyDefaulted(d: Omit<Desired, 'defaulted'>, find: () => string[]): Desired {
+  let list: string[] | undefined;
+  return Object.defineProperty(d, 'defaulted', { enumerable: true, get: () => (list ??= find()) }) as Desired;
 }
 
 /** How a masked value whose environment variable is not set is shown. */
@@ -150,7 +162,6 @@ function envReadValues(def: Definition): Map<string, string | undefined> {
   }
   return out;
 }
-
 
 function addCheckRefs(def: Definition, spec: Record<string, unknown>, project: string, ref: (target: string) => unknown): void {
   const tags = Array.isArray(spec.tags) ? spec.tags.filter((t) => typeof t === 'string') : [];

@@ -5,7 +5,7 @@ import type { ChangedSinceSchema, ChangeActionSchema, OrphanedResourceSchema, Pa
  * The plan's types, each inferred from the one zod schema that `mac apply` parses saved plans
  * with (src/plan/schema.ts): a field exists in the type exactly when apply reads it back.
  */
-export { PLAN_VERSION, PlanSchema } from './schema.js';
+export { PLAN_VERSION, PlanSchema, PlannedChangeSchema, PatchOpSchema, SecretSourceSchema, RefMarkerSchema, ChangeActionSchema } from './schema.js';
 
 /** What a change does to the live account. */
 export type ChangeAction = z.infer<typeof ChangeActionSchema>;

@@ -22,6 +22,7 @@ import { statusPageServiceRoutes } from './routes/status-page-services.js';
 import { incidentRoutes } from './routes/incidents.js';
 import { statusPageRoutes } from './routes/status-pages.js';
 import { registerPingRoute, runRoutes } from './runs/routes.js';
+import { publicPages } from './pages/routes.js';
 
 // One line per API area; each module lists its own routes (see src/server/routes/snippets.ts).
 const MODULES: RouteModule[] = [
@@ -63,6 +64,8 @@ export function createApp(ctx: ServerContext, extras: AppExtras = {}): Hono<AppE
   const app = new Hono<AppEnv>();
   app.use('*', latency(options.latencyMs));
   app.use('*', faults(options.faults, options.random));
+  // Status pages and dashboards people open (no API key): before authentication (pages/routes.ts).
+  app.use('*', publicPages(ctx));
   app.use('*', authenticate(options.keys));
   app.use('*', rateLimit(options.rateLimit, options.now));
   registerPingRoute(app, ctx);

@@ -31,8 +31,12 @@ export interface ServerOptions {
   /** 0 picks a free port. */
   port: number;
   keys: ApiKeySpec[];
-  /** Journal file; undefined keeps state in memory only. */
+  /** SQLite database file (`--state` / `--database sqlite:`); undefined keeps state in memory only. */
   stateFile?: string;
+  /** Days run data (results, sessions, heartbeat events, alert notifications) is kept; 0 keeps it forever. */
+  retentionDays: number;
+  /** The retention's pace: rows deleted per step, and the pause once nothing old is left. */
+  retention: { batch: number; idleMs: number };
   /** Milliseconds added before every response is sent. */
   latencyMs: number;
   faults: FaultSpec[];
@@ -51,6 +55,8 @@ export interface ServerOptions {
 export const DEV_KEY: ApiKeySpec = { key: 'mac-dev-key', accountId: 'dev', role: 'admin' };
 /** The decided default rate limit: 600 requests per 60 s per key. */
 export const DEFAULT_RATE_LIMIT: RateLimitSpec = { limit: 600, windowSeconds: 60 };
+/** Days run data is kept without --retention-days. */
+export const DEFAULT_RETENTION_DAYS = 30;
 /** The largest request body accepted. */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -61,6 +67,8 @@ export function resolveServerOptions(partial: Partial<ServerOptions> = {}): Serv
     port: partial.port ?? 4010,
     keys: partial.keys && partial.keys.length > 0 ? partial.keys : [DEV_KEY],
     stateFile: partial.stateFile,
+    retentionDays: partial.retentionDays ?? DEFAULT_RETENTION_DAYS,
+    retention: partial.retention ?? { batch: 500, idleMs: 60_000 },
     latencyMs: partial.latencyMs ?? 0,
     faults: partial.faults ?? [],
     rateLimit: partial.rateLimit ?? DEFAULT_RATE_LIMIT,
@@ -144,4 +152,15 @@ export function parseKeysFile(text: string, source: string): ApiKeySpec[] {
     seen.add(k.key);
     return { key: k.key, accountId: k.account, role: k.role };
   });
+}
+
+/**
+ * Parses `--database`: `sqlite:FILE` (the only kind so far) -> the file. Throws an Error naming
+ * what is wrong.
+ */
+export function parseDatabaseUrl(url: string): string {
+  const m = /^sqlite:(.+)$/.exec(url);
+  if (m) return m[1].replace(/^\/\/(?=\/)/, '');
+  if (/^postgres(?:ql)?:/.test(url)) throw new Error('--database postgres://... is not supported yet; use sqlite:FILE');
+  throw new Error(`--database must be sqlite:FILE, not "${url}"`);
 }

@@ -5,6 +5,8 @@ import { createApp, type AppExtras } from './app.js';
 import { createContext, type ServerContext } from './context.js';
 import { resolveServerOptions, type ServerOptions } from './options.js';
 import { Store } from './store/store.js';
+import { Retention } from './store/retention.js';
+import { RUN_INDEX } from './rundata/collections.js';
 
 /** A created service: its app (for in-process requests), context, and listen/close. */
 export interface MacServer {
@@ -13,25 +15,28 @@ export interface MacServer {
   request(path: string, init?: RequestInit): Promise<Response>;
   /** Starts listening; resolves with the URL (`http://host:port`). */
   listen(): Promise<string>;
-  /** Stops accepting connections, ends open ones and closes the journal. */
+  /** Stops accepting connections, ends open ones and closes the database. */
   close(): Promise<void>;
   /** Registers work to stop on close (the scheduler's timers, for instance). */
   onClose(fn: () => void | Promise<void>): void;
 }
 
 /**
- * Creates the service: replays and compacts the state file when one is set (throws if it is
- * corrupt), builds the app; nothing listens until `listen`.
+ * Creates the service: opens the database when one is set (throws a StateError, leaving the file
+ * as it is, when it cannot), starts the retention, builds the app; nothing listens until `listen`.
  */
 export function createServer(partial: Partial<ServerOptions> = {}, extras: AppExtras = {}): MacServer {
   const options = resolveServerOptions(partial);
-  const store = options.stateFile ? Store.open(options.stateFile) : Store.memory();
+  const store = options.stateFile ? Store.open(options.stateFile, RUN_INDEX) : Store.memory(RUN_INDEX);
   const ctx = createContext(options, store);
-  const app = createApp(ctx, {
-    onInternalError: (err) => process.stderr.write(`mac serve: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`),
-    ...extras,
-  });
+  const onInternalError = (err: unknown) => process.stderr.write(`mac serve: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  const app = createApp(ctx, { onInternalError, ...extras });
   const closers: Array<() => void | Promise<void>> = [];
+  if (options.retentionDays > 0) {
+    const retention = new Retention(store, { days: options.retentionDays, timeScale: options.timeScale, ...options.retention, now: options.now, onError: onInternalError });
+    retention.start();
+    closers.push(() => retention.stop());
+  }
   let http: Server | undefined;
   return {
     ctx,

@@ -86,6 +86,24 @@ describe('mac import into a project that already has definitions', () => {
     expect(again.stdout).toContain('Nothing to import');
   });
 
+  it('declares every placeholder it writes under env: of the existing mac.config.yaml, keeping the file as it was', async () => {
+    const config = join(work, 'mon/mac.config.yaml');
+    await writeFile(config, `# our project\n${await readFile(config, 'utf8')}env: [ALREADY_HERE]\n`);
+    await api('POST', '/v1/variables', { key: 'API_TOKEN', value: 'tok-never-read', secret: true });
+    await api('POST', '/v1/variables', { key: 'DB_PASSWORD', value: 'pw-locked-value', locked: true });
+    const r = await mac(['import', '--out', 'mon', '--kind', 'EnvironmentVariable']);
+    expect(r.stderr).not.toContain('error');
+    expect(r.code).toBe(0);
+    const text = await readFile(config, 'utf8');
+    expect(text.startsWith('# our project\nproject: shop\n')).toBe(true);
+    expect((await docs('mac.config.yaml'))[0].env).toEqual(['ALREADY_HERE', 'API_TOKEN', 'DB_PASSWORD']);
+    // Without the values set, the masked placeholders only warn.
+    const v = await mac(['validate', 'mon']);
+    expect(v.code, v.stderr).toBe(0);
+    expect(v.stderr).toContain('warning: value: environment variable API_TOKEN is not set');
+    expect(v.stderr + v.stdout).not.toMatch(/tok-never-read|pw-locked-value/);
+  });
+
   it('refuses an unknown kind with the accepted values', async () => {
     const r = await mac(['import', '--out', 'mon', '--kind', 'ApiCheck']);
     expect(r.code).toBe(1);

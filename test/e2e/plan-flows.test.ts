@@ -1,6 +1,7 @@
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'libsql';
 import { simpleGit } from 'simple-git';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
@@ -212,7 +213,7 @@ describe('mac plan --changed-since / --only-changed-since', () => {
 
 describe('--rewrite-secrets', () => {
   it('pushes a rotated secret that a plain plan cannot see, never printing it', async () => {
-    const journal = join(await mkdtemp(join(tmpdir(), 'mac-state-')), 'state.jsonl');
+    const journal = join(await mkdtemp(join(tmpdir(), 'mac-state-')), 'state.db');
     const own = await startServe(['--no-runs', '--rate-limit', '0/60', '--state', journal]);
     const outputs: string[] = [];
     const macWith = async (secret: string, args: string[]) => {
@@ -240,9 +241,14 @@ describe('--rewrite-secrets', () => {
       const applied = await macWith('new-secret-C3d4', ['apply', '.', '--yes', '--rewrite-secrets']);
       expect(applied.code, applied.stderr).toBe(0);
       expect(applied.stdout).toContain('applied 1');
-      // The journal holds what the service stored: the last write of the variable has the new value.
-      const writes = (await readFile(journal, 'utf8')).split('\n').filter((l) => l.includes('PAYMENT_KEY'));
-      expect(writes.at(-1)).toContain('new-secret-C3d4');
+      // The service's database holds what it stored (the API never reads a secret back): the new value.
+      const db = new Database(journal, { readonly: true });
+      try {
+        const row = db.prepare("SELECT data FROM records WHERE data LIKE '%PAYMENT_KEY%'").raw().get() as [string] | undefined;
+        expect(row?.[0]).toContain('new-secret-C3d4');
+      } finally {
+        db.close();
+      }
       expect((await macWith('new-secret-C3d4', ['plan', '.', '--detailed-exitcode'])).code).toBe(0);
       for (const out of outputs) {
         expect(out).not.toContain('old-secret-A1b2');

@@ -5,6 +5,7 @@
 import { createServer, type MacServer } from '../../src/server/server.js';
 import { COLL } from '../../src/server/kinds.js';
 import { RunRecorder, type AttemptInput } from '../../src/server/rundata/recorder.js';
+import { testStateFile } from '../helpers/store-mode.js';
 
 /** A service under test. */
 export interface Harness {
@@ -17,11 +18,11 @@ export interface Harness {
   seedCheck(account: string, over?: Record<string, unknown>): Record<string, any>;
 }
 
-/** Starts a harness; `stateFile` makes it journaled. */
+/** Starts a harness; `stateFile` keeps it in that database (MAC_TEST_STORE=sqlite: a fresh one). */
 export function harness(stateFile?: string, start = Date.parse('2025-03-12T12:00:00.000Z')): Harness {
   const clock = { now: start };
   const server = createServer({
-    stateFile,
+    stateFile: stateFile ?? testStateFile(),
     now: () => clock.now,
     rateLimit: { limit: 0, windowSeconds: 60 },
     keys: [

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { MAC_BIN, cleanEnv } from './cli.js';
+import { testStateFile } from './store-mode.js';
 
 /** A running `mac serve` started by a test. */
 export interface Served {
@@ -18,6 +19,10 @@ export interface Served {
  * (the line `mac serve listening on http://127.0.0.1:PORT`).
  */
 export function startServe(args: string[] = [], env: Record<string, string> = {}): Promise<Served> {
+  // In SQLite mode (MAC_TEST_STORE=sqlite) a service without a database of its own gets a fresh one.
+  const own = args.includes('--state') || args.includes('--database');
+  const state = own ? undefined : testStateFile();
+  if (state) args = [...args, '--state', state];
   const child: ChildProcess = spawn(process.execPath, [MAC_BIN, 'serve', '--port', '0', ...args], {
     env: cleanEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],

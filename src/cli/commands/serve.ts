@@ -2,14 +2,15 @@ import { readFileSync } from 'node:fs';
 import type { RegisterCommand } from '../context.js';
 import { MacError, UsageError } from '../../errors.js';
 import { createServer } from '../../server/server.js';
-import { DEV_KEY, parseApiKey, parseFaults, parseKeysFile, parseRateLimit, type ApiKeySpec, type ServerOptions } from '../../server/options.js';
-import { JournalCorrupt } from '../../server/store/journal.js';
+import { DEV_KEY, DEFAULT_RETENTION_DAYS, parseApiKey, parseDatabaseUrl, parseFaults, parseKeysFile, parseRateLimit, type ApiKeySpec, type ServerOptions } from '../../server/options.js';
 import { startRuns } from '../../server/runs/runs.js';
 
 interface ServeFlags {
   host: string;
   port: string;
   state?: string;
+  database?: string;
+  retentionDays: string;
   apiKey: string[];
   account: string[];
   keys?: string;
@@ -29,7 +30,9 @@ export const register: RegisterCommand = (program, ctx) => {
     .description('run the local monitoring API (and the TCP, DNS and heartbeat checks it holds)')
     .option('--host <host>', 'address to bind', '127.0.0.1')
     .option('--port <port>', 'port to listen on (0 picks a free one)', '4010')
-    .option('--state <file>', 'journal file that keeps the state across restarts (default: memory only)')
+    .option('--state <file>', 'SQLite database that keeps the state across restarts (default: memory only); a journal of an earlier mac serve is imported once')
+    .option('--database <url>', 'database of the state: sqlite:FILE (same as --state FILE)')
+    .option('--retention-days <n>', 'days run data (results, sessions, heartbeat events, alert notifications) is kept; 0 keeps it forever', String(DEFAULT_RETENTION_DAYS))
     .option('--api-key <key>', 'accepted API key, KEY or KEY:read-only (repeatable, paired with --account)', collect, [])
     .option('--account <id>', 'account of the --api-key at the same position (repeatable)', collect, [])
     .option('--keys <file>', 'JSON file of API keys: {"keys": [{"key", "account", "role"}]} (with or instead of --api-key)')
@@ -40,13 +43,8 @@ export const register: RegisterCommand = (program, ctx) => {
     .option('--no-runs', 'do not run the stored checks')
     .action(async (flags: ServeFlags) => {
       const options = toOptions(flags);
-      let server;
-      try {
-        server = createServer(options);
-      } catch (err) {
-        if (err instanceof JournalCorrupt) throw new MacError(err.message, { cause: err, hint: 'the state file was changed by something other than mac serve; restore it or start without it' });
-        throw err;
-      }
+      // A state file it cannot use throws a StateError (a MacError naming the file), left unchanged.
+      const server = createServer(options);
       let url: string;
       try {
         url = await server.listen();
@@ -65,7 +63,9 @@ export const register: RegisterCommand = (program, ctx) => {
         const shown = k.key === DEV_KEY.key ? k.key : `...${k.key.slice(-4)}`;
         lines.push(`  account ${k.accountId}: API key ${shown} (${k.role})`);
       }
-      if (options.stateFile) lines.push(`  state: ${options.stateFile}`);
+      if (options.stateFile) lines.push(`  state: ${options.stateFile} (SQLite)`);
+      const imported = server.ctx.store.imported;
+      if (imported) lines.push(`  imported ${imported.entries} journal entries; the journal is kept as ${imported.backup}`);
       ctx.output.result(lines.join('\n'));
       await new Promise<void>((resolve) => {
         const stop = () => {
@@ -88,7 +88,8 @@ function toOptions(flags: ServeFlags): Partial<ServerOptions> & { keys: ApiKeySp
   return {
     host: flags.host,
     port,
-    stateFile: flags.state,
+    stateFile: stateFileOf(flags),
+    retentionDays: intFlag('--retention-days', flags.retentionDays, 0, 36_500),
     keys: allKeys(flags),
     latencyMs,
     faults: flags.faults === undefined ? [] : usage(() => parseFaults(flags.faults!)),
@@ -96,6 +97,13 @@ function toOptions(flags: ServeFlags): Partial<ServerOptions> & { keys: ApiKeySp
     timeScale,
     runs: flags.runs,
   };
+}
+
+// --state FILE and --database sqlite:FILE name the same thing; one of them at most.
+function stateFileOf(flags: ServeFlags): string | undefined {
+  if (flags.database === undefined) return flags.state;
+  if (flags.state !== undefined) throw new UsageError('--state and --database both name the database; pass one');
+  return usage(() => parseDatabaseUrl(flags.database!));
 }
 
 // Keys of --keys FILE and of --api-key together; without either, the dev key.

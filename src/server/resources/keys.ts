@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 
 /** A stored access key: the raw value is never stored, only its masked form. */
 export interface StoredKey {
@@ -18,4 +18,9 @@ export function newKey(prefix: 'pl_' | 'dk_', now: string): { stored: StoredKey;
 /** The key as shown by the request that created it: with `rawKey`. */
 export function withRawKey(key: StoredKey, rawKey: string): Record<string, unknown> {
   return { id: key.id, rawKey, maskedKey: key.maskedKey, created_at: key.created_at, updated_at: key.updated_at };
+}
+
+/** sha256 hex of a raw key: what the store keeps to check a dashboard key it never stores raw. */
+export function hashKey(raw: string): string {
+  return createHash('sha256').update(raw, 'utf8').digest('hex');
 }

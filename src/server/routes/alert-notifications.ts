@@ -1,5 +1,5 @@
 import { ok, route, type RouteModule } from '../http/route.js';
-import { pageOf, pageQuery } from '../http/lists.js';
+import { contentRange, pageQuery } from '../http/lists.js';
 import { RUN_COLL } from '../rundata/collections.js';
 import type { AlertNotification } from '../rundata/types.js';
 
@@ -10,10 +10,15 @@ export const alertNotificationRoutes: RouteModule = ({ store }) => [
     path: '/v1/alert-notifications',
     query: pageQuery,
     handle: ({ account, query }) => {
-      // Stored oldest first; reversing keeps same-millisecond entries in reverse recording order.
-      const newest = store.list<AlertNotification & Record<string, unknown>>(account, RUN_COLL.alertNotifications).reverse();
-      const page = pageOf(newest, query);
-      return ok(page.body, { 'content-range': page.contentRange });
+      // Newest recorded first (same-millisecond entries in reverse recording order); one page read.
+      const start = (query.page - 1) * query.limit;
+      const body = store.query<AlertNotification & Record<string, unknown>>(account, RUN_COLL.alertNotifications, {
+        order: 'created-desc',
+        limit: query.limit,
+        offset: start,
+      });
+      const total = store.countQuery(account, RUN_COLL.alertNotifications);
+      return ok(body, { 'content-range': contentRange(start, body.length, total) });
     },
   }),
 ];

@@ -6,7 +6,7 @@ import { mustGet } from '../http/lookup.js';
 import { conflict } from '../http/errors.js';
 import { COLL } from '../kinds.js';
 import type { Store, StoredRecord, Transaction } from '../store/store.js';
-import { newKey, withRawKey, type StoredKey } from '../resources/keys.js';
+import { hashKey, newKey, withRawKey, type StoredKey } from '../resources/keys.js';
 
 // Dashboards (spec 2.5, api-decisions §3.4): integer id, UUID dashboardId in paths, PUT merges.
 const f = apiFields('strip');
@@ -38,7 +38,15 @@ const DASHBOARD_DEFAULTS = {
   showP99: true,
 };
 
-type Dashboard = StoredRecord & { id: number; dashboardId: string; keys: StoredKey[] };
+// A stored key also keeps `keyHash` (sha256 of the raw key) so the public page can check a key
+// it never stores; responses leave it out (view).
+type Dashboard = StoredRecord & { id: number; dashboardId: string; keys: Array<StoredKey & { keyHash?: string }> };
+
+/** The dashboard as the API returns it: keys without their hash. */
+function view(d: StoredRecord): Record<string, unknown> {
+  const keys = Array.isArray(d.keys) ? d.keys.map((k: Record<string, unknown>) => Object.fromEntries(Object.entries(k).filter(([name]) => name !== 'keyHash'))) : d.keys;
+  return { ...d, keys };
+}
 
 /** customUrl and customDomain are unique across every account (409). */
 function uniqueness(store: Store, dashboard: Dashboard): void {
@@ -54,10 +62,10 @@ function uniqueness(store: Store, dashboard: Dashboard): void {
 /** Stores the dashboard; one that is private without keys gets one, shown raw in this response. */
 function save(tx: Transaction, store: Store, dashboard: Dashboard, now: string): Record<string, unknown> {
   uniqueness(store, dashboard);
-  let shownKeys: unknown[] = dashboard.keys;
+  let shownKeys: unknown[] = (view(dashboard).keys as unknown[]) ?? [];
   if (dashboard.isPrivate === true && dashboard.keys.length === 0) {
     const key = newKey('dk_', now);
-    dashboard = { ...dashboard, keys: [key.stored] };
+    dashboard = { ...dashboard, keys: [{ ...key.stored, keyHash: hashKey(key.rawKey) }] };
     shownKeys = [withRawKey(key.stored, key.rawKey)];
   }
   tx.put(COLL.dashboards, dashboard.dashboardId, dashboard);
@@ -74,7 +82,7 @@ export const dashboardRoutes: RouteModule = ({ store, isoNow }) => [
     path: '/v1/dashboards',
     query: pageQuery,
     handle: ({ account, query }) => {
-      const page = pageOf(store.list(account, COLL.dashboards), query);
+      const page = pageOf(store.list(account, COLL.dashboards).map(view), query);
       return ok(page.body, { 'content-range': page.contentRange });
     },
   }),
@@ -103,7 +111,7 @@ export const dashboardRoutes: RouteModule = ({ store, isoNow }) => [
     method: 'GET',
     path: '/v1/dashboards/:dashboardId',
     params: idParams,
-    handle: ({ account, params }) => ok(mustGet(store.view(account), COLL.dashboards, params.dashboardId)),
+    handle: ({ account, params }) => ok(view(mustGet(store.view(account), COLL.dashboards, params.dashboardId))),
   }),
   route({
     method: 'PUT',

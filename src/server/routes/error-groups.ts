@@ -25,10 +25,7 @@ export const errorGroupRoutes: RouteModule = ({ store }) => [
     query: pageQuery,
     handle: ({ account, params, query }) => {
       mustCheck(store, account, params.checkId);
-      const groups = store
-        .list<Group>(account, RUN_COLL.errorGroups)
-        .filter((g) => g.checkId === params.checkId)
-        .sort(compareByLastSeenDesc);
+      const groups = store.query<Group>(account, RUN_COLL.errorGroups, { checkId: params.checkId }).sort(compareByLastSeenDesc);
       const page = pageOf(groups.map(errorGroupView), query);
       return ok(page.body, { 'content-range': page.contentRange });
     },

@@ -15,6 +15,8 @@ const eventsQuery = z.object({
   endTime: dateParam().optional(),
 });
 
+const STATS_LOOKBACK_MS = 14 * 86_400_000;
+
 /** Route of `/v1/checks/heartbeats/{checkId}/events`. */
 export const heartbeatEventRoutes: RouteModule = ({ store, options }) => [
   route({
@@ -27,18 +29,22 @@ export const heartbeatEventRoutes: RouteModule = ({ store, options }) => [
         throw invalid('query', 'startTime', 'must not be after "endTime"');
       }
       mustCheck(store, account, params.checkId);
-      const all = store
-        .list<HeartbeatEvent & Record<string, unknown>>(account, RUN_COLL.heartbeatEvents)
-        .filter((e) => e.checkId === params.checkId);
-      const events = all
-        .filter((e) => {
-          const t = Date.parse(e.timestamp);
-          return (query.startTime === undefined || t >= query.startTime) && (query.endTime === undefined || t <= query.endTime);
+      const nowMs = options.now();
+      const events = store
+        .query<HeartbeatEvent & Record<string, unknown>>(account, RUN_COLL.heartbeatEvents, {
+          checkId: params.checkId,
+          fromMs: query.startTime,
+          toMs: query.endTime,
+          order: 'time-desc',
+          limit: query.limit,
         })
-        .sort((a, b) => Date.parse(b.timestamp) - Date.parse(a.timestamp))
-        .slice(0, query.limit)
         .map(({ id, state, timestamp, source, userAgent }) => ({ id, state, timestamp, source, userAgent }));
-      return ok([{ events, stats: heartbeatStats(all, options.now()) }]);
+      // The stats look back two 7-day periods at most.
+      const recent = store.query<HeartbeatEvent & Record<string, unknown>>(account, RUN_COLL.heartbeatEvents, {
+        checkId: params.checkId,
+        fromMs: nowMs - STATS_LOOKBACK_MS,
+      });
+      return ok([{ events, stats: heartbeatStats(recent, nowMs) }]);
     },
   }),
 ];

@@ -7,6 +7,7 @@ import { STATUS_COLL } from '../rundata/collections.js';
 import { bulkSubscriptionsBody, statusPageBody, type StatusPageBody } from '../status-pages/schemas.js';
 import { checkServiceRefs, statusPageView, subscriptionView, type StoredCard, type StoredStatusPage, type Subscription } from '../status-pages/model.js';
 import type { Store, Transaction } from '../store/store.js';
+import { addSubscriptions } from '../status-pages/subscriptions.js';
 
 // Status pages (spec endpoints 4 and 5, decisions §3.6 and §4): PUT replaces; `url` and
 // `customDomain` are unique across every account (409); cards keep a given id.
@@ -151,24 +152,8 @@ export const statusPageRoutes: RouteModule = ({ store, isoNow }) => [
     handle: ({ account, params, body }) => {
       const tx = store.begin(account);
       mustGet(tx, STATUS_COLL.statusPages, params.statusPageId);
-      // Addresses compare case-insensitively; one already subscribed (or repeated) is skipped.
-      const known = new Set(
-        tx
-          .list<Subscription>(STATUS_COLL.subscriptions)
-          .filter((s) => s.statusPageId === params.statusPageId)
-          .map((s) => s.address.toLowerCase()),
-      );
       const status = body.autoVerify ? 'VERIFIED' : 'PENDING';
-      let createdCount = 0;
-      for (const item of body.subscriptions) {
-        const key = item.config.toLowerCase();
-        if (known.has(key)) continue;
-        known.add(key);
-        const now = isoNow();
-        const sub: Subscription = { id: tx.uuid(), statusPageId: params.statusPageId, type: 'EMAIL', address: item.config, status, created_at: now, updated_at: null };
-        tx.put(STATUS_COLL.subscriptions, sub.id, sub);
-        createdCount += 1;
-      }
+      const createdCount = addSubscriptions(tx, params.statusPageId, body.subscriptions.map((s) => s.config), status, isoNow).length;
       tx.commit();
       return created({ created: createdCount, skipped: body.subscriptions.length - createdCount, status });
     },

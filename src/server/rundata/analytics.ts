@@ -7,6 +7,18 @@ import { timingValue, type Metric } from './analytics-metrics.js';
 import type { Window } from './time-window.js';
 import type { CheckResult } from './types.js';
 
+/** Every field of a result buildSeries reads (the store keeps them as the results' summary). */
+export const SERIES_FIELDS: readonly string[] = [
+  'resultType',
+  'startedAt',
+  'hasFailures',
+  'attempts',
+  'responseTime',
+  'runLocation',
+  'apiCheckResult.response.status',
+  'apiCheckResult.response.timingPhases',
+];
+
 /** Grouping dimensions of the analytics API. */
 export type GroupBy = 'runLocation' | 'statusCode';
 

@@ -3,6 +3,8 @@
  * src/server/kinds.ts, kept apart so each area owns its names).
  */
 import { COLL } from '../kinds.js';
+import type { IndexedKinds } from '../store/backend.js';
+import { SERIES_FIELDS } from './analytics.js';
 
 /** Collections of run data. */
 export const RUN_COLL = {
@@ -21,3 +23,17 @@ export const STATUS_COLL = {
   incidents: 'incidents',
   subscriptions: 'statusPageSubscriptions',
 } as const;
+
+/**
+ * Run data as the store indexes it: by check and time, read by queries (never held whole in
+ * memory on a database). Results, sessions, heartbeat events and alert notifications expire after
+ * the retention period; error groups never do, so they keep their first and last seen. Results
+ * keep what analytics reads as their summary.
+ */
+export const RUN_INDEX = {
+  [RUN_COLL.checkResults]: { check: 'checkId', time: 'startedAt', expires: true, summary: SERIES_FIELDS },
+  [RUN_COLL.checkSessions]: { check: 'checkId', time: 'startedAt', expires: true },
+  [RUN_COLL.heartbeatEvents]: { check: 'checkId', time: 'timestamp', expires: true },
+  [RUN_COLL.alertNotifications]: { check: 'checkId', time: 'created_at', expires: true },
+  [RUN_COLL.errorGroups]: { check: 'checkId', time: 'lastSeen', expires: false },
+} as const satisfies IndexedKinds;

@@ -1,5 +1,5 @@
 /**
- * The write side of run data: what the scheduler calls as checks run. Every call is one journaled
+ * The write side of run data: what the scheduler calls as checks run. Every call is one durable
  * transaction, so a recorded result, its session status and its error group change together.
  * Session status moves by session-status.ts, error groups by error-groups.ts.
  */
@@ -216,8 +216,8 @@ export class RunRecorder {
     const cleaned = cleanErrorMessage(raw);
     const hash = errorHash(cleaned);
     const known = tx
-      .list(RUN_COLL.errorGroups)
-      .find((g) => g.checkId === result.checkId && g.errorHash === hash) as unknown as StoredErrorGroup | undefined;
+      .query(RUN_COLL.errorGroups, { checkId: result.checkId })
+      .find((g) => g.errorHash === hash) as unknown as StoredErrorGroup | undefined;
     const group: StoredErrorGroup = known
       ? recordOccurrence(known, result.startedAt)
       : {
@@ -241,9 +241,5 @@ export class RunRecorder {
  * the cascade of a check delete (decisions §1.6). Notifications stay: they record what was sent.
  */
 export function purgeCheckRunData(tx: Transaction, checkId: string): void {
-  for (const kind of [RUN_COLL.checkResults, RUN_COLL.checkSessions, RUN_COLL.errorGroups, RUN_COLL.heartbeatEvents]) {
-    for (const rec of tx.list(kind)) {
-      if (rec.checkId === checkId) tx.delete(kind, String(rec.id ?? rec.checkSessionId));
-    }
-  }
+  for (const kind of [RUN_COLL.checkResults, RUN_COLL.checkSessions, RUN_COLL.errorGroups, RUN_COLL.heartbeatEvents]) tx.deleteByCheck(kind, checkId);
 }

@@ -1,120 +1,67 @@
-import { closeSync, existsSync, fsyncSync, ftruncateSync, openSync, readFileSync, renameSync, writeSync, fstatSync } from 'node:fs';
-import { dirname } from 'node:path';
-
-/** One committed write: the account it touched, counter values after it, and its operations. */
-export interface JournalEntry {
-  /** Account of the operations (absent on a counters-only line). */
-  a?: string;
-  /** Id counters per kind after this write. */
-  c?: Record<string, number>;
-  /** Operations: `["p", kind, id, value]` puts, `["d", kind, id]` deletes. */
-  o?: JournalOp[];
-}
-
-/** A put or a delete of one record. */
-export type JournalOp = ['p', string, string, unknown] | ['d', string, string];
-
-/** An error in the journal file that is not a torn last line: the service refuses to start. */
-export class JournalCorrupt extends Error {}
+import type { StoreCommit, StoreOp } from './backend.js';
+import { StateError } from './errors.js';
 
 /**
- * Reads every entry of a journal. A last line without its newline that does not parse is a write
- * torn by a crash (never acknowledged) and is dropped; any other bad line is corruption.
+ * The JSON-lines journal of earlier versions of `mac serve --state`: one committed write per line,
+ * `{"a": account, "c": {kind: counter}, "o": [["p", kind, id, value] | ["d", kind, id]]}`. It is
+ * only read now, to import it once into a database (open.ts).
  */
-export function readJournal(path: string): JournalEntry[] {
-  if (!existsSync(path)) return [];
-  const text = readFileSync(path, 'utf8');
+export type JournalEntry = StoreCommit;
+
+/** An error in a journal file: the import refuses it and leaves the file as it is. */
+export class JournalCorrupt extends StateError {}
+
+/**
+ * Reads every entry of a journal, strictly. A last line without its newline that does not parse is
+ * a write torn by a crash (never acknowledged) and is dropped; any other line that is empty, not
+ * JSON, or not a journal entry refuses the whole journal, naming the line.
+ */
+export function readJournal(path: string, text: string): JournalEntry[] {
+  const hint = 'the file was changed by something other than mac serve; repair or remove that line (or restore a backup), then start again';
   const lines = text.split('\n');
+  // A journal ends with "\n": the element after it is empty and is not a line.
+  if (lines[lines.length - 1] === '') lines.pop();
   const entries: JournalEntry[] = [];
   lines.forEach((line, i) => {
-    if (line === '') return;
-    const last = i === lines.length - 1;
+    const at = `${path}:${i + 1}`;
+    const last = i === lines.length - 1 && !text.endsWith('\n');
+    if (line.trim() === '') throw new JournalCorrupt(`${at}: empty journal line`, hint);
+    let parsed: unknown;
     try {
-      entries.push(JSON.parse(line) as JournalEntry);
+      parsed = JSON.parse(line);
     } catch (cause) {
       // Only the unterminated last line may be torn: every acknowledged write ends with "\n".
-      if (last) return;
-      throw new JournalCorrupt(`${path}:${i + 1}: unreadable journal line`, { cause });
+      if (last && line.startsWith('{')) return;
+      throw new JournalCorrupt(`${at}: unreadable journal line`, hint, { cause });
     }
+    const problem = entryProblem(parsed);
+    if (problem) throw new JournalCorrupt(`${at}: not a journal entry (${problem})`, hint);
+    entries.push(parsed as JournalEntry);
   });
   return entries;
 }
 
-/** An append-only journal: each append is one line, on disk (fsync) before append returns. */
-export class Journal {
-  private fd: number;
-  private size: number;
-
-  private constructor(private readonly path: string) {
-    this.fd = openSync(path, 'a');
-    this.size = fstatSync(this.fd).size;
+function entryProblem(v: unknown): string | undefined {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return 'not an object';
+  const e = v as Record<string, unknown>;
+  const extra = Object.keys(e).filter((k) => k !== 'a' && k !== 'c' && k !== 'o');
+  if (extra.length > 0) return `unknown field "${extra[0]}"`;
+  if (e.a === undefined && e.c === undefined) return 'no account and no counters';
+  if (e.a !== undefined && typeof e.a !== 'string') return '"a" is not a string';
+  if (e.c !== undefined) {
+    if (typeof e.c !== 'object' || e.c === null || Array.isArray(e.c)) return '"c" is not an object';
+    if (Object.values(e.c).some((n) => !Number.isSafeInteger(n))) return 'a counter is not an integer';
   }
-
-  /** Writes `entries` as a fresh journal (temp file, fsync, rename) and opens it for appends. */
-  static rewrite(path: string, entries: Iterable<JournalEntry>): Journal {
-    const tmp = `${path}.tmp-${process.pid}`;
-    const fd = openSync(tmp, 'w');
-    try {
-      let chunk = '';
-      for (const entry of entries) {
-        chunk += `${JSON.stringify(entry)}\n`;
-        if (chunk.length > 1 << 20) {
-          writeAll(fd, chunk);
-          chunk = '';
-        }
-      }
-      writeAll(fd, chunk);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(tmp, path);
-    syncDir(dirname(path));
-    return new Journal(path);
+  if (e.o !== undefined) {
+    if (!Array.isArray(e.o)) return '"o" is not a list';
+    if (e.a === undefined) return 'operations without an account';
+    for (const op of e.o as unknown[]) if (!isOp(op)) return `bad operation ${JSON.stringify(op)?.slice(0, 60)}`;
   }
-
-  /**
-   * Appends one entry durably. On any failure the file is cut back to its previous size and the
-   * error is thrown, so a failed append leaves no partial line behind.
-   */
-  append(entry: JournalEntry): void {
-    const line = `${JSON.stringify(entry)}\n`;
-    try {
-      const written = writeAll(this.fd, line);
-      fsyncSync(this.fd);
-      this.size += written;
-    } catch (err) {
-      try {
-        ftruncateSync(this.fd, this.size);
-      } catch {
-        // The original error is the one worth reporting.
-      }
-      throw err;
-    }
-  }
-
-  /** Closes the file; every append is already on disk. */
-  close(): void {
-    closeSync(this.fd);
-  }
+  return undefined;
 }
 
-function writeAll(fd: number, text: string): number {
-  const buf = Buffer.from(text, 'utf8');
-  let off = 0;
-  while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
-  return buf.length;
-}
-
-function syncDir(dir: string): void {
-  try {
-    const fd = openSync(dir, 'r');
-    try {
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-    // Some platforms cannot fsync a directory; the rename is still atomic.
-  }
+function isOp(op: unknown): op is StoreOp {
+  if (!Array.isArray(op) || typeof op[1] !== 'string' || typeof op[2] !== 'string') return false;
+  if (op[0] === 'p') return op.length === 4 && typeof op[3] === 'object' && op[3] !== null && !Array.isArray(op[3]);
+  return op[0] === 'd' && op.length === 3;
 }

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { Journal, readJournal, type JournalEntry, type JournalOp } from './journal.js';
+import { checkOf, type Backend, type IndexedKinds, type RecordQuery, type StoreCommit, type StoreOp, type StoredRecord } from './backend.js';
+import { MemoryBackend } from './memory.js';
+import { openSqliteState, type JournalImport } from './open.js';
 
-/** A stored record: a plain JSON object, never mutated once stored (writers put a new object). */
-export type StoredRecord = Record<string, unknown>;
+export type { StoredRecord, IndexedKinds, RecordQuery } from './backend.js';
 
 /** Reads of one account: the committed state (`store.view`) or a transaction's staged one. */
 export interface AccountView {
@@ -11,67 +12,79 @@ export interface AccountView {
   list<T extends StoredRecord = StoredRecord>(kind: string): T[];
 }
 
-type Collection = Map<string, StoredRecord>;
-type AccountData = Map<string, Collection>;
-
 /**
- * The service's state: per account, one collection per kind (insertion order = creation order),
- * and service-wide integer id counters per kind. Reads are direct; every write goes through a
- * transaction that is journaled (when a state file is set) before it is applied to memory.
+ * The service's state: per account, one collection per kind (creation order), and service-wide
+ * integer id counters per kind, kept by a backend (memory maps, or a SQLite database). Reads are
+ * direct; every write goes through a transaction, durable before `commit` returns. Kinds named in
+ * `indexed` (run data) are read by `query` (by check and time) rather than listed whole.
  */
 export class Store {
-  private readonly accounts = new Map<string, AccountData>();
-  private readonly counters = new Map<string, number>();
   private readonly versions = new Map<string, number>();
 
-  private constructor(private journal?: Journal) {}
+  private constructor(
+    private readonly backend: Backend,
+    readonly indexed: IndexedKinds,
+    /** Set when a journal of an earlier version was imported at open. */
+    readonly imported?: JournalImport,
+  ) {}
 
   /** A store in memory only. */
-  static memory(): Store {
-    return new Store();
+  static memory(indexed: IndexedKinds = {}): Store {
+    return new Store(new MemoryBackend(indexed), indexed);
   }
 
-  /** Replays the journal at `path` (if any), compacts it, and journals every later write there. */
-  static open(path: string): Store {
-    const store = new Store();
-    for (const entry of readJournal(path)) store.apply(entry);
-    store.journal = Journal.rewrite(path, store.snapshot());
-    return store;
+  /**
+   * Opens the SQLite database at `path` (creating it, migrating its schema, or importing a journal
+   * of an earlier version). Throws a StateError, with the file untouched, when it cannot.
+   */
+  static open(path: string, indexed: IndexedKinds = {}): Store {
+    const { backend, imported } = openSqliteState(path, indexed);
+    return new Store(backend, indexed, imported);
   }
 
   /** One record of an account, or undefined. */
   get<T extends StoredRecord = StoredRecord>(account: string, kind: string, id: string | number): T | undefined {
-    return this.accounts.get(account)?.get(kind)?.get(String(id)) as T | undefined;
+    return this.backend.get(account, kind, String(id)) as T | undefined;
   }
 
   /** Every record of a kind in an account, oldest first. Do not mutate the records. */
   list<T extends StoredRecord = StoredRecord>(account: string, kind: string): T[] {
-    const coll = this.accounts.get(account)?.get(kind);
-    return coll ? ([...coll.values()] as T[]) : [];
+    return this.backend.entries(account, kind).map(([, r]) => r as T);
   }
 
   /** Every `[id, record]` of a kind in an account, oldest first. */
   entries<T extends StoredRecord = StoredRecord>(account: string, kind: string): Array<[string, T]> {
-    const coll = this.accounts.get(account)?.get(kind);
-    return coll ? ([...coll.entries()] as Array<[string, T]>) : [];
+    return this.backend.entries(account, kind) as Array<[string, T]>;
+  }
+
+  /** Records of an indexed kind by check and time window (see RecordQuery for the orders). */
+  query<T extends StoredRecord = StoredRecord>(account: string, kind: string, q: RecordQuery = {}): T[] {
+    return this.backend.query(account, kind, q).map(([, r]) => r as T);
+  }
+
+  /** `query` with the ids: `[id, record]`. */
+  queryEntries<T extends StoredRecord = StoredRecord>(account: string, kind: string, q: RecordQuery = {}): Array<[string, T]> {
+    return this.backend.query(account, kind, q) as Array<[string, T]>;
+  }
+
+  /** How many records `query` would match without limit and offset. */
+  countQuery(account: string, kind: string, q: RecordQuery = {}): number {
+    return this.backend.countQuery(account, kind, q);
   }
 
   /** Number of records of a kind in an account. */
   count(account: string, kind: string): number {
-    return this.accounts.get(account)?.get(kind)?.size ?? 0;
+    return this.backend.count(account, kind);
   }
 
   /** Every record of a kind across all accounts (for the service-wide uniqueness rules). */
   *everywhere<T extends StoredRecord = StoredRecord>(kind: string): Iterable<{ account: string; record: T }> {
-    for (const [account, data] of this.accounts) {
-      const coll = data.get(kind);
-      if (coll) for (const record of coll.values()) yield { account, record: record as T };
-    }
+    yield* this.backend.everywhere(kind) as Iterable<{ account: string; record: T }>;
   }
 
-  /** Accounts that hold any data. */
+  /** Accounts that hold any configuration. */
   accountIds(): string[] {
-    return [...this.accounts.keys()];
+    return this.backend.accountIds();
   }
 
   /** Committed reads of one account. */
@@ -90,7 +103,7 @@ export class Store {
 
   /** Current value of a kind's id counter (the last id handed out, 0 if none). */
   counter(kind: string): number {
-    return this.counters.get(kind) ?? 0;
+    return this.backend.counter(kind);
   }
 
   /** A number that changes whenever a record of `kind` is written in any account (cache keys). */
@@ -98,46 +111,29 @@ export class Store {
     return this.versions.get(kind) ?? 0;
   }
 
-  /** Closes the journal. */
+  /**
+   * Deletes at most `limit` records of an indexed kind whose time is before `beforeMs`, in every
+   * account (the retention); returns how many.
+   */
+  expire(kind: string, beforeMs: number, limit: number): number {
+    const n = this.backend.expire(kind, beforeMs, limit);
+    if (n > 0) this.bump(kind);
+    return n;
+  }
+
+  /** Closes the database. */
   close(): void {
-    this.journal?.close();
-    this.journal = undefined;
+    this.backend.close();
   }
 
-  /** Journals then applies one entry: both happen or, when the journal fails, neither. */
-  commitEntry(entry: JournalEntry): void {
-    this.journal?.append(entry);
-    this.apply(entry);
+  /** Writes then publishes one commit: both happen or, when the write fails, neither. */
+  commitEntry(entry: StoreCommit): void {
+    this.backend.commit(entry);
+    for (const op of entry.o ?? []) this.bump(op[1]);
   }
 
-  private apply(entry: JournalEntry): void {
-    for (const [kind, value] of Object.entries(entry.c ?? {})) {
-      if (value > this.counter(kind)) this.counters.set(kind, value);
-    }
-    if (entry.a === undefined) return;
-    for (const op of entry.o ?? []) {
-      this.versions.set(op[1], this.version(op[1]) + 1);
-      const coll = this.collection(entry.a, op[1]);
-      if (op[0] === 'p') coll.set(op[2], op[3] as StoredRecord);
-      else coll.delete(op[2]);
-    }
-  }
-
-  private collection(account: string, kind: string): Collection {
-    let data = this.accounts.get(account);
-    if (!data) this.accounts.set(account, (data = new Map()));
-    let coll = data.get(kind);
-    if (!coll) data.set(kind, (coll = new Map()));
-    return coll;
-  }
-
-  private *snapshot(): Iterable<JournalEntry> {
-    if (this.counters.size > 0) yield { c: Object.fromEntries(this.counters) };
-    for (const [account, data] of this.accounts) {
-      for (const [kind, coll] of data) {
-        for (const [id, record] of coll) yield { a: account, o: [['p', kind, id, record]] };
-      }
-    }
+  private bump(kind: string): void {
+    this.versions.set(kind, this.version(kind) + 1);
   }
 }
 
@@ -147,8 +143,10 @@ export class Store {
  * tick, so no other request interleaves between their reads and their commit.
  */
 export class Transaction implements AccountView {
-  private readonly ops: JournalOp[] = [];
+  private readonly ops: StoreOp[] = [];
   private readonly staged = new Map<string, StoredRecord | null>();
+  /** `kind\0checkId` of the staged deletes by check. */
+  private readonly purged = new Set<string>();
   private readonly counters = new Map<string, number>();
 
   constructor(
@@ -172,23 +170,20 @@ export class Transaction implements AccountView {
   get<T extends StoredRecord = StoredRecord>(kind: string, id: string | number): T | undefined {
     const key = `${kind}\u0000${id}`;
     if (this.staged.has(key)) return (this.staged.get(key) ?? undefined) as T | undefined;
-    return this.store.get<T>(this.account, kind, id);
+    const rec = this.store.get<T>(this.account, kind, id);
+    return rec && !this.isPurged(kind, rec) ? rec : undefined;
   }
 
   /** Every record of a kind as this transaction sees it, oldest first. */
   list<T extends StoredRecord = StoredRecord>(kind: string): T[] {
-    const out: T[] = [];
-    const seen = new Set<string>();
-    for (const [id, rec] of this.store.entries<T>(this.account, kind)) {
-      const key = `${kind}\u0000${id}`;
-      seen.add(key);
-      if (!this.staged.has(key)) out.push(rec);
-      else if (this.staged.get(key)) out.push(this.staged.get(key) as T);
-    }
-    for (const [key, rec] of this.staged) {
-      if (rec && key.startsWith(`${kind}\u0000`) && !seen.has(key)) out.push(rec as T);
-    }
-    return out;
+    return this.overlay(kind, this.store.entries<T>(this.account, kind), () => true);
+  }
+
+  /** `store.query` as this transaction sees it (staged records follow the stored ones). */
+  query<T extends StoredRecord = StoredRecord>(kind: string, q: Pick<RecordQuery, 'checkId'>): T[] {
+    const field = this.store.indexed[kind]?.check ?? 'checkId';
+    const stored = this.store.queryEntries<T>(this.account, kind, q);
+    return this.overlay(kind, stored, (rec) => q.checkId === undefined || checkOf(rec, field) === q.checkId);
   }
 
   /** Stages a put of a whole record. */
@@ -203,11 +198,41 @@ export class Transaction implements AccountView {
     this.staged.set(`${kind}\u0000${id}`, null);
   }
 
-  /** Makes the staged writes durable and visible; throws (with nothing applied) if the journal fails. */
+  /** Stages the delete of every record of an indexed kind that names `checkId` (a check's run data). */
+  deleteByCheck(kind: string, checkId: string): void {
+    this.ops.push(['x', kind, checkId]);
+    this.purged.add(`${kind}\u0000${checkId}`);
+    const field = this.store.indexed[kind]?.check ?? 'checkId';
+    for (const [key, rec] of this.staged) if (rec && key.startsWith(`${kind}\u0000`) && checkOf(rec, field) === checkId) this.staged.set(key, null);
+  }
+
+  /** Makes the staged writes durable and visible; throws (with nothing applied) if the write fails. */
   commit(): void {
     if (this.ops.length === 0 && this.counters.size === 0) return;
-    const entry: JournalEntry = { a: this.account, o: this.ops };
+    const entry: StoreCommit = { a: this.account, o: this.ops };
     if (this.counters.size > 0) entry.c = Object.fromEntries(this.counters);
     this.store.commitEntry(entry);
+  }
+
+  private isPurged(kind: string, rec: StoredRecord): boolean {
+    if (this.purged.size === 0) return false;
+    const field = this.store.indexed[kind]?.check ?? 'checkId';
+    return this.purged.has(`${kind}\u0000${checkOf(rec, field)}`);
+  }
+
+  private overlay<T extends StoredRecord>(kind: string, stored: Array<[string, T]>, keep: (rec: StoredRecord) => boolean): T[] {
+    const out: T[] = [];
+    const seen = new Set<string>();
+    for (const [id, rec] of stored) {
+      const key = `${kind}\u0000${id}`;
+      seen.add(key);
+      if (!this.staged.has(key)) {
+        if (!this.isPurged(kind, rec)) out.push(rec);
+      } else if (this.staged.get(key)) out.push(this.staged.get(key) as T);
+    }
+    for (const [key, rec] of this.staged) {
+      if (rec && key.startsWith(`${kind}\u0000`) && !seen.has(key) && keep(rec)) out.push(rec as T);
+    }
+    return out;
   }
 }

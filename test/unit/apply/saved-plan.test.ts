@@ -110,6 +110,21 @@ describe('recoverSecrets', () => {
     expect(values.get('EnvironmentVariable/STRIPE_KEY')?.get('/value')).toBe('from-file');
   });
 
+  it('never takes a value still holding ${{ env.NAME }} as recovered, and names the variables a value needs', async () => {
+    const partial = change({
+      kind: 'AlertChannel',
+      id: 'hook',
+      desired: { type: 'WEBHOOK', config: { headers: [{ key: 'A', value: '(sensitive, not set: TOKEN)', locked: true }] } },
+      secrets: [{ path: '/config/headers/0/value', missing: ['TOKEN'] }],
+    });
+    const bodies = new Map([['AlertChannel/hook', { type: 'WEBHOOK', config: { headers: [{ key: 'A', value: 'Bearer ${{ env.TOKEN }}', locked: true }] } }]]);
+    const err = await recoverSecrets([partial], { env: {}, reload: async () => bodies }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(Refused);
+    expect((err as Refused).message).toBe(
+      'environment variable TOKEN not set; cannot recover masked value the plan left out: AlertChannel/hook /config/headers/0/value (env TOKEN); nothing was applied',
+    );
+  });
+
   it('refuses naming the value and its variable, without printing anything secret', async () => {
     const err = await recoverSecrets([secretChange], { env: {} }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(Refused);

@@ -11,10 +11,13 @@ const NOW = new Date('2026-02-03T04:05:06.000Z');
 function savedPlan() {
   const plan = assemblePlan({
     project: project([
-      def('TcpCheck', 'db', { name: 'DB', request: { hostname: 'db.internal', port: 5432 }, frequency: 1 }),
-      def('TcpCheck', 'cache', { name: 'Cache', request: { hostname: 'cache.internal', port: 6379 } }),
+      def('EnvironmentVariable', 'TOKEN', { key: 'TOKEN', value: 's3cret', secret: true }, { secretPaths: ['/value'], envSources: { '/value': 'TOKEN' } }),
+      def('AlertChannel', 'oncall', { type: 'EMAIL', config: { address: 'oncall@example.com' } }),
+      def('TcpCheck', 'db', { name: 'DB', tags: ['team'], request: { hostname: 'db.internal', port: 5432 }, frequency: 1 }),
+      def('TcpCheck', 'cache', { name: 'Cache', request: { hostname: 'cache.internal', port: 6379 } }, { refs: { alertChannels: ['oncall'] } }),
     ]),
-    live: live({ TcpCheck: [liveTcp('u1', 'DB', ['mac:shop/db'])] }),
+    live: live({ EnvironmentVariable: [], AlertChannel: [], TcpCheck: [liveTcp('u1', 'DB', ['mac:shop/db'])] }),
+    changedSince: { ref: 'main', files: ['defs/db.yaml', 'defs/cache.yaml', 'defs/TOKEN.yaml', 'defs/oncall.yaml'] },
     apiUrl: 'http://127.0.0.1:4010',
     prune: false,
     now: NOW,
@@ -30,8 +33,14 @@ describe('the plan schema', () => {
     expect(parsed).toEqual(doc);
     const update = parsed.changes.find((c) => c.action === 'update')!;
     expect(update.patch).toContainEqual({ op: 'replace', path: '/frequency', value: 1, oldValue: 10 });
-    const create = parsed.changes.find((c) => c.action === 'create')!;
+    expect(update.patch).toContainEqual({ op: 'add', path: '/tags/1', value: 'team', label: 'team' });
+    const create = parsed.changes.find((c) => c.id === 'cache')!;
     expect(create.defaulted).toContain('/frequency');
+    expect(create.labels).toEqual({ '/alertChannelSubscriptions/0': 'oncall' });
+    expect(parsed.changes.find((c) => c.id === 'TOKEN')!.secrets).toEqual([{ path: '/value', env: 'TOKEN' }]);
+    expect(JSON.stringify(parsed)).not.toContain('s3cret');
+    // Nothing a plan holds is lost on the way (the schema strips fields it does not know).
+    expect(parsed).toEqual(doc);
   });
 
   it('keeps the label of set operations', () => {

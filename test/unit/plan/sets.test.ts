@@ -74,6 +74,21 @@ describe('set-like arrays diff as membership', () => {
     expect(JSON.stringify(patch)).not.toContain('s3cret');
     expect(patch).toHaveLength(2);
   });
+
+  it("one side's secret member never hides a change of another member at the same index on the other side", () => {
+    const spec = { name: 'flow', script: 'x()', environmentVariables: [{ key: 'A', value: 'a', secret: true }, { key: 'B', value: 'new' }, { key: 'C', value: 'c', secret: true }] };
+    const d = buildDesired(def('MultiStepCheck', 'f', spec, { secretPaths: ['/environmentVariables/0/value', '/environmentVariables/2/value'] }), 'shop', resolveNothing);
+    const liveFlow = normalizeLive('MultiStepCheck', {
+      ...liveTcp('u', 'flow', ['mac:shop/f']),
+      checkType: 'MULTI_STEP',
+      script: 'x()',
+      environmentVariables: [{ key: 'B', value: 'old' }, { key: 'C', value: null, secret: true }],
+    });
+    const { patch } = compareObjects('MultiStepCheck', d.body, liveFlow, d.secrets.map((s) => s.path));
+    expect(patch).toContainEqual({ op: 'replace', path: '/environmentVariables/0/value', value: 'new', oldValue: 'old', label: 'B' });
+    expect(patch).toContainEqual({ op: 'add', path: '/environmentVariables/0', value: { key: 'A', value: '(sensitive)', locked: false, secret: true }, label: 'A' });
+    expect(patch).toHaveLength(2);
+  });
 });
 
 describe('subscriptions in a plan', () => {

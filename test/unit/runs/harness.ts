@@ -4,6 +4,7 @@ import { createServer, type MacServer } from '../../../src/server/server.js';
 import { COLL } from '../../../src/server/kinds.js';
 import { runsOf, type Runs } from '../../../src/server/runs/runs.js';
 import type { ServerOptions } from '../../../src/server/options.js';
+import { testStateFile } from '../../helpers/store-mode.js';
 
 /** An in-process service whose runs use short limits, with helpers to seed what other areas own. */
 export interface RunsHarness {
@@ -21,7 +22,7 @@ export interface RunsHarness {
 
 /** Starts the harness (no listening socket: requests go through the app in process). */
 export function runsHarness(options: Partial<ServerOptions> = {}): RunsHarness {
-  const server = createServer({ rateLimit: { limit: 0, windowSeconds: 60 }, ...options });
+  const server = createServer({ rateLimit: { limit: 0, windowSeconds: 60 }, stateFile: testStateFile(), ...options });
   const errors: unknown[] = [];
   const runs = runsOf(server.ctx, { runner: { limits: { idleMs: 50, timeoutMs: 2000 } }, onError: (err) => void errors.push(err) });
   return {

@@ -1,5 +1,6 @@
 import { createServer, type MacServer } from '../../../src/server/server.js';
 import type { ServerOptions } from '../../../src/server/options.js';
+import { testStateFile } from '../../helpers/store-mode.js';
 
 /** An answer of the in-process service: status, parsed JSON body (or text) and headers. */
 export interface Answer {
@@ -14,7 +15,7 @@ export interface TestClient {
   call(method: string, path: string, body?: unknown, init?: { key?: string | null; headers?: Record<string, string>; raw?: string }): Promise<Answer>;
 }
 
-/** Creates an in-memory service with a second account (`other`) and a read-only key for `dev`. */
+/** Creates a service (in memory, or on SQLite with MAC_TEST_STORE=sqlite) with a second account (`other`) and a read-only key for `dev`. */
 export function testServer(options: Partial<ServerOptions> = {}): TestClient {
   const server = createServer({
     keys: [
@@ -23,6 +24,7 @@ export function testServer(options: Partial<ServerOptions> = {}): TestClient {
       { key: 'other-key', accountId: 'other', role: 'admin' },
     ],
     rateLimit: { limit: 0, windowSeconds: 60 },
+    stateFile: testStateFile(),
     ...options,
   });
   return {

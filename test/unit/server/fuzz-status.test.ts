@@ -10,7 +10,7 @@ import { refusedAttempt } from '../../e2e/rundata-harness.js';
 // Path ids the fuzzer swaps in now and then: missing, malformed, reserved or foreign-looking.
 const BAD_IDS = ['x', '0', '-1', '1.5', 'services', 'incidents', 'bulk', '00000000-0000-4000-8000-000000000000', '%E2%82', '%20', 'a'.repeat(300)];
 
-/** Everything the lists answer, for comparing the live state with its replayed journal. */
+/** Everything the lists answer, for comparing the live state with the database reopened. */
 async function snapshot(t: TestClient, ids: { page: string; incident: string; check: string }) {
   const out: Record<string, unknown> = {};
   for (const path of [
@@ -32,10 +32,10 @@ async function snapshot(t: TestClient, ids: { page: string; incident: string; ch
 }
 
 describe('fuzzing the status-page, incident, subscription, error-group, key and trigger writes', () => {
-  it('never a 5xx or a crash; every list still answers 200, the data stays consistent and the journal replays to the same state', async () => {
+  it('never a 5xx or a crash; every list still answers 200, the data stays consistent and the reopened database holds the same state', async () => {
     const seed = Number(process.env.FUZZ_SEED ?? 20261122);
     const rand = prng(seed);
-    const stateFile = join(mkdtempSync(join(tmpdir(), 'mac-fuzz-')), 'state.jsonl');
+    const stateFile = join(mkdtempSync(join(tmpdir(), 'mac-fuzz-')), 'state.db');
     const t = testServer({ stateFile });
     const svc = (await t.call('POST', '/v1/status-pages/services', { name: 'API' })).body;
     const svc2 = (await t.call('POST', '/v1/status-pages/services', { name: 'Web' })).body;

@@ -1,0 +1,132 @@
+// Soak: `mac serve` on SQLite running many TCP checks every minute in 2 locations for simulated
+// hours at --time-scale, sampling the service's RSS and database size once per simulated hour;
+// then a restart (time to the first answered request) and analytics latency over the stored runs.
+// `node bench/soak.mjs [--quick]` alone, or `npm run bench -- --only soak`.
+import { spawn } from 'node:child_process';
+import { readFileSync, statSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { MAC_BIN } from './lib/mac.mjs';
+import { median } from './lib/figures.mjs';
+import { stopChild, tempDir, track } from './lib/resources.mjs';
+
+const KEY = 'mac-dev-key';
+const MB = 1024 * 1024;
+
+/** A TCP server answering every connection with one line, like the cache the checks watch. */
+function tcpTarget() {
+  const server = createServer((socket) => socket.end('+OK\r\n'));
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ port: server.address().port, close: () => server.close() })));
+}
+
+function serve(args) {
+  const child = track(spawn(process.execPath, [MAC_BIN, 'serve', '--port', '0', '--rate-limit', '0/60', ...args], { stdio: ['ignore', 'pipe', 'pipe'] }));
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`mac serve exited (${code}) before listening:\n${out}`)));
+    const timer = setInterval(() => {
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (!m) return;
+      clearInterval(timer);
+      resolve({ url: m[1], pid: child.pid, child, log: () => out, stop: () => stopChild(child, 20_000) });
+    }, 5);
+  });
+}
+
+async function api(url, method, path, body) {
+  const res = await fetch(`${url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${KEY}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const text = await res.text();
+  if (res.status >= 400) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 200)}`);
+  return text ? JSON.parse(text) : undefined;
+}
+
+const rssMb = (pid) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
+const sizeMb = (file) => ['', '-wal'].reduce((sum, ext) => {
+  try {
+    return sum + statSync(file + ext).size;
+  } catch {
+    return sum;
+  }
+}, 0) / MB;
+
+/**
+ * Runs the soak. Returns RSS after the first simulated hour and at the end, the database size per
+ * simulated hour, restart time to the first answered request, and analytics p95.
+ */
+export async function main({ checks = 1000, hours = 24, timeScale = 120, retentionDays = 1, log = console.error } = {}) {
+  const target = await tcpTarget();
+  const dir = await tempDir('soak');
+  const db = join(dir, 'state.db');
+  const args = ['--database', `sqlite:${db}`, '--time-scale', String(timeScale), '--retention-days', String(retentionDays)];
+  let s = await serve(args);
+  const samples = [];
+  let restartMs;
+  let analyticsP95;
+  let firstCheck;
+  try {
+    for (let i = 0; i < checks; i++) {
+      const c = await api(s.url, 'POST', '/v1/checks/tcp', {
+        name: `soak ${i}`,
+        frequency: 1,
+        doubleCheck: false,
+        locations: ['eu-west-1', 'us-east-1'],
+        runParallel: true,
+        request: { hostname: '127.0.0.1', port: target.port },
+      });
+      firstCheck ??= c.id;
+    }
+    const hourMs = 3_600_000 / timeScale;
+    log(`soak: ${checks} checks each minute in 2 locations, ${hours} simulated hours at --time-scale ${timeScale} (${((hours * hourMs) / 1000).toFixed(0)} s), --retention-days ${retentionDays}`);
+    for (let h = 1; h <= hours; h++) {
+      await new Promise((r) => setTimeout(r, hourMs));
+      samples.push({ hour: h, rssMb: rssMb(s.pid), dbMb: sizeMb(db) });
+      log(`soak: hour ${h}: RSS ${samples.at(-1).rssMb.toFixed(1)} MB, database ${samples.at(-1).dbMb.toFixed(1)} MB`);
+    }
+    await s.stop();
+    const t0 = performance.now();
+    s = await serve([...args, '--no-runs']);
+    await api(s.url, 'GET', '/v1/checks?limit=1');
+    restartMs = performance.now() - t0;
+    const times = [];
+    for (let i = 0; i < 20; i++) {
+      const a = performance.now();
+      await api(s.url, 'GET', `/v1/analytics/url-monitors/${firstCheck}?quickRange=last30Days&metrics=responseTime_avg,responseTime_p95&aggregationInterval=60`);
+      times.push(performance.now() - a);
+    }
+    times.sort((a, b) => a - b);
+    analyticsP95 = times[Math.ceil(0.95 * times.length) - 1];
+    const stored = Number((await fetch(`${s.url}/v1/check-results/${firstCheck}?resultType=ALL&limit=1`, { headers: { authorization: `Bearer ${KEY}` } })).headers.get('content-range')?.split('/')[1]);
+    log(`soak: restart to first answer ${restartMs.toFixed(0)} ms; analytics p95 ${analyticsP95.toFixed(1)} ms (median ${median(times).toFixed(1)}); ${stored} results of one check in the last 6 h`);
+  } finally {
+    await s.stop();
+    target.close();
+  }
+  const first = samples[0];
+  const last = samples.at(-1);
+  return {
+    bench: 'serve-soak',
+    checks,
+    hours,
+    timeScale,
+    retentionDays,
+    samples,
+    rssFirstHourMb: first.rssMb,
+    rssGrowthMb: Math.max(...samples.map((x) => x.rssMb)) - first.rssMb,
+    dbLastMb: last.dbMb,
+    restartMs,
+    analyticsP95Ms: analyticsP95,
+  };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const quick = process.argv.includes('--quick');
+  const r = await main(quick ? { checks: 50, hours: 3, timeScale: 720 } : {});
+  console.log(JSON.stringify(r));
+  process.exit(0);
+}

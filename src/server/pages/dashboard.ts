@@ -1,0 +1,256 @@
+/**
+ * The public dashboard: the account's checks selected by the dashboard's tags, each with its state
+ * from its latest result, 24-hour availability and response-time percentiles. The same data feeds
+ * the HTML (no JavaScript needed) and the page's JSON (`data.json`, what the script refreshes).
+ */
+import type { AccountView } from '../store/store.js';
+import { COLL } from '../kinds.js';
+import { RUN_COLL, STATUS_COLL } from '../rundata/collections.js';
+import { percentile, round2 } from '../rundata/stats.js';
+import type { CheckResult } from '../rundata/types.js';
+import type { StoredIncident } from '../status-pages/model.js';
+import { incidentFacts } from './status.js';
+import { html, safeUrl, type Html } from './html.js';
+import { layout } from './layout.js';
+import { themeCss } from './theme.js';
+
+const HOUR = 3_600_000;
+
+/** The stored dashboard fields the page reads. */
+export interface DashboardRecord {
+  [key: string]: unknown;
+  dashboardId: string;
+  customUrl: string;
+  customDomain: string | null;
+  header?: string | null;
+  description?: string | null;
+  logo?: string | null;
+  favicon?: string | null;
+  link?: string | null;
+  width?: string;
+  refreshRate?: number;
+  paginate?: boolean;
+  paginationRate?: number;
+  checksPerPage?: number;
+  useTagsAndOperator?: boolean;
+  hideTags?: boolean;
+  enableIncidents?: boolean;
+  expandChecks?: boolean;
+  tags?: string[];
+  showHeader?: boolean;
+  showCheckRunLinks?: boolean;
+  customCSS?: string;
+  isPrivate?: boolean;
+  showP95?: boolean;
+  showP99?: boolean;
+}
+
+/** A stored check, as far as a dashboard reads it. */
+export interface CheckLike {
+  [key: string]: unknown;
+  id: string;
+  name: string;
+  checkType?: string;
+  activated?: boolean;
+  tags?: string[];
+}
+
+/** Checks of the dashboard: by tags (all of them with `useTagsAndOperator`, else any), all when no tags; by name. */
+export function selectChecks<T extends CheckLike>(checks: T[], tags: string[] | undefined, and: boolean | undefined): T[] {
+  const wanted = tags ?? [];
+  const picked =
+    wanted.length === 0
+      ? checks
+      : checks.filter((c) => {
+          const own = new Set(c.tags ?? []);
+          return and ? wanted.every((t) => own.has(t)) : wanted.some((t) => own.has(t));
+        });
+  return [...picked].sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
+}
+
+/** A check's state from its latest FINAL result. */
+export type CheckState = 'passing' | 'degraded' | 'failing' | 'no-data';
+/** How each state reads. */
+export const CHECK_STATE_LABEL: Record<CheckState, string> = { passing: 'Passing', degraded: 'Degraded', failing: 'Failing', 'no-data': 'No data' };
+const CHECK_STATE_ICON: Record<CheckState, string> = { passing: '✓', degraded: '!', failing: '✕', 'no-data': '–' };
+
+const failed = (r: CheckResult) => r.hasFailures || r.hasErrors;
+
+/** One check as the page shows it (and as data.json returns it). */
+export interface DashboardCheck {
+  id: string;
+  name: string;
+  checkType: string | null;
+  state: CheckState;
+  stateLabel: string;
+  /** Percent of the last 24 hours' FINAL results that passed (degraded counts as up), 2 decimals; null without results. */
+  availability24h: number | null;
+  p95?: number | null;
+  p99?: number | null;
+  tags?: string[];
+  lastRun: { at: string; location: string; responseTime: number } | null;
+  runHref?: string | null;
+}
+
+/** An open incident shown on the dashboard. */
+export interface DashboardIncident {
+  name: string;
+  severity: string;
+  status: string;
+  description: string;
+  at: string;
+}
+
+/** The page's data. */
+export interface DashboardData {
+  generatedAt: string;
+  refreshRate: number;
+  paginate: boolean;
+  paginationRate: number;
+  checksPerPage: number;
+  checks: DashboardCheck[];
+  incidents?: DashboardIncident[];
+}
+
+/** Path of a dashboard and its parts. */
+export const dashboardPath = (customUrl: string, rest = '') => `/dashboards/${encodeURIComponent(customUrl)}${rest}`;
+
+/** The data of a dashboard at `nowMs`: only what the dashboard's options show. */
+export function dashboardData(src: AccountView, d: DashboardRecord, nowMs: number): DashboardData {
+  const checks = selectChecks(src.list<CheckLike>(COLL.checks), d.tags, d.useTagsAndOperator);
+  const ids = new Set(checks.map((c) => c.id));
+  const byCheck = new Map<string, CheckResult[]>();
+  for (const r of src.list<CheckResult & { [k: string]: unknown }>(RUN_COLL.checkResults)) {
+    if (r.resultType !== 'FINAL' || !ids.has(r.checkId)) continue;
+    const list = byCheck.get(r.checkId) ?? [];
+    list.push(r);
+    byCheck.set(r.checkId, list);
+  }
+  const since = nowMs - 24 * HOUR;
+  const rows = checks.map((c): DashboardCheck => {
+    const results = (byCheck.get(c.id) ?? []).sort((a, b) => Date.parse(a.startedAt) - Date.parse(b.startedAt));
+    const latest = results[results.length - 1];
+    const state: CheckState = !latest ? 'no-data' : failed(latest) ? 'failing' : latest.isDegraded ? 'degraded' : 'passing';
+    const day = results.filter((r) => Date.parse(r.startedAt) >= since);
+    const times = day.map((r) => r.responseTime);
+    const row: DashboardCheck = {
+      id: c.id,
+      name: c.name,
+      checkType: typeof c.checkType === 'string' ? c.checkType : null,
+      state,
+      stateLabel: CHECK_STATE_LABEL[state],
+      availability24h: day.length === 0 ? null : round2((100 * day.filter((r) => !failed(r)).length) / day.length),
+      lastRun: latest ? { at: latest.startedAt, location: latest.runLocation, responseTime: latest.responseTime } : null,
+    };
+    if (d.showP95 !== false) row.p95 = percentile(times, 95);
+    if (d.showP99 !== false) row.p99 = percentile(times, 99);
+    if (d.hideTags !== true) row.tags = c.tags ?? [];
+    if (d.showCheckRunLinks === true) row.runHref = latest ? dashboardPath(d.customUrl, `/runs/${encodeURIComponent(latest.id)}`) : null;
+    return row;
+  });
+  const data: DashboardData = {
+    generatedAt: new Date(nowMs).toISOString(),
+    refreshRate: positive(d.refreshRate, 60),
+    paginate: d.paginate !== false,
+    paginationRate: positive(d.paginationRate, 60),
+    checksPerPage: positive(d.checksPerPage, 15),
+    checks: rows,
+  };
+  if (d.enableIncidents === true) data.incidents = openIncidents(src);
+  return data;
+}
+
+function positive(v: unknown, fallback: number): number {
+  return typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : fallback;
+}
+
+/** The account's open incidents, newest first, with their newest update. */
+export function openIncidents(src: AccountView): DashboardIncident[] {
+  return src
+    .list<StoredIncident>(STATUS_COLL.incidents)
+    .map(incidentFacts)
+    .filter((f) => f.open)
+    .sort((a, b) => b.startMs - a.startMs)
+    .map((f) => {
+      const u = f.updatesNewestFirst[0];
+      return { name: f.incident.name, severity: f.incident.severity, status: u?.status ?? 'INVESTIGATING', description: u?.description ?? '', at: u?.publicIncidentUpdateDate ?? f.incident.created_at };
+    });
+}
+
+/** A result of one of the dashboard's checks (the check-run page), or undefined. */
+export function dashboardRun(src: AccountView, d: DashboardRecord, resultId: string): { check: CheckLike; result: CheckResult } | undefined {
+  if (d.showCheckRunLinks !== true) return undefined;
+  const result = src.get<CheckResult & { [k: string]: unknown }>(RUN_COLL.checkResults, resultId);
+  if (!result) return undefined;
+  const check = selectChecks(src.list<CheckLike>(COLL.checks), d.tags, d.useTagsAndOperator).find((c) => c.id === result.checkId);
+  return check ? { check, result } : undefined;
+}
+
+const ms = (v: number | null | undefined) => (v === null || v === undefined ? '–' : `${v} ms`);
+const pct = (v: number | null) => (v === null ? '–' : `${v.toFixed(2)} %`);
+
+/** The markup of one check (the script builds the same structure from data.json). */
+export function checkItem(c: DashboardCheck, expand: boolean, page: number | null): Html {
+  return html`<li class="check" data-check="${c.id}"${page === null ? '' : html` data-page="${page}"`}>
+<h3>${c.name}</h3>
+<p class="state s-${c.state}"><span aria-hidden="true">${CHECK_STATE_ICON[c.state]} </span>${c.stateLabel}</p>
+<dl><div><dt>Availability (24 h)</dt><dd>${pct(c.availability24h)}</dd></div>${'p95' in c ? html`<div><dt>p95</dt><dd>${ms(c.p95)}</dd></div>` : ''}${'p99' in c ? html`<div><dt>p99</dt><dd>${ms(c.p99)}</dd></div>` : ''}</dl>
+${c.tags && c.tags.length > 0 ? html`<ul class="tags" aria-label="Tags">${c.tags.map((t) => html`<li>${t}</li>`)}</ul>` : ''}
+<details${expand ? ' open' : ''}><summary>Details</summary><dl>
+<div><dt>Type</dt><dd>${c.checkType ?? '–'}</dd></div>
+<div><dt>Last run</dt><dd>${c.lastRun ? c.lastRun.at.replace('T', ' ').slice(0, 19) + ' UTC' : '–'}</dd></div>
+<div><dt>Location</dt><dd>${c.lastRun?.location ?? '–'}</dd></div>
+<div><dt>Response time</dt><dd>${ms(c.lastRun?.responseTime)}</dd></div>
+</dl></details>
+${c.runHref ? html`<p><a href="${c.runHref}">Latest run<span class="sr"> of ${c.name}</span></a></p>` : ''}
+</li>`;
+}
+
+function incidentItem(i: DashboardIncident): Html {
+  return html`<li class="card"><h3>${i.name}</h3><p class="muted">Severity: ${i.severity.toLowerCase()} · ${i.status.toLowerCase()} · <time datetime="${i.at}">${i.at.replace('T', ' ').slice(0, 16)} UTC</time></p><p>${i.description}</p></li>`;
+}
+
+/** The HTML of a dashboard; `dataUrl` is where the script refreshes from. */
+export function renderDashboard(d: DashboardRecord, data: DashboardData, nonce: string, dataUrl: string): string {
+  const title = d.header || d.customUrl;
+  const logo = safeUrl(d.logo);
+  const link = safeUrl(d.link);
+  const brand = logo ? html`<img src="${logo}" alt="${title}">` : html`<span class="site">${title}</span>`;
+  const header = d.showHeader === false ? html`` : html`<header class="top"><div class="inner">${link ? html`<a href="${link}">${brand}</a>` : brand}</div></header>`;
+  const per = data.checksPerPage;
+  const pages = data.paginate ? Math.max(1, Math.ceil(data.checks.length / per)) : 1;
+  const main = html`${d.showHeader === false ? html`<h1 class="sr">${title}</h1>` : html`<h1>${title}</h1>${d.description ? html`<p class="muted">${d.description}</p>` : ''}`}
+${data.incidents !== undefined ? html`<section aria-labelledby="inc-h" id="incidents-section"><h2 id="inc-h">Open incidents</h2><ul class="plain" id="incidents">${data.incidents.length > 0 ? data.incidents.map(incidentItem) : html`<li class="muted">No open incidents.</li>`}</ul></section>` : ''}
+<section aria-labelledby="checks-h"><h2 id="checks-h">Checks</h2>
+<p class="pager muted" id="pager">${data.checks.length} checks${pages > 1 ? `, ${pages} pages of ${per}` : ''} <span id="page-of"></span> · updated <time id="updated" datetime="${data.generatedAt}">${data.generatedAt.slice(11, 19)} UTC</time></p>
+<ul class="checks" id="checks">${data.checks.map((c, i) => checkItem(c, d.expandChecks === true, data.paginate ? Math.floor(i / per) : null))}</ul>
+${data.checks.length === 0 ? html`<p class="muted">No checks match this dashboard.</p>` : ''}
+</section>`;
+  return layout({
+    nonce,
+    title,
+    themeCss: themeCss(null, 'AUTO'),
+    customCss: d.customCSS || undefined,
+    favicon: d.favicon,
+    width: d.width === '960PX' || d.width === '960px' ? '960px' : 'none',
+    header,
+    main,
+    bodyAttrs: html` data-mac-dashboard data-src="${dataUrl}" data-refresh="${data.refreshRate}" data-paginate="${data.paginate ? 1 : 0}" data-rate="${data.paginationRate}" data-per-page="${per}" data-expand="${d.expandChecks === true ? 1 : 0}"`,
+    script: true,
+  });
+}
+
+/** The page of one check run (showCheckRunLinks): the result's summary, no request or error text. */
+export function renderRun(d: DashboardRecord, check: CheckLike, r: CheckResult, nonce: string): string {
+  const state: CheckState = failed(r) ? 'failing' : r.isDegraded ? 'degraded' : 'passing';
+  return layout({
+    nonce,
+    title: `${check.name}: run`,
+    themeCss: themeCss(null, 'AUTO'),
+    customCss: d.customCSS || undefined,
+    favicon: d.favicon,
+    header: html`<header class="top"><div class="inner"><a href="${dashboardPath(d.customUrl)}">${d.header || d.customUrl}</a></div></header>`,
+    main: html`<h1>${check.name}</h1><p class="state s-${state}"><span aria-hidden="true">${CHECK_STATE_ICON[state]} </span>${CHECK_STATE_LABEL[state]}</p>
+<dl><dt>Started</dt><dd>${r.startedAt}</dd><dt>Location</dt><dd>${r.runLocation}</dd><dt>Response time</dt><dd>${ms(r.responseTime)}</dd><dt>Attempts</dt><dd>${r.attempts}</dd></dl>`,
+  });
+}

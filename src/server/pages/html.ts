@@ -1,0 +1,57 @@
+/**
+ * HTML building for the public pages: a tagged template that escapes every interpolated value
+ * unless it is already `Html` (built by this module). User strings can only reach a page as text.
+ */
+
+/** Markup built by `html` (trusted: every value inside it was escaped). */
+export class Html {
+  constructor(readonly value: string) {}
+  toString(): string {
+    return this.value;
+  }
+}
+
+const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/** Escapes text for element content and quoted attribute values. */
+export function esc(value: unknown): string {
+  return String(value).replace(/[&<>"']/g, (c) => ENTITIES[c]);
+}
+
+function part(v: unknown): string {
+  if (v instanceof Html) return v.value;
+  if (Array.isArray(v)) return v.map(part).join('');
+  if (v === null || v === undefined || v === false) return '';
+  return esc(v);
+}
+
+/** `html\`<p>${text}</p>\``: values are escaped; arrays are joined; null, undefined and false render nothing. */
+export function html(strings: TemplateStringsArray, ...values: unknown[]): Html {
+  let out = strings[0];
+  values.forEach((v, i) => {
+    out += part(v) + strings[i + 1];
+  });
+  return new Html(out);
+}
+
+/** A URL a page may link to or load: http(s) absolute or a path; anything else (javascript:, data:) is dropped. */
+export function safeUrl(url: unknown): string | null {
+  if (typeof url !== 'string' || url.trim() === '') return null;
+  const u = url.trim();
+  if (/^https?:\/\//i.test(u)) return u;
+  if (u.startsWith('/') && !u.startsWith('//')) return u;
+  return null;
+}
+
+/**
+ * CSS of the owner (`customCSS`) as the content of a `<style>` element: every `<` becomes the CSS
+ * escape `\3c `, so no `</style>` (or `<!--`) can close the element; CSS meaning inside strings is kept.
+ */
+export function styleText(css: string): string {
+  return css.replace(/</g, '\\3c ');
+}
+
+/** Escapes text for XML (the Atom feed). */
+export function xmlEsc(value: unknown): string {
+  return esc(value).replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
+}

@@ -1,0 +1,273 @@
+/**
+ * The public status page: what a visitor sees of a stored page. Pure functions of the page, the
+ * account's services and incidents, and now; routes.ts reads the store and sends the result.
+ */
+import type { AccountView } from '../store/store.js';
+import { STATUS_COLL } from '../rundata/collections.js';
+import { expandServices, type Service, type StoredIncident, type StoredStatusPage, type Subscription } from '../status-pages/model.js';
+import { html, safeUrl, xmlEsc, type Html } from './html.js';
+import { layout } from './layout.js';
+import { themeCss, type Theme, type ThemeMode } from './theme.js';
+
+const DAY = 86_400_000;
+/** Seconds between the script's refreshes of a status page. */
+export const STATUS_REFRESH_SECONDS = 60;
+/** Days in the history bar of a service. */
+export const HISTORY_DAYS = 90;
+
+/** A service's state: from the worst severity among its open incidents. */
+export type ServiceState = 'operational' | 'minor' | 'degraded' | 'partial-outage' | 'major-outage';
+
+const BY_SEVERITY: Record<string, ServiceState> = { MINOR: 'minor', MEDIUM: 'degraded', MAJOR: 'partial-outage', CRITICAL: 'major-outage' };
+const RANK: ServiceState[] = ['operational', 'minor', 'degraded', 'partial-outage', 'major-outage'];
+
+/** What each state reads as (the state is always written, never only coloured). */
+export const STATE_LABEL: Record<ServiceState, string> = {
+  operational: 'Operational',
+  minor: 'Minor issue',
+  degraded: 'Degraded performance',
+  'partial-outage': 'Partial outage',
+  'major-outage': 'Major outage',
+};
+const STATE_ICON: Record<ServiceState, string> = { operational: '✓', minor: '!', degraded: '!', 'partial-outage': '✕', 'major-outage': '✕' };
+
+const worst = (states: ServiceState[]): ServiceState => states.reduce((a, b) => (RANK.indexOf(b) > RANK.indexOf(a) ? b : a), 'operational');
+
+/** An incident as the page shows it: its span and updates newest first. */
+export interface IncidentFacts {
+  incident: StoredIncident;
+  open: boolean;
+  startMs: number;
+  /** When it was resolved (its newest update is RESOLVED), else null. */
+  endMs: number | null;
+  updatesNewestFirst: StoredIncident['incidentUpdates'];
+}
+
+/** Open means its newest update is not RESOLVED; it started at its earliest update. */
+export function incidentFacts(incident: StoredIncident): IncidentFacts {
+  const updates = [...incident.incidentUpdates].sort((a, b) => Date.parse(a.publicIncidentUpdateDate) - Date.parse(b.publicIncidentUpdateDate));
+  const newest = updates[updates.length - 1];
+  const open = newest?.status !== 'RESOLVED';
+  const startMs = Math.min(Date.parse(incident.created_at), ...updates.map((u) => Date.parse(u.publicIncidentUpdateDate)));
+  return { incident, open, startMs, endMs: open ? null : Date.parse(newest.publicIncidentUpdateDate), updatesNewestFirst: [...updates].reverse() };
+}
+
+/** One day of a service's history bar. */
+export interface DayState {
+  date: string;
+  state: ServiceState;
+}
+
+/** A service on the page with its state and history. */
+export interface ServiceView {
+  service: Service;
+  state: ServiceState;
+  days: DayState[];
+}
+
+/** Everything the page shows, computed once. */
+export interface StatusPageModel {
+  page: StoredStatusPage;
+  cards: Array<{ id: string; name: string; services: ServiceView[] }>;
+  overall: ServiceState;
+  open: IncidentFacts[];
+  past: IncidentFacts[];
+}
+
+/** The incidents that touch the page: those naming one of its services, newest first. */
+export function pageIncidents(src: AccountView, page: StoredStatusPage): IncidentFacts[] {
+  const ids = new Set(page.cards.flatMap((c) => c.services.map((s) => s.id)));
+  return src
+    .list<StoredIncident>(STATUS_COLL.incidents)
+    .filter((i) => i.services.some((s) => ids.has(s.id)))
+    .map(incidentFacts)
+    .sort((a, b) => b.startMs - a.startMs);
+}
+
+/** The daily states of a service over the last HISTORY_DAYS UTC days (today last). */
+export function serviceDays(serviceId: string, incidents: IncidentFacts[], nowMs: number): DayState[] {
+  const today = Math.floor(nowMs / DAY) * DAY;
+  const mine = incidents.filter((f) => f.incident.services.some((s) => s.id === serviceId));
+  const days: DayState[] = [];
+  for (let i = HISTORY_DAYS - 1; i >= 0; i--) {
+    const start = today - i * DAY;
+    const end = start + DAY;
+    const states = mine
+      .filter((f) => f.startMs < end && (f.endMs ?? nowMs) >= start && f.startMs <= nowMs)
+      .map((f) => BY_SEVERITY[f.incident.severity] ?? 'minor');
+    days.push({ date: new Date(start).toISOString().slice(0, 10), state: worst(states) });
+  }
+  return days;
+}
+
+/** The model of a page at `nowMs`. */
+export function statusPageModel(src: AccountView, page: StoredStatusPage, nowMs: number): StatusPageModel {
+  const incidents = pageIncidents(src, page);
+  const open = incidents.filter((f) => f.open);
+  const cards = page.cards.map((card) => ({
+    id: card.id,
+    name: card.name,
+    services: expandServices(src, card.services).map((service) => ({
+      service,
+      state: worst(open.filter((f) => f.incident.services.some((s) => s.id === service.id)).map((f) => BY_SEVERITY[f.incident.severity] ?? 'minor')),
+      days: serviceDays(service.id, incidents, nowMs),
+    })),
+  }));
+  const overall = worst(cards.flatMap((c) => c.services.map((s) => s.state)));
+  const past = incidents.filter((f) => !f.open && f.startMs >= nowMs - HISTORY_DAYS * DAY);
+  return { page, cards, overall, open, past };
+}
+
+const OVERALL: Record<ServiceState, string> = {
+  operational: 'All systems operational',
+  minor: 'Minor issues',
+  degraded: 'Degraded performance',
+  'partial-outage': 'Partial outage',
+  'major-outage': 'Major outage',
+};
+
+/** The path of a page and of its parts. */
+export const statusPath = (url: string, rest = '') => `/status/${encodeURIComponent(url)}${rest}`;
+
+function stateText(state: ServiceState, label = STATE_LABEL[state]): Html {
+  return html`<span class="state s-${state}"><span aria-hidden="true">${STATE_ICON[state]} </span>${label}</span>`;
+}
+
+function when(iso: string): Html {
+  const d = new Date(iso);
+  const text = `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+  return html`<time datetime="${d.toISOString()}">${text}</time>`;
+}
+
+function bar(days: DayState[], name: string): Html {
+  const bad = days.filter((d) => d.state !== 'operational').length;
+  const summary = `${name}, last ${days.length} days: ${days.length - bad} days without incidents, ${bad} with incidents`;
+  return html`<ol class="bar" role="img" aria-label="${summary}">${days.map((d) => html`<li class="d-${d.state}" title="${d.date}: ${STATE_LABEL[d.state]}"></li>`)}</ol>
+<div class="bar-legend muted" aria-hidden="true"><span>${days.length} days ago</span><span>Today</span></div>`;
+}
+
+function incidentBlock(f: IncidentFacts): Html {
+  const i = f.incident;
+  return html`<article class="card incident" id="incident-${i.id}">
+<h3>${i.name}</h3>
+<p class="muted">Severity: ${i.severity.toLowerCase()} · ${f.open ? 'Open' : 'Resolved'} · started ${when(new Date(f.startMs).toISOString())}</p>
+<ol class="updates">${f.updatesNewestFirst.map(
+    (u) => html`<li><p><strong>${u.status.charAt(0) + u.status.slice(1).toLowerCase()}</strong> · ${when(u.publicIncidentUpdateDate)}</p><p>${u.description}</p></li>`,
+  )}</ol>
+</article>`;
+}
+
+/** What the subscribe form last did, shown above it. */
+export type SubscribeNotice =
+  | { kind: 'subscribed'; subscription: Subscription }
+  | { kind: 'already' }
+  | { kind: 'invalid'; message: string }
+  | { kind: 'unsubscribed' };
+
+function notice(url: string, n: SubscribeNotice | undefined): Html {
+  if (!n) return html``;
+  if (n.kind === 'subscribed') {
+    return html`<p role="status">Subscribed ${n.subscription.address} (pending confirmation). To stop these e-mails: <a href="${statusPath(url, `/unsubscribe/${n.subscription.id}`)}">unsubscribe</a>.</p>`;
+  }
+  if (n.kind === 'already') return html`<p role="status">That address is already subscribed.</p>`;
+  if (n.kind === 'unsubscribed') return html`<p role="status">Unsubscribed.</p>`;
+  return html`<p role="alert">${n.message}</p>`;
+}
+
+/** The part of a status page that changes (state, incidents, services): what the script refreshes from `/live`. */
+export function renderLive(m: StatusPageModel): Html {
+  return html`<div id="live">
+<p class="card overall" role="status">${stateText(m.overall, OVERALL[m.overall])}</p>
+${m.open.length > 0 ? html`<section aria-labelledby="open-h"><h2 id="open-h">Open incidents</h2>${m.open.map(incidentBlock)}</section>` : ''}
+<section aria-labelledby="services-h"><h2 id="services-h">Services</h2>
+${m.cards.map(
+    // Card ids are the owner's strings: the element ids use the position instead.
+    (c, i) => html`<section class="card" aria-labelledby="card-${i}"><h3 id="card-${i}">${c.name}</h3>
+<ul class="plain">${c.services.map(
+      (s) => html`<li class="service" data-service="${s.service.name}"><div class="row"><span>${s.service.name}</span>${stateText(s.state)}</div>${bar(s.days, s.service.name)}</li>`,
+    )}</ul></section>`,
+  )}
+</section>
+<section aria-labelledby="past-h"><h2 id="past-h">Past incidents</h2>
+${m.past.length > 0 ? m.past.map(incidentBlock) : html`<p class="muted">No incidents in the last ${HISTORY_DAYS} days.</p>`}
+</section>
+</div>`;
+}
+
+/** The HTML of a status page. */
+export function renderStatusPage(m: StatusPageModel, nonce: string, n?: SubscribeNotice): string {
+  const p = m.page;
+  const logo = safeUrl(p.logo);
+  const home = safeUrl(p.redirectTo);
+  const brand = logo ? html`<img src="${logo}" alt="${p.name}">` : html`<span class="site">${p.name}</span>`;
+  const header = html`<header class="top"><div class="inner">
+${home ? html`<a href="${home}">${brand}</a>` : brand}
+<nav aria-label="Page"><a href="${statusPath(p.url, '/feed.atom')}">Incident feed (Atom)</a></nav>
+</div></header>`;
+  const main = html`<h1>${p.name}</h1>
+${renderLive(m)}
+<section aria-labelledby="sub-h" id="subscribe"><h2 id="sub-h">Get updates by e-mail</h2>
+${notice(p.url, n)}
+<form class="subscribe" method="post" action="${statusPath(p.url, '/subscriptions')}">
+<label for="email">E-mail address</label>
+<input id="email" name="email" type="email" required autocomplete="email">
+<button type="submit">Subscribe</button>
+</form>
+</section>`;
+  return layout({
+    nonce,
+    title: `${p.name}: ${OVERALL[m.overall]}`,
+    themeCss: themeCss(p.themeColors as { light: Theme; dark: Theme } | null, p.defaultTheme as ThemeMode),
+    favicon: p.favicon,
+    header,
+    main,
+    footer: p.whiteLabel ? undefined : html`<footer>Served by mac serve</footer>`,
+    bodyAttrs: html` data-mac-status data-src="${statusPath(p.url, '/live')}" data-refresh="${STATUS_REFRESH_SECONDS}"`,
+    script: true,
+  });
+}
+
+/** The confirmation page of an unsubscribe link (a form, so link prefetchers cannot unsubscribe). */
+export function renderUnsubscribe(page: StoredStatusPage, sub: Subscription, nonce: string): string {
+  return layout({
+    nonce,
+    title: `Unsubscribe: ${page.name}`,
+    themeCss: themeCss(page.themeColors as { light: Theme; dark: Theme } | null, page.defaultTheme as ThemeMode),
+    favicon: page.favicon,
+    header: html`<header class="top"><div class="inner"><span class="site">${page.name}</span></div></header>`,
+    main: html`<h1>Unsubscribe</h1><p>Stop e-mail updates of ${page.name} to ${sub.address}?</p>
+<form method="post" action="${statusPath(page.url, `/unsubscribe/${sub.id}`)}"><button type="submit">Unsubscribe</button></form>
+<p><a href="${statusPath(page.url)}">Back to the status page</a></p>`,
+  });
+}
+
+/** The Atom feed of the page's incidents (open and past), newest first. */
+export function renderAtom(m: StatusPageModel, origin: string): string {
+  const p = m.page;
+  const self = `${origin}${statusPath(p.url, '/feed.atom')}`;
+  const all = [...m.open, ...m.past];
+  const updated = all.length > 0 ? new Date(Math.max(...all.map((f) => Date.parse(f.updatesNewestFirst[0]?.publicIncidentUpdateDate ?? f.incident.created_at)))).toISOString() : p.updated_at ?? p.created_at;
+  const entries = all.map((f) => {
+    const i = f.incident;
+    const last = f.updatesNewestFirst[0];
+    const text = f.updatesNewestFirst.map((u) => `${u.publicIncidentUpdateDate} ${u.status}: ${u.description}`).join('\n\n');
+    return `<entry>
+<id>urn:mac:incident:${xmlEsc(i.id)}</id>
+<title>${xmlEsc(`${i.name} (${f.open ? 'open' : 'resolved'}, ${i.severity.toLowerCase()})`)}</title>
+<link rel="alternate" type="text/html" href="${xmlEsc(`${origin}${statusPath(p.url)}#incident-${i.id}`)}"/>
+<published>${xmlEsc(new Date(f.startMs).toISOString())}</published>
+<updated>${xmlEsc(last?.publicIncidentUpdateDate ?? i.created_at)}</updated>
+<content type="text">${xmlEsc(text)}</content>
+</entry>`;
+  });
+  return `<?xml version="1.0" encoding="utf-8"?>
+<feed xmlns="http://www.w3.org/2005/Atom">
+<id>urn:mac:status-page:${xmlEsc(p.id)}</id>
+<title>${xmlEsc(`${p.name}: incidents`)}</title>
+<link rel="self" type="application/atom+xml" href="${xmlEsc(self)}"/>
+<link rel="alternate" type="text/html" href="${xmlEsc(`${origin}${statusPath(p.url)}`)}"/>
+<updated>${xmlEsc(updated)}</updated>
+${entries.join('\n')}
+</feed>
+`;
+}

@@ -1,0 +1,118 @@
+/**
+ * What a place that keeps the service's records must do: the memory maps (memory.ts) and the
+ * SQLite database (sqlite.ts) implement it alike, and `Store` (store.ts) talks only to this.
+ */
+
+/** A stored record: a plain JSON object, never mutated once stored (writers put a new object). */
+export type StoredRecord = Record<string, unknown>;
+
+/** A put or a delete of one record, or the delete of every record of a kind that names a check. */
+export type StoreOp = ['p', string, string, unknown] | ['d', string, string] | ['x', string, string];
+
+/** One committed write: the account it touched, counter values after it, and its operations. */
+export interface StoreCommit {
+  /** Account of the operations (absent on a counters-only commit). */
+  a?: string;
+  /** Id counters per kind after this write. */
+  c?: Record<string, number>;
+  /** Operations in order. */
+  o?: StoreOp[];
+}
+
+/**
+ * Kinds indexed by check and time: run data, read by queries instead of being held whole. `check`
+ * and `time` name the record fields (time: an ISO timestamp); `expires` kinds are deleted by the
+ * retention once their time is older than the retention period. `summary` fields (dot paths) are
+ * also kept apart from the record, so a query asking only for them (`fields`) need not read it.
+ */
+export type IndexedKinds = Readonly<Record<string, IndexedKind>>;
+
+/** How one kind of run data is indexed. */
+export interface IndexedKind {
+  check: string;
+  time: string;
+  expires: boolean;
+  summary?: readonly string[];
+}
+
+/** A query of an indexed kind in one account. Times are inclusive epoch ms. */
+export interface RecordQuery {
+  checkId?: string;
+  fromMs?: number;
+  toMs?: number;
+  /**
+   * `time-desc`: newest time first, equal times newest created first; `created-desc`: newest
+   * created first; `created` (default): creation order.
+   */
+  order?: 'time-desc' | 'created-desc' | 'created';
+  limit?: number;
+  offset?: number;
+  /**
+   * Only these fields of each record (dot paths, e.g. `apiCheckResult.response.status`), for
+   * reads that need a few fields of many records; missing and null fields are left out.
+   */
+  fields?: readonly string[];
+}
+
+/** The storage under a `Store`. Every method is synchronous; `commit` is durable when it returns. */
+export interface Backend {
+  get(account: string, kind: string, id: string): StoredRecord | undefined;
+  /** `[id, record]` of a kind in an account, creation order. */
+  entries(account: string, kind: string): Array<[string, StoredRecord]>;
+  count(account: string, kind: string): number;
+  everywhere(kind: string): Iterable<{ account: string; record: StoredRecord }>;
+  /** Accounts holding configuration (every account that has any check does). */
+  accountIds(): string[];
+  counter(kind: string): number;
+  /** `[id, record]` of an indexed kind matching the query. */
+  query(account: string, kind: string, q: RecordQuery): Array<[string, StoredRecord]>;
+  /** How many records of an indexed kind match the query (limit and offset ignored). */
+  countQuery(account: string, kind: string, q: RecordQuery): number;
+  /** Applies a commit atomically and durably, or throws with nothing applied. */
+  commit(entry: StoreCommit): void;
+  /** Deletes at most `limit` records of `kind` (any account) whose time is before `beforeMs`; returns how many. */
+  expire(kind: string, beforeMs: number, limit: number): number;
+  close(): void;
+}
+
+/** Epoch ms of an indexed record's time field, or null when it has none. */
+export function timeOf(record: StoredRecord, field: string): number | null {
+  const v = record[field];
+  if (typeof v !== 'string') return null;
+  const t = Date.parse(v);
+  return Number.isNaN(t) ? null : t;
+}
+
+/** The check id of an indexed record, or null. */
+export function checkOf(record: StoredRecord, field: string): string | null {
+  const v = record[field];
+  return v === undefined || v === null ? null : String(v);
+}
+
+/** The `fields` (dot paths) of a record, nested as in the record; missing and null ones left out. */
+export function pickFields(record: StoredRecord, fields: readonly string[]): StoredRecord {
+  const out: StoredRecord = {};
+  for (const path of fields) {
+    const v = getPath(record, path);
+    if (v !== undefined && v !== null) setPath(out, path, v);
+  }
+  return out;
+}
+
+/** The value at a dot path, or undefined. */
+export function getPath(record: StoredRecord, path: string): unknown {
+  let v: unknown = record;
+  for (const key of path.split('.')) v = v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[key] : undefined;
+  return v;
+}
+
+/** Sets a dot path in `target`, creating the objects on the way. */
+export function setPath(target: StoredRecord, path: string, value: unknown): void {
+  const keys = path.split('.');
+  let at = target;
+  for (const key of keys.slice(0, -1)) {
+    if (at[key] === null || typeof at[key] !== 'object') at[key] = {};
+    at = at[key] as StoredRecord;
+  }
+  at[keys[keys.length - 1]] = value;
+}

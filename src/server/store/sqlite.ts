@@ -1,0 +1,259 @@
+import Database from 'libsql';
+import { checkOf, getPath, setPath, timeOf, type Backend, type IndexedKinds, type RecordQuery, type StoreCommit, type StoredRecord } from './backend.js';
+import { MemoryBackend } from './memory.js';
+import { StateError } from './errors.js';
+
+type Db = InstanceType<typeof Database>;
+type Row = unknown[];
+
+/**
+ * Versioned migrations: entry i upgrades schema version i to i+1 (PRAGMA user_version). Append
+ * new entries; never edit a released one.
+ */
+export const MIGRATIONS: readonly string[] = [
+  `CREATE TABLE records (
+     seq INTEGER PRIMARY KEY,
+     account TEXT NOT NULL,
+     kind TEXT NOT NULL,
+     id TEXT NOT NULL,
+     check_id TEXT,
+     at INTEGER,
+     data TEXT NOT NULL,
+     summary TEXT
+   );
+   CREATE UNIQUE INDEX records_key ON records (account, kind, id);
+   CREATE INDEX records_order ON records (account, kind, seq);
+   -- Covering for summary reads: a check's run data by time is read from this index alone.
+   CREATE INDEX records_check ON records (account, kind, check_id, at, id, summary) WHERE check_id IS NOT NULL;
+   CREATE INDEX records_time ON records (kind, at) WHERE at IS NOT NULL;
+   CREATE INDEX records_config ON records (seq) WHERE at IS NULL;
+   CREATE TABLE counters (kind TEXT PRIMARY KEY, value INTEGER NOT NULL);`,
+];
+
+/** The schema version this code creates and reads. */
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/**
+ * Records in one SQLite database (WAL, synchronous=FULL: a commit is on disk when it returns).
+ * Configuration (every kind not indexed) is also held in a memory cache loaded at open, since it is
+ * small and read on every request; indexed kinds (run data) are only in the database and read by
+ * indexed queries, so memory does not grow with the history.
+ */
+export class SqliteBackend implements Backend {
+  private readonly cache: MemoryBackend;
+  private readonly stmts;
+
+  private constructor(
+    private readonly db: Db,
+    private readonly indexed: IndexedKinds,
+  ) {
+    this.cache = new MemoryBackend();
+    const s = (sql: string) => db.prepare(sql);
+    this.stmts = {
+      get: s('SELECT data FROM records WHERE account = ? AND kind = ? AND id = ?').raw(),
+      entries: s('SELECT id, data FROM records WHERE account = ? AND kind = ? ORDER BY seq').raw(),
+      count: s('SELECT count(*) FROM records WHERE account = ? AND kind = ?').raw(),
+      everywhere: s('SELECT account, data FROM records WHERE kind = ? ORDER BY seq').raw(),
+      put: s(
+        `INSERT INTO records (account, kind, id, check_id, at, data, summary) VALUES (?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (account, kind, id) DO UPDATE SET check_id = excluded.check_id, at = excluded.at, data = excluded.data, summary = excluded.summary`,
+      ),
+      del: s('DELETE FROM records WHERE account = ? AND kind = ? AND id = ?'),
+      delCheck: s('DELETE FROM records WHERE account = ? AND kind = ? AND check_id = ?'),
+      counter: s('INSERT INTO counters (kind, value) VALUES (?, ?) ON CONFLICT (kind) DO UPDATE SET value = max(value, excluded.value)'),
+      expire: s('DELETE FROM records WHERE seq IN (SELECT seq FROM records WHERE kind = ? AND at < ? LIMIT ?)'),
+    };
+    // Only configuration is loaded: the run data stays on disk (restart time does not grow with it).
+    const runKinds = Object.keys(indexed);
+    // Run data always has a time (`at`); the partial index records_config finds the rest.
+    const loadSql = `SELECT account, kind, id, data FROM records WHERE at IS NULL AND kind NOT IN (${runKinds.map(() => '?').join(', ') || "''"}) ORDER BY seq`;
+    for (const [account, kind, id, data] of s(loadSql).raw().iterate(...runKinds) as Iterable<Row>) {
+      this.cache.commit({ a: account as string, o: [['p', kind as string, id as string, JSON.parse(data as string)]] });
+    }
+    const counters = Object.fromEntries(s('SELECT kind, value FROM counters').raw().all() as Array<[string, number]>);
+    this.cache.commit({ c: counters });
+  }
+
+  /**
+   * Opens (creating if needed) the database at `path` and migrates it to SCHEMA_VERSION.
+   * Refuses a schema newer than this code and a SQLite database mac serve did not create.
+   */
+  static open(path: string, indexed: IndexedKinds): SqliteBackend {
+    let db: Db;
+    try {
+      db = new Database(path);
+    } catch (err) {
+      throw new StateError(`${path}: cannot open the database: ${(err as Error).message}`, 'check that the directory exists and is writable', { cause: err });
+    }
+    try {
+      db.exec('PRAGMA journal_mode = WAL');
+      db.exec('PRAGMA synchronous = FULL');
+      migrate(db, path);
+      return new SqliteBackend(db, indexed);
+    } catch (err) {
+      db.close();
+      if (err instanceof StateError) throw err;
+      throw new StateError(`${path}: cannot open the database: ${(err as Error).message}`, undefined, { cause: err });
+    }
+  }
+
+  get(account: string, kind: string, id: string): StoredRecord | undefined {
+    if (!this.indexed[kind]) return this.cache.get(account, kind, id);
+    const row = this.stmts.get.get(account, kind, id) as Row | undefined;
+    return row ? (JSON.parse(row[0] as string) as StoredRecord) : undefined;
+  }
+
+  entries(account: string, kind: string): Array<[string, StoredRecord]> {
+    if (!this.indexed[kind]) return this.cache.entries(account, kind);
+    return (this.stmts.entries.all(account, kind) as Row[]).map((r) => [r[0] as string, JSON.parse(r[1] as string) as StoredRecord]);
+  }
+
+  count(account: string, kind: string): number {
+    if (!this.indexed[kind]) return this.cache.count(account, kind);
+    return Number((this.stmts.count.get(account, kind) as Row)[0]);
+  }
+
+  *everywhere(kind: string): Iterable<{ account: string; record: StoredRecord }> {
+    if (!this.indexed[kind]) {
+      yield* this.cache.everywhere(kind);
+      return;
+    }
+    for (const r of this.stmts.everywhere.all(kind) as Row[]) yield { account: r[0] as string, record: JSON.parse(r[1] as string) as StoredRecord };
+  }
+
+  accountIds(): string[] {
+    return this.cache.accountIds();
+  }
+
+  counter(kind: string): number {
+    return this.cache.counter(kind);
+  }
+
+  query(account: string, kind: string, q: RecordQuery): Array<[string, StoredRecord]> {
+    if (!this.indexed[kind]) return this.cache.query(account, kind, q);
+    const { where, args } = this.where(account, kind, q);
+    const order = q.order === 'time-desc' ? 'at DESC, seq DESC' : q.order === 'created-desc' ? 'seq DESC' : 'seq';
+    // Only the wanted fields leave the database (one JSON array of their values per row).
+    const fields = q.fields;
+    // From the summary column when it holds every wanted field (no record to parse), else from the record.
+    const summary = this.indexed[kind].summary;
+    const fromSummary = fields && summary && fields.every((f) => summary.includes(f));
+    const sameAsSummary = fromSummary && fields.length === summary.length && fields.every((f, i) => summary[i] === f);
+    const what = !fields
+      ? 'data'
+      : sameAsSummary
+        ? 'summary'
+        : fromSummary
+          ? `json_array(${fields.map((f) => `summary -> ${summary.indexOf(f)}`).join(', ')})`
+          : `json_array(${fields.map((f) => `data -> ${sqlString(`$.${f}`)}`).join(', ')})`;
+    let sql = `SELECT id, ${what} FROM records WHERE ${where} ORDER BY ${order}`;
+    if (q.limit !== undefined || q.offset !== undefined) {
+      sql += ' LIMIT ? OFFSET ?';
+      args.push(q.limit ?? -1, q.offset ?? 0);
+    }
+    const rows = this.db.prepare(sql).raw().all(...args) as Row[];
+    if (!fields) return rows.map((r) => [r[0] as string, JSON.parse(r[1] as string) as StoredRecord]);
+    return rows.map((r) => {
+      const values = JSON.parse(r[1] as string) as unknown[];
+      const rec: StoredRecord = {};
+      fields.forEach((f, i) => {
+        if (values[i] !== null) setPath(rec, f, values[i]);
+      });
+      return [r[0] as string, rec];
+    });
+  }
+
+  countQuery(account: string, kind: string, q: RecordQuery): number {
+    if (!this.indexed[kind]) return this.cache.countQuery(account, kind, q);
+    const { where, args } = this.where(account, kind, q);
+    return Number((this.db.prepare(`SELECT count(*) FROM records WHERE ${where}`).raw().get(...args) as Row)[0]);
+  }
+
+  commit(entry: StoreCommit): void {
+    this.db.transaction(() => this.write(entry)).immediate();
+    // Durable: now the cache follows (configuration kinds and counters only).
+    const cached = (entry.o ?? []).filter((op) => !this.indexed[op[1]]);
+    this.cache.commit({ ...entry, o: cached });
+  }
+
+  /**
+   * Writes many commits in one transaction (the journal import; the cache is not updated), then
+   * folds the WAL into the main file so that the file alone holds the database (it is renamed next).
+   */
+  importCommits(entries: readonly StoreCommit[]): void {
+    this.db.transaction(() => {
+      for (const e of entries) this.write(e);
+    }).immediate();
+    this.db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+    this.db.exec('PRAGMA journal_mode = DELETE');
+  }
+
+  private write(entry: StoreCommit): void {
+    for (const [kind, value] of Object.entries(entry.c ?? {})) this.stmts.counter.run(kind, value);
+    if (entry.a === undefined) return;
+    for (const op of entry.o ?? []) {
+      if (op[0] === 'p') {
+        const rec = op[3] as StoredRecord;
+        const spec = this.indexed[op[1]];
+        const summary = spec?.summary ? JSON.stringify(spec.summary.map((f) => getPath(rec, f) ?? null)) : null;
+        this.stmts.put.run(entry.a, op[1], op[2], spec ? checkOf(rec, spec.check) : null, spec ? timeOf(rec, spec.time) : null, JSON.stringify(rec), summary);
+      } else if (op[0] === 'd') this.stmts.del.run(entry.a, op[1], op[2]);
+      else this.stmts.delCheck.run(entry.a, op[1], op[2]);
+    }
+  }
+
+  expire(kind: string, beforeMs: number, limit: number): number {
+    if (!this.indexed[kind]) return 0;
+    return Number(this.stmts.expire.run(kind, beforeMs, limit).changes);
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+
+  private where(account: string, kind: string, q: RecordQuery): { where: string; args: unknown[] } {
+    const parts = ['account = ?', 'kind = ?'];
+    const args: unknown[] = [account, kind];
+    if (q.checkId !== undefined) {
+      parts.push('check_id = ?');
+      args.push(q.checkId);
+    }
+    if (q.fromMs !== undefined) {
+      parts.push('at >= ?');
+      args.push(q.fromMs);
+    }
+    if (q.toMs !== undefined) {
+      parts.push('at <= ?');
+      args.push(q.toMs);
+    }
+    return { where: parts.join(' AND '), args };
+  }
+}
+
+function sqlString(s: string): string {
+  return `'${s.replaceAll("'", "''")}'`;
+}
+
+function scalar(db: Db, sql: string): unknown {
+  return (db.prepare(sql).raw().get() as Row | undefined)?.[0];
+}
+
+/** Brings the schema to SCHEMA_VERSION, one transaction per migration. */
+function migrate(db: Db, path: string): void {
+  const version = Number(scalar(db, 'PRAGMA user_version'));
+  if (version > SCHEMA_VERSION) {
+    throw new StateError(
+      `${path}: database schema version ${version} is newer than this mac serve knows (${SCHEMA_VERSION})`,
+      'it was written by a newer mac; run that version, or start with another --state/--database file',
+    );
+  }
+  if (version === 0 && Number(scalar(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table'")) > 0) {
+    throw new StateError(`${path}: a SQLite database that mac serve did not create (it has tables but no mac schema version)`, 'point --state/--database at a mac serve database or a new file');
+  }
+  for (let v = version; v < SCHEMA_VERSION; v++) {
+    db.transaction(() => {
+      db.exec(MIGRATIONS[v]);
+      db.exec(`PRAGMA user_version = ${v + 1}`);
+    }).immediate();
+  }
+}
