@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import type { CliContext, RegisterCommand } from '../context.js';
 import { resolveConnection, withConnectionOptions, type ConnectionFlags } from '../connection.js';
-import { limiterFor, parseCount, parseRateLimit } from '../apply-options.js';
+import { connectionsFor, limiterFor, parseCount, parseRateLimit } from '../apply-options.js';
 import { ApiClient } from '../../api/index.js';
 import { apiAccount } from '../../apply/account.js';
 import { guardAccount } from '../../apply/lock.js';
@@ -69,7 +69,7 @@ async function runDestroy(dir: string, flags: DestroyFlags, ctx: CliContext): Pr
   }
 
   const limiter = limiterFor(rateLimit);
-  const client = new ApiClient({ ...connection, ...(limiter ? { limiter } : {}) });
+  const client = new ApiClient({ ...connection, connections: connectionsFor(concurrency), ...(limiter ? { limiter } : {}) });
   try {
     // Under the apply lock: no apply of the project writes while its resources are deleted.
     return await withCliApplyLock(ctx, client, project.config.project, { command: 'mac destroy', timeoutSeconds: lockTimeout }, async (lock) => {

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { applyOptions, limiterFor, parseRateLimit } from '../../../src/cli/apply-options.js';
+import { applyOptions, connectionsFor, limiterFor, parseRateLimit } from '../../../src/cli/apply-options.js';
 import { SlidingWindowLimiter } from '../../../src/api/index.js';
 import { UsageError } from '../../../src/errors.js';
 
@@ -10,6 +10,13 @@ const dir = mkdtempSync(join(tmpdir(), 'mac-apply-opts-'));
 writeFileSync(join(dir, 'plan.json'), '{}');
 
 describe('apply options', () => {
+  it('keeps a socket per change in flight and two spare ones, never fewer than 16', () => {
+    expect(connectionsFor(1)).toBe(16);
+    expect(connectionsFor(8)).toBe(16);
+    expect(connectionsFor(16)).toBe(18);
+    expect(connectionsFor(64)).toBe(66);
+  });
+
   it('defaults to the current directory, 8 in flight and 10 deletes', async () => {
     expect(await applyOptions(undefined, {}, {}, dir)).toEqual({
       target: { type: 'dir', dir },
