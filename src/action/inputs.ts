@@ -1,4 +1,5 @@
 import { DEFAULT_MAX_DELETES } from '../apply/safety.js';
+import { MAX_CONCURRENCY, parseChoice, parseCount } from '../config/options.js';
 import { UsageError } from '../errors.js';
 
 /** What the action was asked to do, parsed from its `with:` inputs. */
@@ -30,10 +31,7 @@ export type InputReader = (name: string) => string;
 /** Parses and checks the inputs; every problem is a UsageError naming the input. */
 export function parseInputs(read: InputReader): ActionInputs {
   const opt = (name: string) => read(name).trim() || undefined;
-  const command = opt('command');
-  if (command !== undefined && command !== 'plan' && command !== 'apply') {
-    throw new UsageError(`input "command" must be plan or apply, not "${command}"`);
-  }
+  const command = parseChoice('input "command"', read('command'), ['plan', 'apply'] as const);
   const changedSince = opt('changed-since');
   const onlyChangedSince = opt('only-changed-since');
   if (changedSince !== undefined && changedSince !== 'none' && onlyChangedSince !== undefined) {
@@ -41,10 +39,7 @@ export function parseInputs(read: InputReader): ActionInputs {
       hint: 'changed-since highlights the changed files in a plan of everything; only-changed-since narrows the plan to them',
     });
   }
-  const typescript = opt('typescript') ?? 'auto';
-  if (typescript !== 'allow' && typescript !== 'deny' && typescript !== 'auto') {
-    throw new UsageError(`input "typescript" must be allow, deny or auto, not "${typescript}"`);
-  }
+  const typescript = parseChoice('input "typescript"', read('typescript'), ['allow', 'deny', 'auto'] as const, 'auto');
   const planFile = opt('plan-file');
   if (planFile !== undefined && command === 'plan') {
     throw new UsageError('input "plan-file" applies a saved plan; it cannot be used with command: plan');
@@ -58,8 +53,9 @@ export function parseInputs(read: InputReader): ActionInputs {
     githubToken: opt('github-token'),
     comment: bool(read, 'comment', true),
     prune: bool(read, 'prune', false),
-    maxDeletes: int(read, 'max-deletes', 0) ?? DEFAULT_MAX_DELETES,
-    concurrency: int(read, 'concurrency', 1),
+    // The same numbers as `mac apply --max-deletes` and `--concurrency`.
+    maxDeletes: parseCount('input "max-deletes"', read('max-deletes'), { fallback: DEFAULT_MAX_DELETES, min: 0 }),
+    concurrency: parseCount('input "concurrency"', read('concurrency'), { min: 1, max: MAX_CONCURRENCY }),
     changedSince: changedSince === 'none' || onlyChangedSince !== undefined ? null : changedSince,
     onlyChangedSince,
     typescript,
@@ -76,15 +72,5 @@ function bool(read: InputReader, name: string, fallback: boolean): boolean {
   if (v === '') return fallback;
   if (TRUE.has(v)) return true;
   if (FALSE.has(v)) return false;
-  throw new UsageError(`input "${name}" must be true or false, not "${v}"`);
-}
-
-function int(read: InputReader, name: string, min: number): number | undefined {
-  const v = read(name).trim();
-  if (v === '') return undefined;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < min) {
-    throw new UsageError(`input "${name}" must be a whole number >= ${min}, not "${v}"`);
-  }
-  return n;
+  throw new UsageError(`input "${name}" must be true or false, got "${v}"`);
 }

@@ -3,7 +3,7 @@
 import * as core from '@actions/core';
 import { getOctokit } from '@actions/github';
 import { join, resolve } from 'node:path';
-import { resolveConnection } from '../cli/connection.js';
+import { resolveConnection } from '../config/connection.js';
 import { MacError } from '../errors.js';
 import { readRunContext, type RunContext } from './event.js';
 import { parseInputs, type ActionInputs } from './inputs.js';

@@ -5,13 +5,14 @@ import { ApiClient } from '../api/index.js';
 import { apiAccount } from '../apply/account.js';
 import { applyPlan } from '../apply/apply.js';
 import { guardAccount, withApplyLock, type HeldLock, type LockOptions } from '../apply/lock.js';
-import { localHolder } from '../cli/apply-lock.js';
+import { localHolder } from '../apply/holder.js';
 import { DEFAULT_CONCURRENCY } from '../apply/executor.js';
 import { readPlanFile } from '../apply/plan-file.js';
 import { succeeded, type ApplyResult } from '../apply/result.js';
 import { recoverSecrets, type SecretSources } from '../apply/secrets.js';
-import type { Connection } from '../cli/connection.js';
+import type { Connection } from '../config/connection.js';
 import { loadProject } from '../config/load.js';
+import { maskedPointers } from '../config/interpolate.js';
 import type { LoadedProject } from '../config/types.js';
 import { MacError, Refused, UsageError, ValidationFailed } from '../errors.js';
 import { changedFiles, gitInfo } from '../git/index.js';
@@ -155,7 +156,7 @@ async function applyAndReport(run: ActionRun, planned: Plan, client: ApiClient, 
 
 /** Loads and validates; errors become annotations, the comment and the summary, then fail the run. */
 async function load(run: ActionRun): Promise<LoadedProject> {
-  const project = await loadProject(run.dir, { env: run.env, typescript: run.typescript });
+  const project = await loadProject(run.dir, { env: run.env, typescript: run.typescript, typescriptRefusedBy: `input typescript: ${run.inputs.typescript}` });
   watchDeclaredEnv(project, run.env);
   const errors = project.diagnostics.filter((d) => d.severity === 'error');
   if (errors.length > 0) {
@@ -173,14 +174,15 @@ async function load(run: ActionRun): Promise<LoadedProject> {
 
 /**
  * Makes what the project knows to be sensitive scrubbed from every output: the values of every
- * name declared under `env:` (read through the watched env) and every value at a definition's
- * secret paths (secret and masked values written literally in a file).
+ * name declared under `env:` (read through the watched env) and every value a plan masks (secret,
+ * credential and locked values written literally in a file), wherever else it is copied.
  */
 function watchDeclaredEnv(project: LoadedProject, env: Record<string, string | undefined>): void {
   const declared = (project.config as { env?: unknown }).env;
   if (Array.isArray(declared)) for (const name of declared) if (typeof name === 'string') void env[name];
   for (const def of project.definitions) {
-    for (const pointer of def.secretPaths) {
+    // Secret values, credentials and locked values (locked variables, locked webhook headers and query parameters).
+    for (const pointer of maskedPointers(def)) {
       const value = getAt(def.spec, pointer);
       if (typeof value === 'string') scrubber.add(value);
     }
@@ -191,7 +193,7 @@ function watchDeclaredEnv(project: LoadedProject, env: Record<string, string | u
 async function reloadBodies(run: ActionRun, projectName: string): Promise<Map<string, Record<string, unknown>>> {
   const isDir = await stat(run.dir).then((s) => s.isDirectory(), () => false);
   if (!isDir) return new Map();
-  const loaded = await loadProject(run.dir, { env: run.env, typescript: run.typescript });
+  const loaded = await loadProject(run.dir, { env: run.env, typescript: run.typescript, typescriptRefusedBy: `input typescript: ${run.inputs.typescript}` });
   watchDeclaredEnv(loaded, run.env);
   return desiredBodies(loaded.definitions, projectName);
 }

@@ -70,7 +70,8 @@ export async function listAll<T>(client: ApiClient, path: string, query: Query =
     checkPage(await client.request<unknown>('GET', path, { query: { ...query, limit: PAGE_SIZE, page: n }, budget }), n, maxItems);
   const known = Math.min(maxPages, Math.max(1, Math.ceil(atLeast / PAGE_SIZE)));
   const early = await Promise.all(Array.from({ length: known }, (_, i) => page(i + 1)));
-  const ids = new IdSet(idOf);
+  // With a kind's idOf (a plan's lists), every object must carry its id: mac addresses it by it.
+  const ids = new IdSet(idOf, typeof options !== 'number' && options.idOf !== undefined);
   for (const p of early) ids.add(p);
   const items = early.flatMap((p) => p.items);
   const first = early[0]!;
@@ -147,11 +148,19 @@ export function describe(value: unknown): string {
 /** The ids seen so far in one list; a second sighting fails with the URL of the page that repeated it. */
 class IdSet {
   private readonly seen = new Set<string>();
-  constructor(private readonly idOf: (item: Item) => unknown) {}
+  constructor(
+    private readonly idOf: (item: Item) => unknown,
+    private readonly required = false,
+  ) {}
   add(page: { items: Item[]; url: URL }): void {
     for (const item of page.items) {
       const id = this.idOf(item);
-      if (typeof id !== 'string' && typeof id !== 'number') continue;
+      if (typeof id !== 'string' && typeof id !== 'number') {
+        if (!this.required) continue;
+        throw new BadResponseError(`an object of the list has no id (a string or a number), got ${id === null ? 'null' : Array.isArray(id) ? 'an array' : typeof id === 'object' ? 'an object' : typeof id}`, { method: 'GET', url: page.url, status: 200 }, {
+          hint: 'no monitoring API answers this; check that MAC_API_URL / --api-url points at the API, or report it to the API\'s operator',
+        });
+      }
       const key = String(id);
       if (this.seen.has(key)) {
         throw new BadResponseError(`the list repeats id ${printable(key.slice(0, 100))}, already listed`, { method: 'GET', url: page.url, status: 200 }, {

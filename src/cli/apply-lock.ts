@@ -1,18 +1,7 @@
-import { hostname, userInfo } from 'node:os';
 import type { ApiClient } from '../api/index.js';
-import { withApplyLock, type HeldLock, type LockHolder } from '../apply/lock.js';
+import { withApplyLock, type HeldLock } from '../apply/lock.js';
+import { localHolder } from '../apply/holder.js';
 import type { CliContext } from './context.js';
-
-/** This process as a lock holder: user, host, pid and the command it runs. */
-export function localHolder(command: string, env: Record<string, string | undefined>): LockHolder {
-  let user: string | undefined;
-  try {
-    user = userInfo().username;
-  } catch {
-    // No passwd entry (some containers): the shell's name for the user, if any.
-  }
-  return { user: user || env.USER || env.LOGNAME || 'unknown', host: hostname(), pid: process.pid, command };
-}
 
 /**
  * Runs `fn` holding the project's apply lock (for `mac apply`, `mac destroy`): waits up to

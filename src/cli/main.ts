@@ -1,10 +1,12 @@
 import { Command, CommanderError } from 'commander';
 import { createOutput, type OutputTarget } from './output.js';
 import type { CliContext, RegisterCommand } from './context.js';
+import { environmentHelp } from './options.js';
 import { MacError, ValidationFailed } from '../errors.js';
 
 // One entry per command file in ./commands; each registers its own flags and action.
 const commands: Array<() => Promise<{ register: RegisterCommand }>> = [
+  () => import('./commands/init.js'),
   () => import('./commands/validate.js'),
   () => import('./commands/plan.js'),
   () => import('./commands/apply.js'),
@@ -29,9 +31,11 @@ export async function main(argv: string[], target?: Partial<OutputTarget>): Prom
       exitCode = Math.max(exitCode, code);
     },
   };
+  const pkg = await packageInfo();
   const program = new Command('mac')
     .description('monitoring as code: validate, plan and apply monitoring definitions')
-    .version(await packageVersion(), '-V, --version')
+    .version(pkg.version, '-V, --version')
+    .addHelpText('after', environmentHelp(pkg.homepage))
     .showHelpAfterError(usageHint('mac'))
     .exitOverride()
     .configureOutput({ writeOut: (s) => output.result(s.trimEnd()), writeErr: (s) => output.info(s.trimEnd()) });
@@ -99,8 +103,7 @@ function fileSystemError(err: unknown): string | undefined {
   return typeof e.code === 'string' && typeof e.syscall === 'string' && typeof e.path === 'string' ? e.message : undefined;
 }
 
-async function packageVersion(): Promise<string> {
+async function packageInfo(): Promise<{ version: string; homepage: string }> {
   const { readFile } = await import('node:fs/promises');
-  const pkg = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-  return pkg.version;
+  return JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string; homepage: string };
 }

@@ -31,6 +31,8 @@ export interface LoadOptions {
    * diagnostic naming each file, before any file is read (`--no-typescript`, the Action's `typescript: deny`).
    */
   typescript?: boolean;
+  /** What refused TypeScript, as the refusal names it (default `--no-typescript`; the Action: its input). */
+  typescriptRefusedBy?: string;
 }
 
 /** Field names each check kind accepts, for merging `defaults.check` under it. */
@@ -53,7 +55,7 @@ export async function loadProject(dir: string, options: LoadOptions): Promise<Lo
   if (options.typescript === false) {
     const refused = [...new Set([...files.filter((f) => f.endsWith('.ts')), ...discovered.typescript])].sort();
     if (refused.length > 0) {
-      for (const file of refused) diagnostics.push(typescriptRefused(file));
+      for (const file of refused) diagnostics.push(typescriptRefused(file, options.typescriptRefusedBy));
       return { dir: absDir, config, files, definitions: [], diagnostics: sortDiagnostics(diagnostics) };
     }
   }
@@ -109,11 +111,11 @@ export async function loadProject(dir: string, options: LoadOptions): Promise<Lo
 }
 
 /** The diagnostic of a TypeScript definition file refused by `typescript: false`. */
-export function typescriptRefused(file: string): Diagnostic {
+export function typescriptRefused(file: string, by = '--no-typescript'): Diagnostic {
   return errorAt(
     { file, line: 1, col: 1 },
     '',
-    'TypeScript definitions are refused here (--no-typescript): a *.mac.ts file is code and would run when loaded',
+    `TypeScript definitions are refused here (${by}): a *.mac.ts file is code and would run when loaded`,
     'write the definitions as YAML, or load this project only where its code is trusted',
   );
 }

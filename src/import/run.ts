@@ -222,7 +222,7 @@ async function refuseTypeScript(dir: string): Promise<void> {
   const found = await discoverProject(dir, DEFAULT_INCLUDE).catch(() => undefined);
   const refused = [...new Set([...(found?.files.filter((f) => f.endsWith('.ts')) ?? []), ...(found?.typescript ?? [])])].sort();
   if (refused.length === 0) return;
-  const diagnostics = refused.map(typescriptRefused);
+  const diagnostics = refused.map((file) => typescriptRefused(file));
   throw new ValidationFailed(`${dir} holds TypeScript definitions; import writes nothing there with --no-typescript:\n${listDiagnostics(diagnostics)}`, { diagnostics });
 }
 

@@ -1,6 +1,6 @@
 import type { Definition, LoadedProject } from '../config/types.js';
 import { isCheckKind, KINDS, type Kind } from '../schema/kinds.js';
-import { compareObjects, createPatch, fingerprint, fingerprintOf, normalizeLive, unmanagedFields } from './compare.js';
+import { compareObjects, createPatch, fingerprintOf, normalizeLive, unmanagedFields } from './compare.js';
 import { buildDesired, notSet, refOf, type ResolveRef } from './desired.js';
 import type { LiveState } from './fetch.js';
 import { kindSpec } from './kinds/index.js';
@@ -187,17 +187,28 @@ function orphanOf(kind: Kind, id: string, live: Record<string, unknown>): Orphan
 }
 
 function pruneChange(kind: Kind, id: string, live: Record<string, unknown>): PlannedChange {
+  return liveDeleteChange(kind, id, live, 'no longer defined (--prune)');
+}
+
+/**
+ * The delete of one live object that no present definition plans (a pruned check, everything of
+ * `mac destroy`): named and fingerprinted from the live object, with the defining place when known.
+ */
+export function liveDeleteChange(kind: Kind, id: string, live: Record<string, unknown>, note: string, where: { file?: string; line?: number } = {}): PlannedChange {
   const spec = kindSpec(kind);
+  const normalized = normalizeLive(kind, live);
+  const name = spec.displayName(normalized);
   return {
     action: 'delete',
     kind,
     id,
-    name: spec.displayName(normalizeLive(kind, live)),
+    ...(name !== undefined ? { name } : {}),
     remoteId: spec.remoteId(live),
+    ...where,
     patch: [],
-    liveFingerprint: fingerprint(kind, live),
+    liveFingerprint: fingerprintOf(normalized),
     dependsOn: [],
-    notes: ['no longer defined (--prune)'],
+    notes: [note],
   };
 }
 

@@ -1,10 +1,8 @@
-import { isCheckKind, KINDS, type Kind } from '../schema/kinds.js';
-import { fingerprintOf, normalizeLive } from './compare.js';
+import { isCheckKind, KINDS } from '../schema/kinds.js';
 import { buildDesired } from './desired.js';
-import { kindSpec } from './kinds/index.js';
 import { matchKind } from './match.js';
 import { ownedId } from './ownership.js';
-import { matchContext, type PlanInput } from './assemble.js';
+import { liveDeleteChange, matchContext, type PlanInput } from './assemble.js';
 import { PLAN_VERSION, type Plan, type PlannedChange } from './types.js';
 
 /** Everything a destroy plan is computed from; assembling it is pure (no I/O). */
@@ -34,7 +32,7 @@ export function assembleDestroyPlan(input: DestroyInput): Plan {
       for (const l of matched.unclaimed) {
         const id = ownedId(project, l.tags)!;
         const def = defs.get(id);
-        changes.push(deleteChange(kind, id, l, def ? { file: def.file, line: def.line } : {}));
+        changes.push(liveDeleteChange(kind, id, l, 'mac destroy', def ? { file: def.file, line: def.line } : {}));
       }
       continue;
     }
@@ -45,7 +43,7 @@ export function assembleDestroyPlan(input: DestroyInput): Plan {
     warnings.push(...matched.warnings);
     for (const pair of matched.pairs) {
       if (pair.live === undefined) continue;
-      changes.push(deleteChange(kind, pair.def.id, pair.live, { file: pair.def.file, line: pair.def.line }));
+      changes.push(liveDeleteChange(kind, pair.def.id, pair.live, 'mac destroy', { file: pair.def.file, line: pair.def.line }));
     }
   }
 
@@ -59,23 +57,5 @@ export function assembleDestroyPlan(input: DestroyInput): Plan {
     changes,
     dir: input.project.dir,
     warnings,
-  };
-}
-
-function deleteChange(kind: Kind, id: string, live: Record<string, unknown>, where: { file?: string; line?: number }): PlannedChange {
-  const spec = kindSpec(kind);
-  const normalized = normalizeLive(kind, live);
-  const name = spec.displayName(normalized);
-  return {
-    action: 'delete',
-    kind,
-    id,
-    ...(name !== undefined ? { name } : {}),
-    remoteId: spec.remoteId(live),
-    ...where,
-    patch: [],
-    liveFingerprint: fingerprintOf(normalized),
-    dependsOn: [],
-    notes: ['mac destroy'],
   };
 }

@@ -63,8 +63,20 @@ function describeSetOp(op: PatchOp & { label: string }, max: number): { sign: '+
     const shown = reference ? `${op.label}${inactive}` : formatValue(member, max);
     return { sign: op.op === 'add' ? '+' : '-', text: `${setName(at.set)}: ${shown}` };
   }
+  return describePlain(op, opField(op), max);
+}
+
+/**
+ * The field an operation touches as people read it: `frequency`, `request.hostname`; a set
+ * member by its set (`tags`, `alertChannels`) and a change inside a keyed member by its name
+ * (`environmentVariables[API_URL].value`), never by the member's index.
+ */
+export function opField(op: PatchOp): string {
+  const at = op.label === undefined ? undefined : setMember(op.path);
+  if (at === undefined) return fieldPath(op.path);
+  if (at.below === '' && (op.op === 'add' || op.op === 'remove')) return setName(at.set);
   const rest = at.below === '' ? '' : fieldPath(at.below);
-  return describePlain(op, `${setName(at.set)}[${op.label}]${rest === '' || rest.startsWith('[') ? '' : '.'}${rest}`, max);
+  return `${setName(at.set)}[${op.label}]${rest === '' || rest.startsWith('[') ? '' : '.'}${rest}`;
 }
 
 /** One line per patch operation: `path: old -> new`, `+ path: new`, `- path: old`; set members by value or name. */

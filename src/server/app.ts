@@ -46,6 +46,11 @@ const MODULES: RouteModule[] = [
   runRoutes,
 ];
 
+/** Method, path and roles of every API route, in registration order (docs/serve-api.md is generated from it). */
+export function apiRoutes(ctx: ServerContext): Array<{ method: string; path: string; readOnlyAllowed: boolean }> {
+  return MODULES.flatMap((module) => module(ctx)).map((s) => ({ method: s.method, path: s.path, readOnlyAllowed: s.readOnlyAllowed ?? s.method === 'GET' }));
+}
+
 /** Options of `createApp` beyond the context. */
 export interface AppExtras {
   /** Route modules added after the built-in ones (other areas of the service, tests). */

@@ -311,6 +311,28 @@ describe('the bundled action on pull_request: what the comment can be trusted wi
     expect(narrowed.outputs.update).toBe('1');
   });
 
+  it('shows diff lines as text and markdown do: subscriptions by logical id, one line per set member, defaults counted', async () => {
+    const { dir, base } = newRepo('shop-lines');
+    const channel = 'kind: AlertChannel\nid: oncall\ntype: EMAIL\nconfig: { address: oncall@example.com }\n';
+    const created = commit(dir, { 'monitoring/alerts.yaml': channel, 'monitoring/checks/db.yaml': `${tcpCheck('db-lines', 5432)}alertChannels: [oncall]\n` }, 'check and channel');
+    const pr = await runAction({ event: 'pull_request', workspace: dir, sha: created, baseSha: base, inputs: {} });
+    expect(pr.code, pr.stdout + pr.stderr).toBe(0);
+    const body = planComments()[0].body;
+    const check = body.slice(body.indexOf('<code>TcpCheck/db-lines</code>'));
+    expect(check).toContain('+ alertChannels: oncall\n');
+    expect(check).toMatch(/\+ \d+ defaults\n/);
+    expect(check).not.toMatch(/alertChannelSubscriptions|alertChannelId|degradedResponseTime/);
+    expect((await runAction({ event: 'push', workspace: dir, sha: created, inputs: {} })).code).toBe(0);
+
+    // One tag more on the pull request: one line, by value, never by index.
+    const tagged = commit(dir, { 'monitoring/checks/db.yaml': `${tcpCheck('db-lines', 5432)}alertChannels: [oncall]\ntags: [team-db]\n` }, 'tag');
+    const pr2 = await runAction({ event: 'pull_request', workspace: dir, sha: tagged, baseSha: created, inputs: {} });
+    expect(pr2.code, pr2.stdout + pr2.stderr).toBe(0);
+    const body2 = planComments()[0].body;
+    expect(body2).toContain('```diff\n+ tags: "team-db"\n```');
+    expect(body2).not.toMatch(/tags\[\d+\]/);
+  });
+
   it('never edits a look-alike marker comment written by someone else: it creates its own', async () => {
     const { dir, base } = newRepo('shop-lookalike');
     const head = commit(dir, { 'monitoring/checks/db.yaml': tcpCheck('db-look', 5432) }, 'db');
@@ -353,7 +375,7 @@ describe('the bundled action on pull_request: what the comment can be trusted wi
           named('leak-literal', `literal ${literal}`),
         ].join('---\n'),
         'monitoring/vars.yaml': `kind: EnvironmentVariable\nkey: LEAK_LITERAL\nvalue: ${literal}\nsecret: true\n`,
-        // The variable the definitions read is declared, as every read must be.
+        // The env allow-list: a definition reads only the names declared here.
         'monitoring/mac.config.yaml': 'project: shop-leak\nenv: [SHOP_DB_PASSWORD]\ndefaults:\n  check: { locations: [eu-west-1], frequency: 10 }\n',
       },
       'leaky names',
@@ -365,8 +387,9 @@ describe('the bundled action on pull_request: what the comment can be trusted wi
     expect(posted).toContain('TcpCheck/leak-key');
     expect(posted).toContain('key ***');
     expect(posted).toContain('token ***');
-    // The engine masks an env-read value wherever it lands (here the name), before the scrubber sees it.
-    expect(posted).toMatch(/leak-env[^\n]*\(sensitive\)|env \*\*\*/);
+    // A value read from the environment is masked by the engine itself, before any scrubbing.
+    expect(posted).toContain('<code>TcpCheck/leak-env</code> · <code>(sensitive)</code>');
+    expect(posted).toContain('+ name: (sensitive)');
     expect(posted).toContain('literal ***');
     for (const secret of [serve.apiKey, token, envSecret, literal]) expect(posted).not.toContain(secret);
 
@@ -379,6 +402,74 @@ describe('the bundled action on pull_request: what the comment can be trusted wi
     for (const text of [annotations.join('\n'), planComments()[0].body, invalid.summary]) {
       for (const secret of [serve.apiKey, token, envSecret, literal]) expect(text).not.toContain(secret);
     }
+  });
+
+  it('a pull request reading /proc/self/environ or ${{ env.MAC_API_KEY }} fails at the field and posts neither the key nor the token', async () => {
+    const { dir, base } = newRepo('shop-environ');
+    const token = 'ghs_environ_token_9876543210';
+    const head = commit(
+      dir,
+      {
+        'monitoring/mac.config.yaml': 'project: shop-environ\nenv: [MAC_API_KEY]\ndefaults:\n  check: { locations: [eu-west-1], frequency: 10 }\n',
+        'monitoring/snippets.yaml': 'kind: Snippet\nid: env-dump\nname: env-dump\nscriptFile: /proc/self/environ\n',
+        'monitoring/checks/db.yaml': tcpCheck('db-environ', 5432, '"${{ env.MAC_API_KEY }}"'),
+      },
+      'read the environment',
+    );
+    // The workflow also hands the key to the step as MAC_API_KEY, as docs/action.md allows.
+    const run = await runAction({ event: 'pull_request', workspace: dir, sha: head, baseSha: base, inputs: { 'github-token': token }, env: { MAC_API_KEY: serve.apiKey } });
+    expect(run.code).toBe(1);
+    const annotations = run.stdout.split('\n').filter((l) => /^::(error|warning|notice)/.test(l)).join('\n');
+    expect(annotations).toMatch(/file=monitoring\/snippets\.yaml,line=4,col=\d+::.*outside the project/);
+    expect(annotations).toMatch(/file=monitoring\/checks\/db\.yaml,line=3,col=\d+::.*MAC_API_KEY/);
+    expect(annotations).toMatch(/file=monitoring\/mac\.config\.yaml,line=2,col=\d+::.*MAC_API_KEY cannot be declared/);
+    const posted = [annotations, run.summary, ...gh.requests.map((r) => JSON.stringify(r.body ?? ''))].join('\n');
+    expect(planComments()[0].body).toContain('monitoring/snippets.yaml:4');
+    for (const secret of [serve.apiKey, token]) expect(posted).not.toContain(secret);
+    // What the environment of the step held never reaches an output either.
+    expect(posted).not.toMatch(/INPUT_API-KEY|INPUT_GITHUB-TOKEN|GITHUB_STEP_SUMMARY=/);
+    expect(await allChecks().then((all) => all.some((c) => c.tags.includes('mac:shop-environ/db-environ')))).toBe(false);
+  });
+
+  it('never posts a locked variable value nor a locked webhook header, created or changed, in the comment, summary, plan file or apply summary', async () => {
+    const { dir, base } = newRepo('shop-locked');
+    const values = ['locked-var-A1b2', 'Bearer hook-C3d4', 'locked-var-E5f6', 'Bearer hook-G7h8'];
+    const resources = (value: string, header: string) =>
+      [
+        `kind: EnvironmentVariable\nkey: SHOP_LOCKED\nvalue: ${value}\nlocked: true\n`,
+        `kind: AlertChannel\nid: hook\ntype: WEBHOOK\nconfig:\n  name: ops hook\n  url: https://hooks.example/ops\n  headers:\n    - { key: Authorization, value: "${header}", locked: true }\n`,
+        // The same values copied where nothing masks them: the scrubber still keeps them out of what is posted.
+        tcpCheck('copies', 5432, JSON.stringify(`copy ${values[0]} ${values[1]}`)),
+      ].join('---\n');
+    const seen: string[] = [];
+    const created = commit(dir, { 'monitoring/resources.yaml': resources(values[0], values[1]) }, 'locked');
+    const pr = await runAction({ event: 'pull_request', workspace: dir, sha: created, baseSha: base, inputs: {} });
+    expect(pr.code, pr.stdout + pr.stderr).toBe(0);
+    seen.push(planComments()[0].body, pr.summary, pr.stdout);
+    expect(planComments()[0].body).toContain('+ value: (sensitive)');
+    expect(planComments()[0].body).toContain('<code>copy *** ***</code>');
+    // The plan file holds the copies (as `mac plan --out` would), never the masked values themselves.
+    const planFile = (text: string) => JSON.stringify(JSON.parse(text).changes.filter((c: { id: string }) => c.id !== 'copies'));
+    const applied = await runAction({ event: 'push', workspace: dir, sha: created, inputs: {} });
+    expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+    seen.push(applied.summary, applied.stdout);
+
+    git(dir, 'checkout', '-q', '-b', 'feature/rotate');
+    const rotated = commit(dir, { 'monitoring/resources.yaml': resources(values[2], values[3]) }, 'rotate');
+    const pr2 = await runAction({ event: 'pull_request', workspace: dir, sha: rotated, baseSha: created, inputs: {} });
+    expect(pr2.code, pr2.stdout + pr2.stderr).toBe(0);
+    const body = planComments()[0].body;
+    expect(body).toContain('! value: (sensitive) -> (sensitive)');
+    expect(body).toContain('! config.headers[0].value: (sensitive) -> (sensitive)');
+    seen.push(body, pr2.summary, pr2.stdout, planFile(readFileSync(pr.outputs['plan-file'], 'utf8')), planFile(readFileSync(pr2.outputs['plan-file'], 'utf8')));
+    seen.push(...gh.requests.map((r) => JSON.stringify(r.body ?? '')));
+    const reviewed = join(tmp, 'locked-plan.json');
+    writeFileSync(reviewed, readFileSync(pr2.outputs['plan-file']));
+    const applied2 = await runAction({ event: 'push', workspace: dir, sha: rotated, inputs: { 'plan-file': reviewed } });
+    expect(applied2.code, applied2.stdout + applied2.stderr).toBe(0);
+    seen.push(applied2.summary, applied2.stdout);
+    expect(await apiOk(serve, 'GET', '/v1/variables/SHOP_LOCKED')).toMatchObject({ value: values[2] });
+    for (const text of seen) for (const v of values) expect(text).not.toContain(v);
   });
 
   it('typescript auto refuses a *.mac.ts file on a pull request from a fork before running any of it', async () => {
@@ -394,7 +485,7 @@ describe('the bundled action on pull_request: what the comment can be trusted wi
     const run = await runAction({ event: 'pull_request', workspace: dir, sha: head, baseSha: base, inputs: {}, fork: true });
     expect(run.code).toBe(1);
     expect(existsSync(marker)).toBe(false);
-    expect(run.stdout).toMatch(/::error title=mac%3A invalid definition,file=monitoring\/checks\/evil\.mac\.ts,line=1,col=1::TypeScript definitions are refused here \(--no-typescript\): a \*\.mac\.ts file is code/);
+    expect(run.stdout).toMatch(/::error title=mac%3A invalid definition,file=monitoring\/checks\/evil\.mac\.ts,line=1,col=1::TypeScript definitions are refused here \(input typescript: auto\): a \*\.mac\.ts file is code/);
     expect(run.stdout).toMatch(/::error::1 error in the definitions; nothing was planned\. First: monitoring\/checks\/evil\.mac\.ts:1:1/);
     expect(planComments()[0].body).toContain('monitoring/checks/evil.mac.ts:1:1');
 

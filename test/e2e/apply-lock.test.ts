@@ -183,6 +183,39 @@ describe('one apply at a time', () => {
     expect((await callApi(served, 'GET', `/v1/variables/${key}`)).status).toBe(404);
   }, 120_000);
 
+  it('mac destroy takes the lock too: it refuses while another holder has it, naming it, and deletes nothing; then destroys under it', async () => {
+    served = await startServe(['--no-runs']);
+    const dir = writeProject({ 'mac.config.yaml': config('razed'), 'checks.yaml': tcpChecks(3), 'vars.yaml': 'kind: EnvironmentVariable\nkey: RAZED_URL\nvalue: https://razed.example\n' });
+    const applied = await mac(served, ['apply', dir, '--yes']);
+    expect(applied.code, applied.stderr).toBe(0);
+    const key = LOCK('razed');
+    await apiOk(served, 'POST', '/v1/variables', { key, value: lockValue({ user: 'ops', host: 'deploy-3.example', pid: 4242, started: '2026-02-03T04:05:06.000Z' }) });
+
+    const refused = await mac(served, ['destroy', dir, '--yes']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('held by ops@deploy-3.example pid 4242 since 2026-02-03T04:05:06.000Z (mac apply)');
+    expect([...(await checksByTag(served, 'razed')).values()]).toEqual([1, 1, 1]);
+    expect((await callApi(served, 'GET', '/v1/variables/RAZED_URL')).status).toBe(200);
+    // --lock-timeout has apply's bounds.
+    const tooLong = await mac(served, ['destroy', dir, '--yes', '--lock-timeout', '86401']);
+    expect(tooLong.code).toBe(1);
+    expect(tooLong.stderr).toContain('--lock-timeout must be a whole number from 0 to 86400, got "86401"');
+    expect(tooLong.stderr).toContain('run "mac destroy --help" for usage');
+    // It waits no longer than --lock-timeout, then refuses the same way.
+    const waited = await mac(served, ['destroy', dir, '--yes', '--lock-timeout', '1']);
+    expect(waited.code).toBe(1);
+    expect(waited.stderr).toContain('held by ops@deploy-3.example pid 4242');
+    expect(await checksByTag(served, 'razed')).toHaveProperty('size', 3);
+
+    // Once the holder is gone, destroy takes the lock, deletes everything and releases the lock.
+    expect((await mac(served, ['unlock', dir])).code).toBe(0);
+    const destroyed = await mac(served, ['destroy', dir, '--yes']);
+    expect(destroyed.code, destroyed.stderr).toBe(0);
+    expect((await checksByTag(served, 'razed')).size).toBe(0);
+    expect((await callApi(served, 'GET', '/v1/variables/RAZED_URL')).status).toBe(404);
+    expect((await callApi(served, 'GET', `/v1/variables/${key}`)).status).toBe(404);
+  }, 120_000);
+
   it('mac plan and mac import never take the lock nor show it; a saved plan is not made stale by it', async () => {
     served = await startServe(['--no-runs']);
     const dir = writeProject({

@@ -250,6 +250,7 @@ describe('--no-typescript', () => {
     ['validate', (dir: string) => ['validate', '--no-typescript', dir]],
     ['plan', (dir: string) => ['plan', '--no-typescript', dir]],
     ['apply', (dir: string) => ['apply', '--no-typescript', '--yes', dir]],
+    ['destroy', (dir: string) => ['destroy', '--no-typescript', '--yes', dir]],
     ['test', (dir: string) => ['test', '--no-typescript', dir]],
     ['import', (dir: string) => ['import', '--no-typescript', '--out', dir]],
   ])('mac %s --no-typescript refuses a project with a .mac.ts file before any of it runs', async (_name, args) => {

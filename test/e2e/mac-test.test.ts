@@ -123,9 +123,9 @@ request: { hostname: 127.0.0.1, port: ${tcp.port}, ipFamily: IPv5 }
 
   it('rejects a bad --format or --concurrency as a usage error', async () => {
     const dir = await project(passingChecks());
-    expect((await runMac(['test', dir, '--format', 'yaml'])).stderr).toContain('--format must be one of text, json');
+    expect((await runMac(['test', dir, '--format', 'yaml'])).stderr).toContain('--format must be one of text, json, got "yaml"');
     const r = await runMac(['test', dir, '--concurrency', '0']);
     expect(r.code).not.toBe(0);
-    expect(r.stderr).toContain('--concurrency must be an integer within 1..256');
+    expect(r.stderr).toContain('--concurrency must be a whole number from 1 to 256, got "0"');
   });
 });

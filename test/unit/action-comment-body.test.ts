@@ -71,10 +71,25 @@ describe('plan comment body', () => {
     expect(t.match(/<details>/g)).toHaveLength(3);
     expect(t).toContain('Defined at [`checks/c1.yaml:3`](https://github.com/acme/shop/blob/abc/checks/c1.yaml#L3)');
     expect(t).toContain('! frequency: ? -> 5');
-    expect(t).toContain('+ tags[1]: "team-shop"');
+    expect(t).toContain('+ tags[1]: "team-shop"'); // an unlabelled op (no set) reads by its path
     // A script holding ``` is fenced with a longer fence.
     expect(t).toContain('````diff\n+ name: "snippet 2"\n+ script: |\n+   const a = 1;\n+   const b = "```";\n````');
     expect(t).not.toContain('Cut to stay under');
+  });
+
+  it('lists the orphaned resources under their line, escaped, and never says the account matches', () => {
+    const p: Plan = {
+      ...plan([], 2),
+      summary: { create: 0, update: 0, delete: 0, noop: 2, orphaned: 2 },
+      orphaned: [
+        { kind: 'TcpCheck', id: 'old-db', name: 'Old DB', remoteId: 'r-1' },
+        { kind: 'TcpCheck', id: 'evil', name: '</details><!-- mac-plan:. -->', remoteId: 'r-2' },
+      ],
+    };
+    const t = buildPlanBody(p, opts()).text;
+    expect(t).toContain('**2 orphaned, not deleted: `mac plan --prune` deletes them**\n\n- `TcpCheck/old-db "Old DB" [r-1]`\n- ');
+    expect(t).not.toContain('The account matches');
+    expectInert(t, 1);
   });
 
   it('says there is nothing to do for an empty plan', () => {
@@ -192,6 +207,50 @@ describe('diff of one change', () => {
       { op: 'remove', path: '/tags/0', oldValue: 'old' },
     ] as PlannedChange['patch'];
     expect(diffLines({ ...update(1), patch })).toEqual(['! frequency: 10 -> 5', '- tags[0]: "old"']);
+  });
+
+  it('shows set members by value and subscriptions by logical id, as text and markdown do, never by index or raw id', () => {
+    const patch = [
+      { op: 'add', path: '/tags/2', value: 'team-platform', label: 'team-platform' },
+      { op: 'remove', path: '/tags/0', oldValue: 'tier-2', label: 'tier-2' },
+      { op: 'add', path: '/alertChannelSubscriptions/1', value: { alertChannelId: 7123, activated: true }, label: 'oncall-email' },
+    ] as PlannedChange['patch'];
+    const u = { ...update(1), patch };
+    expect(diffLines(u)).toEqual(['+ tags: "team-platform"', '- tags: "tier-2"', '+ alertChannels: oncall-email']);
+    expect(changedFields(u)).toEqual(['tags', 'alertChannels']);
+  });
+
+  it('shows a create\'s subscriptions by logical id and counts the server defaults it never wrote', () => {
+    const c: PlannedChange = {
+      action: 'create',
+      kind: 'TcpCheck',
+      id: 'home',
+      name: 'Home',
+      patch: [
+        { op: 'add', path: '/name', value: 'Home' },
+        { op: 'add', path: '/degradedResponseTime', value: 10000 },
+        { op: 'add', path: '/request', value: { url: 'https://x.example', assertions: [{ source: 'STATUS_CODE', comparison: 'EQUALS', target: '200', regex: '' }] } },
+        { op: 'add', path: '/alertChannelSubscriptions', value: [{ alertChannelId: 7123, activated: true }, { alertChannelId: 7124, activated: false }] },
+      ],
+      defaulted: ['/degradedResponseTime', '/request/assertions/0/regex'],
+      labels: { '/alertChannelSubscriptions/0': 'oncall-email', '/alertChannelSubscriptions/1': 'ops-slack' },
+      dependsOn: [],
+    };
+    const lines = diffLines(c);
+    expect(lines).toEqual([
+      '+ name: "Home"',
+      '+ request: {url: "https://x.example", assertions: [{source: "STATUS_CODE", comparison: "EQUALS", target: "200"}]}',
+      '+ alertChannels: oncall-email',
+      '+ alertChannels: ops-slack (not activated)',
+      '+ 2 defaults',
+    ]);
+    expect(lines.join('\n')).not.toMatch(/7123|regex|degradedResponseTime/);
+    expect(changedFields(c)).toEqual(['name', 'request', 'alertChannels']);
+    // The same lines in the comment, escaped as ever.
+    const b = buildPlanBody(plan([c]), opts());
+    expect(b.text).toContain('+ alertChannels: oncall-email');
+    expect(b.text).toContain('+ 2 defaults');
+    expect(b.text).not.toContain('7123');
   });
 
   it('shows a changed script line by line', () => {

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { parseInputs } from '../../src/action/inputs.js';
+import { actionUses, adaptWorkflow } from '../../src/cli/commands/init.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const action = parse(readFileSync(join(ROOT, 'action.yml'), 'utf8')) as {
@@ -42,12 +43,12 @@ describe('action.yml', () => {
     const inputs = (values: Record<string, string>) => parseInputs((n) => values[n] ?? '');
     expect(inputs({})).toMatchObject({ dir: '.', comment: true, prune: false, maxDeletes: 10, command: undefined, changedSince: undefined });
     expect(inputs({ 'changed-since': 'none', prune: 'True', 'max-deletes': '0', concurrency: '4' })).toMatchObject({ changedSince: null, prune: true, maxDeletes: 0, concurrency: 4 });
-    expect(() => inputs({ command: 'destroy' })).toThrow('input "command" must be plan or apply, not "destroy"');
-    expect(() => inputs({ comment: 'yes' })).toThrow('input "comment" must be true or false, not "yes"');
-    expect(() => inputs({ concurrency: '0' })).toThrow('input "concurrency" must be a whole number >= 1, not "0"');
+    expect(() => inputs({ command: 'destroy' })).toThrow('input "command" must be one of plan, apply, got "destroy"');
+    expect(() => inputs({ comment: 'yes' })).toThrow('input "comment" must be true or false, got "yes"');
+    expect(() => inputs({ concurrency: '0' })).toThrow('input "concurrency" must be a whole number from 1 to 256, got "0"');
     expect(inputs({}).typescript).toBe('auto');
     expect(inputs({ typescript: 'deny' }).typescript).toBe('deny');
-    expect(() => inputs({ typescript: 'no' })).toThrow('input "typescript" must be allow, deny or auto, not "no"');
+    expect(() => inputs({ typescript: 'no' })).toThrow('input "typescript" must be one of allow, deny, auto, got "no"');
     expect(inputs({ 'only-changed-since': 'main' })).toMatchObject({ onlyChangedSince: 'main', changedSince: null });
     expect(() => inputs({ 'only-changed-since': 'main', 'changed-since': 'main' })).toThrow('inputs "changed-since" and "only-changed-since" exclude each other');
     expect(inputs({ 'plan-file': 'plan/mac-plan.json' }).planFile).toBe('plan/mac-plan.json');
@@ -58,6 +59,27 @@ describe('action.yml', () => {
 describe('example workflows', () => {
   const files = readdirSync(EXAMPLES).filter((f) => f.endsWith('.yml'));
 
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+  const uses = actionUses(pkg);
+
+  it('name the Action by package.json: its repository at the release tag v<version>', () => {
+    expect(uses).toBe(`${/github\.com\/([^/]+\/[^/.]+)/.exec(pkg.repository.url)![1]}@v${pkg.version}`);
+    for (const file of files) {
+      const lines = readFileSync(join(EXAMPLES, file), 'utf8').split('\n').filter((l) => /^\s+uses: /.test(l) && !/uses: actions\//.test(l));
+      expect(lines.length, file).toBeGreaterThan(0);
+      for (const l of lines) expect(l.trim(), file).toBe(`uses: ${uses}`);
+    }
+  });
+
+  it('reads the repository in the forms package.json allows, and mac init writes it', () => {
+    expect(actionUses({ version: '1.2.3', repository: 'github:acme/mac' })).toBe('acme/mac@v1.2.3');
+    expect(actionUses({ version: '1.2.3', repository: 'acme/mac' })).toBe('acme/mac@v1.2.3');
+    expect(actionUses({ version: '1.2.3', repository: { url: 'git+ssh://git@github.com:acme/mac.git' } })).toBe('acme/mac@v1.2.3');
+    expect(() => actionUses({ version: '1.2.3' })).toThrow('names no GitHub repository');
+    const written = adaptWorkflow('      - uses: actions/checkout@v4\n        uses: old/place@v9\n        with:\n          dir: monitoring\n', 'ops', 'acme/mac@v1.2.3');
+    expect(written).toBe('      - uses: actions/checkout@v4\n        uses: acme/mac@v1.2.3\n        with:\n          dir: ops\n');
+  });
+
   it('are the three documented ones', () => {
     expect(files.sort()).toEqual(['mac-apply.yml', 'mac-drift.yml', 'mac-plan.yml']);
   });
@@ -67,7 +89,7 @@ describe('example workflows', () => {
       const wf = parse(readFileSync(join(EXAMPLES, file), 'utf8')) as { on: unknown; jobs: Record<string, { steps: Step[] }> };
       expect(wf.on).toBeTruthy();
       const steps = Object.values(wf.jobs).flatMap((j) => j.steps);
-      const macSteps = steps.filter((s) => s.uses?.startsWith('mac-monitoring/mac@'));
+      const macSteps = steps.filter((s) => s.uses === uses);
       expect(macSteps.length).toBeGreaterThan(0);
       for (const s of macSteps) for (const key of Object.keys(s.with ?? {})) expect(Object.keys(action.inputs)).toContain(key);
       const text = readFileSync(join(EXAMPLES, file), 'utf8');

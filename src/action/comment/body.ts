@@ -1,7 +1,7 @@
 import type { Plan, PlannedChange } from '../../plan/types.js';
 import { highlightGroups, narrowedLine, shortRef } from '../../render/highlight.js';
 import { changedFields, diffLines } from './diff.js';
-import { orphanLine } from '../../render/values.js';
+import { orphanLabel, orphanLine } from '../../render/values.js';
 import { cell, code, codeLink, fence, fitLines, htmlCode, size } from './markdown.js';
 
 /** How much of the plan a body shows, from most to least. */
@@ -127,8 +127,11 @@ function headSection(plan: Plan, changes: PlannedChange[], opts: BodyOptions, bu
       ? `**No changes.** The account matches the definitions (${noop} unchanged).`
       : `**Plan:** ${create} to create, ${update} to update, ${del} to delete, ${noop} unchanged.`,
   );
-  // The line holds no user text (counts and a command), so it needs no escaping.
-  if (orphans !== undefined) parts.push(`**${orphans}**`);
+  // The line holds no user text (counts and a command), so it needs no escaping; the list does.
+  if (orphans !== undefined) {
+    const fitted = fitLines((plan.orphaned ?? []).map((o) => `- ${code(orphanLabel(o))}`), budget / 4, (n) => `- _…and ${n} more orphaned._`);
+    parts.push(fitted.lines.length > 0 ? `**${orphans}**\n\n${fitted.lines.join('\n')}` : `**${orphans}**`);
+  }
   if (plan.changedSince && !plan.changedSince.only) {
     const { files, ref } = plan.changedSince;
     const where = opts.sinceIsPullRequestBase

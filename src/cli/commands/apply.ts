@@ -1,8 +1,8 @@
 import { stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline/promises';
 import type { CliContext, RegisterCommand } from '../context.js';
-import { resolveConnection, withConnectionOptions } from '../connection.js';
-import { applyOptions, connectionsFor, limiterFor, type ApplyCommandOptions, type ApplyFlags } from '../apply-options.js';
+import { resolveConnection } from '../../config/connection.js';
+import { applyOptions, connectionsFor, limiterFor, loadValid, withConnectionOptions, withRunOptions, type ApplyCommandOptions, type ApplyFlags } from '../options.js';
 import { ApiClient } from '../../api/index.js';
 import { apiAccount } from '../../apply/account.js';
 import { applyPlan, type ApplyAccount } from '../../apply/apply.js';
@@ -18,27 +18,22 @@ import { desiredBodies } from '../../plan/desired.js';
 import { createPlan } from '../../plan/plan.js';
 import type { Plan } from '../../plan/types.js';
 import { renderResult } from '../../render/result-index.js';
-import { MacError, Refused, ValidationFailed } from '../../errors.js';
-import { formatDiagnostic, summarizeDiagnostics } from '../../config/format.js';
+import { MacError, Refused } from '../../errors.js';
 import { renderPlan } from '../../render/index.js';
-import { NO_TYPESCRIPT_HELP } from '../typescript-option.js';
 
 /** `mac apply [DIR|PLANFILE]`: plans (or reads a saved plan) and makes the account match it. */
 export const register: RegisterCommand = (program, ctx) => {
   withConnectionOptions(
-    program
-      .command('apply')
-      .description('apply a project directory (plan, confirm, apply) or a plan file written by `mac plan --out`')
-      .argument('[target]', 'project directory with mac.config.yaml, or a saved plan file', '.')
-      .option('--yes', 'apply without asking (required without a terminal)')
-      .option('--prune', 'delete checks of this project that are no longer defined (DIR only)')
-      .option('--rewrite-secrets', 'write every secret value again, to push rotated secrets (DIR only)')
-      .option('--max-deletes <n>', 'refuse plans with more deletes than this', '10')
-      .option('--concurrency <n>', 'changes in flight at once within a wave', '8')
-      .option('--rate-limit <n/seconds>', 'at most N requests per SECONDS (env MAC_RATE_LIMIT; default the service limit 600/60)')
-      .option('--lock-timeout <seconds>', 'wait up to SECONDS for another apply of the project to end (default 0: refuse at once, naming it)')
-      .option('--format <format>', 'result format: text, markdown or json', 'text')
-      .option('--no-typescript', NO_TYPESCRIPT_HELP),
+    withRunOptions(
+      program
+        .command('apply')
+        .description('apply a project directory (plan, confirm, apply) or a plan file written by `mac plan --out`')
+        .argument('[target]', 'project directory with mac.config.yaml, or a saved plan file', '.')
+        .option('--yes', 'apply without asking (required without a terminal)')
+        .option('--prune', 'delete checks of this project that are no longer defined (DIR only)')
+        .option('--rewrite-secrets', 'write every secret value again, to push rotated secrets (DIR only)'),
+      'changes in flight',
+    ),
   ).action(async (target: string, flags: ApplyFlags) => {
     ctx.exit(await runApply(await applyOptions(target, flags, ctx.env, ctx.cwd), flags, ctx));
   });
@@ -65,11 +60,7 @@ async function runApply(options: ApplyCommandOptions, flags: ApplyFlags, ctx: Cl
       // The staleness check inside applyPlan runs under the lock: what another apply wrote before it is seen.
       return await withCliApplyLock(ctx, client, plan.project, lockSettings(options), (lock) => execute(plan, secrets, guardAccount(apiAccount({ client, project: plan.project }), lock)));
     }
-    const project = await loadProject(options.target.dir, { env: ctx.env, typescript: flags.typescript !== false });
-    for (const d of project.diagnostics) output.info(formatDiagnostic(d, output.cErr));
-    if (project.diagnostics.some((d) => d.severity === 'error')) {
-      throw new ValidationFailed(`invalid definitions: ${summarizeDiagnostics(project.diagnostics)}; nothing was applied and no request was made`, { diagnostics: project.diagnostics });
-    }
+    const project = await loadValid(ctx, options.target.dir, flags.typescript, 'nothing was applied and no request was made');
     const sources: SecretSources = { env: ctx.env, reload: async () => desiredBodies(project.definitions, project.config.project) };
     // The lock is taken before planning: a second apply then plans from what the first one wrote.
     return await withCliApplyLock(ctx, client, project.config.project, lockSettings(options), async (lock) => {

@@ -1,52 +1,39 @@
-import { resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import type { CliContext, RegisterCommand } from '../context.js';
-import { resolveConnection, withConnectionOptions, type ConnectionFlags } from '../connection.js';
-import { connectionsFor, limiterFor, parseCount, parseRateLimit } from '../apply-options.js';
+import { resolveConnection, type ConnectionFlags } from '../../config/connection.js';
+import { connectionsFor, DIR_HELP, limiterFor, loadValid, runOptions, withConnectionOptions, withRunOptions, type RunFlags } from '../options.js';
 import { ApiClient } from '../../api/index.js';
 import { apiAccount } from '../../apply/account.js';
 import { guardAccount } from '../../apply/lock.js';
 import { withCliApplyLock } from '../apply-lock.js';
-import { NO_TYPESCRIPT_HELP } from '../typescript-option.js';
 import { applyPlan } from '../../apply/apply.js';
-import { DEFAULT_CONCURRENCY } from '../../apply/executor.js';
 import { createProgressReporter } from '../../apply/progress.js';
 import { succeeded } from '../../apply/result.js';
-import { checkDeletes, DEFAULT_MAX_DELETES } from '../../apply/safety.js';
-import { formatDiagnostic, summarizeDiagnostics } from '../../config/format.js';
-import { loadProject } from '../../config/load.js';
+import { checkDeletes } from '../../apply/safety.js';
 import { gitInfo } from '../../git/index.js';
 import { kindsToFetch } from '../../plan/assemble.js';
 import { assembleDestroyPlan } from '../../plan/destroy.js';
 import { fetchLive } from '../../plan/fetch.js';
 import { renderPlan } from '../../render/index.js';
-import { RESULT_FORMATS, renderResult, type ResultFormat } from '../../render/result-index.js';
-import { Refused, UsageError, ValidationFailed } from '../../errors.js';
+import { renderResult } from '../../render/result-index.js';
+import { Refused } from '../../errors.js';
 
-interface DestroyFlags extends ConnectionFlags {
+interface DestroyFlags extends ConnectionFlags, RunFlags {
   yes?: boolean;
-  maxDeletes?: string;
-  concurrency?: string;
-  format?: string;
-  rateLimit?: string;
-  lockTimeout?: string;
   typescript?: boolean;
 }
 
 /** `mac destroy [DIR]`: deletes everything the project manages; exit 0 done, 1 error, refusal or failure. */
 export const register: RegisterCommand = (program, ctx) => {
   withConnectionOptions(
-    program
-      .command('destroy')
-      .description("delete everything the project manages: its tagged checks and every defined resource of the other kinds")
-      .argument('[dir]', 'project directory holding mac.config.yaml', '.')
-      .option('--yes', 'delete without asking (required without a terminal)')
-      .option('--max-deletes <n>', 'refuse when more resources than this would be deleted', String(DEFAULT_MAX_DELETES))
-      .option('--concurrency <n>', 'deletes in flight at once within a wave', String(DEFAULT_CONCURRENCY))
-      .option('--rate-limit <n/seconds>', 'at most N requests per SECONDS (env MAC_RATE_LIMIT; default the service limit 600/60)')
-      .option('--lock-timeout <seconds>', 'wait up to SECONDS for an apply of the project to end (default 0: refuse at once, naming it)')
-      .option('--format <format>', 'result format: text, markdown or json', 'text')
-      .option('--no-typescript', NO_TYPESCRIPT_HELP),
+    withRunOptions(
+      program
+        .command('destroy')
+        .description("delete everything the project manages: its tagged checks and every defined resource of the other kinds")
+        .argument('[dir]', DIR_HELP, '.')
+        .option('--yes', 'delete without asking (required without a terminal)'),
+      'deletes in flight',
+    ),
   ).action(async (dir: string, flags: DestroyFlags) => {
     ctx.exit(await runDestroy(dir, flags, ctx));
   });
@@ -54,19 +41,9 @@ export const register: RegisterCommand = (program, ctx) => {
 
 async function runDestroy(dir: string, flags: DestroyFlags, ctx: CliContext): Promise<number> {
   const { output } = ctx;
-  const format = (flags.format ?? 'text') as ResultFormat;
-  if (!RESULT_FORMATS.includes(format)) throw new UsageError(`--format must be one of ${RESULT_FORMATS.join(', ')}, got "${flags.format}"`, { hint: 'run "mac destroy --help" for usage' });
-  const maxDeletes = parseCount('--max-deletes', flags.maxDeletes, DEFAULT_MAX_DELETES, 0);
-  const concurrency = parseCount('--concurrency', flags.concurrency, DEFAULT_CONCURRENCY, 1, 256);
-  const rateLimit = flags.rateLimit !== undefined ? parseRateLimit(flags.rateLimit, '--rate-limit') : parseRateLimit(ctx.env.MAC_RATE_LIMIT, 'MAC_RATE_LIMIT');
-  const lockTimeout = parseCount('--lock-timeout', flags.lockTimeout, 0, 0);
+  const { format, maxDeletes, concurrency, rateLimit, lockTimeout } = runOptions('destroy', flags, ctx.env);
   const connection = resolveConnection(flags, ctx.env);
-
-  const project = await loadProject(resolve(ctx.cwd, dir), { env: ctx.env, typescript: flags.typescript !== false });
-  for (const d of project.diagnostics) output.info(formatDiagnostic(d, output.cErr));
-  if (project.diagnostics.some((d) => d.severity === 'error')) {
-    throw new ValidationFailed(`invalid definitions: ${summarizeDiagnostics(project.diagnostics)}; nothing was deleted and no request was made`, { diagnostics: project.diagnostics });
-  }
+  const project = await loadValid(ctx, dir, flags.typescript, 'nothing was deleted and no request was made');
 
   const limiter = limiterFor(rateLimit);
   const client = new ApiClient({ ...connection, connections: connectionsFor(concurrency), ...(limiter ? { limiter } : {}) });

@@ -1,25 +1,27 @@
 import { mkdir } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
 import type { RegisterCommand } from '../context.js';
-import { parseRateLimit } from '../apply-options.js';
-import { resolveConnection, withConnectionOptions, type ConnectionFlags } from '../connection.js';
+import { resolveConnection, type ConnectionFlags } from '../../config/connection.js';
+import { MAX_CONCURRENCY, parseCount, rateLimitFrom } from '../../config/options.js';
+import { concurrencyOption, NO_TYPESCRIPT_HELP, rateLimitOption, usageHint, withConnectionOptions } from '../options.js';
 import { ApiClient } from '../../api/index.js';
 import { loadProject } from '../../config/load.js';
-import { UsageError } from '../../errors.js';
 import { renderImport } from '../../import/report.js';
 import { runImport } from '../../import/run.js';
 import { selectKinds } from '../../import/select.js';
 import { createPlan } from '../../plan/index.js';
-import { NO_TYPESCRIPT_HELP } from '../typescript-option.js';
 
 interface ImportFlags extends ConnectionFlags {
   out: string;
   kind?: string[];
   project?: string;
-  concurrency: string;
+  concurrency?: string;
   rateLimit?: string;
   typescript: boolean;
 }
+
+/** API lists `mac import` reads at once unless --concurrency says otherwise. */
+const IMPORT_CONCURRENCY = 4;
 
 /** `mac import [--out DIR] [--kind KIND ...]`: write definitions for what lives in the account, then prove them. */
 export const register: RegisterCommand = (program, ctx) => {
@@ -30,19 +32,16 @@ export const register: RegisterCommand = (program, ctx) => {
       .option('--out <dir>', 'project directory to write into (created when missing)', '.')
       .option('--kind <kind...>', 'kinds to import, repeatable or comma-separated (default: all)')
       .option('--project <name>', 'project name of a new mac.config.yaml (default: the directory name)')
-      .option('--concurrency <n>', 'API lists read at once', '4')
-      .option('--rate-limit <n/seconds>', 'requests allowed per period for this run (env MAC_RATE_LIMIT; default 600/60)')
+      .addOption(concurrencyOption('API lists read', IMPORT_CONCURRENCY))
+      .addOption(rateLimitOption())
       .option('--no-typescript', NO_TYPESCRIPT_HELP),
   ).action(async (flags: ImportFlags) => {
     const kinds = selectKinds(flags.kind);
-    const concurrency = Number(flags.concurrency);
-    if (!Number.isInteger(concurrency) || concurrency < 1) {
-      throw new UsageError(`--concurrency must be a positive integer, not "${flags.concurrency}"`);
-    }
+    const concurrency = parseCount('--concurrency', flags.concurrency, { fallback: IMPORT_CONCURRENCY, min: 1, max: MAX_CONCURRENCY, hint: usageHint('import') });
+    const rateLimit = rateLimitFrom(flags.rateLimit, ctx.env);
     const dir = resolve(ctx.cwd, flags.out);
     await mkdir(dir, { recursive: true });
     const connection = resolveConnection(flags, ctx.env);
-    const rateLimit = parseRateLimit(flags.rateLimit ?? ctx.env.MAC_RATE_LIMIT, flags.rateLimit !== undefined ? '--rate-limit' : 'MAC_RATE_LIMIT');
     // One client for the whole run: its token bucket paces the fetch and the round-trip plan together.
     const client = new ApiClient({ ...connection, rateLimit });
     try {

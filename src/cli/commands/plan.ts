@@ -1,21 +1,18 @@
-import { UsageError, ValidationFailed } from '../../errors.js';
+import { UsageError } from '../../errors.js';
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { Option } from 'commander';
 import { ApiClient } from '../../api/client.js';
-import { formatDiagnostic, summarizeDiagnostics } from '../../config/format.js';
-import { loadProject } from '../../config/load.js';
+import { resolveConnection, type ConnectionFlags } from '../../config/connection.js';
+import { parseChoice, rateLimitFrom } from '../../config/options.js';
 import { changedFiles, gitInfo } from '../../git/index.js';
 import { createPlan } from '../../plan/plan.js';
 import { PLAN_FORMATS, renderPlan, type PlanFormat } from '../../render/index.js';
-import { parseRateLimit } from '../apply-options.js';
-import { resolveConnection, withConnectionOptions, type ConnectionFlags } from '../connection.js';
 import type { RegisterCommand } from '../context.js';
-import { NO_TYPESCRIPT_HELP } from '../typescript-option.js';
+import { DIR_HELP, formatOption, loadValid, NO_TYPESCRIPT_HELP, rateLimitOption, usageHint, withConnectionOptions } from '../options.js';
 
 interface PlanFlags extends ConnectionFlags {
   out?: string;
-  format: PlanFormat;
+  format?: string;
   detailedExitcode?: boolean;
   prune?: boolean;
   rewriteSecrets?: boolean;
@@ -30,26 +27,22 @@ export const register: RegisterCommand = (program, ctx) => {
   const cmd = program
     .command('plan')
     .description('show what apply would change in the live account, field by field')
-    .argument('[dir]', 'project directory holding mac.config.yaml', '.')
+    .argument('[dir]', DIR_HELP, '.')
     .option('--out <file>', 'also write the plan (JSON) to FILE, for `mac apply FILE`')
-    .addOption(new Option('--format <format>', 'output format').choices([...PLAN_FORMATS]).default('text'))
+    .addOption(formatOption(PLAN_FORMATS))
     .option('--detailed-exitcode', 'exit 0 when nothing changes, 2 when something would')
     .option('--prune', 'delete checks that carry this project\'s tag and are no longer defined')
     .option('--rewrite-secrets', 'write every secret value again (they cannot be read back to compare): rotates changed secrets')
     .option('--changed-since <ref>', 'list first the changes of files changed since the git revision REF (the plan still covers everything)')
     .option('--only-changed-since <ref>', 'plan only resources defined in files changed since REF (and what they reference); the plan says what it left out')
-    .option('--rate-limit <n/seconds>', 'at most N requests per SECONDS (env MAC_RATE_LIMIT; default 600/60, 0/S: no limit)')
+    .addOption(rateLimitOption())
     .option('--no-typescript', NO_TYPESCRIPT_HELP);
   withConnectionOptions(cmd).action(async (dir: string, flags: PlanFlags) => {
     const { output } = ctx;
+    const format: PlanFormat = parseChoice('--format', flags.format, PLAN_FORMATS, 'text', { hint: usageHint('plan') });
     const connection = resolveConnection(flags, ctx.env);
-    const rateLimit = flags.rateLimit !== undefined ? parseRateLimit(flags.rateLimit, '--rate-limit') : parseRateLimit(ctx.env.MAC_RATE_LIMIT, 'MAC_RATE_LIMIT');
-
-    const project = await loadProject(resolve(ctx.cwd, dir), { env: ctx.env, typescript: flags.typescript });
-    for (const d of project.diagnostics) output.info(formatDiagnostic(d, output.cErr));
-    if (project.diagnostics.some((d) => d.severity === 'error')) {
-      throw new ValidationFailed(`invalid definitions: ${summarizeDiagnostics(project.diagnostics)}; no request was made`, { diagnostics: project.diagnostics });
-    }
+    const rateLimit = rateLimitFrom(flags.rateLimit, ctx.env);
+    const project = await loadValid(ctx, dir, flags.typescript, 'no request was made');
 
     if (flags.changedSince !== undefined && flags.onlyChangedSince !== undefined) {
       throw new UsageError('--changed-since and --only-changed-since exclude each other', { hint: '--changed-since highlights the changed files in a plan of everything; --only-changed-since narrows the plan to them' });
@@ -71,7 +64,7 @@ export const register: RegisterCommand = (program, ctx) => {
       await writeFile(file, `${JSON.stringify(plan, null, 2)}\n`, 'utf8');
       output.info(`plan written to ${flags.out}`);
     }
-    output.result(renderPlan(plan, flags.format, output.c));
+    output.result(renderPlan(plan, format, output.c));
     const changes = plan.summary.create + plan.summary.update + plan.summary.delete;
     ctx.exit(flags.detailedExitcode && changes > 0 ? 2 : 0);
   });

@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import type { RegisterCommand } from '../context.js';
 import { MacError, UsageError } from '../../errors.js';
 import { createServer } from '../../server/server.js';
+import { parseCount } from '../../config/options.js';
+import { usageHint } from '../options.js';
 import { DEV_KEY, DEFAULT_RETENTION_DAYS, parseApiKey, parseDatabaseUrl, parseFaults, parseKeysFile, parseRateLimit, type ApiKeySpec, type ServerOptions } from '../../server/options.js';
 import { startRuns } from '../../server/runs/runs.js';
 
@@ -81,15 +83,15 @@ export const register: RegisterCommand = (program, ctx) => {
 };
 
 function toOptions(flags: ServeFlags): Partial<ServerOptions> & { keys: ApiKeySpec[]; host: string; port: number } {
-  const port = intFlag('--port', flags.port, 0, 65535);
-  const latencyMs = intFlag('--latency', flags.latency, 0, 600_000);
+  const port = intFlag('--port', flags.port, 65535);
+  const latencyMs = intFlag('--latency', flags.latency, 600_000);
   const timeScale = Number(flags.timeScale);
   if (!(timeScale > 0)) throw new UsageError(`--time-scale must be a positive number, not "${flags.timeScale}"`);
   return {
     host: flags.host,
     port,
     stateFile: stateFileOf(flags),
-    retentionDays: intFlag('--retention-days', flags.retentionDays, 0, 36_500),
+    retentionDays: intFlag('--retention-days', flags.retentionDays, 36_500),
     keys: allKeys(flags),
     latencyMs,
     faults: flags.faults === undefined ? [] : usage(() => parseFaults(flags.faults!)),
@@ -141,10 +143,9 @@ function keysOf(keys: string[], accounts: string[]): ApiKeySpec[] {
   return specs;
 }
 
-function intFlag(name: string, value: string, min: number, max: number): number {
-  const n = Number(value);
-  if (!/^\d+$/.test(value) || n < min || n > max) throw new UsageError(`${name} must be an integer within ${min}..${max}, not "${value}"`);
-  return n;
+// The flags have commander defaults, so a value is always given; parsed as every other count.
+function intFlag(name: string, value: string, max: number): number {
+  return parseCount(name, value, { fallback: 0, min: 0, max, hint: usageHint('serve') });
 }
 
 function usage<T>(fn: () => T): T {

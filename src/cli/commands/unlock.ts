@@ -5,8 +5,9 @@ import { formatDiagnostic } from '../../config/format.js';
 import { readProjectConfig } from '../../config/project-config.js';
 import type { Diagnostic } from '../../config/types.js';
 import { Refused, ValidationFailed } from '../../errors.js';
-import { localHolder } from '../apply-lock.js';
-import { resolveConnection, withConnectionOptions, type ConnectionFlags } from '../connection.js';
+import { localHolder } from '../../apply/holder.js';
+import { resolveConnection, type ConnectionFlags } from '../../config/connection.js';
+import { DIR_HELP, withConnectionOptions } from '../options.js';
 import type { RegisterCommand } from '../context.js';
 
 interface UnlockFlags extends ConnectionFlags {
@@ -19,7 +20,7 @@ export const register: RegisterCommand = (program, ctx) => {
     program
       .command('unlock')
       .description('remove a stuck apply lock of the project (left by an apply that was killed or lost its machine)')
-      .argument('[dir]', 'project directory holding mac.config.yaml', '.')
+      .argument('[dir]', DIR_HELP, '.')
       .option('--force', 'remove it even when its holder is a running process of this machine'),
   ).action(async (dir: string, flags: UnlockFlags) => {
     const { output } = ctx;

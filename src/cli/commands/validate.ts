@@ -1,9 +1,7 @@
-import { resolve } from 'node:path';
 import type { RegisterCommand } from '../context.js';
-import { loadProject } from '../../config/load.js';
-import { formatDiagnostic, summarizeDiagnostics } from '../../config/format.js';
+import { summarizeDiagnostics } from '../../config/format.js';
 import { KINDS } from '../../schema/kinds.js';
-import { NO_TYPESCRIPT_HELP } from '../typescript-option.js';
+import { DIR_HELP, loadReported, NO_TYPESCRIPT_HELP } from '../options.js';
 
 /**
  * `mac validate [DIR]`: load, validate and resolve references without HTTP; exit 0 valid, 1 invalid.
@@ -13,13 +11,12 @@ export const register: RegisterCommand = (program, ctx) => {
   program
     .command('validate')
     .description('load and validate the definitions of DIR without any HTTP request (exit 0 valid, 1 invalid); a *.mac.ts file is code and runs, --no-typescript refuses it')
-    .argument('[dir]', 'project directory holding mac.config.yaml', '.')
+    .argument('[dir]', DIR_HELP, '.')
     .option('--no-typescript', NO_TYPESCRIPT_HELP)
     .action(async (dir: string, flags: { typescript: boolean }) => {
       const { output } = ctx;
-      const project = await loadProject(resolve(ctx.cwd, dir), { env: ctx.env, typescript: flags.typescript });
+      const project = await loadReported(ctx, dir, flags.typescript);
       const errors = project.diagnostics.filter((d) => d.severity === 'error');
-      for (const d of project.diagnostics) output.info(formatDiagnostic(d, output.cErr));
       if (errors.length > 0) {
         output.info(`${output.cErr.red('validation failed:')} ${summarizeDiagnostics(project.diagnostics)}`);
         ctx.exit(1);

@@ -120,17 +120,24 @@ async function readDeclared(req: Request): Promise<string> {
 }
 
 async function readLimited(req: Request): Promise<string> {
-  if (!req.body) return '';
-  const reader = req.body.getReader();
+  const text = await readStreamLimited(req.body, MAX_BODY_BYTES);
+  if (text === null) throw tooLarge();
+  return text;
+}
+
+/** Reads a request body stream as UTF-8, or null (the stream cancelled) once it exceeds `limit` bytes. */
+export async function readStreamLimited(body: ReadableStream<Uint8Array> | null, limit: number): Promise<string | null> {
+  if (!body) return '';
+  const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
     size += value.byteLength;
-    if (size > MAX_BODY_BYTES) {
+    if (size > limit) {
       await reader.cancel().catch(() => undefined);
-      throw tooLarge();
+      return null;
     }
     chunks.push(value);
   }

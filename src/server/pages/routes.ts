@@ -9,6 +9,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { Context, MiddlewareHandler } from 'hono';
 import { z } from 'zod';
 import type { AppEnv } from '../http/env.js';
+import { readStreamLimited } from '../http/route.js';
 import type { ServerContext } from '../context.js';
 import { COLL } from '../kinds.js';
 import { STATUS_COLL } from '../rundata/collections.js';
@@ -44,22 +45,8 @@ const FORM_LIMIT = 4096;
 async function readForm(c: Context<AppEnv>): Promise<URLSearchParams | null> {
   const declared = Number(c.req.header('content-length') ?? '0');
   if (declared > FORM_LIMIT) return null;
-  const body = c.req.raw.body;
-  if (!body) return new URLSearchParams();
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > FORM_LIMIT) {
-      await reader.cancel();
-      return null;
-    }
-    chunks.push(value);
-  }
-  return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+  const text = await readStreamLimited(c.req.raw.body, FORM_LIMIT);
+  return text === null ? null : new URLSearchParams(text);
 }
 
 /** The Host header's name, lower case, without port. */

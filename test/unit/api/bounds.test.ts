@@ -315,6 +315,16 @@ describe('pagination that would not end', () => {
     expect(requests).toHaveLength(2);
   });
 
+  it('with a kind id (idOf), an object whose id is not a string or a number fails with the URL, never as [object Object]', async () => {
+    const url = await serve((_req, res) => json(res, 200, [{ id: 'a' }, { id: { x: 1 } }], { 'content-range': '0-1/2' }));
+    client = new ApiClient({ apiUrl: url, apiKey: 'k' });
+    const err = await failure(listAll(client, '/v1/checks', {}, { idOf: (c) => c.id }));
+    expect(err).toBeInstanceOf(BadResponseError);
+    expect(err.message).toBe(`GET ${url}/v1/checks?limit=100&page=1: an object of the list has no id (a string or a number), got an object`);
+    // Without a kind id, lists whose objects carry no id stay readable.
+    expect(await listAll(client, '/v1/checks')).toHaveLength(2);
+  });
+
   it('repeated ids are found with the kind id (idOf) and with consistent-looking ranges', async () => {
     const url = await serve((req, res) => {
       const n = pageOf(req);

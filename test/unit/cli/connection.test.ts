@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { resolveConnection } from '../../../src/cli/connection.js';
+import { resolveConnection } from '../../../src/config/connection.js';
 import { UsageError } from '../../../src/errors.js';
 
 describe('resolveConnection', () => {

@@ -21,6 +21,12 @@ describe('usage errors', () => {
     [['apply', dir, '--concurrency', '0'], 'error: --concurrency must be a whole number from 1 to 256, got "0"', '  hint: run "mac apply --help" for usage'],
     [['apply', dir, '--max-deletes', '-1'], 'error: --max-deletes must be a whole number from 0 to 10000, got "-1"', '  hint: run "mac apply --help" for usage'],
     [['apply', dir, '--format', 'yaml'], 'error: --format must be one of text, markdown, json, got "yaml"', '  hint: run "mac apply --help" for usage'],
+    // One integer parser for every command: an exponent is never a whole number.
+    [['import', '--out', dir, '--concurrency', '1e3'], 'error: --concurrency must be a whole number from 1 to 256, got "1e3"', '  hint: run "mac import --help" for usage'],
+    [['test', dir, '--concurrency', '1e3'], 'error: --concurrency must be a whole number from 1 to 256, got "1e3"', '  hint: run "mac test --help" for usage'],
+    [['destroy', dir, '--lock-timeout', '1e3'], 'error: --lock-timeout must be a whole number from 0 to 86400, got "1e3"', '  hint: run "mac destroy --help" for usage'],
+    [['serve', '--port', '1e3'], 'error: --port must be a whole number from 0 to 65535, got "1e3"', '  hint: run "mac serve --help" for usage'],
+    [['plan', dir, '--format', 'yaml'], 'error: --format must be one of text, markdown, json, got "yaml"', '  hint: run "mac plan --help" for usage'],
   ])('mac %j: one line and a hint, exit 1', async (args, message, hint) => {
     const r = await run(...args);
     expect(r.code).toBe(1);

@@ -1,3 +1,7 @@
+/**
+ * Where and as whom mac talks to the monitoring API: flags (or Action inputs), then MAC_API_URL,
+ * MAC_API_KEY, MAC_ACCOUNT_ID. Shared by the CLI and the Action; pure (the caller passes the environment).
+ */
 import { UsageError } from '../errors.js';
 
 /** The default URL where `mac serve` listens. */
@@ -59,12 +63,4 @@ function checkApiUrl(apiUrl: string): void {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new UsageError(`the API URL must be http or https, got "${url.protocol}"`, { hint });
   }
-}
-
-/** Adds --api-url, --api-key and --account-id to a command that talks to the API. */
-export function withConnectionOptions<T extends { option(flags: string, description: string): T }>(cmd: T): T {
-  return cmd
-    .option('--api-url <url>', 'monitoring API base URL (env MAC_API_URL, default http://127.0.0.1:4010)')
-    .option('--api-key <key>', 'API key (env MAC_API_KEY)')
-    .option('--account-id <id>', 'account id sent as x-service-account (env MAC_ACCOUNT_ID)');
 }
