@@ -3,10 +3,14 @@ import { MacError } from '../errors.js';
 /**
  * The last guard before a request leaves: a body holding `${{` carries an interpolation that
  * never happened (an unset variable, a plan's placeholder), and the API would store it as the
- * value. Refuses, naming the request and the field (never the value).
+ * value. Refuses, naming the request and the field (never the value). `json`, when given, is
+ * `JSON.stringify(body)` as it will be sent (the common case is then one substring search).
  */
-export function assertNoPlaceholder(method: string, path: string, body: unknown): void {
+export function assertNoPlaceholder(method: string, path: string, body: unknown, json?: string): void {
   if (body === undefined) return;
+  // JSON escapes none of `$`, `{` and never writes `$` outside a string: the body's JSON holds
+  // `${{` exactly when a string or key of the body does. The walk then only names the place.
+  if (json !== undefined && !json.includes('${{')) return;
   const at = placeholderAt(body, '');
   if (at === undefined) return;
   throw new MacError(`refusing to send ${method} ${path}: the body holds an unresolved \${{ ... }} expression at ${at || '/'}; it would be stored as the value`, {

@@ -46,20 +46,44 @@ export function apiAccount(options: ApiAccountOptions): ApplyAccount {
   const { client, project } = options;
   // Bodies as sent, kept in memory only (they hold secret values) for the convergence check.
   const sent = new Map<ChangeKey, Live>();
+  // The object each write answered with, and (once computed) what comparing it with the body
+  // sent leaves. The comparison is a pure function of (body, live object): when the re-read after
+  // the run finds the object exactly as answered, its outcome is this one, computed while the
+  // run waited on the API instead of after it.
+  const answered = new Map<ChangeKey, { answer: Live; issues?: ConvergenceIssue[] }>();
+  const remember = (change: PlannedChange, answer: unknown) => {
+    if (typeof answer !== 'object' || answer === null || Array.isArray(answer)) return;
+    const entry = { answer: answer as Live } as { answer: Live; issues?: ConvergenceIssue[] };
+    answered.set(changeKey(change), entry);
+    setImmediate(() => (entry.issues ??= differences(change, entry.answer))).unref();
+  };
+  /** What still differs between the body sent for a change and a live object of it. */
+  const differences = (change: PlannedChange, obj: Live): ConvergenceIssue[] => {
+    const body = sent.get(changeKey(change)) ?? change.desired ?? {};
+    const secrets = (change.secrets ?? []).map((s) => s.path);
+    return compareObjects(change.kind, body, normalizeLive(change.kind, obj), secrets).patch.map((op) => ({
+      kind: change.kind,
+      id: change.id,
+      field: op.path,
+      message: describeOp(op.op, op.oldValue, op.value),
+    }));
+  };
 
   const ops: ResourceOps = {
     async create(change, body) {
       const ep = kindSpec(change.kind).api.create;
       const res = await client.request<unknown>(ep.method, ep.path, { body, query: ep.query });
-      const id = kindSpec(change.kind).remoteId(objectBody(res, ep.method));
+      const obj = objectBody(res, ep.method);
+      const id = kindSpec(change.kind).remoteId(obj);
       if (typeof id !== 'string' && typeof id !== 'number') {
         throw new BadResponseError('the answer to the create holds no id of the new object', { method: ep.method, url: res.url, status: res.status });
       }
+      remember(change, obj);
       return id;
     },
     async update(change, remoteId, body) {
       const ep = kindSpec(change.kind).api.update(remoteId);
-      await client.request(ep.method, ep.path, { body, query: ep.query });
+      remember(change, (await client.request(ep.method, ep.path, { body, query: ep.query })).body);
     },
     async remove(change, remoteId) {
       await client.delete(kindSpec(change.kind).api.item(remoteId));
@@ -125,7 +149,10 @@ export function apiAccount(options: ApiAccountOptions): ApplyAccount {
     readLive: (changes) => read(changes.map((change) => ({ change, expected: change.remoteId !== undefined }))),
     fingerprint,
     perform: async (change, input) => {
-      if (input.body) sent.set(changeKey(change), input.body);
+      const key = changeKey(change);
+      if (input.body) sent.set(key, input.body);
+      // An answer from an earlier attempt of this change is no longer the object's state.
+      answered.delete(key);
       return perform(change, input);
     },
     async converge(applied) {
@@ -142,16 +169,32 @@ export function apiAccount(options: ApiAccountOptions): ApplyAccount {
           issues.push({ kind: change.kind, id: change.id, field: '', message: `not found after its ${change.action}` });
           continue;
         }
-        const body = sent.get(key) ?? change.desired ?? {};
-        const secrets = (change.secrets ?? []).map((s) => s.path);
-        for (const op of compareObjects(change.kind, body, normalizeLive(change.kind, obj), secrets).patch) {
-          issues.push({ kind: change.kind, id: change.id, field: op.path, message: describeOp(op.op, op.oldValue, op.value) });
-        }
+        const memo = answered.get(key);
+        if (memo !== undefined && sameJson(memo.answer, obj)) issues.push(...(memo.issues ??= differences(change, memo.answer)));
+        else issues.push(...differences(change, obj));
       }
       return issues;
     },
     requests: () => client.stats.total,
   };
+}
+
+/** Whether two parsed JSON values are equal (object keys in any order). */
+export function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  if (ka.length !== Object.keys(b).length) return false;
+  for (const k of ka) {
+    if (!Object.prototype.hasOwnProperty.call(b, k) || !sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false;
+  }
+  return true;
 }
 
 /** A patch operation (live -> defined) in words, values already masked by the comparison. */

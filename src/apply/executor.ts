@@ -1,4 +1,3 @@
-import pLimit from 'p-limit';
 import type { PlannedChange } from '../plan/types.js';
 import { MacError } from '../errors.js';
 import { buildWaves, changeKey, type ChangeKey } from './graph.js';
@@ -74,25 +73,31 @@ export async function execute(changes: readonly PlannedChange[], options: Execut
   // Once the API refuses the key itself (401, 403), every later write would be refused too:
   // the rest is skipped with that reason instead of failing one by one with the same error.
   let halted: string | undefined;
-  const limit = pLimit(concurrency);
   for (const wave of waves) {
-    await Promise.all(
-      wave.map((change) => {
-        const key = changeKey(change);
-        const blocked = deps.get(key)!.filter((d) => outcomes.get(d)?.status !== 'applied');
-        if (blocked.length > 0) {
-          settle({ ...base(change), status: 'skipped', skippedBecause: blocked.sort() });
-          return undefined;
+    // Changes whose dependencies did not apply are skipped at once, before any write of the wave.
+    const runnable: PlannedChange[] = [];
+    for (const change of wave) {
+      const blocked = deps.get(changeKey(change))!.filter((d) => outcomes.get(d)?.status !== 'applied');
+      if (blocked.length > 0) settle({ ...base(change), status: 'skipped', skippedBecause: blocked.sort() });
+      else runnable.push(change);
+    }
+    // `concurrency` workers take the next change as soon as their last one ends: a slot never
+    // waits on a queue's bookkeeping, and nothing is allocated per change before its turn.
+    let next = 0;
+    const worker = async () => {
+      while (next < runnable.length) {
+        const change = runnable[next++]!;
+        if (halted !== undefined) {
+          settle({ ...base(change), status: 'skipped', skipReason: halted });
+          continue;
         }
-        return limit(async () => {
-          if (halted !== undefined) return settle({ ...base(change), status: 'skipped', skipReason: halted });
-          const { outcome, keyRefused } = await run(change, ids, options);
-          if (keyRefused) halted ??= `not attempted: the API refused ${key} (${keyRefused}), so it would refuse this too`;
-          if (outcome.status === 'applied' && outcome.remoteId !== undefined) ids.set(key, outcome.remoteId);
-          settle(outcome);
-        });
-      }),
-    );
+        const { outcome, keyRefused } = await run(change, ids, options);
+        if (keyRefused) halted ??= `not attempted: the API refused ${changeKey(change)} (${keyRefused}), so it would refuse this too`;
+        if (outcome.status === 'applied' && outcome.remoteId !== undefined) ids.set(outcome.key, outcome.remoteId);
+        settle(outcome);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(concurrency, runnable.length) }, worker));
   }
   return changes.filter((c) => c.action !== 'noop').map((c) => outcomes.get(changeKey(c))!);
 }

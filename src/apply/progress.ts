@@ -16,6 +16,13 @@ export interface ProgressOptions {
   now?: () => number;
   /** Least time between two redraws of the live line, in ms. */
   redrawMs?: number;
+  /**
+   * Without a TTY: longest time a finished change's line waits to be written, in ms (default
+   * 100). Lines are written together, one write per batch: a write per change costs a syscall
+   * and a wake-up of the reader on every answer, CPU the service shares on small machines.
+   * 0 writes each line at once.
+   */
+  batchMs?: number;
 }
 
 /** A progress reporter wired to an execution. */
@@ -44,16 +51,34 @@ export function formatOutcomeLine(p: ExecutionProgress, o: ChangeOutcome): strin
 /**
  * Reports an execution on stderr: on a TTY a live line redrawn at most every `redrawMs` (and on
  * a timer, so the request rate stays current while requests wait), with each failure printed
- * above it; otherwise one plain line per finished change.
+ * above it; otherwise one plain line per finished change, written in batches at most `batchMs`
+ * old (and at the end, and when the process exits early).
  */
 export function createProgressReporter(options: ProgressOptions): ProgressReporter {
   const { sink, requests } = options;
   const now = options.now ?? Date.now;
   const redrawMs = options.redrawMs ?? 100;
+  const batchMs = options.batchMs ?? 100;
   const startedAt = now();
   const startRequests = requests();
   let last: ExecutionProgress = { done: 0, total: 0, failed: 0, skipped: 0 };
   let drawnAt = -Infinity;
+
+  // Without a TTY: lines not yet written, and the timer that writes them.
+  let pending: string[] = [];
+  let batchTimer: NodeJS.Timeout | undefined;
+  const flush = () => {
+    if (batchTimer) clearTimeout(batchTimer);
+    batchTimer = undefined;
+    if (pending.length === 0) return;
+    const lines = pending;
+    pending = [];
+    sink.progress(lines.join('\n'));
+  };
+  // A signal ends the process through process.exit (after the lock is released): lines still
+  // pending are written on the way out.
+  const onExit = () => flush();
+  if (!sink.interactive && batchMs > 0) process.once('exit', onExit);
 
   const rate = () => {
     const seconds = (now() - startedAt) / 1000;
@@ -70,7 +95,9 @@ export function createProgressReporter(options: ProgressOptions): ProgressReport
     onProgress(progress, outcome) {
       last = progress;
       if (!sink.interactive) {
-        sink.progress(formatOutcomeLine(progress, outcome));
+        if (batchMs <= 0) return sink.progress(formatOutcomeLine(progress, outcome));
+        pending.push(formatOutcomeLine(progress, outcome));
+        if (batchTimer === undefined) (batchTimer = setTimeout(flush, batchMs)).unref();
         return;
       }
       if (outcome.status !== 'applied') {
@@ -84,6 +111,8 @@ export function createProgressReporter(options: ProgressOptions): ProgressReport
       }
     },
     finish() {
+      flush();
+      process.off('exit', onExit);
       if (timer) clearInterval(timer);
       sink.endProgress();
     },

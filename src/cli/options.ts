@@ -125,6 +125,15 @@ export function runOptions(command: string, flags: RunFlags, env: Record<string,
   };
 }
 
+/**
+ * Sockets the API client keeps for a run of `concurrency` changes in flight: at least one per
+ * change in flight (one request per socket, no pipelining), and two spare ones, so that the lock's
+ * renewal never makes a write wait for a socket. Never fewer than the client's default 16.
+ */
+export function connectionsFor(concurrency: number): number {
+  return Math.max(16, concurrency + 2);
+}
+
 /** The limiter of a run given `--rate-limit`; undefined leaves the client's default (600/60). */
 export function limiterFor(limit: RateLimit | undefined): Limiter | undefined {
   return limit === undefined ? undefined : limiterOf(limit);

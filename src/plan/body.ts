@@ -20,7 +20,8 @@ export function requestBody(
   secrets: ReadonlyMap<string, unknown> = new Map(),
 ): Record<string, unknown> {
   if (!change.desired) throw new MacError(`${change.kind}/${change.id}: the plan has no desired body for this ${change.action}`);
-  const body = structuredClone(change.desired);
+  // replaceRefs copies every array and object, so the secrets below are set on the copy.
+  const body = replaceRefs(change.desired, ids, `${change.kind}/${change.id}`) as Record<string, unknown>;
   for (const source of change.secrets ?? []) {
     if (!secrets.has(source.path)) {
       throw new MacError(`${change.kind}/${change.id}: no value for the secret at ${source.path}`, {
@@ -29,7 +30,7 @@ export function requestBody(
     }
     if (getAt(body, source.path) === SENSITIVE) setAt(body, source.path, secrets.get(source.path));
   }
-  return replaceRefs(body, ids, `${change.kind}/${change.id}`) as Record<string, unknown>;
+  return body;
 }
 
 function replaceRefs(v: unknown, ids: ReadonlyMap<string, string | number>, owner: string): unknown {

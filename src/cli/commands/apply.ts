@@ -2,7 +2,7 @@ import { stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline/promises';
 import type { CliContext, RegisterCommand } from '../context.js';
 import { resolveConnection } from '../../config/connection.js';
-import { applyOptions, limiterFor, loadValid, withConnectionOptions, withRunOptions, type ApplyCommandOptions, type ApplyFlags } from '../options.js';
+import { applyOptions, connectionsFor, limiterFor, loadValid, withConnectionOptions, withRunOptions, type ApplyCommandOptions, type ApplyFlags } from '../options.js';
 import { ApiClient } from '../../api/index.js';
 import { apiAccount } from '../../apply/account.js';
 import { applyPlan, type ApplyAccount } from '../../apply/apply.js';
@@ -43,7 +43,7 @@ async function runApply(options: ApplyCommandOptions, flags: ApplyFlags, ctx: Cl
   const { output } = ctx;
   const connection = resolveConnection(flags, ctx.env);
   const limiter = limiterFor(options.rateLimit);
-  const client = new ApiClient({ ...connection, ...(limiter ? { limiter } : {}) });
+  const client = new ApiClient({ ...connection, connections: connectionsFor(options.concurrency), ...(limiter ? { limiter } : {}) });
   try {
     if (options.target.type === 'planfile') {
       if (options.prune) throw new MacError('--prune applies to a directory; a saved plan already says what it deletes', { hint: 'plan with mac plan --prune --out FILE' });

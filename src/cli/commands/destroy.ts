@@ -1,7 +1,7 @@
 import { createInterface } from 'node:readline/promises';
 import type { CliContext, RegisterCommand } from '../context.js';
 import { resolveConnection, type ConnectionFlags } from '../../config/connection.js';
-import { DIR_HELP, limiterFor, loadValid, runOptions, withConnectionOptions, withRunOptions, type RunFlags } from '../options.js';
+import { connectionsFor, DIR_HELP, limiterFor, loadValid, runOptions, withConnectionOptions, withRunOptions, type RunFlags } from '../options.js';
 import { ApiClient } from '../../api/index.js';
 import { apiAccount } from '../../apply/account.js';
 import { guardAccount } from '../../apply/lock.js';
@@ -46,7 +46,7 @@ async function runDestroy(dir: string, flags: DestroyFlags, ctx: CliContext): Pr
   const project = await loadValid(ctx, dir, flags.typescript, 'nothing was deleted and no request was made');
 
   const limiter = limiterFor(rateLimit);
-  const client = new ApiClient({ ...connection, ...(limiter ? { limiter } : {}) });
+  const client = new ApiClient({ ...connection, connections: connectionsFor(concurrency), ...(limiter ? { limiter } : {}) });
   try {
     // Under the apply lock: no apply of the project writes while its resources are deleted.
     return await withCliApplyLock(ctx, client, project.config.project, { command: 'mac destroy', timeoutSeconds: lockTimeout }, async (lock) => {

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { applyOptions, limiterFor } from '../../../src/cli/options.js';
+import { applyOptions, connectionsFor, limiterFor } from '../../../src/cli/options.js';
 import { parseChoice, parseCount, parseRateLimit, parseSeconds, rateLimitFrom } from '../../../src/config/options.js';
 import { parseInputs } from '../../../src/action/inputs.js';
 import { SlidingWindowLimiter } from '../../../src/api/index.js';
@@ -92,5 +92,14 @@ describe('layering', () => {
     const files = readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'));
     expect(files.length).toBeGreaterThan(5);
     for (const f of files) expect(readFileSync(new URL(f, root), 'utf8'), f).not.toMatch(/from '(\.\.\/)+cli\//);
+  });
+});
+
+describe('connectionsFor', () => {
+  it('keeps a socket per change in flight and two spare ones, never fewer than 16', () => {
+    expect(connectionsFor(1)).toBe(16);
+    expect(connectionsFor(8)).toBe(16);
+    expect(connectionsFor(16)).toBe(18);
+    expect(connectionsFor(64)).toBe(66);
   });
 });
