@@ -24,13 +24,12 @@ export interface MultiStepLimits {
   timeoutMs: number;
   /** Bytes of log kept from a run. */
   maxLogBytes: number;
+  /** Time beyond the limit for Node to start and Playwright to report, before the group is killed. */
+  killGraceMs: number;
 }
 
-/** A run's defaults: 2 minutes, 64 KiB of log. */
-export const MULTI_STEP_DEFAULTS: MultiStepLimits = { timeoutMs: 120_000, maxLogBytes: 64 * 1024 };
-
-/** Time the child gets beyond the limit to start Node and report, before its group is killed. */
-const KILL_GRACE_MS = 10_000;
+/** A run's defaults: 2 minutes, 64 KiB of log, 10 s to start and report. */
+export const MULTI_STEP_DEFAULTS: MultiStepLimits = { timeoutMs: 120_000, maxLogBytes: 64 * 1024, killGraceMs: 10_000 };
 /** Bytes kept of the child's own stdout/stderr (Playwright's messages before tests run). */
 const MAX_OUTPUT_BYTES = 16 * 1024;
 /** Bytes of result.json read at most (the reporter keeps its entries short). */
@@ -127,7 +126,7 @@ async function attempt(check: MultiStepCheck, limits: MultiStepLimits): Promise<
     await writeFile(join(dir, FILES.script), check.script);
     await writeFile(join(dir, FILES.reporter), REPORTER_TEXT);
     await writeFile(join(dir, FILES.config), configText({ playwrightCore: pw.core, timeoutMs: limits.timeoutMs, maxLogBytes: limits.maxLogBytes }));
-    const end = await runChild(pw.cli, dir, childEnv(check, dir), limits.timeoutMs + KILL_GRACE_MS);
+    const end = await runChild(pw.cli, dir, childEnv(check, dir), limits.timeoutMs + limits.killGraceMs);
     const elapsed = performance.now() - began;
     const log = splitLog(await readBounded(join(dir, FILES.log), limits.maxLogBytes + 64));
     const report = parseReport(await readBounded(join(dir, FILES.result), MAX_RESULT_BYTES));
@@ -157,7 +156,7 @@ interface Judged {
 export function judgeRun(end: ChildEnd, report: Report | null, limits: MultiStepLimits, log: string[]): Judged {
   if (end.spawnError !== null) return { rawFailed: false, fault: true, errors: [`multi-step runner error: ${end.spawnError}`], log };
   if (end.killed) {
-    const errors = [`the script did not finish within ${limits.timeoutMs / 1000} s and was stopped`];
+    const errors = [`the script did not finish within ${(limits.timeoutMs + limits.killGraceMs) / 1000} s and was stopped`];
     return { rawFailed: true, fault: false, errors, log: [...log, errors[0]] };
   }
   if (report === null) {
