@@ -167,9 +167,15 @@ export function judgeRun(end: ChildEnd, report: Report | null, limits: MultiStep
   }
   const duration = report.tests.reduce((sum, t) => sum + (Number.isFinite(t.duration) ? t.duration : 0), 0);
   const failed = report.tests.filter((t) => !t.ok);
-  const errors = [...failed.map(failureMessage), ...report.errors.map((e) => `the script could not run: ${e}`)];
-  if (report.tests.length === 0 && errors.length === 0) errors.push('the script defines no test: call test() from @playwright/test');
-  return { rawFailed: errors.length > 0, fault: false, errors, log, duration };
+  const noTest = 'the script defines no test: call test() from @playwright/test';
+  const errors = [
+    ...failed.map(failureMessage),
+    ...report.errors.map((e) => (report.tests.length === 0 && /^Error: No tests found/.test(e) ? noTest : `the script could not run: ${e}`)),
+  ];
+  if (report.tests.length === 0 && errors.length === 0) errors.push(noTest);
+  // What the script printed while Playwright loaded it (outside any test) comes first.
+  const loaded = end.output.split('\n').filter((l) => l.trim() !== '');
+  return { rawFailed: errors.length > 0, fault: false, errors, log: [...loaded, ...log], duration };
 }
 
 /** The first error of a failed test: the test, the step that failed and the request before it, the error. */
