@@ -53,6 +53,21 @@ function playwright(): { testDir: string; cli: string; core: string; version: st
 export const MULTI_STEP_CONCURRENCY = Math.max(1, Math.min(4, availableParallelism()));
 const pool = pLimit(MULTI_STEP_CONCURRENCY);
 
+/** Kills of the process groups running now: a stop (service shutdown, exit) ends them all. */
+const live = new Set<() => void>();
+let exitHooked = false;
+// Bumped by each stop: runs queued before it do not start after it.
+let generation = 0;
+
+/**
+ * Stops every multi-step run under way (their results say so, as runner faults): the service
+ * calls it on shutdown so that a hanging script does not hold it up to the time limit.
+ */
+export function stopMultiStepRuns(): void {
+  generation += 1;
+  for (const stop of [...live]) stop();
+}
+
 /** Runs under way and waiting for a slot (the scheduler holds back new sessions when it is full). */
 export function multiStepLoad(): { active: number; pending: number; concurrency: number } {
   return { active: pool.activeCount, pending: pool.pendingCount, concurrency: pool.concurrency };
@@ -66,7 +81,8 @@ export async function runMultiStep(check: MultiStepCheck, opts: RunOptions): Pro
   let elapsedMs = 0;
   for (;;) {
     const began = performance.now();
-    const result = await pool(() => attempt(check, limits));
+    const queued = generation;
+    const result = await pool(() => (generation === queued ? attempt(check, limits, queued) : stoppedAttempt(check)));
     elapsedMs += performance.now() - began;
     const wait = result.hasErrors
       ? null
@@ -81,6 +97,14 @@ export async function runMultiStep(check: MultiStepCheck, opts: RunOptions): Pro
   }
 }
 
+/** An attempt that never started: the runs were stopped while it waited for the pool. */
+function stoppedAttempt(check: MultiStepCheck): Promise<AttemptResult> {
+  const now = Date.now();
+  return Promise.resolve(
+    outcome(check, { startedAt: now, elapsed: 0, rawFailed: false, fault: true, errors: ['the run was stopped: mac is shutting down'], log: [], runtimeVersion: null }),
+  );
+}
+
 /** What the generated reporter writes at the end of a run. */
 interface Report {
   status: string;
@@ -92,6 +116,8 @@ interface Report {
 interface ChildEnd {
   code: number | null;
   killed: boolean;
+  /** Stopped by stopMultiStepRuns (shutdown), not by the time limit. */
+  stopped?: boolean;
   output: string;
   spawnError: string | null;
 }
@@ -110,7 +136,7 @@ export function childEnv(check: MultiStepCheck, dir: string): Record<string, str
   return env;
 }
 
-async function attempt(check: MultiStepCheck, limits: MultiStepLimits): Promise<AttemptResult> {
+async function attempt(check: MultiStepCheck, limits: MultiStepLimits, queued: number): Promise<AttemptResult> {
   const startedAt = Date.now();
   const began = performance.now();
   const pw = playwright();
@@ -126,6 +152,8 @@ async function attempt(check: MultiStepCheck, limits: MultiStepLimits): Promise<
     await writeFile(join(dir, FILES.script), check.script);
     await writeFile(join(dir, FILES.reporter), REPORTER_TEXT);
     await writeFile(join(dir, FILES.config), configText({ playwrightCore: pw.core, timeoutMs: limits.timeoutMs, maxLogBytes: limits.maxLogBytes }));
+    // Stopped while the files were written: nothing is started (runChild registers synchronously).
+    if (generation !== queued) return await stoppedAttempt(check);
     const end = await runChild(pw.cli, dir, childEnv(check, dir), limits.timeoutMs + limits.killGraceMs);
     const elapsed = performance.now() - began;
     const log = splitLog(await readBounded(join(dir, FILES.log), limits.maxLogBytes + 64));
@@ -155,6 +183,7 @@ interface Judged {
 /** Reads the reporter's result and the child's end into pass/fail, errors and log. */
 export function judgeRun(end: ChildEnd, report: Report | null, limits: MultiStepLimits, log: string[]): Judged {
   if (end.spawnError !== null) return { rawFailed: false, fault: true, errors: [`multi-step runner error: ${end.spawnError}`], log };
+  if (end.stopped) return { rawFailed: false, fault: true, errors: ['the run was stopped: mac is shutting down'], log };
   if (end.killed) {
     const errors = [`the script did not finish within ${(limits.timeoutMs + limits.killGraceMs) / 1000} s and was stopped`];
     return { rawFailed: true, fault: false, errors, log: [...log, errors[0]] };
@@ -188,7 +217,7 @@ function failureMessage(t: Report['tests'][number]): string {
 /** The attempt, with shouldFail applied and secret values masked. */
 function outcome(
   check: MultiStepCheck,
-  r: Judged & { startedAt: number; elapsed: number; runtimeVersion: string },
+  r: Judged & { startedAt: number; elapsed: number; runtimeVersion: string | null },
 ): AttemptResult {
   const mask = masker(check);
   const errors = r.errors.map(mask);
@@ -235,6 +264,12 @@ function runChild(cli: string, dir: string, env: Record<string, string>, killAft
     let output = '';
     let bytes = 0;
     let killed = false;
+    let stopped = false;
+    if (!exitHooked) {
+      exitHooked = true;
+      // A process group outlives its parent: one that exits takes its runs along.
+      process.once('exit', stopMultiStepRuns);
+    }
     const child = spawn(process.execPath, [cli, 'test', '-c', join(dir, FILES.config)], { cwd: dir, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     const keep = (chunk: Buffer) => {
       if (bytes >= MAX_OUTPUT_BYTES) return;
@@ -255,15 +290,22 @@ function runChild(cli: string, dir: string, env: Record<string, string>, killAft
       killed = true;
       killGroup();
     }, killAfterMs);
+    const stop = () => {
+      stopped = true;
+      killGroup();
+    };
+    live.add(stop);
     child.once('error', (err) => {
       clearTimeout(timer);
+      live.delete(stop);
       resolve({ code: null, killed: false, output, spawnError: err.message });
     });
     child.once('close', (code) => {
       clearTimeout(timer);
+      live.delete(stop);
       // Workers the script left behind go with the group.
       killGroup();
-      resolve({ code, killed, output, spawnError: null });
+      resolve({ code, killed: killed && !stopped, stopped, output, spawnError: null });
     });
   });
 }

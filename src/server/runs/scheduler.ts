@@ -4,7 +4,7 @@ import type { RunEngine } from './engine.js';
 import type { CheckRecord } from './alerts.js';
 import { HEARTBEAT_STATE_COLL, type Heartbeats } from './heartbeats.js';
 import { firstRunDelayMs, nextDueMs, periodMs } from './schedule.js';
-import { multiStepLoad } from '../../runner/index.js';
+import { multiStepLoad, stopMultiStepRuns } from '../../runner/index.js';
 
 /** How often the scheduler looks for due checks (real ms); bounds the precision of sub-minute runs. */
 export const TICK_MS = 50;
@@ -56,10 +56,11 @@ export class Scheduler {
     this.timer ??= setInterval(() => this.tick(), TICK_MS);
   }
 
-  /** Stops ticking and waits for the sessions under way. */
+  /** Stops ticking, stops multi-step scripts under way, and waits for the sessions under way. */
   async stop(): Promise<void> {
     clearInterval(this.timer);
     this.timer = undefined;
+    stopMultiStepRuns();
     await this.engine.idle();
   }
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCheck, NO_BROWSER } from '../../../src/runner/index.js';
+import { runCheck, NO_BROWSER, stopMultiStepRuns } from '../../../src/runner/index.js';
 import { judgeRun, MULTI_STEP_DEFAULTS } from '../../../src/runner/multistep/run.js';
 import { startHttpServer, json, type HttpServer } from '../../helpers/http-server.js';
 
@@ -73,6 +73,16 @@ describe('multi-step runner', () => {
   it('kills the process group of a script that never yields once the limit and grace have passed', async () => {
     const [r] = await runCheck(check(script(`test('spin', async () => {\n  for (;;) {}\n});`)), { multiStep: { timeoutMs: 1000, killGraceMs: 1500 } });
     expect(r).toMatchObject({ hasFailures: true, hasErrors: false, errorMessage: 'the script did not finish within 2.5 s and was stopped' });
+  });
+
+  it('stops runs under way when asked (service shutdown), as a runner fault', async () => {
+    const began = Date.now();
+    const run = runCheck(check(script(`test('spin', async () => {\n  for (;;) {}\n});`)), { multiStep: { timeoutMs: 60_000 } });
+    await new Promise((r) => setTimeout(r, 500));
+    stopMultiStepRuns();
+    const [r] = await run;
+    expect(r).toMatchObject({ hasErrors: true, hasFailures: false, errorMessage: 'the run was stopped: mac is shutting down' });
+    expect(Date.now() - began).toBeLessThan(30_000);
   });
 
   it('fails a check without a script, and applies shouldFail', async () => {
