@@ -65,7 +65,8 @@ const fs = require('node:fs');
 const path = require('node:path');
 const ANSI = /\\u001b\\[[0-9;?]*[ -\\/]*[@-~]/g;
 const clean = (s) => String(s ?? '').replace(ANSI, '');
-const firstLines = (s, n) => clean(s).split('\\n').map((l) => l.trim()).filter(Boolean).slice(0, n).join(' ');
+const firstLines = (s, n) => clean(s).split('\\n').map((l) => l.trim()).filter(Boolean).slice(0, n).join(' ').slice(0, 2000);
+const MAX_ENTRIES = 200;
 
 class MultiStepReporter {
   constructor(options) {
@@ -125,12 +126,12 @@ class MultiStepReporter {
     const s = this.testState(test);
     const ok = result.status === test.expectedStatus || result.status === 'skipped';
     const errors = result.errors.map((e) => firstLines(e.message ?? e.value, 4)).filter(Boolean);
-    this.tests.push({ title: test.titlePath().slice(3).join(' > ') || test.title, status: result.status, ok, duration: result.duration, errors, failedStep: s.failedStep });
+    if (this.tests.length < MAX_ENTRIES) this.tests.push({ title: (test.titlePath().slice(3).join(' > ') || test.title).slice(0, 500), status: result.status, ok, duration: result.duration, errors, failedStep: s.failedStep });
     this.line((ok ? 'passed' : result.status) + ' "' + test.title + '" (' + Math.round(result.duration) + ' ms)' + (ok || !errors[0] ? '' : ': ' + errors[0]));
   }
   onError(error) {
     const message = firstLines(error.message ?? error.value, 4);
-    this.errors.push(message);
+    if (this.errors.length < MAX_ENTRIES) this.errors.push(message);
     this.line('error: ' + message);
   }
   onEnd(result) {

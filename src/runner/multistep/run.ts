@@ -202,6 +202,8 @@ export function judgeRun(end: ChildEnd, report: Report | null, limits: MultiStep
     ...report.errors.map((e) => (report.tests.length === 0 && /^Error: No tests found/.test(e) ? noTest : `the script could not run: ${e}`)),
   ];
   if (report.tests.length === 0 && errors.length === 0) errors.push(noTest);
+  // The reporter keeps the first 200 tests and errors; Playwright's own verdict covers the rest.
+  if (errors.length === 0 && report.status !== 'passed') errors.push(`Playwright reported the run as ${report.status}`);
   // What the script printed while Playwright loaded it (outside any test) comes first.
   const loaded = end.output.split('\n').filter((l) => l.trim() !== '');
   return { rawFailed: errors.length > 0, fault: false, errors, log: [...loaded, ...log], duration };

@@ -111,4 +111,11 @@ describe('judgeRun', () => {
       duration: 42,
     });
   });
+  it('fails when Playwright says the run failed even if no failed test was kept', () => {
+    const t = { title: 'a', status: 'passed', ok: true, duration: 1, errors: [], failedStep: null };
+    expect(judgeRun(end, { status: 'failed', tests: [t], errors: [] }, MULTI_STEP_DEFAULTS, [])).toMatchObject({
+      rawFailed: true,
+      errors: ['Playwright reported the run as failed'],
+    });
+  });
 });
