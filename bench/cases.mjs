@@ -12,6 +12,7 @@ const TARGETS = {
   soakRssMb: { op: '<=', value: 50 },
   restartMs: { op: '<=', value: 2000 },
   analyticsP95Ms: { op: '<=', value: 100 },
+  multiStepOverhead: { op: '<=', value: 1.25 },
 };
 
 /** Every case, in the order they run; `figures` lists what a case reports when it cannot run. */
@@ -134,6 +135,25 @@ export const CASES = [
         }),
         figure({ bench: 'serve-soak-restart', figure: 8, title: 'mac serve on SQLite: restart to the first answered request', value: r.restartMs, unit: 'ms', target: TARGETS.restartMs, details }),
         figure({ bench: 'serve-soak-analytics', figure: 9, title: 'mac serve on SQLite: analytics p95, last30Days of one check', value: r.analyticsP95Ms, unit: 'ms', target: TARGETS.analyticsP95Ms, details }),
+      ];
+    },
+  },
+  {
+    name: 'multistep',
+    module: './multistep.mjs',
+    figures: [{ bench: 'multistep-runs', figure: 10, title: 'multi-step runs: time through mac / bare playwright test', target: TARGETS.multiStepOverhead }],
+    run: async (m, { quick, log }) => {
+      const r = await m.main({ n: quick ? 4 : 12, log });
+      return [
+        figure({
+          bench: r.bench,
+          figure: 10,
+          title: `multi-step runs (${r.n}, pool of ${r.concurrency}): time through mac / bare playwright test`,
+          value: r.failed > 0 ? Infinity : r.overhead,
+          target: TARGETS.multiStepOverhead,
+          details: { quick, n: r.n, concurrency: r.concurrency, macMs: r.macMs, bareMs: r.bareMs, runsPerSecond: r.runsPerSecond, failed: r.failed },
+          note: `${r.runsPerSecond.toFixed(2)} runs/s through mac, ${r.bareRunsPerSecond.toFixed(2)} runs/s bare (two requests per script, local server).${r.failed > 0 ? ` MISS: ${r.failed} runs failed.` : ''}`,
+        }),
       ];
     },
   },

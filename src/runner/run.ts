@@ -16,6 +16,7 @@ import { probeDns, type NameServerSource } from './dns/probe.js';
 import { systemNameServer } from './dns/client.js';
 import { apiCheckResult, judge } from './outcome.js';
 import { nextRetryDelay } from './retry.js';
+import { runMultiStep, type MultiStepLimits } from './multistep/run.js';
 
 /** How a run behaves; every field has a production default. */
 export interface RunOptions {
@@ -28,6 +29,8 @@ export interface RunOptions {
   systemNameServer?: NameServerSource;
   /** Called with each attempt as soon as it ends, before any retry wait. */
   onAttempt?: (attempt: AttemptResult) => void | Promise<void>;
+  /** Time limit and log bound of multi-step runs. */
+  multiStep?: Partial<MultiStepLimits>;
 }
 
 /** One attempt's result: the check-result fields the runner owns (api-decisions §5.2, §5.3). */
@@ -80,20 +83,20 @@ const DNS: KindRunner<DnsCheck> = {
 };
 
 /** The message a check gets when its kind is not executed here (api-decisions §5.1). */
-export const NOT_EXECUTED: Record<'MULTI_STEP' | 'HEARTBEAT', string> = {
-  MULTI_STEP: 'multi-step scripts are not executed by this service',
+export const NOT_EXECUTED: Record<'HEARTBEAT', string> = {
   HEARTBEAT: 'heartbeat checks are not run; they are fed by pings',
 };
 
 /**
  * Runs a check once from this machine, with retries, and returns every attempt (the last one
- * FINAL). Multi-step and heartbeat checks are not executed: one FINAL result with hasErrors
+ * FINAL). Multi-step checks run their script in a child process (multistep/run.ts). Heartbeat checks are not executed: one FINAL result with hasErrors
  * says so, never a pass.
  */
 export async function runCheck(input: RunnableCheckInput | RunnableCheck, opts: RunOptions = {}): Promise<AttemptResult[]> {
   const check = runnableCheckSchema.parse(input);
   if (check.checkType === 'TCP') return runAttempts(check, TCP, opts);
   if (check.checkType === 'DNS') return runAttempts(check, DNS, opts);
+  if (check.checkType === 'MULTI_STEP') return runMultiStep(check, opts);
   const result = notExecuted(NOT_EXECUTED[check.checkType]);
   await opts.onAttempt?.(result);
   return [result];
@@ -172,7 +175,8 @@ function faultProbe(message: string): Probe {
 
 /** A result that ran nothing: hasErrors with the reason, in the multi-step result shape. */
 export function notExecuted(reason: string): AttemptResult {
-  const now = new Date().toISOString();
+  const at = Date.now();
+  const now = new Date(at).toISOString();
   return {
     resultType: 'FINAL',
     attempts: 0,
@@ -185,7 +189,7 @@ export function notExecuted(reason: string): AttemptResult {
     stoppedAt: now,
     apiCheckResult: null,
     browserCheckResult: null,
-    multiStepCheckResult: { errors: [reason], startTime: now, endTime: now, runtimeVersion: null, jobLog: [reason] },
+    multiStepCheckResult: { errors: [reason], startTime: at, endTime: at, runtimeVersion: null, jobLog: [reason], jobAssets: null },
     errorMessage: reason,
     networkError: false,
   };

@@ -89,14 +89,32 @@ export const dnsCheckSchema = z.object({
   degradedResponseTime: threshold(500),
   maxResponseTime: threshold(1000),
 });
-/** A check whose kind this runner does not execute (multi-step scripts, heartbeats). */
+/** One environment variable of a check as the API stores it (values of secret ones included). */
+export const checkVariableSchema = z.object({
+  key: z.string(),
+  value: z.string().nullish().transform((v) => v ?? ''),
+  secret: z.boolean().nullish().transform((v) => v ?? false),
+});
+
+/** A multi-step check: a Playwright Test script run in a child process (src/runner/multistep/). */
+export const multiStepCheckSchema = z.object({
+  ...common,
+  checkType: z.literal('MULTI_STEP'),
+  script: z.string().nullish().transform((v) => v ?? null),
+  runtimeId: z.string().nullish().transform((v) => v ?? null),
+  environmentVariables: z.array(checkVariableSchema).nullish().transform((v) => v ?? []),
+});
+/** A multi-step check with defaults applied. */
+export type MultiStepCheck = z.infer<typeof multiStepCheckSchema>;
+
+/** A check whose kind this runner does not execute (heartbeats). */
 export const otherCheckSchema = z.object({
   ...common,
-  checkType: z.enum(['MULTI_STEP', 'HEARTBEAT']),
+  checkType: z.enum(['HEARTBEAT']),
 });
 
 /** Every check the runner accepts, told apart by `checkType`. */
-export const runnableCheckSchema = z.discriminatedUnion('checkType', [tcpCheckSchema, dnsCheckSchema, otherCheckSchema]);
+export const runnableCheckSchema = z.discriminatedUnion('checkType', [tcpCheckSchema, dnsCheckSchema, multiStepCheckSchema, otherCheckSchema]);
 /** A TCP check with defaults applied. */
 export type TcpCheck = z.infer<typeof tcpCheckSchema>;
 /** A DNS check with defaults applied. */
@@ -140,11 +158,15 @@ export interface ApiCheckResult {
   pcapDataUrl: null;
 }
 
-/** `multiStepCheckResult` of a check kind that was not executed (api-decisions §5.3). */
+/**
+ * `multiStepCheckResult` (api-decisions §5.3, the reference's MultiStepResultBrowser): `errors`
+ * first names the failing test and step; times are epoch ms; `jobLog` one line per entry.
+ */
 export interface MultiStepCheckResult {
   errors: string[];
-  startTime: string;
-  endTime: string;
+  startTime: number;
+  endTime: number;
   runtimeVersion: string | null;
   jobLog: string[];
+  jobAssets: null;
 }
