@@ -12,7 +12,7 @@ import { Alerter, type CheckRecord } from './alerts.js';
 export const SERVICE_MAX_WAIT_MS = 2000;
 
 /** Check types the service executes; multi-step ones finish at once as not executed. */
-const EXECUTED = new Set(['TCP', 'DNS']);
+export const EXECUTED = new Set(['TCP', 'DNS', 'URL', 'API']);
 
 /** Options of the engine beyond the service context (tests shorten limits). */
 export interface EngineOptions {

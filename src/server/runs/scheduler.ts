@@ -1,6 +1,6 @@
 import type { ServerContext } from '../context.js';
 import { COLL } from '../kinds.js';
-import type { RunEngine } from './engine.js';
+import { EXECUTED, type RunEngine } from './engine.js';
 import type { CheckRecord } from './alerts.js';
 import { HEARTBEAT_STATE_COLL, type Heartbeats } from './heartbeats.js';
 import { firstRunDelayMs, nextDueMs, periodMs } from './schedule.js';
@@ -18,7 +18,7 @@ interface Plan {
 }
 
 /**
- * Runs every activated TCP and DNS check when due (api-decisions §5.1) and lets heartbeat
+ * Runs every activated TCP, DNS, URL and API check when due (api-decisions §5.1) and lets heartbeat
  * checks miss their deadlines. A check is first due `frequencyOffset` seconds after the
  * scheduler first sees it, then every period; a run still going when the next is due skips it.
  */
@@ -81,7 +81,7 @@ export class Scheduler {
           wake = Math.min(wake, this.heartbeats.nextDeadlineMs(account, check));
           continue;
         }
-        if (check.checkType !== 'TCP' && check.checkType !== 'DNS') continue;
+        if (!EXECUTED.has(check.checkType)) continue;
         seen.add(key);
         const period = periodMs(check, scale);
         let plan = this.plans.get(key);
