@@ -34,10 +34,11 @@ const ORDER = ['start', 'socket', 'lookup', 'connect', 'response', 'end'] as con
 export function boundaries(m: HopMarks): number[] {
   const raw: Array<number | undefined> = [m.start, m.socket, m.lookup, m.secureConnect ?? m.connect, m.response, m.end];
   const out = new Array<number>(raw.length);
-  let next = m.end;
+  const end = Math.max(m.start, m.end);
+  let next = end;
   for (let i = raw.length - 1; i >= 0; i--) {
     const v = raw[i];
-    next = v === undefined || Number.isNaN(v) ? next : Math.min(v, next);
+    next = v === undefined || Number.isNaN(v) ? next : Math.min(Math.max(v, m.start), end);
     out[i] = next;
   }
   // Moments only move forward: a clock glitch never makes a phase negative.

@@ -122,6 +122,12 @@ async function request(
     connect: (opts, callback) => {
       marks.socket = performance.now();
       const family = req.ipFamily === 'IPv6' ? 6 : 4;
+      // The resolver returns an address literal whatever the family asked: it must match ipFamily.
+      const literal = net.isIP(opts.hostname);
+      if (literal !== 0 && literal !== family) {
+        marks.lookup = performance.now();
+        return callback(new Error(`address ${opts.hostname} is not ${req.ipFamily} (ipFamily)`), null);
+      }
       dns.lookup(opts.hostname, { family }, (err, address) => {
         marks.lookup = performance.now();
         if (err) return callback(err, null);
