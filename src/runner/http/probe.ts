@@ -92,7 +92,8 @@ export async function probeHttp(req: HttpRequest, limits: ProbeLimits): Promise<
     values: {
       STATUS_CODE: last.status,
       TEXT_BODY: bodyText,
-      JSON_BODY: parseJson(bodyText),
+      // Parsed only for a check that asserts on it: a URL monitor never pays for it.
+      JSON_BODY: req.assertions.some((a) => a.source === 'JSON_BODY') ? parseJson(bodyText) : undefined,
       HEADERS: last.headers,
     },
     http: {
@@ -186,6 +187,10 @@ async function request(
     hop.error = describe(err, signal);
   } finally {
     marks.end = performance.now();
+  }
+  // A request that completed lets its connection close gracefully; one that failed tears it down.
+  if (hop.error === null && hop.body.length < limits.maxBodyBytes) client.close().catch(() => {});
+  else {
     client.destroy().catch(() => {});
     socket?.destroy();
   }
