@@ -18,6 +18,8 @@ export interface HopMarks {
   connect?: number;
   /** The TLS handshake finished (HTTPS only). */
   secureConnect?: number;
+  /** The connection is TLS: it is established at secureConnect, not at connect. */
+  secure?: boolean;
   /** The status line and headers arrived. */
   response?: number;
   /** The body was read (or the request failed). */
@@ -32,7 +34,8 @@ const ORDER = ['start', 'socket', 'lookup', 'connect', 'response', 'end'] as con
  * `tcp`, a server that never answers in `firstByte`), later phases are 0.
  */
 export function boundaries(m: HopMarks): number[] {
-  const raw: Array<number | undefined> = [m.start, m.socket, m.lookup, m.secureConnect ?? m.connect, m.response, m.end];
+  const established = m.secure ? m.secureConnect : (m.secureConnect ?? m.connect);
+  const raw: Array<number | undefined> = [m.start, m.socket, m.lookup, established, m.response, m.end];
   const out = new Array<number>(raw.length);
   const end = Math.max(m.start, m.end);
   let next = end;

@@ -134,6 +134,7 @@ async function request(
         if (err) return callback(err, null);
         if (signal.aborted) return callback(new Error('aborted'), null);
         const secure = opts.protocol === 'https:';
+        marks.secure = secure;
         const port = Number(opts.port) || (secure ? 443 : 80);
         const s: net.Socket = secure
           ? tls.connect({
@@ -161,7 +162,7 @@ async function request(
     bodyTimeout: limits.timeoutMs,
     pipelining: 1,
   });
-  try {
+  const exchange = async () => {
     const res = await client.request({
       method: method as 'GET',
       path: `${url.pathname}${url.search}`,
@@ -183,10 +184,24 @@ async function request(
       if (size >= limits.maxBodyBytes) break;
     }
     hop.body = Buffer.concat(chunks, size);
+  };
+  // The attempt's deadline ends the exchange in whatever state it is (undici leaves a request
+  // waiting for its connection pending when the connector never calls back).
+  let onAbort: (() => void) | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    onAbort = () => reject(new Error('timeout'));
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    const running = exchange();
+    running.catch(() => {});
+    await Promise.race([running, deadline]);
   } catch (err) {
     hop.error = describe(err, signal);
   } finally {
     marks.end = performance.now();
+    if (onAbort) signal.removeEventListener('abort', onAbort);
   }
   // A request that completed lets its connection close gracefully; one that failed tears it down.
   if (hop.error === null && hop.body.length < limits.maxBodyBytes) client.close().catch(() => {});

@@ -16,6 +16,8 @@ describe('HTTP phase arithmetic', () => {
     expect(phasesOf([{ start: 0, socket: 0, lookup: 2, end: 9 }])).toEqual({ wait: 0, dns: 2, tcp: 7, firstByte: 0, download: 0, total: 9 });
     // Never answered: the wait for headers is firstByte.
     expect(phasesOf([{ start: 0, socket: 0, lookup: 1, connect: 2, end: 300 }])).toEqual({ wait: 0, dns: 1, tcp: 1, firstByte: 298, download: 0, total: 300 });
+    // A TLS handshake that never finished: the time is tcp's, not firstByte's.
+    expect(phasesOf([{ start: 0, socket: 0, lookup: 1, connect: 2, secure: true, end: 300 }])).toEqual({ wait: 0, dns: 1, tcp: 299, firstByte: 0, download: 0, total: 300 });
     // Failed before asking for a connection.
     expect(boundaries({ start: 5, end: 8 })).toEqual([5, 8, 8, 8, 8, 8]);
   });
@@ -99,6 +101,8 @@ describe('HTTP assertion sources', () => {
     expect(check('HEADERS', 'IS_EMPTY', '', 'etag')).toMatchObject({ passed: true, actual: null });
     expect(check('TEXT_BODY', 'EQUALS', '1', '', '"count":(\\d+)').passed).toBe(true);
     expect(check('TEXT_BODY', 'EQUALS', 'a', '$.items[0].id').passed).toBe(true);
+    expect(check('JSON_BODY', 'EQUALS', '1', '$.items.length').passed).toBe(true);
+    expect(check('JSON_BODY', 'IS_NULL', '', '$.count.length').passed).toBe(true);
   });
 
   it('fails HTTP sources on a result that has none of them', () => {

@@ -2,6 +2,7 @@ import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCheck, type AttemptResult, type RunnableCheckInput } from '../../../src/runner/index.js';
 import { startHttpServer, type HttpServer } from '../../helpers/http-server.js';
+import { startTcpServer } from '../../helpers/tcp-server.js';
 
 let server: HttpServer;
 let secure: HttpServer;
@@ -193,6 +194,33 @@ describe('HTTP runs: redirects, TLS, timeouts, limits', () => {
     expect(r.responseTime).toBeLessThan(2000);
   });
 
+  it('times out a body that never ends, with the time in download', async () => {
+    let tick: NodeJS.Timeout | undefined;
+    server.set((_req, res) => {
+      res.writeHead(200);
+      tick = setInterval(() => res.write('.'), 20);
+      res.on('close', () => clearInterval(tick));
+    });
+    const r = await one(api({}), { limits: { timeoutMs: 300 } });
+    clearInterval(tick);
+    expect([r.hasFailures, r.errorMessage]).toEqual([true, 'timeout']);
+    expect(r.apiCheckResult!.response.timingPhases.download).toBeGreaterThanOrEqual(200);
+    expect(r.responseTime).toBeLessThan(2000);
+  });
+
+  it('times out a TLS handshake that never completes', async () => {
+    const silent = net.createServer((s) => s.on('error', () => undefined)).listen(0, '127.0.0.1');
+    await new Promise((r) => silent.once('listening', r));
+    try {
+      const port = (silent.address() as net.AddressInfo).port;
+      const r = await one(urlMonitor({ url: `https://127.0.0.1:${port}/` }), { limits: { timeoutMs: 300 } });
+      expect([r.hasFailures, r.errorMessage]).toEqual([true, 'timeout']);
+      expect(r.apiCheckResult!.response.timingPhases.tcp).toBeGreaterThanOrEqual(250);
+    } finally {
+      silent.close();
+    }
+  });
+
   it('marks degraded and failing by the check thresholds', async () => {
     server.set((_req, res) => setTimeout(() => res.end('ok'), 120));
     const degraded = await one(api({}, { degradedResponseTime: 50, maxResponseTime: 5000 }));
@@ -251,6 +279,14 @@ describe('HTTP runs: redirects, TLS, timeouts, limits', () => {
     const bad = await one(api({ url: 'ftp://user:pw@example.com/file' }));
     expect([bad.hasFailures, bad.hasErrors, bad.errorMessage]).toEqual([true, false, 'unsupported URL scheme "ftp": only http and https are requested']);
     expect(JSON.stringify(bad)).not.toContain('pw@');
+    const garbage = await startTcpServer({ banner: 'SSH-2.0-OpenSSH\r\n\r\n' });
+    try {
+      const notHttp = await one(urlMonitor({ url: `http://127.0.0.1:${garbage.port}/` }));
+      expect([notHttp.hasFailures, notHttp.hasErrors, notHttp.apiCheckResult!.response.status]).toEqual([true, false, 0]);
+      expect(notHttp.errorMessage).toBeTruthy();
+    } finally {
+      await garbage.close();
+    }
     const unresolvable = await one(urlMonitor({ url: 'http://does-not-exist.invalid/' }));
     expect([unresolvable.hasFailures, unresolvable.networkError]).toEqual([true, true]);
   });
