@@ -50,8 +50,12 @@ export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'HEAD', 'DELETE', 'PATCH'] as
 /** Body types of an API check (ChecksV1ApiRequest). */
 export const BODY_TYPES = ['JSON', 'FORM', 'RAW', 'GRAPHQL', 'NONE'] as const;
 
-/** One header or query parameter (ChecksV1KeyValue); `locked`/`secret` only matter to the engine. */
-const keyValue = z.object({ key: z.string(), value: z.string().nullish().transform((v) => v ?? '') });
+/** One header or query parameter (ChecksV1KeyValue); a `locked` value is masked in results. */
+const keyValue = z.object({
+  key: z.string(),
+  value: z.string().nullish().transform((v) => v ?? ''),
+  locked: z.boolean().nullish().transform((v) => v ?? false),
+});
 const keyValues = z.array(keyValue).nullish().transform((v) => v ?? []);
 
 const httpCommon = {

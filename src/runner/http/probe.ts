@@ -5,7 +5,7 @@ import { performance } from 'node:perf_hooks';
 import { Client, errors as undiciErrors } from 'undici';
 import type { HttpRequest } from '../types.js';
 import type { Probe, ProbeLimits } from '../probe.js';
-import { buildRequest, shownHeaders } from './request.js';
+import { buildRequest, shownHeaders, shownUrl } from './request.js';
 import { phasesOf, timingsOf, type HopMarks } from './phases.js';
 
 /**
@@ -81,7 +81,7 @@ export async function probeHttp(req: HttpRequest, limits: ProbeLimits): Promise<
   const bodyText = last.body.toString('utf8');
   const error = last.error?.message ?? redirectError;
   return {
-    url: url.href,
+    url: shownUrl(url, built.locked.params),
     status: last.status,
     statusText: last.error ? 'ERROR' : last.statusText,
     body: last.body.subarray(0, limits.maxBytes).toString('utf8'),
@@ -99,7 +99,7 @@ export async function probeHttp(req: HttpRequest, limits: ProbeLimits): Promise<
     http: {
       method,
       data: body ?? '',
-      requestHeaders: shownHeaders(headers),
+      requestHeaders: shownHeaders(headers, built.locked.headers),
       params: built.params,
       responseHeaders: last.headers,
       timings: timingsOf(start, last.marks),

@@ -139,6 +139,19 @@ describe('HTTP runs: the request', () => {
       params: { page: '2' },
     });
     expect(JSON.stringify(r)).not.toContain('hunter2');
+    const locked = await one(
+      api({
+        queryParameters: [{ key: 'sig', value: 'sig-value-1', locked: true }, { key: 'page', value: '1' }],
+        headers: [{ key: 'X-Tenant', value: 'tenant-secret', locked: true }],
+      }),
+    );
+    expect(server.received.at(-1)).toMatchObject({ url: '/?sig=sig-value-1&page=1', headers: { 'x-tenant': 'tenant-secret' } });
+    expect(locked.apiCheckResult!.request).toMatchObject({
+      url: `${server.origin}/?sig=%3Credacted%3E&page=1`,
+      params: { sig: '<redacted>', page: '1' },
+      headers: { 'X-Tenant': '<redacted>' },
+    });
+    expect(JSON.stringify(locked)).not.toMatch(/sig-value-1|tenant-secret/);
     expect(JSON.stringify(r)).not.toContain(Buffer.from('ops:hunter2').toString('base64'));
   });
 
