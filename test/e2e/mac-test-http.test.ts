@@ -3,13 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runMac } from '../helpers/cli.js';
-import { startHttpServer, type HttpServer } from '../helpers/http-server.js';
+import { startHttpTarget, type HttpTarget } from '../helpers/http-target.js';
 
-let web: HttpServer;
+let web: HttpTarget;
 const dirs: string[] = [];
 
 beforeAll(async () => {
-  web = await startHttpServer({
+  web = await startHttpTarget({
     handler: (req, res) => {
       if (req.url.startsWith('/slow')) return void setTimeout(() => res.end('late'), 150);
       if (req.url.startsWith('/v1/orders')) {

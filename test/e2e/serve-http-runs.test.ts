@@ -1,14 +1,14 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startServe, type Served, callApi } from '../helpers/serve.js';
-import { startHttpServer, type HttpServer } from '../helpers/http-server.js';
+import { startHttpTarget, type HttpTarget } from '../helpers/http-target.js';
 
-let target: HttpServer;
-let hooks: HttpServer;
+let target: HttpTarget;
+let hooks: HttpTarget;
 let served: Served | undefined;
 let healthy = true;
 
 beforeAll(async () => {
-  target = await startHttpServer({
+  target = await startHttpTarget({
     handler: (req, res) => {
       if (!healthy) return void res.writeHead(500, { 'content-type': 'application/json' }).end('{"status":"down"}');
       // A little time on the server, so that firstByte and download carry real values.
@@ -19,7 +19,7 @@ beforeAll(async () => {
       }, 5);
     },
   });
-  hooks = await startHttpServer({ handler: (_req, res) => res.end() });
+  hooks = await startHttpTarget({ handler: (_req, res) => res.end() });
 });
 afterAll(async () => {
   await target.close();

@@ -1,14 +1,14 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCheck, type AttemptResult, type RunnableCheckInput } from '../../../src/runner/index.js';
-import { startHttpServer, type HttpServer } from '../../helpers/http-server.js';
+import { startHttpTarget, type HttpTarget } from '../../helpers/http-target.js';
 import { startTcpServer } from '../../helpers/tcp-server.js';
 
-let server: HttpServer;
-let secure: HttpServer;
+let server: HttpTarget;
+let secure: HttpTarget;
 beforeAll(async () => {
-  server = await startHttpServer();
-  secure = await startHttpServer({ tls: true, handler: (_req, res) => res.end('secret page') });
+  server = await startHttpTarget();
+  secure = await startHttpTarget({ tls: true, handler: (_req, res) => res.end('secret page') });
 });
 afterAll(async () => {
   await server.close();
@@ -305,9 +305,9 @@ describe('HTTP runs: redirects, TLS, timeouts, limits', () => {
   });
 
   it('connects over the address family of ipFamily', async () => {
-    let v6: HttpServer;
+    let v6: HttpTarget;
     try {
-      v6 = await startHttpServer({ host: '::1', handler: (_req, res) => res.end('six') });
+      v6 = await startHttpTarget({ host: '::1', handler: (_req, res) => res.end('six') });
     } catch {
       return; // no IPv6 loopback on this machine
     }

@@ -18,7 +18,7 @@ export interface Received {
 export type Handler = (req: Received, res: http.ServerResponse) => void;
 
 /** An HTTP(S) server on 127.0.0.1 (or ::1) with a replaceable handler. */
-export interface HttpServer {
+export interface HttpTarget {
   port: number;
   /** `http://127.0.0.1:PORT` or `https://localhost:PORT`. */
   origin: string;
@@ -47,7 +47,7 @@ export function selfSignedCert(): { key: string; cert: string } {
 }
 
 /** Starts a server; `tls` serves HTTPS with a self-signed certificate; `host` defaults to 127.0.0.1. */
-export async function startHttpServer(opts: { tls?: boolean; host?: string; handler?: Handler } = {}): Promise<HttpServer> {
+export async function startHttpTarget(opts: { tls?: boolean; host?: string; handler?: Handler } = {}): Promise<HttpTarget> {
   let handler: Handler = opts.handler ?? ((_req, res) => res.end('ok'));
   const received: Received[] = [];
   const sockets = new Set<net.Socket>();
