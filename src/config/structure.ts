@@ -78,7 +78,8 @@ export function issueDiagnostics(
     });
   }
   const value = valueAt(source.data, path);
-  if (value === undefined && (issue.code === 'invalid_type' || issue.code === 'invalid_union')) {
+  // A missing enum field (an API check's request.method) is an invalid_value issue in zod 4.
+  if (value === undefined && (issue.code === 'invalid_type' || issue.code === 'invalid_union' || issue.code === 'invalid_value')) {
     // A missing field has no node of its own: point at the mapping that should hold it.
     const parent = path.slice(0, -1);
     const at = parent.length === 0 ? source.position() : source.locate(parent, true);

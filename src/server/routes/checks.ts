@@ -28,6 +28,11 @@ const listQuery = pageQuery.extend({
   apiCheckUrlFilterPattern: stringParam().pipe(z.string().min(1)).optional(),
 });
 
+/** "a TCP check", "an API check": a check type in a message. */
+function aCheck(checkType: string): string {
+  return `${checkType === 'API' ? 'an' : 'a'} ${checkType} check`;
+}
+
 /** Whether a check is an API check whose request URL contains `pattern`. */
 function apiUrlMatches(check: StoredCheck, pattern: string): boolean {
   const request = check.request as { url?: unknown } | undefined;
@@ -66,7 +71,7 @@ export const checkRoutes: RouteModule = (ctx) => {
 
   const update = (tx: Transaction, type: CheckTypeSpec, stored: StoredCheck, body: Obj) => {
     if (stored.checkType !== type.checkType) {
-      throw invalid('params', 'id', `is a ${stored.checkType} check; update it with PUT /v1/checks/${CHECK_TYPES[stored.checkType as ApiCheckType].segment}/{id}`);
+      throw invalid('params', 'id', `is ${aCheck(stored.checkType)}; update it with PUT /v1/checks/${CHECK_TYPES[stored.checkType as ApiCheckType].segment}/{id}`);
     }
     const check = mergeCheck(stored, body, type, isoNow());
     checkRulesAndReferences(check, body, tx);
@@ -149,7 +154,7 @@ export const checkRoutes: RouteModule = (ctx) => {
         body: z.looseObject({}),
         handle: ({ account, params }) => {
           const stored = mustGet<StoredCheck>(store.view(account), COLL.checks, params.id);
-          throw invalid('params', 'id', `is a ${stored.checkType} check, not a ${segment.toUpperCase()} check`);
+          throw invalid('params', 'id', `is ${aCheck(stored.checkType)}, not a ${segment.toUpperCase()} check`);
         },
       }),
     ),

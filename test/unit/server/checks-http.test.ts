@@ -197,7 +197,9 @@ describe('API checks', () => {
     const wrong = await t.call('PUT', `/v1/checks/api/${tcp.id}`, { name: 'x' });
     expect(wrong.status).toBe(400);
     expect(wrong.body.attributes).toMatchObject({ source: 'params', keys: ['id'] });
-    expect((await t.call('PUT', `/v1/checks/url/${c.id}`, { name: 'x' })).status).toBe(400);
+    const other = await t.call('PUT', `/v1/checks/url/${c.id}`, { name: 'x' });
+    expect(other.status).toBe(400);
+    expect(other.body.message).toBe('"id" is an API check; update it with PUT /v1/checks/api/{id}');
     expect((await t.call('PUT', '/v1/checks/api/00000000-0000-4000-8000-000000000000', { name: 'x' })).status).toBe(404);
     expect((await t.call('PUT', `/v1/checks/browser/${c.id}`, {})).status).toBe(400);
   });
