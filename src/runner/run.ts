@@ -9,9 +9,12 @@ import {
   type RunnableCheck,
   type RunnableCheckInput,
   type TcpCheck,
+  type UrlCheck,
+  type ApiCheck,
 } from './types.js';
 import { DEFAULT_LIMITS, type Probe, type ProbeLimits } from './probe.js';
 import { probeTcp } from './tcp.js';
+import { probeHttp } from './http/probe.js';
 import { probeDns, type NameServerSource } from './dns/probe.js';
 import { systemNameServer } from './dns/client.js';
 import { apiCheckResult, judge } from './outcome.js';
@@ -58,7 +61,7 @@ export interface AttemptResult {
 
 /** What each executable kind contributes: its probe and the assertions it always applies. */
 interface KindRunner<C> {
-  method: 'TCP' | 'DNS';
+  method: string;
   probe(check: C, limits: ProbeLimits, opts: RunOptions): Promise<Probe>;
   assertions(check: C): Assertion[];
   data(check: C): string | null;
@@ -82,6 +85,17 @@ const DNS: KindRunner<DnsCheck> = {
   data: () => null,
 };
 
+/** Implied when an HTTP check asserts nothing on the status: an error status fails it (docs/runs.md). */
+export const IMPLIED_STATUS: Assertion = { source: 'STATUS_CODE', comparison: 'LESS_THAN', target: '400', property: '', regex: '' };
+
+const HTTP: KindRunner<UrlCheck | ApiCheck> = {
+  method: 'GET',
+  probe: (check, limits) => probeHttp(check.request, limits),
+  assertions: (check) =>
+    check.request.assertions.some((a) => a.source === 'STATUS_CODE') ? check.request.assertions : [...check.request.assertions, IMPLIED_STATUS],
+  data: () => null,
+};
+
 /** The message a check gets when its kind is not executed here (api-decisions §5.1). */
 export const NOT_EXECUTED: Record<'HEARTBEAT', string> = {
   HEARTBEAT: 'heartbeat checks are not run; they are fed by pings',
@@ -97,12 +111,13 @@ export async function runCheck(input: RunnableCheckInput | RunnableCheck, opts: 
   if (check.checkType === 'TCP') return runAttempts(check, TCP, opts);
   if (check.checkType === 'DNS') return runAttempts(check, DNS, opts);
   if (check.checkType === 'MULTI_STEP') return runMultiStep(check, opts);
+  if (check.checkType === 'URL' || check.checkType === 'API') return runAttempts(check, HTTP, opts);
   const result = notExecuted(NOT_EXECUTED[check.checkType]);
   await opts.onAttempt?.(result);
   return [result];
 }
 
-async function runAttempts<C extends TcpCheck | DnsCheck>(check: C, kind: KindRunner<C>, opts: RunOptions): Promise<AttemptResult[]> {
+async function runAttempts<C extends TcpCheck | DnsCheck | UrlCheck | ApiCheck>(check: C, kind: KindRunner<C>, opts: RunOptions): Promise<AttemptResult[]> {
   const limits = { ...DEFAULT_LIMITS, ...opts.limits };
   const sleep = opts.sleep ?? ((ms: number) => delay(ms));
   const results: AttemptResult[] = [];
@@ -129,7 +144,7 @@ async function runAttempts<C extends TcpCheck | DnsCheck>(check: C, kind: KindRu
   }
 }
 
-async function attempt<C extends TcpCheck | DnsCheck>(check: C, kind: KindRunner<C>, limits: ProbeLimits, opts: RunOptions): Promise<AttemptResult> {
+async function attempt<C extends TcpCheck | DnsCheck | UrlCheck | ApiCheck>(check: C, kind: KindRunner<C>, limits: ProbeLimits, opts: RunOptions): Promise<AttemptResult> {
   const startedAt = new Date();
   let probe: Probe;
   let fault = false;

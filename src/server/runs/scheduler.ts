@@ -1,6 +1,6 @@
 import type { ServerContext } from '../context.js';
 import { COLL } from '../kinds.js';
-import type { RunEngine } from './engine.js';
+import { EXECUTED, type RunEngine } from './engine.js';
 import type { CheckRecord } from './alerts.js';
 import { HEARTBEAT_STATE_COLL, type Heartbeats } from './heartbeats.js';
 import { firstRunDelayMs, nextDueMs, periodMs } from './schedule.js';
@@ -11,9 +11,6 @@ export const TICK_MS = 50;
 
 /** Scheduled sessions running at once, across all checks. */
 const MAX_CONCURRENT_SESSIONS = 16;
-
-/** Check types run on schedule (heartbeats are handled apart). */
-const SCHEDULED = new Set(['TCP', 'DNS', 'MULTI_STEP']);
 
 /**
  * Multi-step runs are child processes in a small pool: a due run is skipped (like one whose
@@ -32,7 +29,7 @@ interface Plan {
 }
 
 /**
- * Runs every activated TCP, DNS and multi-step check when due (api-decisions §5.1) and lets heartbeat
+ * Runs every activated TCP, DNS, URL, API and multi-step check when due (api-decisions §5.1) and lets heartbeat
  * checks miss their deadlines. A check is first due `frequencyOffset` seconds after the
  * scheduler first sees it, then every period; a run still going when the next is due skips it.
  */
@@ -96,7 +93,7 @@ export class Scheduler {
           wake = Math.min(wake, this.heartbeats.nextDeadlineMs(account, check));
           continue;
         }
-        if (!SCHEDULED.has(check.checkType)) continue;
+        if (!EXECUTED.has(check.checkType)) continue;
         seen.add(key);
         const period = periodMs(check, scale);
         let plan = this.plans.get(key);
