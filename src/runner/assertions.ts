@@ -1,5 +1,6 @@
 import type { Assertion, AssertionResult } from './types.js';
 import { readJsonPath } from './jsonpath.js';
+import { boundedRegexExec } from './regex.js';
 
 /**
  * The assertion evaluator of api-decisions §5.3, shared by the service and `mac test`.
@@ -82,7 +83,7 @@ export function assertionValue(a: Assertion, values: Record<string, unknown>): u
     value = readJsonPath(json, a.property);
   }
   if (a.regex) {
-    const m = new RegExp(a.regex).exec(asText(value));
+    const m = boundedRegexExec(a.regex, asText(value));
     value = m ? (m[1] ?? m[0]) : '';
   }
   return value;

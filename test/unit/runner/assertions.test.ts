@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { asText, assertionFailureMessage, evaluateAssertion } from '../../../src/runner/assertions.js';
 import { parseJsonPath, readJsonPath } from '../../../src/runner/jsonpath.js';
 import type { Assertion } from '../../../src/runner/types.js';
+import { boundedRegexExec, RegexTimeoutError } from '../../../src/runner/regex.js';
 
 const answers = [
   { name: 'example.com.', type: 'A', ttl: 300, data: '192.0.2.1' },
@@ -77,6 +78,25 @@ describe('assertion evaluator', () => {
   it('writes the decided failure message', () => {
     const r = evaluateAssertion(a('RESPONSE_CODE', 'EQUALS', 'NOERROR'), { RESPONSE_CODE: 'NXDOMAIN' });
     expect(assertionFailureMessage(r)).toBe('RESPONSE_CODE EQUALS "NOERROR" failed, actual "NXDOMAIN"');
+  });
+});
+
+describe('regex of a definition', () => {
+  it('stops a catastrophic pattern within its time limit: the assertion fails, the process goes on', () => {
+    const body = `${'a'.repeat(40)}b`;
+    const began = Date.now();
+    const r = evaluateAssertion(a('RESPONSE_DATA', 'NOT_EMPTY', '', '', '(a+)+$'), { RESPONSE_DATA: body });
+    expect(r.passed).toBe(false);
+    expect(r.actual).toBeNull();
+    // Unbounded, this match takes minutes; the limit is 100 ms (wide margin for a loaded machine).
+    expect(Date.now() - began).toBeLessThan(5_000);
+    expect(() => boundedRegexExec('(a+)+$', body)).toThrow(RegexTimeoutError);
+  });
+  it('matches as RegExp does, with the first group when there is one', () => {
+    expect(boundedRegexExec('v(\\d+)', 'version v42')).toEqual(['v42', '42']);
+    expect(boundedRegexExec('v\\d+', 'version v42')).toEqual(['v42', undefined]);
+    expect(boundedRegexExec('x', 'abc')).toBeNull();
+    expect(() => boundedRegexExec('(', 'abc')).toThrow(SyntaxError);
   });
 });
 
