@@ -108,26 +108,26 @@ export class PostgresBackend implements Backend {
 
   get(account: string, kind: string, id: string): StoredRecord | undefined {
     if (!this.indexed[kind]) return this.configOf(account, kind).byId.get(id);
-    const row = this.query1('SELECT data FROM records WHERE account = $1 AND kind = $2 AND id = $3', [account, kind, id])[0];
+    const row = this.query1('SELECT data FROM records WHERE account = $1 AND kind = $2 AND id = $3', [enc(account), kind, enc(id)])[0];
     return row ? (JSON.parse(row[0] as string) as StoredRecord) : undefined;
   }
 
   entries(account: string, kind: string): Array<[string, StoredRecord]> {
     if (!this.indexed[kind]) return [...this.configOf(account, kind).entries];
-    return this.query1('SELECT id, data FROM records WHERE account = $1 AND kind = $2 ORDER BY seq', [account, kind]).map((r) => [
-      r[0] as string,
+    return this.query1('SELECT id, data FROM records WHERE account = $1 AND kind = $2 ORDER BY seq', [enc(account), kind]).map((r) => [
+      dec(r[0] as string),
       JSON.parse(r[1] as string) as StoredRecord,
     ]);
   }
 
   count(account: string, kind: string): number {
     if (!this.indexed[kind]) return this.configOf(account, kind).entries.length;
-    return Number(this.query1('SELECT count(*) FROM records WHERE account = $1 AND kind = $2', [account, kind])[0][0]);
+    return Number(this.query1('SELECT count(*) FROM records WHERE account = $1 AND kind = $2', [enc(account), kind])[0][0]);
   }
 
   *everywhere(kind: string): Iterable<{ account: string; record: StoredRecord }> {
     for (const r of this.query1('SELECT account, data FROM records WHERE kind = $1 ORDER BY seq', [kind])) {
-      yield { account: r[0] as string, record: JSON.parse(r[1] as string) as StoredRecord };
+      yield { account: dec(r[0] as string), record: JSON.parse(r[1] as string) as StoredRecord };
     }
   }
 
@@ -135,7 +135,7 @@ export class PostgresBackend implements Backend {
     const key = this.versionsKey();
     if (this.accounts?.key === key) return this.accounts.ids;
     const runKinds = Object.keys(this.indexed);
-    const ids = this.query1('SELECT account FROM records WHERE at IS NULL AND NOT (kind = ANY($1)) GROUP BY account ORDER BY min(seq)', [runKinds]).map((r) => r[0] as string);
+    const ids = this.query1('SELECT account FROM records WHERE at IS NULL AND NOT (kind = ANY($1)) GROUP BY account ORDER BY min(seq)', [runKinds]).map((r) => dec(r[0] as string));
     this.accounts = { key, ids };
     return ids;
   }
@@ -175,14 +175,14 @@ export class PostgresBackend implements Backend {
     if (q.limit !== undefined) sql += ` LIMIT ${Math.max(0, Math.floor(q.limit))}`;
     if (q.offset !== undefined) sql += ` OFFSET ${Math.max(0, Math.floor(q.offset))}`;
     const rows = this.query1(sql, args);
-    if (!fields) return rows.map((r) => [r[0] as string, JSON.parse(r[1] as string) as StoredRecord]);
+    if (!fields) return rows.map((r) => [dec(r[0] as string), JSON.parse(r[1] as string) as StoredRecord]);
     return rows.map((r) => {
       const values = JSON.parse(r[1] as string) as unknown[];
       const rec: StoredRecord = {};
       fields.forEach((f, i) => {
         if (values[i] !== null && values[i] !== undefined) setPath(rec, f, values[i]);
       });
-      return [r[0] as string, rec];
+      return [dec(r[0] as string), rec];
     });
   }
 
@@ -207,10 +207,10 @@ export class PostgresBackend implements Backend {
           statements.push([
             `INSERT INTO records (account, kind, id, check_id, at, data, summary) VALUES ($1, $2, $3, $4, $5, $6, $7)
              ON CONFLICT (account, kind, id) DO UPDATE SET check_id = excluded.check_id, at = excluded.at, data = excluded.data, summary = excluded.summary`,
-            [entry.a, op[1], op[2], spec ? checkOf(rec, spec.check) : null, spec ? timeOf(rec, spec.time) : null, JSON.stringify(rec), summary],
+            [enc(entry.a), op[1], enc(op[2]), spec ? enc(checkOf(rec, spec.check)) : null, spec ? timeOf(rec, spec.time) : null, JSON.stringify(rec), summary],
           ]);
-        } else if (op[0] === 'd') statements.push(['DELETE FROM records WHERE account = $1 AND kind = $2 AND id = $3', [entry.a, op[1], op[2]]]);
-        else statements.push(['DELETE FROM records WHERE account = $1 AND kind = $2 AND check_id = $3', [entry.a, op[1], op[2]]]);
+        } else if (op[0] === 'd') statements.push(['DELETE FROM records WHERE account = $1 AND kind = $2 AND id = $3', [enc(entry.a), op[1], enc(op[2])]]);
+        else statements.push(['DELETE FROM records WHERE account = $1 AND kind = $2 AND check_id = $3', [enc(entry.a), op[1], enc(op[2])]]);
       }
       for (const kind of [...new Set((entry.o ?? []).map((op) => op[1]))].sort()) statements.push(bumpVersion(kind));
     }
@@ -246,8 +246,8 @@ export class PostgresBackend implements Backend {
     const rows = this.call({
       op: 'tx',
       statements: [
-        ['INSERT INTO run_plans (account, check_id, plan, anchor_ms) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING', [account, checkId, plan, proposedMs]],
-        ['SELECT anchor_ms FROM run_plans WHERE account = $1 AND check_id = $2 AND plan = $3', [account, checkId, plan]],
+        ['INSERT INTO run_plans (account, check_id, plan, anchor_ms) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING', [enc(account), enc(checkId), plan, proposedMs]],
+        ['SELECT anchor_ms FROM run_plans WHERE account = $1 AND check_id = $2 AND plan = $3', [enc(account), enc(checkId), plan]],
       ],
     }).rows[1];
     const anchor = Number(rows[0][0]);
@@ -259,7 +259,7 @@ export class PostgresBackend implements Backend {
   claimRun(account: string, checkId: string, dueMs: number): boolean {
     const rows = this.query1(
       'INSERT INTO run_claims (account, check_id, due_ms, instance) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING RETURNING 1',
-      [account, checkId, Math.round(dueMs), this.instance],
+      [enc(account), enc(checkId), Math.round(dueMs), this.instance],
     );
     return rows.length === 1;
   }
@@ -327,8 +327,8 @@ export class PostgresBackend implements Backend {
     const key = `${account}\u0000${kind}`;
     const hit = this.config.get(key);
     if (hit && hit.version === version) return hit;
-    const entries = this.query1('SELECT id, data FROM records WHERE account = $1 AND kind = $2 ORDER BY seq', [account, kind]).map(
-      (r) => [r[0] as string, JSON.parse(r[1] as string) as StoredRecord] as [string, StoredRecord],
+    const entries = this.query1('SELECT id, data FROM records WHERE account = $1 AND kind = $2 ORDER BY seq', [enc(account), kind]).map(
+      (r) => [dec(r[0] as string), JSON.parse(r[1] as string) as StoredRecord] as [string, StoredRecord],
     );
     const entry = { version, entries, byId: new Map(entries) };
     this.config.set(key, entry);
@@ -343,16 +343,30 @@ export class PostgresBackend implements Backend {
 
   private where(account: string, kind: string, q: RecordQuery): { where: string; args: unknown[] } {
     const parts = ['account = $1', 'kind = $2'];
-    const args: unknown[] = [account, kind];
+    const args: unknown[] = [enc(account), kind];
     const add = (sql: string, v: unknown) => {
       args.push(v);
       parts.push(sql.replace('?', `$${args.length}`));
     };
-    if (q.checkId !== undefined) add('check_id = ?', q.checkId);
+    if (q.checkId !== undefined) add('check_id = ?', enc(q.checkId));
     if (q.fromMs !== undefined) add('at >= ?', q.fromMs);
     if (q.toMs !== undefined) add('at <= ?', q.toMs);
     return { where: parts.join(' AND '), args };
   }
+}
+
+/**
+ * Text columns cannot hold U+0000, which ids may contain (a variable's key): `\` and U+0000 are
+ * escaped in account, id and check id, and unescaped when ids are read back.
+ */
+export function enc(s: string): string;
+export function enc(s: string | null): string | null;
+export function enc(s: string | null): string | null {
+  return s === null || !/[\\\u0000]/.test(s) ? s : s.replace(/[\\\u0000]/g, (c) => (c === '\\' ? '\\\\' : '\\0'));
+}
+
+export function dec(s: string): string {
+  return s.includes('\\') ? s.replace(/\\([\\0])/g, (_, c: string) => (c === '0' ? '\u0000' : '\\')) : s;
 }
 
 function bumpVersion(kind: string): [string, unknown[]] {
