@@ -9,6 +9,7 @@ import { MAC_BIN } from './lib/mac.mjs';
 import { startPostgres } from './lib/postgres.mjs';
 import { createServer } from '../dist/server/server.js';
 import { RunRecorder } from '../dist/server/rundata/recorder.js';
+import { SERIES_FIELDS } from '../dist/server/rundata/analytics.js';
 
 const at = process.argv.indexOf('--results');
 const TOTAL = at > 0 ? Number(process.argv[at + 1]) : 1_000_000;
@@ -71,8 +72,19 @@ try {
   await c.query('VACUUM ANALYZE records');
   const count = Number((await c.query('SELECT count(*) AS n FROM records WHERE kind = $1', ['checkResults'])).rows[0].n);
   const size = Number((await c.query('SELECT pg_database_size(current_database()) AS n')).rows[0].n) / 1024 / 1024;
+  if (process.argv.includes('--explain')) {
+    const plan = await c.query(`EXPLAIN (ANALYZE, BUFFERS) SELECT '[' || coalesce(string_agg('[' || to_json(id)::text || ',' || summary || ']', ',' ORDER BY seq), '') || ']' FROM records WHERE account = 'dev' AND kind = 'checkResults' AND check_id = $1 AND at >= $2 AND at <= $3`, [check.id, now - 30 * DAY, now]);
+    console.error(plan.rows.map((r) => r['QUERY PLAN']).join('\n'));
+  }
   await c.end();
   console.error(`pg-scale: ${count} results stored in ${((performance.now() - t0) / 1000).toFixed(0)} s, database ${size.toFixed(0)} MB`);
+  // The database query alone (in process), to tell it from the rest of the request.
+  const direct = createServer({ stateFile: url, runs: false, retentionDays: 0 });
+  const q0 = performance.now();
+  const rows = direct.ctx.store.query('dev', 'checkResults', { checkId: check.id, fromMs: now - 30 * DAY, toMs: now, fields: SERIES_FIELDS });
+  const queryMs = performance.now() - q0;
+  await direct.close();
+  console.error(`pg-scale: store query of ${rows.length} result summaries: ${queryMs.toFixed(0)} ms`);
   const r0 = performance.now();
   const mac2 = await serve(url);
   await get(mac2.url, '/v1/checks?limit=1');
@@ -89,7 +101,7 @@ try {
   const p95 = times[Math.ceil(0.95 * times.length) - 1];
   const days = JSON.parse(JSON.parse(body).series[0]).data.filter((d) => d.responseTime_avg !== null).length;
   console.error(`pg-scale: restart to first answer ${restartMs.toFixed(0)} ms; analytics last30Days p50 ${times[10].toFixed(0)} ms, p95 ${p95.toFixed(0)} ms (${days} daily buckets with data)`);
-  console.log(JSON.stringify({ bench: 'serve-pg-scale', results: count, sizeMb: Math.round(size), restartMs: Math.round(restartMs), analyticsP50Ms: Math.round(times[10]), analyticsP95Ms: Math.round(p95) }));
+  console.log(JSON.stringify({ bench: 'serve-pg-scale', results: count, sizeMb: Math.round(size), restartMs: Math.round(restartMs), analyticsP50Ms: Math.round(times[10]), analyticsP95Ms: Math.round(p95), storeQueryMs: Math.round(queryMs) }));
 } finally {
   await server.stop();
 }
