@@ -251,13 +251,15 @@ export class PostgresBackend implements Backend {
    * time at or after `nowMs` on that grid.
    */
   runAnchor(account: string, checkId: string, plan: string, proposedMs: number, periodMs: number, nowMs: number): number {
-    const rows = this.call({
-      op: 'tx',
-      statements: [
-        ['INSERT INTO run_plans (account, check_id, plan, anchor_ms) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING', [enc(account), enc(checkId), plan, proposedMs]],
-        ['SELECT anchor_ms FROM run_plans WHERE account = $1 AND check_id = $2 AND plan = $3', [enc(account), enc(checkId), plan]],
-      ],
-    }).rows[1];
+    const select: [string, unknown[]] = ['SELECT anchor_ms FROM run_plans WHERE account = $1 AND check_id = $2 AND plan = $3', [enc(account), enc(checkId), plan]];
+    // Read first: a plan already set (every restart, every other instance) costs no write.
+    let rows = this.query1(...select);
+    if (rows.length === 0) {
+      rows = this.call({
+        op: 'tx',
+        statements: [['INSERT INTO run_plans (account, check_id, plan, anchor_ms) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING', [enc(account), enc(checkId), plan, proposedMs]], select],
+      }).rows[1];
+    }
     const anchor = Number(rows[0][0]);
     if (nowMs <= anchor || periodMs <= 0) return Math.max(anchor, periodMs <= 0 ? nowMs : anchor);
     return anchor + Math.ceil((nowMs - anchor) / periodMs) * periodMs;
