@@ -12,6 +12,8 @@ const TARGETS = {
   soakRssMb: { op: '<=', value: 50 },
   restartMs: { op: '<=', value: 2000 },
   analyticsP95Ms: { op: '<=', value: 100 },
+  multiStepOverhead: { op: '<=', value: 1.25 },
+  httpRunsPerSecond: { op: '>=', value: 200 },
 };
 
 /** Every case, in the order they run; `figures` lists what a case reports when it cannot run. */
@@ -134,6 +136,55 @@ export const CASES = [
         }),
         figure({ bench: 'serve-soak-restart', figure: 8, title: 'mac serve on SQLite: restart to the first answered request', value: r.restartMs, unit: 'ms', target: TARGETS.restartMs, details }),
         figure({ bench: 'serve-soak-analytics', figure: 9, title: 'mac serve on SQLite: analytics p95, last30Days of one check', value: r.analyticsP95Ms, unit: 'ms', target: TARGETS.analyticsP95Ms, details }),
+      ];
+    },
+  },
+  {
+    name: 'multistep',
+    module: './multistep.mjs',
+    figures: [{ bench: 'multistep-runs', figure: 10, title: 'multi-step runs: time through mac / bare playwright test', target: TARGETS.multiStepOverhead }],
+    run: async (m, { quick, log }) => {
+      const r = await m.main({ n: quick ? 4 : 12, log });
+      return [
+        figure({
+          bench: r.bench,
+          figure: 10,
+          title: `multi-step runs (${r.n}, pool of ${r.concurrency}): time through mac / bare playwright test`,
+          value: r.failed > 0 ? Infinity : r.overhead,
+          target: TARGETS.multiStepOverhead,
+          details: { quick, n: r.n, concurrency: r.concurrency, macMs: r.macMs, bareMs: r.bareMs, runsPerSecond: r.runsPerSecond, failed: r.failed },
+          note: `${r.runsPerSecond.toFixed(2)} runs/s through mac, ${r.bareRunsPerSecond.toFixed(2)} runs/s bare (two requests per script, local server).${r.failed > 0 ? ` MISS: ${r.failed} runs failed.` : ''}`,
+        }),
+      ];
+    },
+  },
+  {
+    name: 'http',
+    module: './http.mjs',
+    figures: [{ bench: 'http-runs', figure: 11, title: 'URL-monitor runs per second against a local HTTP server', target: TARGETS.httpRunsPerSecond }],
+    run: async (m, { quick, log }) => {
+      log('http: URL-monitor runs against a local server, interleaved with a bare undici loop ...');
+      const r = await m.main({ quick, log });
+      return [
+        figure({
+          bench: r.bench,
+          figure: 11,
+          title: 'URL-monitor runs per second against a local HTTP server',
+          value: r.failures > 0 ? 0 : r.runsPerSecond,
+          unit: 'runs/s',
+          target: TARGETS.httpRunsPerSecond,
+          details: {
+            quick,
+            bareRequestsPerSecond: Math.round(r.bareRequestsPerSecond),
+            ratio: Number(r.ratio.toFixed(2)),
+            runnerCpuMs: Number(r.runnerCpuMs.toFixed(3)),
+            bareCpuMs: Number(r.bareCpuMs.toFixed(3)),
+            concurrency: r.concurrency,
+            rounds: r.rounds,
+            failures: r.failures,
+          },
+          note: `bare undici loop (fresh connection per request) ${Math.round(r.bareRequestsPerSecond)}/s: runner / bare = ${r.ratio.toFixed(2)}; CPU per run ${r.runnerCpuMs.toFixed(2)} ms, per bare request ${r.bareCpuMs.toFixed(2)} ms; concurrency ${r.concurrency}, medians of ${r.rounds} interleaved rounds.${r.failures > 0 ? ` MISS: ${r.failures} runs failed.` : ''}`,
+        }),
       ];
     },
   },

@@ -1,7 +1,7 @@
 // `npm run demo`: start `mac serve` on a free port, apply examples/, plan again to show that
-// nothing is left to change, add an incident, print the URLs of the public pages (the
-// status page and examples/dashboards.yaml's dashboard), then stop the service, or keep it
-// running until Ctrl-C with `npm run demo -- --keep`. Exits non-zero if any step fails.
+// nothing is left to change, run the multi-step check of examples/ through the service, add an
+// incident, print the URLs of the public pages (the status page and examples/dashboards.yaml's
+// dashboard), then stop the service, or keep it running until Ctrl-C with `npm run demo -- --keep`. Exits non-zero if any step fails.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
@@ -46,6 +46,31 @@ async function addIncident(base) {
     status: 'RESOLVED',
     publicIncidentUpdateDate: at(3 * day - 2 * 3_600_000),
   });
+}
+
+/**
+ * Runs examples/checks/status-page.yaml's multi-step check once through the service: it points
+ * at mac serve's default port, so the demo first points it at its own service, then triggers
+ * it and waits for the session. Returns the session's status.
+ */
+async function runStatusCheck(base) {
+  const checks = await api(base, 'GET', '/v1/checks?limit=100');
+  const check = checks.find((c) => c.checkType === 'MULTI_STEP' && c.name === 'Public status pages answer');
+  if (!check) throw new Error('the multi-step check of examples/checks/status-page.yaml was not applied');
+  await api(base, 'PUT', `/v1/checks/multistep/${check.id}`, { environmentVariables: [{ key: 'STATUS_URL', value: base }] });
+  const { sessions } = await api(base, 'POST', '/v1/check-sessions/trigger', { target: { checkId: [check.id] } });
+  const end = Date.now() + 120_000;
+  for (;;) {
+    const session = await api(base, 'GET', `/v1/check-sessions/${sessions[0].checkSessionId}`);
+    if (['PASSED', 'FAILED', 'DEGRADED', 'TIMED_OUT'].includes(session.status)) {
+      const [final] = await api(base, 'GET', `/v1/check-results/${check.id}?limit=1`);
+      for (const line of final?.multiStepCheckResult?.jobLog ?? []) say(`  ${line}`);
+      say(`session ${session.status} in ${session.timeElapsed} ms`);
+      return session.status;
+    }
+    if (Date.now() > end) throw new Error('the multi-step check did not finish within 120 s');
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
 }
 
 /** Starts `mac serve --port 0` and resolves once it prints its URL. */
@@ -112,11 +137,17 @@ async function main() {
         return code === 2 ? 1 : code || 1;
       }
     }
+    say('\n== run the multi-step check (examples/scripts/status-page.js) against this service');
+    const status = await runStatusCheck(service.url);
+    if (status !== 'PASSED') {
+      say(`\ndemo failed: the multi-step check ended ${status}`);
+      return 1;
+    }
     say('\n== public pages (no API key needed)');
     await addIncident(service.url);
     say(`status page: ${service.url}/status/shop`);
     say(`dashboard:   ${service.url}/dashboards/shop-status`);
-    say('\ndemo done: examples/ applied, and a second plan shows no changes.');
+    say('\ndemo done: examples/ applied, a second plan shows no changes, and the multi-step check passed.');
     if (KEEP) {
       say(`mac serve keeps running on ${service.url}; press Ctrl-C to stop it.`);
       await new Promise((resolve) => {

@@ -5,12 +5,12 @@
  */
 import type {
   AlertChannelDefinition, CheckGroupDefinition, DashboardDefinition, PrivateLocationDefinition, StatusPageDefinition, StatusPageServiceDefinition, DnsCheckDefinition, EnvironmentVariableDefinition,
-  HeartbeatCheckDefinition, MultiStepCheckDefinition, SnippetDefinition, TcpCheckDefinition,
+  HeartbeatCheckDefinition, MultiStepCheckDefinition, SnippetDefinition, TcpCheckDefinition, UrlMonitorDefinition, ApiCheckDefinition,
 } from './schema/definitions.js';
 
 export type {
   AlertChannelDefinition, CheckGroupDefinition, DashboardDefinition, PrivateLocationDefinition, StatusPageDefinition, StatusPageServiceDefinition, DefinitionDocument, DnsCheckDefinition, EnvironmentVariableDefinition,
-  HeartbeatCheckDefinition, MultiStepCheckDefinition, SnippetDefinition, TcpCheckDefinition,
+  HeartbeatCheckDefinition, MultiStepCheckDefinition, SnippetDefinition, TcpCheckDefinition, UrlMonitorDefinition, ApiCheckDefinition,
 } from './schema/definitions.js';
 
 // Omit that keeps a union a union (AlertChannel differs by type).
@@ -28,6 +28,10 @@ export const dnsCheck = helper<DnsCheckDefinition>('DnsCheck');
 export const multiStepCheck = helper<MultiStepCheckDefinition>('MultiStepCheck');
 /** A heartbeat check definition. */
 export const heartbeatCheck = helper<HeartbeatCheckDefinition>('HeartbeatCheck');
+/** A URL monitor definition (a GET with status-code assertions). */
+export const urlMonitor = helper<UrlMonitorDefinition>('UrlMonitor');
+/** An API check definition (one HTTP request with assertions; setupSnippet / tearDownSnippet by logical id). */
+export const apiCheck = helper<ApiCheckDefinition>('ApiCheck');
 /** A snippet definition. */
 export const snippet = helper<SnippetDefinition>('Snippet');
 /** A dashboard definition. */

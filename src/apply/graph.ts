@@ -29,6 +29,8 @@ const KIND_TIER: Record<Kind, number> = {
   DnsCheck: 1,
   MultiStepCheck: 1,
   HeartbeatCheck: 1,
+  UrlMonitor: 1,
+  ApiCheck: 1,
   Dashboard: 2,
   StatusPage: 2,
 };

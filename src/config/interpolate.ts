@@ -115,7 +115,8 @@ export function interpolateEnv(
         );
         return match;
       }
-      const resolved = env[name];
+      // Own properties only: a declared `constructor` or `toString` is unset, never Object's own.
+      const resolved = Object.hasOwn(env, name) ? env[name] : undefined;
       if (resolved === undefined) {
         unset.push(name);
         return match;

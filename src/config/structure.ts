@@ -15,13 +15,13 @@ export interface StructuredDocument {
 
 /** Fields that exist on some kinds only, with the reason a user needs when putting them elsewhere. */
 const MISPLACED: Record<string, string> = {
-  setupSnippet: 'snippet references exist only on DnsCheck, the only check kind whose API body has snippet ids',
-  tearDownSnippet: 'snippet references exist only on DnsCheck, the only check kind whose API body has snippet ids',
-  setupSnippetId: 'snippet ids exist only on DnsCheck',
-  tearDownSnippetId: 'snippet ids exist only on DnsCheck',
-  request: 'only TcpCheck and DnsCheck have a request',
-  degradedResponseTime: 'only TcpCheck and DnsCheck have response-time thresholds',
-  maxResponseTime: 'only TcpCheck and DnsCheck have response-time thresholds',
+  setupSnippet: 'snippet references exist only on DnsCheck and ApiCheck, the check kinds whose API body has snippet ids',
+  tearDownSnippet: 'snippet references exist only on DnsCheck and ApiCheck, the check kinds whose API body has snippet ids',
+  setupSnippetId: 'snippet ids exist only on DnsCheck and ApiCheck',
+  tearDownSnippetId: 'snippet ids exist only on DnsCheck and ApiCheck',
+  request: 'only TcpCheck, DnsCheck, UrlMonitor and ApiCheck have a request',
+  degradedResponseTime: 'only TcpCheck, DnsCheck, UrlMonitor and ApiCheck have response-time thresholds',
+  maxResponseTime: 'only TcpCheck, DnsCheck, UrlMonitor and ApiCheck have response-time thresholds',
   frequencyOffset: 'multi-step checks have no frequencyOffset (they cannot run more often than every minute)',
   scriptFile: 'scriptFile stands for script on Snippet, MultiStepCheck and DnsCheck only',
   id: 'an EnvironmentVariable is identified by its key',
@@ -78,7 +78,8 @@ export function issueDiagnostics(
     });
   }
   const value = valueAt(source.data, path);
-  if (value === undefined && (issue.code === 'invalid_type' || issue.code === 'invalid_union')) {
+  // A missing enum field (an API check's request.method) is an invalid_value issue in zod 4.
+  if (value === undefined && (issue.code === 'invalid_type' || issue.code === 'invalid_union' || issue.code === 'invalid_value')) {
     // A missing field has no node of its own: point at the mapping that should hold it.
     const parent = path.slice(0, -1);
     const at = parent.length === 0 ? source.position() : source.locate(parent, true);

@@ -99,6 +99,18 @@ export const IMPORT_KINDS: Record<Kind, ImportKindSpec> = {
     idSource: byName,
     fallbackId: 'heartbeat-check',
   },
+  UrlMonitor: {
+    kind: 'UrlMonitor',
+    file: 'checks/url.yaml',
+    idSource: byName,
+    fallbackId: 'url-monitor',
+  },
+  ApiCheck: {
+    kind: 'ApiCheck',
+    file: 'checks/api.yaml',
+    idSource: byName,
+    fallbackId: 'api-check',
+  },
   Dashboard: {
     kind: 'Dashboard',
     file: 'dashboards.yaml',

@@ -11,10 +11,14 @@ import { readJsonPath } from './jsonpath.js';
 export const ASSERTION_SOURCES = {
   TCP: ['RESPONSE_DATA', 'RESPONSE_TIME'],
   DNS: ['RESPONSE_TIME', 'RESPONSE_CODE', 'TEXT_ANSWER', 'JSON_ANSWER'],
+  URL: ['STATUS_CODE'],
+  API: ['STATUS_CODE', 'JSON_BODY', 'HEADERS', 'TEXT_BODY', 'RESPONSE_TIME'],
 } as const;
 
 // Sources whose value is JSON, so that `property` reads into it directly.
-const JSON_SOURCES = new Set(['JSON_ANSWER']);
+const JSON_SOURCES = new Set(['JSON_ANSWER', 'JSON_BODY']);
+// Sources whose `property` names a key of an object of text values, case-insensitively (HTTP headers).
+const NAMED_SOURCES = new Set(['HEADERS']);
 const NUMERIC_SOURCES = new Set(['RESPONSE_TIME']);
 
 /** Text form of a value: strings as they are, null/undefined as "", anything else as JSON. */
@@ -69,7 +73,10 @@ export const COMPARISONS: Record<string, (actual: unknown, target: string, numer
 /** The value an assertion looks at: its source, read at `property`, narrowed by `regex`. */
 export function assertionValue(a: Assertion, values: Record<string, unknown>): unknown {
   let value = values[a.source];
-  if (a.property) {
+  if (a.property && NAMED_SOURCES.has(a.source)) {
+    const name = a.property.trim().toLowerCase();
+    value = isContainer(value) && Object.hasOwn(value, name) ? (value as Record<string, unknown>)[name] : undefined;
+  } else if (a.property) {
     // RESPONSE_DATA may hold JSON text; a property then reads into it, as it does on JSON sources.
     const json = JSON_SOURCES.has(a.source) ? value : parseJson(asText(value));
     value = readJsonPath(json, a.property);

@@ -1,6 +1,6 @@
 /**
  * The small JSON path dialect of assertion `property` values: `$`, `.key`, `[0]`, `['key']`
- * and `["key"]`, e.g. `$[0].data`. The leading `$` may be left out.
+ * and `["key"]`, e.g. `$[0].data`; `.length` of an array is its size. The leading `$` may be left out.
  */
 
 /** A `property` that is not a path of the supported dialect. */
@@ -31,6 +31,11 @@ export function readJsonPath(value: unknown, path: string): unknown {
   for (const step of parseJsonPath(path)) {
     if (current === null || typeof current !== 'object') return undefined;
     if (Array.isArray(current)) {
+      // `.length` of an array is its number of items, as in JavaScript.
+      if (step === 'length') {
+        current = current.length;
+        continue;
+      }
       if (typeof step !== 'number' && !/^\d+$/.test(step)) return undefined;
       current = current[Number(step)];
     } else {

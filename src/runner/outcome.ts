@@ -50,18 +50,22 @@ export function judge(probe: Probe, assertions: Assertion[], verdict: Verdict): 
 }
 
 /**
- * The `apiCheckResult` of a TCP or DNS attempt (api-decisions §5.3). `request.data` is a string in
- * the reference API: nothing sent is "" (it was null, defect D4 of issue 16).
+ * The `apiCheckResult` of an attempt (api-decisions §5.3). `request.data` is a string in the
+ * reference API: nothing sent is "" (it was null, defect D4 of issue 16). HTTP probes bring the
+ * request as sent and the response's headers and timings; TCP and DNS leave them empty.
  */
-export function apiCheckResult(method: 'TCP' | 'DNS', data: string | null, probe: Probe, assertions: AssertionResult[]): ApiCheckResult {
+export function apiCheckResult(method: string, data: string | null, probe: Probe, assertions: AssertionResult[]): ApiCheckResult {
+  const http = probe.http;
   return {
-    request: { method, url: probe.url, data: data ?? '', headers: {}, params: {} },
+    request: http
+      ? { method: http.method, url: probe.url, data: http.data, headers: http.requestHeaders, params: http.params }
+      : { method, url: probe.url, data: data ?? '', headers: {}, params: {} },
     response: {
       status: probe.status,
       statusText: probe.statusText,
       body: probe.body,
-      headers: {},
-      timings: null,
+      headers: http?.responseHeaders ?? {},
+      timings: http?.timings ?? null,
       timingPhases: probe.timingPhases,
     },
     assertions,

@@ -1,4 +1,4 @@
-import type { TimingPhases } from './types.js';
+import type { HttpTimings, TimingPhases } from './types.js';
 
 /** Bounds of one attempt; tests shorten them, the defaults are the decided ones (§5.2, §5.3). */
 export interface ProbeLimits {
@@ -6,12 +6,14 @@ export interface ProbeLimits {
   timeoutMs: number;
   /** TCP: the reply is complete after this long without data. */
   idleMs: number;
-  /** TCP: the reply is cut at this many bytes. */
+  /** TCP: the reply is cut at this many bytes; HTTP: the body a result keeps. */
   maxBytes: number;
+  /** HTTP: the body is read up to this many bytes (what TEXT_BODY and JSON_BODY see). */
+  maxBodyBytes: number;
 }
 
-/** The decided limits: 30 s per attempt, 1 s idle, 64 KiB. */
-export const DEFAULT_LIMITS: ProbeLimits = { timeoutMs: 30_000, idleMs: 1_000, maxBytes: 64 * 1024 };
+/** The decided limits: 30 s per attempt, 1 s idle, 64 KiB kept, 1 MiB of an HTTP body read. */
+export const DEFAULT_LIMITS: ProbeLimits = { timeoutMs: 30_000, idleMs: 1_000, maxBytes: 64 * 1024, maxBodyBytes: 1024 * 1024 };
 
 /** What one network exchange observed, before assertions and thresholds are applied. */
 export interface Probe {
@@ -28,6 +30,15 @@ export interface Probe {
   networkError: boolean;
   /** Values of the assertion sources this kind offers, except RESPONSE_TIME (taken from responseTime). */
   values: Record<string, unknown>;
+  /** HTTP only: the request as sent (credentials masked) and the response's headers and timings. */
+  http?: {
+    method: string;
+    data: string;
+    requestHeaders: Record<string, string>;
+    params: Record<string, string>;
+    responseHeaders: Record<string, string>;
+    timings: HttpTimings;
+  };
 }
 
 /** A host as it appears in a URL: IPv6 literals in brackets. */

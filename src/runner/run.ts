@@ -9,13 +9,17 @@ import {
   type RunnableCheck,
   type RunnableCheckInput,
   type TcpCheck,
+  type UrlCheck,
+  type ApiCheck,
 } from './types.js';
 import { DEFAULT_LIMITS, type Probe, type ProbeLimits } from './probe.js';
 import { probeTcp } from './tcp.js';
+import { probeHttp } from './http/probe.js';
 import { probeDns, type NameServerSource } from './dns/probe.js';
 import { systemNameServer } from './dns/client.js';
 import { apiCheckResult, judge } from './outcome.js';
 import { nextRetryDelay } from './retry.js';
+import { runMultiStep, type MultiStepLimits } from './multistep/run.js';
 
 /** How a run behaves; every field has a production default. */
 export interface RunOptions {
@@ -28,6 +32,8 @@ export interface RunOptions {
   systemNameServer?: NameServerSource;
   /** Called with each attempt as soon as it ends, before any retry wait. */
   onAttempt?: (attempt: AttemptResult) => void | Promise<void>;
+  /** Time limit and log bound of multi-step runs. */
+  multiStep?: Partial<MultiStepLimits>;
 }
 
 /** One attempt's result: the check-result fields the runner owns (api-decisions §5.2, §5.3). */
@@ -55,7 +61,7 @@ export interface AttemptResult {
 
 /** What each executable kind contributes: its probe and the assertions it always applies. */
 interface KindRunner<C> {
-  method: 'TCP' | 'DNS';
+  method: string;
   probe(check: C, limits: ProbeLimits, opts: RunOptions): Promise<Probe>;
   assertions(check: C): Assertion[];
   data(check: C): string | null;
@@ -79,27 +85,39 @@ const DNS: KindRunner<DnsCheck> = {
   data: () => null,
 };
 
+/** Implied when an HTTP check asserts nothing on the status: an error status fails it (docs/runs.md). */
+export const IMPLIED_STATUS: Assertion = { source: 'STATUS_CODE', comparison: 'LESS_THAN', target: '400', property: '', regex: '' };
+
+const HTTP: KindRunner<UrlCheck | ApiCheck> = {
+  method: 'GET',
+  probe: (check, limits) => probeHttp(check.request, limits),
+  assertions: (check) =>
+    check.request.assertions.some((a) => a.source === 'STATUS_CODE') ? check.request.assertions : [...check.request.assertions, IMPLIED_STATUS],
+  data: () => null,
+};
+
 /** The message a check gets when its kind is not executed here (api-decisions §5.1). */
-export const NOT_EXECUTED: Record<'MULTI_STEP' | 'HEARTBEAT', string> = {
-  MULTI_STEP: 'multi-step scripts are not executed by this service',
+export const NOT_EXECUTED: Record<'HEARTBEAT', string> = {
   HEARTBEAT: 'heartbeat checks are not run; they are fed by pings',
 };
 
 /**
  * Runs a check once from this machine, with retries, and returns every attempt (the last one
- * FINAL). Multi-step and heartbeat checks are not executed: one FINAL result with hasErrors
+ * FINAL). Multi-step checks run their script in a child process (multistep/run.ts). Heartbeat checks are not executed: one FINAL result with hasErrors
  * says so, never a pass.
  */
 export async function runCheck(input: RunnableCheckInput | RunnableCheck, opts: RunOptions = {}): Promise<AttemptResult[]> {
   const check = runnableCheckSchema.parse(input);
   if (check.checkType === 'TCP') return runAttempts(check, TCP, opts);
   if (check.checkType === 'DNS') return runAttempts(check, DNS, opts);
+  if (check.checkType === 'MULTI_STEP') return runMultiStep(check, opts);
+  if (check.checkType === 'URL' || check.checkType === 'API') return runAttempts(check, HTTP, opts);
   const result = notExecuted(NOT_EXECUTED[check.checkType]);
   await opts.onAttempt?.(result);
   return [result];
 }
 
-async function runAttempts<C extends TcpCheck | DnsCheck>(check: C, kind: KindRunner<C>, opts: RunOptions): Promise<AttemptResult[]> {
+async function runAttempts<C extends TcpCheck | DnsCheck | UrlCheck | ApiCheck>(check: C, kind: KindRunner<C>, opts: RunOptions): Promise<AttemptResult[]> {
   const limits = { ...DEFAULT_LIMITS, ...opts.limits };
   const sleep = opts.sleep ?? ((ms: number) => delay(ms));
   const results: AttemptResult[] = [];
@@ -126,7 +144,7 @@ async function runAttempts<C extends TcpCheck | DnsCheck>(check: C, kind: KindRu
   }
 }
 
-async function attempt<C extends TcpCheck | DnsCheck>(check: C, kind: KindRunner<C>, limits: ProbeLimits, opts: RunOptions): Promise<AttemptResult> {
+async function attempt<C extends TcpCheck | DnsCheck | UrlCheck | ApiCheck>(check: C, kind: KindRunner<C>, limits: ProbeLimits, opts: RunOptions): Promise<AttemptResult> {
   const startedAt = new Date();
   let probe: Probe;
   let fault = false;
@@ -172,7 +190,8 @@ function faultProbe(message: string): Probe {
 
 /** A result that ran nothing: hasErrors with the reason, in the multi-step result shape. */
 export function notExecuted(reason: string): AttemptResult {
-  const now = new Date().toISOString();
+  const at = Date.now();
+  const now = new Date(at).toISOString();
   return {
     resultType: 'FINAL',
     attempts: 0,
@@ -185,7 +204,7 @@ export function notExecuted(reason: string): AttemptResult {
     stoppedAt: now,
     apiCheckResult: null,
     browserCheckResult: null,
-    multiStepCheckResult: { errors: [reason], startTime: now, endTime: now, runtimeVersion: null, jobLog: [reason] },
+    multiStepCheckResult: { errors: [reason], startTime: at, endTime: at, runtimeVersion: null, jobLog: [reason], jobAssets: null },
     errorMessage: reason,
     networkError: false,
   };

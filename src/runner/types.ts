@@ -45,6 +45,55 @@ export const dnsRequestSchema = z.object({
 /** A DNS request with defaults applied. */
 export type DnsRequest = z.infer<typeof dnsRequestSchema>;
 
+/** HTTP methods of an API check (ChecksV1ApiRequest); URL monitors only GET. */
+export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'HEAD', 'DELETE', 'PATCH'] as const;
+/** Body types of an API check (ChecksV1ApiRequest). */
+export const BODY_TYPES = ['JSON', 'FORM', 'RAW', 'GRAPHQL', 'NONE'] as const;
+
+/** One header or query parameter (ChecksV1KeyValue); a `locked` value is masked in results. */
+const keyValue = z.object({
+  key: z.string(),
+  value: z.string().nullish().transform((v) => v ?? ''),
+  locked: z.boolean().nullish().transform((v) => v ?? false),
+});
+const keyValues = z.array(keyValue).nullish().transform((v) => v ?? []);
+
+const httpCommon = {
+  url: z.string().min(1).max(2048),
+  // The reference leaves followRedirects without a default; it follows unless told not to.
+  followRedirects: z.boolean().nullish().transform((v) => v ?? true),
+  skipSSL: z.boolean().nullish().transform((v) => v ?? false),
+  ipFamily: z.enum(['IPv4', 'IPv6']).nullish().transform((v) => v ?? 'IPv4'),
+  assertions,
+};
+
+/** The `request` of a URL monitor (ChecksV1UrlRequest): GET only. */
+export const urlRequestSchema = z.object({
+  ...httpCommon,
+  method: z.literal('GET').nullish().transform(() => 'GET' as const),
+});
+/** A URL monitor's request with defaults applied. */
+export type UrlRequest = z.infer<typeof urlRequestSchema>;
+
+/** The `request` of an API check (ChecksV1ApiRequest). */
+export const apiRequestSchema = z.object({
+  ...httpCommon,
+  method: z.enum(HTTP_METHODS),
+  body: z.string().nullish().transform((v) => v ?? ''),
+  bodyType: z.enum(BODY_TYPES).nullish().transform((v) => v ?? 'NONE'),
+  headers: keyValues,
+  queryParameters: keyValues,
+  basicAuth: z
+    .object({ username: z.string(), password: z.string() })
+    .nullish()
+    .transform((v) => v ?? null),
+});
+/** An API check's request with defaults applied. */
+export type ApiRequest = z.infer<typeof apiRequestSchema>;
+
+/** Either HTTP request, as the probe takes it. */
+export type HttpRequest = UrlRequest | ApiRequest;
+
 /** `retryStrategy` of a check (api-decisions §3.1 ranges and defaults). */
 export const retryStrategySchema = z.object({
   type: z.enum(['FIXED', 'LINEAR', 'EXPONENTIAL', 'SINGLE_RETRY']),
@@ -89,14 +138,59 @@ export const dnsCheckSchema = z.object({
   degradedResponseTime: threshold(500),
   maxResponseTime: threshold(1000),
 });
-/** A check whose kind this runner does not execute (multi-step scripts, heartbeats). */
+/** One environment variable of a check as the API stores it (values of secret ones included). */
+export const checkVariableSchema = z.object({
+  key: z.string(),
+  value: z.string().nullish().transform((v) => v ?? ''),
+  secret: z.boolean().nullish().transform((v) => v ?? false),
+});
+
+/** A multi-step check: a Playwright Test script run in a child process (src/runner/multistep/). */
+export const multiStepCheckSchema = z.object({
+  ...common,
+  checkType: z.literal('MULTI_STEP'),
+  script: z.string().nullish().transform((v) => v ?? null),
+  runtimeId: z.string().nullish().transform((v) => v ?? null),
+  environmentVariables: z.array(checkVariableSchema).nullish().transform((v) => v ?? []),
+});
+/** A multi-step check with defaults applied. */
+export type MultiStepCheck = z.infer<typeof multiStepCheckSchema>;
+
+/** A URL monitor as the runner needs it (ChecksV1UrlMonitorCreate defaults). */
+export const urlCheckSchema = z.object({
+  ...common,
+  checkType: z.literal('URL'),
+  request: urlRequestSchema,
+  degradedResponseTime: threshold(3000),
+  maxResponseTime: threshold(5000),
+});
+/** An API check as the runner needs it (ChecksV1ApiCheckCreate defaults). */
+export const apiCheckSchema = z.object({
+  ...common,
+  checkType: z.literal('API'),
+  request: apiRequestSchema,
+  degradedResponseTime: threshold(5000),
+  maxResponseTime: threshold(20000),
+});
+/** A check whose kind this runner does not execute (heartbeats). */
 export const otherCheckSchema = z.object({
   ...common,
-  checkType: z.enum(['MULTI_STEP', 'HEARTBEAT']),
+  checkType: z.enum(['HEARTBEAT']),
 });
 
 /** Every check the runner accepts, told apart by `checkType`. */
-export const runnableCheckSchema = z.discriminatedUnion('checkType', [tcpCheckSchema, dnsCheckSchema, otherCheckSchema]);
+export const runnableCheckSchema = z.discriminatedUnion('checkType', [
+  tcpCheckSchema,
+  dnsCheckSchema,
+  urlCheckSchema,
+  apiCheckSchema,
+  multiStepCheckSchema,
+  otherCheckSchema,
+]);
+/** A URL monitor with defaults applied. */
+export type UrlCheck = z.infer<typeof urlCheckSchema>;
+/** An API check with defaults applied. */
+export type ApiCheck = z.infer<typeof apiCheckSchema>;
 /** A TCP check with defaults applied. */
 export type TcpCheck = z.infer<typeof tcpCheckSchema>;
 /** A DNS check with defaults applied. */
@@ -122,15 +216,28 @@ export interface AssertionResult extends Assertion {
   passed: boolean;
 }
 
-/** `apiCheckResult` of a TCP or DNS result (api-decisions §5.3). */
+/**
+ * Milliseconds from the start of an HTTP attempt to each boundary of its last request (the
+ * `timings` of the result; null for TCP and DNS). `secureConnect` is null over plain HTTP.
+ */
+export interface HttpTimings {
+  socket: number;
+  lookup: number;
+  connect: number;
+  secureConnect: number | null;
+  response: number;
+  end: number;
+}
+
+/** `apiCheckResult` of a result (api-decisions §5.3): TCP and DNS keep headers and params empty. */
 export interface ApiCheckResult {
-  request: { method: 'TCP' | 'DNS'; url: string; data: string; headers: Record<string, never>; params: Record<string, never> };
+  request: { method: string; url: string; data: string; headers: Record<string, string>; params: Record<string, string> };
   response: {
     status: number;
     statusText: string;
     body: string;
-    headers: Record<string, never>;
-    timings: null;
+    headers: Record<string, string>;
+    timings: HttpTimings | null;
     timingPhases: TimingPhases;
   };
   assertions: AssertionResult[];
@@ -140,11 +247,15 @@ export interface ApiCheckResult {
   pcapDataUrl: null;
 }
 
-/** `multiStepCheckResult` of a check kind that was not executed (api-decisions §5.3). */
+/**
+ * `multiStepCheckResult` (api-decisions §5.3, the reference's MultiStepResultBrowser): `errors`
+ * first names the failing test and step; times are epoch ms; `jobLog` one line per entry.
+ */
 export interface MultiStepCheckResult {
   errors: string[];
-  startTime: string;
-  endTime: string;
+  startTime: number;
+  endTime: number;
   runtimeVersion: string | null;
   jobLog: string[];
+  jobAssets: null;
 }

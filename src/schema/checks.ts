@@ -32,7 +32,7 @@ export const TcpCheckSchema = z.strictObject({
   request: doc(f.tcpRequest, 'What to connect to and what to assert'),
 });
 
-/** A DNS check definition; the only check kind whose API body references snippets. */
+/** A DNS check definition; its API body references snippets (like API checks'). */
 export const DnsCheckSchema = z.strictObject({
   kind: kindField('DnsCheck'),
   ...checkDefinitionFields,
@@ -71,6 +71,37 @@ export const HeartbeatCheckSchema = z.strictObject({
   ...required,
   frequency: doc(minuteFrequency.optional(), 'Minutes between evaluations', 10),
   heartbeat: doc(f.heartbeat, 'Expected ping period and grace time'),
+});
+
+/** A URL monitor definition: a GET of one URL, assertions on the status code (reference ChecksV1UrlMonitorCreate). */
+export const UrlMonitorSchema = z.strictObject({
+  kind: kindField('UrlMonitor'),
+  ...checkDefinitionFields,
+  ...f.checkShared,
+  privateLocations: privateLocationsField,
+  triggerIncident: triggerIncidentField,
+  ...required,
+  degradedResponseTime: doc(f.httpThresholds.degradedResponseTime, 'Response time (ms, 0..45000) from which the monitor is degraded', 3000),
+  maxResponseTime: doc(f.httpThresholds.maxResponseTime, 'Response time (ms, 0..45000) from which the monitor fails', 5000),
+  frequency: doc(subminuteFrequency.optional(), 'Minutes between runs; 0 runs every frequencyOffset (10, 20 or 30) seconds', 10),
+  request: doc(f.urlRequest, 'The URL requested (GET) and the status-code assertions'),
+});
+
+/** An API check definition: one HTTP request with assertions; may run setup and teardown snippets (reference ChecksV1ApiCheckCreate). */
+export const ApiCheckSchema = z.strictObject({
+  kind: kindField('ApiCheck'),
+  ...checkDefinitionFields,
+  ...f.checkShared,
+  privateLocations: privateLocationsField,
+  triggerIncident: triggerIncidentField,
+  ...required,
+  degradedResponseTime: doc(f.httpThresholds.degradedResponseTime, 'Response time (ms, 0..45000) from which the check is degraded', 5000),
+  maxResponseTime: doc(f.httpThresholds.maxResponseTime, 'Response time (ms, 0..45000) from which the check fails', 20000),
+  ...f.apiExtras,
+  frequency: doc(subminuteFrequency.optional(), 'Minutes between runs; 0 runs every frequencyOffset (10, 20 or 30) seconds', 10),
+  request: doc(f.apiRequest, 'The HTTP request (method, url, headers, body, basic auth) and its assertions'),
+  setupSnippet: snippetRefField('setup'),
+  tearDownSnippet: snippetRefField('teardown'),
 });
 
 /** Fields `defaults.check` of mac.config.yaml may set: any field of any check kind except identity. */

@@ -59,7 +59,7 @@ export const triggerIncidentField = doc(
   null,
 );
 
-/** A snippet reference by logical id (DNS checks only). */
+/** A snippet reference by logical id (DNS and API checks). */
 export function snippetRefField(phase: 'setup' | 'teardown') {
   return doc(logicalId.optional(), `Snippet run in the ${phase} phase, by logical id (resolved to ${phase === 'setup' ? 'setupSnippetId' : 'tearDownSnippetId'})`);
 }

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import type { Kind } from './kinds.js';
 import { alertChannelRuleIssues, checkRuleIssues, type ApiCheckType, type FieldIssue } from './fields.js';
-import { DnsCheckSchema, HeartbeatCheckSchema, MultiStepCheckSchema, TcpCheckSchema } from './checks.js';
+import { ApiCheckSchema, DnsCheckSchema, HeartbeatCheckSchema, MultiStepCheckSchema, TcpCheckSchema, UrlMonitorSchema } from './checks.js';
 import {
   AlertChannelSchema, CheckGroupSchema, DashboardSchema, EnvironmentVariableSchema, PrivateLocationSchema, SnippetSchema, StatusPageSchema,
   StatusPageServiceSchema,
@@ -50,6 +50,10 @@ const ALERT_CHANNELS: RefField = { field: 'alertChannels', target: 'AlertChannel
 const GROUP: RefField = { field: 'group', target: 'CheckGroup', rawField: 'groupId' };
 const PRIVATE_LOCATIONS: RefField = { field: 'privateLocations', target: 'PrivateLocation', orRaw: true };
 const CHECK_REFS: RefField[] = [ALERT_CHANNELS, GROUP, PRIVATE_LOCATIONS];
+const SNIPPET_REFS: RefField[] = [
+  { field: 'setupSnippet', target: 'Snippet', rawField: 'setupSnippetId' },
+  { field: 'tearDownSnippet', target: 'Snippet', rawField: 'tearDownSnippetId' },
+];
 
 /** A tombstone keeps the strictness of its kind but needs only identity fields. */
 function tombstoneOf(schema: z.ZodObject, keep: string[]): z.ZodType {
@@ -102,14 +106,14 @@ export const DEFINITIONS: Record<Kind, KindSpec> = {
   TcpCheck: check(TcpCheckSchema, 'A TCP check: connects to hostname:port, optionally sends data and asserts on the response.', 'TCP'),
   DnsCheck: check(DnsCheckSchema, 'A DNS check: resolves a name and asserts on the answer. May run setup and teardown snippets.', 'DNS', {
     script: 'optional',
-    refs: [
-      ...CHECK_REFS,
-      { field: 'setupSnippet', target: 'Snippet', rawField: 'setupSnippetId' },
-      { field: 'tearDownSnippet', target: 'Snippet', rawField: 'tearDownSnippetId' },
-    ],
+    refs: [...CHECK_REFS, ...SNIPPET_REFS],
   }),
   MultiStepCheck: check(MultiStepCheckSchema, 'A multi-step check: a script driving several requests.', 'MULTI_STEP', { script: 'required' }),
   HeartbeatCheck: check(HeartbeatCheckSchema, 'A heartbeat check: fails when a job stops pinging it within period plus grace.', 'HEARTBEAT'),
+  UrlMonitor: check(UrlMonitorSchema, 'A URL monitor: GETs one URL and asserts on the status code; degraded and failing by response time.', 'URL'),
+  ApiCheck: check(ApiCheckSchema, 'An API check: one HTTP request (method, headers, body, basic auth) with assertions on status, headers, body and time. May run setup and teardown snippets.', 'API', {
+    refs: [...CHECK_REFS, ...SNIPPET_REFS],
+  }),
   Snippet: matchedByField(SnippetSchema, 'A snippet: reusable JavaScript, e.g. the setup or teardown of DNS checks.', 'name', 'required'),
   PrivateLocation: matchedByField(PrivateLocationSchema, 'A private location: where checks run on agents of your own; checks name it in privateLocations.', 'slugName', 'none'),
   CheckGroup: {
@@ -160,6 +164,8 @@ export const DefinitionDocumentSchema = z.discriminatedUnion('kind', [
   DnsCheckSchema,
   MultiStepCheckSchema,
   HeartbeatCheckSchema,
+  UrlMonitorSchema,
+  ApiCheckSchema,
   SnippetSchema,
   DashboardSchema,
   EnvironmentVariableSchema,
@@ -178,6 +184,10 @@ export type DnsCheckDefinition = z.input<typeof DnsCheckSchema>;
 export type MultiStepCheckDefinition = z.input<typeof MultiStepCheckSchema>;
 /** A heartbeat check definition as written. */
 export type HeartbeatCheckDefinition = z.input<typeof HeartbeatCheckSchema>;
+/** A URL monitor definition as written. */
+export type UrlMonitorDefinition = z.input<typeof UrlMonitorSchema>;
+/** An API check definition as written. */
+export type ApiCheckDefinition = z.input<typeof ApiCheckSchema>;
 /** A snippet definition as written. */
 export type SnippetDefinition = z.input<typeof SnippetSchema>;
 /** A dashboard definition as written. */

@@ -10,6 +10,8 @@ export const KINDS = [
   'DnsCheck',
   'MultiStepCheck',
   'HeartbeatCheck',
+  'UrlMonitor',
+  'ApiCheck',
   'Dashboard',
   'StatusPage',
 ] as const;
@@ -18,7 +20,7 @@ export const KINDS = [
 export type Kind = (typeof KINDS)[number];
 
 /** The kinds that are checks (matched by ownership tag, pruned by --prune). */
-export const CHECK_KINDS = ['TcpCheck', 'DnsCheck', 'MultiStepCheck', 'HeartbeatCheck'] as const satisfies readonly Kind[];
+export const CHECK_KINDS = ['TcpCheck', 'DnsCheck', 'MultiStepCheck', 'HeartbeatCheck', 'UrlMonitor', 'ApiCheck'] as const satisfies readonly Kind[];
 
 /** A check kind. */
 export type CheckKind = (typeof CHECK_KINDS)[number];

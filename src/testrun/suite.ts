@@ -4,7 +4,7 @@ import type { Kind } from '../schema/kinds.js';
 import { runCheck, type AttemptResult, type RunOptions } from '../runner/index.js';
 
 /**
- * `mac test`'s stage between loading and rendering: runs every TCP and DNS check of a project
+ * `mac test`'s stage between loading and rendering: runs every TCP, DNS, URL, API and multi-step check of a project
  * once from this machine, with a bound on how many run at once, and summarises the outcome.
  */
 
@@ -16,7 +16,7 @@ export interface TestEntry {
   kind: Kind;
   id: string;
   name: string;
-  /** `TCP`, `DNS`, `MULTI_STEP` or `HEARTBEAT`. */
+  /** `TCP`, `DNS`, `URL`, `API`, `MULTI_STEP` or `HEARTBEAT`. */
   checkType: string;
   file: string;
   line: number;
@@ -46,13 +46,20 @@ export interface SuiteOptions {
   concurrency: number;
   /** Passed to the runner (limits, retry wait cap, name server). */
   run?: RunOptions;
+  /** false (--no-typescript): multi-step scripts are code from the project, listed as skipped. */
+  scripts?: boolean;
 }
+
+/** Why a multi-step check is skipped under --no-typescript. */
+export const NO_SCRIPTS = 'multi-step scripts are code: not run with --no-typescript';
 
 // Per check kind: the API checkType, and why a kind is not run here (null = it is run).
 const KIND_TABLE: Partial<Record<Kind, { checkType: string; skip: string | null }>> = {
   TcpCheck: { checkType: 'TCP', skip: null },
   DnsCheck: { checkType: 'DNS', skip: null },
-  MultiStepCheck: { checkType: 'MULTI_STEP', skip: 'multi-step scripts are not executed by mac test' },
+  UrlMonitor: { checkType: 'URL', skip: null },
+  ApiCheck: { checkType: 'API', skip: null },
+  MultiStepCheck: { checkType: 'MULTI_STEP', skip: null },
   HeartbeatCheck: { checkType: 'HEARTBEAT', skip: 'heartbeat checks wait for pings; there is nothing to run' },
 };
 
@@ -70,7 +77,8 @@ export async function runSuite(definitions: Definition[], opts: SuiteOptions): P
 }
 
 async function testOne(def: Definition, opts: SuiteOptions): Promise<TestEntry> {
-  const { checkType, skip } = KIND_TABLE[def.kind]!;
+  const { checkType } = KIND_TABLE[def.kind]!;
+  const skip = checkType === 'MULTI_STEP' && opts.scripts === false ? NO_SCRIPTS : KIND_TABLE[def.kind]!.skip;
   const base = {
     kind: def.kind,
     id: def.id,

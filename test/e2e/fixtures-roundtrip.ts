@@ -14,7 +14,7 @@ export interface RoundTripRefs {
  */
 export function roundTripFiles({ groupId, serviceId, channelId }: RoundTripRefs): Record<string, string> {
   return {
-    'mac.config.yaml': 'project: roundtrip\nenv: [RT_SECRET, RT_HOOK_SECRET, RT_CHECK_SECRET]\n',
+    'mac.config.yaml': 'project: roundtrip\nenv: [RT_SECRET, RT_HOOK_SECRET, RT_CHECK_SECRET, RT_API_PASSWORD, RT_API_TOKEN]\n',
     'snippets.yaml': `kind: Snippet
 id: setup
 name: Setup snippet
@@ -174,6 +174,72 @@ tags: [backup]
 muted: true
 alertChannels: [pagerduty, opsgenie]
 `,
+    'checks/url.yaml': `kind: UrlMonitor
+id: home
+name: Home page with every field
+activated: false
+muted: true
+doubleCheck: false
+shouldFail: true
+locations: [eu-west-2]
+privateLocations: [edge-1]
+tags: [web]
+useGlobalAlertSettings: false
+groupId: ${groupId}
+groupOrder: 1
+runtimeId: "2024.02"
+retryStrategy: { type: FIXED, maxRetries: 1 }
+runParallel: true
+frequency: 2
+frequencyOffset: 20
+degradedResponseTime: 0
+maxResponseTime: 45000
+request:
+  method: GET
+  url: https://www.example.com/
+  followRedirects: false
+  skipSSL: true
+  ipFamily: IPv6
+  assertions:
+    - { source: STATUS_CODE, comparison: LESS_THAN, target: "400", property: "", regex: "(\\\\d+)" }
+alertChannels: [email]
+`,
+    'checks/api.yaml': `kind: ApiCheck
+id: orders
+name: Orders API with every field
+frequency: 0
+frequencyOffset: 10
+degradedResponseTime: 8000
+maxResponseTime: null
+tags: [api]
+triggerIncident: { serviceId: "${serviceId}", severity: MINOR, name: Orders down, description: Orders API fails, notifySubscribers: false }
+request:
+  method: PATCH
+  url: https://api.example.com/v1/orders/1
+  followRedirects: false
+  skipSSL: true
+  ipFamily: IPv6
+  body: '{"status":"paid"}'
+  bodyType: GRAPHQL
+  headers:
+    - { key: X-Zeta, value: z }
+    - { key: Authorization, value: "\${{ env.RT_API_TOKEN }}", locked: true }
+  queryParameters:
+    - { key: page, value: "2" }
+    - { key: expand, value: items, locked: true }
+  basicAuth: { username: monitor, password: "\${{ env.RT_API_PASSWORD }}" }
+  assertions:
+    - { source: STATUS_CODE, comparison: EQUALS, target: "200" }
+    - { source: JSON_BODY, property: "$.items[0].id", comparison: HAS_VALUE, target: "1", regex: "" }
+    - { source: HEADERS, property: etag, comparison: NOT_EMPTY }
+    - { source: TEXT_BODY, comparison: NOT_CONTAINS, target: error, regex: "err(or)" }
+    - { source: RESPONSE_TIME, comparison: LESS_THAN, target: "900" }
+setupSnippet: setup
+tearDownSnippet: teardown
+localSetupScript: "prepare()"
+localTearDownScript: "cleanup()"
+alertChannels: [webhook]
+`,
     'dashboards.yaml': `kind: Dashboard
 id: status
 customUrl: shop-status-rt
@@ -208,4 +274,6 @@ export const ROUNDTRIP_SECRETS = {
   RT_SECRET: 'rt-variable-secret-Q7x9',
   RT_HOOK_SECRET: 'rt-hook-secret-K2m4',
   RT_CHECK_SECRET: 'rt-check-secret-W5p1',
+  RT_API_PASSWORD: 'rt-api-password-J8d3',
+  RT_API_TOKEN: 'Bearer rt-api-token-N4v6',
 };

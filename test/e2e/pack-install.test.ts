@@ -205,4 +205,16 @@ describe('the packed package, installed into an empty repository', () => {
     // The figure for the docs: from an empty directory to the plan comment, machine time.
     console.log(`pack, install, init, validate, plan, PR plan comment: ${((Date.now() - started) / 1000).toFixed(1)} s`);
   }, 120_000);
+
+  it('mac test runs a multi-step script with the @playwright/test the package brings', () => {
+    expect(serve, 'the plan test above starts mac serve').toBeDefined();
+    const dir = join(app, 'journeys');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'mac.config.yaml'), 'project: journeys\n');
+    const script = "import { test, expect } from '@playwright/test';\ntest('unknown status page', async ({ request }) => {\n  expect((await request.get(process.env.BASE + '/status/nope')).status()).toBe(404);\n});\n";
+    writeFileSync(join(dir, 'journey.yaml'), `kind: MultiStepCheck\nid: journey\nname: journey\ndoubleCheck: false\nenvironmentVariables: [{ key: BASE, value: "${serve!.url}" }]\nscript: ${JSON.stringify(script)}\n`);
+    const r = run('npx', ['--no-install', 'mac', 'test', 'journeys']);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^MultiStepCheck\/journey\s+MULTI_STEP\s+pass\s+\d+ ms/m);
+  }, 60_000);
 });

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHECK_KINDS as KINDS_OF_CHECKS } from '../../src/schema/kinds.js';
 import { startServe, type Served } from '../helpers/serve.js';
 import { listAllOf, mac } from './apply-fixtures.js';
 
@@ -12,7 +13,7 @@ import { listAllOf, mac } from './apply-fixtures.js';
 
 const EXAMPLES = fileURLToPath(new URL('../../examples/', import.meta.url));
 const env = { SHOP_STRIPE_KEY: 'sk_test_sets_e2e' };
-const CHECK_KINDS = ['TcpCheck', 'DnsCheck', 'MultiStepCheck', 'HeartbeatCheck'];
+const CHECK_KINDS: readonly string[] = KINDS_OF_CHECKS;
 
 type PlanDoc = { summary: Record<string, number>; changes: Array<{ action: string; kind: string; id: string; patch: Array<Record<string, unknown>> }> };
 

@@ -109,6 +109,13 @@ describe('env interpolation', () => {
     expect(diagnostics[1].message).toMatch(/MAC_API_KEY is never readable/);
     expect(JSON.stringify(diagnostics)).not.toMatch(/k-123|ghs_1/);
   });
+  it('reads only own names of the environment, never what its prototype inherits', () => {
+    const doc = yamlDoc('a: ${{ env.constructor }}\nb: x-${{ env.toString }}\n');
+    const diagnostics: Diagnostic[] = [];
+    const out = interpolateEnv(doc, {}, declared('constructor', 'toString'), diagnostics);
+    expect(doc.data).toEqual({ a: '${{ env.constructor }}', b: 'x-${{ env.toString }}' });
+    expect(out.unset.map((u) => u.names)).toEqual([['constructor'], ['toString']]);
+  });
   it('names forbidden names case-insensitively', () => {
     expect(['MAC_X', 'mac_api_url', 'GITHUB_TOKEN', 'ACTIONS_RUNTIME_TOKEN', 'INPUT_API-KEY', 'RUNNER_TEMP'].map((n) => forbiddenEnvName(n) !== undefined)).toEqual([true, true, true, true, true, true]);
     expect(['SHOP_STRIPE_KEY', 'GITHUB_SHA', 'MACHINE', 'INPUTS'].map((n) => forbiddenEnvName(n))).toEqual([undefined, undefined, undefined, undefined]);

@@ -47,7 +47,7 @@ describe('rawErrorMessage', () => {
     expect(rawErrorMessage(facts({ shouldFail: true }))).toBe('Check was expected to fail but passed');
   });
   it('reads a multi-step error when there is no API result', () => {
-    const m = { errors: ['multi-step scripts are not executed by this service'], startTime: '', endTime: '', runtimeVersion: null, jobLog: [] };
+    const m = { errors: ['multi-step scripts are not executed by this service'], startTime: 0, endTime: 0, runtimeVersion: null, jobLog: [], jobAssets: null };
     expect(rawErrorMessage(facts({ apiCheckResult: null, multiStepCheckResult: m }))).toBe('multi-step scripts are not executed by this service');
   });
 });

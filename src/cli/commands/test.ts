@@ -13,11 +13,11 @@ interface TestFlags {
 const FORMATS = ['text', 'json'] as const;
 const TEST_CONCURRENCY = 8;
 
-/** `mac test [DIR]`: run the TCP and DNS checks of DIR once from this machine; exit 0 all pass, 1 any fail. */
+/** `mac test [DIR]`: run the TCP, DNS and multi-step checks of DIR once from this machine; exit 0 all pass, 1 any fail. */
 export const register: RegisterCommand = (program, ctx) => {
   program
     .command('test')
-    .description('run the TCP and DNS checks of DIR once from this machine (exit 0 all pass, 1 any fail)')
+    .description('run the TCP, DNS and multi-step checks of DIR once from this machine (exit 0 all pass, 1 any fail)')
     .argument('[dir]', DIR_HELP, '.')
     .addOption(formatOption(FORMATS))
     .addOption(concurrencyOption('checks run', TEST_CONCURRENCY))
@@ -28,7 +28,7 @@ export const register: RegisterCommand = (program, ctx) => {
       const format = parseChoice('--format', flags.format, FORMATS, 'text', { hint });
       const concurrency = parseCount('--concurrency', flags.concurrency, { fallback: TEST_CONCURRENCY, min: 1, max: MAX_CONCURRENCY, hint });
       const project = await loadValid(ctx, dir, flags.typescript, 'no check was run');
-      const report = await runSuite(project.definitions, { concurrency });
+      const report = await runSuite(project.definitions, { concurrency, scripts: flags.typescript });
       output.result(format === 'json' ? renderTestJson(report) : renderTestText(report, output.c));
       ctx.exit(testExitCode(report));
     });

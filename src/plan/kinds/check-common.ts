@@ -10,6 +10,8 @@ export const CHECK_TYPE: Record<CheckKind, string> = {
   DnsCheck: 'DNS',
   MultiStepCheck: 'MULTI_STEP',
   HeartbeatCheck: 'HEARTBEAT',
+  UrlMonitor: 'URL',
+  ApiCheck: 'API',
 };
 
 // Writes never let the service subscribe every alert channel on its own (api-decisions §1.8):
@@ -105,6 +107,8 @@ export interface CheckKindOptions {
   /** Shared fields this type does not have (multi-step checks have no frequencyOffset). */
   without?: string[];
   writeOnly?: string[];
+  /** Pointers of credentials that read back (API checks' basic-auth password): compared, always masked. */
+  credentials?: (obj: Record<string, unknown>) => string[];
   notes?: (obj: Record<string, unknown>) => string[];
 }
 
@@ -128,8 +132,9 @@ export function checkKind(options: CheckKindOptions): KindSpec {
     updateMerges: true,
     writeOnly: options.writeOnly ?? [],
     unreadableSecrets: secretEnvValues,
-    // Locked check variables (and any other locked key/value) read back but are masked.
-    sensitive: (obj) => lockedValues(obj).filter((p) => !secretEnvValues(obj).includes(p)),
+    // Locked check variables (and any other locked key/value: API check headers and query
+    // parameters) read back but are masked, like credentials.
+    sensitive: (obj) => [...(options.credentials?.(obj) ?? []), ...lockedValues(obj).filter((p) => !secretEnvValues(obj).includes(p))],
     notes: options.notes ?? (() => []),
   };
 }

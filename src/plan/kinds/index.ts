@@ -10,6 +10,8 @@ import { heartbeatCheck } from './heartbeat-check.js';
 import { multiStepCheck } from './multistep-check.js';
 import { snippet } from './snippet.js';
 import { tcpCheck } from './tcp-check.js';
+import { urlMonitor } from './url-monitor.js';
+import { apiCheck } from './api-check.js';
 import type { KindSpec } from './types.js';
 import { variable } from './variable.js';
 
@@ -25,6 +27,8 @@ export const KIND_SPECS: Record<Kind, KindSpec> = {
   DnsCheck: dnsCheck,
   MultiStepCheck: multiStepCheck,
   HeartbeatCheck: heartbeatCheck,
+  UrlMonitor: urlMonitor,
+  ApiCheck: apiCheck,
   Dashboard: dashboard,
   StatusPage: statusPage,
 };

@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import {
+  API_ASSERTION_SOURCES, API_COMPARISONS, HTTP_MAX_RESPONSE_TIME, URL_ASSERTION_SOURCES, URL_COMPARISONS, apiMethod, bodyType,
   DNS_ASSERTION_SOURCES, DNS_COMPARISONS, HEARTBEAT_UNITS, MINUTES_FAILING_THRESHOLDS, PAGINATION_RATES,
   REFRESH_RATES, REMINDER_INTERVALS, TCP_ASSERTION_SOURCES, TCP_COMPARISONS, alertChannelType, dashboardWidth,
   dnsProtocol, escalationType, heartbeatUnit, ipFamily, location, minuteFrequency, oneOfNumbers, opsgeniePriority, opsgenieRegion,
@@ -36,6 +37,14 @@ export const CUSTOM_URL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 export const E164 = /^\+[1-9]\d{1,14}$/;
 /** Most environment variables allowed on one check (spec §8). */
 export const MAX_CHECK_VARIABLES = 50;
+/** URLs of URL monitors and API checks: http or https, 1..2048 characters. */
+export const HTTP_URL = /^https?:\/\/[^\s]+$/i;
+/** HTTP header names (RFC 9110 tokens). */
+export const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** Header values: no CR, LF or NUL (they would split or end the request). */
+export const HEADER_VALUE = /^[^\r\n\0]*$/;
+/** Most headers, and most query parameters, on one API check. */
+export const MAX_HTTP_PAIRS = 50;
 
 function build(mode: ObjectMode) {
   const obj = <S extends z.ZodRawShape>(shape: S) => (mode === 'strict' ? z.strictObject(shape) : z.object(shape));
@@ -67,6 +76,54 @@ function build(mode: ObjectMode) {
     port: doc(z.number().int().min(1).max(65535).optional(), 'Name server port', 53),
     assertions: doc(z.array(dnsAssertion).optional(), 'Assertions on the answer', []),
     protocol: dnsProtocol.optional(),
+  });
+
+  // URL monitors and API checks (reference ChecksV1UrlRequest / ChecksV1ApiRequest). Assertions:
+  // source and comparison required; target, property and regex default to "" (regex may be null).
+  const httpAssertion = <Src extends readonly [string, ...string[]], Cmp extends readonly [string, ...string[]]>(sources: Src, comparisons: Cmp) =>
+    obj({
+      source: z.enum(sources),
+      comparison: z.enum(comparisons),
+      property: doc(z.string().optional(), 'JSON_BODY: JSON path such as $.data.id; HEADERS: header name', ''),
+      target: doc(z.string().optional(), 'Value compared with the source', ''),
+      regex: doc(z.string().nullable().optional(), 'Regular expression applied to the source; its first group is compared', ''),
+    });
+  const urlAssertion = httpAssertion(URL_ASSERTION_SOURCES, URL_COMPARISONS);
+  const apiAssertion = httpAssertion(API_ASSERTION_SOURCES, API_COMPARISONS);
+  const httpUrl = doc(z.string().min(1).max(2048).regex(HTTP_URL, 'must be an http:// or https:// URL'), 'URL requested (http or https, at most 2048 characters)');
+  const httpCommon = {
+    url: httpUrl,
+    followRedirects: doc(z.boolean().optional(), 'Follow redirects', true),
+    skipSSL: doc(z.boolean().optional(), 'Do not verify the TLS certificate', false),
+    ipFamily: ipFamily.optional(),
+  };
+  const httpKeyValue = (what: 'header' | 'query') =>
+    obj({
+      key: what === 'header' ? doc(z.string().min(1).max(256).regex(HEADER_NAME, 'must be an HTTP header name'), 'Header name') : doc(z.string().min(1).max(1024), 'Parameter name'),
+      value:
+        what === 'header'
+          ? doc(z.string().max(8192).regex(HEADER_VALUE, 'must not contain CR, LF or NUL'), 'Header value')
+          : doc(z.string().max(8192), 'Parameter value (URL-encoded when sent)'),
+      locked: doc(z.boolean().optional(), 'Hide the value in the UI and in plans', false),
+    });
+  const basicAuth = obj({
+    username: doc(z.string(), 'User name'),
+    password: doc(z.string(), 'Password; masked in plans'),
+  });
+  const urlRequest = obj({
+    method: doc(z.literal('GET').optional(), 'URL monitors only GET', 'GET'),
+    ...httpCommon,
+    assertions: doc(z.array(urlAssertion).optional(), 'Assertions on the status code', []),
+  });
+  const apiRequest = obj({
+    method: apiMethod,
+    ...httpCommon,
+    body: doc(z.string().optional(), 'Request body', ''),
+    bodyType: bodyType.optional(),
+    headers: doc(z.array(httpKeyValue('header')).max(MAX_HTTP_PAIRS).optional(), `Request headers (at most ${MAX_HTTP_PAIRS})`, []),
+    queryParameters: doc(z.array(httpKeyValue('query')).max(MAX_HTTP_PAIRS).optional(), `Query parameters appended to the URL (at most ${MAX_HTTP_PAIRS})`, []),
+    assertions: doc(z.array(apiAssertion).optional(), 'Assertions on the response', []),
+    basicAuth: doc(basicAuth.nullable().optional(), 'Basic authentication', null),
   });
 
   const alertSettings = obj({
@@ -163,6 +220,21 @@ function build(mode: ObjectMode) {
   const thresholds = {
     degradedResponseTime: doc(responseTime(), 'Response time (ms, 0..5000) from which the check is degraded'),
     maxResponseTime: doc(responseTime(), 'Response time (ms, 0..5000) from which the check fails'),
+  };
+
+  /** Response-time thresholds of URL monitors and API checks (0..45000 ms, the reference). */
+  const httpResponseTime = () => z.number().min(0).max(HTTP_MAX_RESPONSE_TIME).nullable().optional();
+  const httpThresholds = {
+    degradedResponseTime: doc(httpResponseTime(), `Response time (ms, 0..${HTTP_MAX_RESPONSE_TIME}) from which the check is degraded`),
+    maxResponseTime: doc(httpResponseTime(), `Response time (ms, 0..${HTTP_MAX_RESPONSE_TIME}) from which the check fails`),
+  };
+
+  /** API-check fields besides request (reference ChecksV1ApiCheckCreate), all optional. */
+  const apiExtras = {
+    setupSnippetId: doc(z.number().int().min(1).nullable().optional(), 'API id of the setup snippet', null),
+    tearDownSnippetId: doc(z.number().int().min(1).nullable().optional(), 'API id of the teardown snippet', null),
+    localSetupScript: doc(z.string().nullable().optional(), 'JavaScript run before the request', null),
+    localTearDownScript: doc(z.string().nullable().optional(), 'JavaScript run after the request', null),
   };
 
   /** DNS-only create/update fields besides request (spec 2.3), all optional. */
@@ -276,11 +348,13 @@ function build(mode: ObjectMode) {
     DNS: { ...checkShared, ...thresholds, ...dnsExtras, frequency: subminuteFrequency.optional(), request: dnsRequest.optional() },
     MULTI_STEP: { ...sharedWithoutOffset, ...multiStepExtras, frequency: minuteFrequency.optional() },
     HEARTBEAT: { ...checkShared, frequency: minuteFrequency.optional(), heartbeat: heartbeat.optional() },
+    URL: { ...checkShared, ...httpThresholds, frequency: subminuteFrequency.optional(), request: urlRequest.optional() },
+    API: { ...checkShared, ...httpThresholds, ...apiExtras, frequency: subminuteFrequency.optional(), request: apiRequest.optional() },
   };
 
   return {
     checkBodies,
-    tcpAssertion, dnsAssertion, tcpRequest, dnsRequest, alertSettings, retryStrategy, triggerIncident,
+    tcpAssertion, dnsAssertion, tcpRequest, dnsRequest, urlAssertion, apiAssertion, urlRequest, apiRequest, basicAuth, httpThresholds, apiExtras, alertSettings, retryStrategy, triggerIncident,
     environmentVariable, environmentVariables, alertChannelSubscription, dnsHeartbeat, heartbeat,
     checkShared, thresholds, dnsExtras, multiStepExtras, alertChannelConfigs, alertChannelSubscriptionItem,
     alertChannelShared, dashboard, snippet, variable, keyValue,

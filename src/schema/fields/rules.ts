@@ -12,7 +12,7 @@ export interface FieldIssue {
 }
 
 /** The API's check types that definitions can declare. */
-export type ApiCheckType = 'TCP' | 'DNS' | 'MULTI_STEP' | 'HEARTBEAT';
+export type ApiCheckType = 'TCP' | 'DNS' | 'MULTI_STEP' | 'HEARTBEAT' | 'URL' | 'API';
 
 /** Per check type: allowed frequencies, whether frequency 0 exists, and threshold defaults. */
 export interface CheckTypeRules {
@@ -30,6 +30,10 @@ export const CHECK_TYPE_RULES: Record<ApiCheckType, CheckTypeRules> = {
   TCP: { frequencies: SUBMINUTE_FREQUENCIES, subMinute: true, hasFrequencyOffset: true, thresholds: { degradedResponseTime: 3000, maxResponseTime: 5000 } },
   // api-decisions §2: DNS allows frequency 0 as the 2.1.5 table lists it.
   DNS: { frequencies: SUBMINUTE_FREQUENCIES, subMinute: true, hasFrequencyOffset: true, thresholds: { degradedResponseTime: 500, maxResponseTime: 1000 } },
+  // URL monitors and API checks: the reference's frequencies (0 included: spec 2.1.6 names API
+  // checks for sub-minute runs) and thresholds (0..45000 ms).
+  URL: { frequencies: SUBMINUTE_FREQUENCIES, subMinute: true, hasFrequencyOffset: true, thresholds: { degradedResponseTime: 3000, maxResponseTime: 5000 } },
+  API: { frequencies: SUBMINUTE_FREQUENCIES, subMinute: true, hasFrequencyOffset: true, thresholds: { degradedResponseTime: 5000, maxResponseTime: 20000 } },
   MULTI_STEP: { frequencies: MINUTE_FREQUENCIES, subMinute: false, hasFrequencyOffset: false, thresholds: null },
   HEARTBEAT: { frequencies: MINUTE_FREQUENCIES, subMinute: false, hasFrequencyOffset: true, thresholds: null },
 };

@@ -19,7 +19,7 @@ export const RUNTIME_IDS = ['2025.04', '2024.09', '2024.02', '2023.09', '2023.02
 /** A runtime version. */
 export const runtimeId = z.enum(RUNTIME_IDS).describe('Fixed set of runtime dependencies');
 
-/** Frequencies (minutes) of TCP and DNS checks (spec 2.1.5); 0 = sub-minute, set by frequencyOffset. */
+/** Frequencies (minutes) of TCP, DNS, URL and API checks (spec 2.1.5, the reference); 0 = sub-minute, set by frequencyOffset. */
 export const SUBMINUTE_FREQUENCIES = [0, 1, 2, 5, 10, 15, 30, 60, 120, 180, 360, 720, 1440] as const;
 /** Frequencies (minutes) of multi-step and heartbeat checks (spec 2.1.5): no sub-minute runs. */
 export const MINUTE_FREQUENCIES = [1, 2, 5, 10, 15, 30, 60, 120, 180, 360, 720, 1440] as const;
@@ -29,7 +29,7 @@ export function oneOfNumbers<const T extends readonly number[]>(values: T): z.Zo
   return z.literal([...values], { error: () => `must be one of ${values.join(', ')}` }) as z.ZodLiteral<T[number]>;
 }
 
-/** Frequency of a TCP or DNS check. */
+/** Frequency of a TCP, DNS, URL or API check. */
 export const subminuteFrequency = oneOfNumbers(SUBMINUTE_FREQUENCIES).describe(
   'Minutes between runs; 0 runs every frequencyOffset (10, 20 or 30) seconds',
 );
@@ -48,6 +48,28 @@ export const DNS_ASSERTION_SOURCES = ['RESPONSE_TIME', 'RESPONSE_CODE', 'TEXT_AN
 export const DNS_COMPARISONS = [
   ...TCP_COMPARISONS, 'HAS_KEY', 'NOT_HAS_KEY', 'HAS_VALUE', 'NOT_HAS_VALUE', 'IS_NULL', 'NOT_NULL',
 ] as const;
+
+/** Assertion sources of URL monitors: the status code only (reference ChecksV1UrlAssertion). */
+export const URL_ASSERTION_SOURCES = ['STATUS_CODE'] as const;
+/** Assertion comparisons of URL monitors. */
+export const URL_COMPARISONS = ['EQUALS', 'NOT_EQUALS', 'LESS_THAN', 'GREATER_THAN'] as const;
+/** Assertion sources of API checks (reference ChecksV1ApiAssertion). */
+export const API_ASSERTION_SOURCES = ['STATUS_CODE', 'JSON_BODY', 'HEADERS', 'TEXT_BODY', 'RESPONSE_TIME'] as const;
+/** Assertion comparisons of API checks. */
+export const API_COMPARISONS = [
+  'EQUALS', 'NOT_EQUALS', 'HAS_KEY', 'NOT_HAS_KEY', 'HAS_VALUE', 'NOT_HAS_VALUE', 'IS_EMPTY', 'NOT_EMPTY',
+  'GREATER_THAN', 'LESS_THAN', 'CONTAINS', 'NOT_CONTAINS', 'IS_NULL', 'NOT_NULL',
+] as const;
+/** HTTP methods of API checks; URL monitors only GET. */
+export const API_METHODS = ['GET', 'POST', 'PUT', 'HEAD', 'DELETE', 'PATCH'] as const;
+/** HTTP method of an API check. */
+export const apiMethod = z.enum(API_METHODS).describe('HTTP method of the request');
+/** How an API check's body is sent (sets the content type). */
+export const BODY_TYPES = ['JSON', 'FORM', 'RAW', 'GRAPHQL', 'NONE'] as const;
+/** Body type of an API check. */
+export const bodyType = z.enum(BODY_TYPES).describe('How the body is sent: JSON, FORM (urlencoded), RAW, GRAPHQL or NONE').meta({ default: 'NONE' });
+/** Largest response-time threshold (ms) of URL monitors and API checks (reference: 0..45000). */
+export const HTTP_MAX_RESPONSE_TIME = 45000;
 
 /** IP family of a TCP check. */
 export const ipFamily = z.enum(['IPv4', 'IPv6']).describe('IP family used to connect').meta({ default: 'IPv4' });

@@ -44,6 +44,37 @@ function withAssertionDefaults(assertions: unknown): unknown {
   return assertions.map((a: Obj) => ({ property: '', regex: '', ...a }));
 }
 
+/** HTTP assertions: `target` defaults to "" too (reference ChecksV1UrlAssertion / ChecksV1ApiAssertion). */
+function withHttpAssertionDefaults(assertions: unknown): unknown {
+  if (!Array.isArray(assertions)) return [];
+  return assertions.map((a: Obj) => ({ source: a.source, comparison: a.comparison, property: a.property ?? '', target: a.target ?? '', regex: a.regex === undefined ? '' : a.regex }));
+}
+
+/** Header and query-parameter items: `locked` defaults to false (reference ChecksV1KeyValue). */
+function withKeyValueDefaults(items: unknown): unknown {
+  if (!Array.isArray(items)) return [];
+  return items.map((kv: Obj) => ({ key: kv.key, value: kv.value, locked: kv.locked ?? false }));
+}
+
+/** The request object of each type with its defaults (api-decisions §3.2; URL/API: the reference). */
+const REQUEST_DEFAULTS: Record<string, (v: Obj) => Obj> = {
+  TCP: (v) => ({ data: null, ipFamily: 'IPv4', ...v, assertions: withAssertionDefaults(v.assertions) }),
+  DNS: (v) => ({ port: 53, protocol: 'UDP', ...v, assertions: withAssertionDefaults(v.assertions) }),
+  URL: (v) => ({ method: 'GET', followRedirects: true, skipSSL: false, ipFamily: 'IPv4', ...v, assertions: withHttpAssertionDefaults(v.assertions) }),
+  API: (v) => ({
+    followRedirects: true,
+    skipSSL: false,
+    ipFamily: 'IPv4',
+    body: '',
+    bodyType: 'NONE',
+    basicAuth: null,
+    ...v,
+    headers: withKeyValueDefaults(v.headers),
+    queryParameters: withKeyValueDefaults(v.queryParameters),
+    assertions: withHttpAssertionDefaults(v.assertions),
+  }),
+};
+
 // One completion per object field: applied to a present value, on create and on a PUT alike.
 const COMPLETE: Record<string, (value: Obj, type: CheckTypeSpec, stored?: StoredCheck) => Obj> = {
   alertSettings: (v) => {
@@ -67,10 +98,7 @@ const COMPLETE: Record<string, (value: Obj, type: CheckTypeSpec, stored?: Stored
     ...v,
   }),
   triggerIncident: (v) => v,
-  request: (v, type) =>
-    type.checkType === 'DNS'
-      ? { port: 53, protocol: 'UDP', ...v, assertions: withAssertionDefaults(v.assertions) }
-      : { data: null, ipFamily: 'IPv4', ...v, assertions: withAssertionDefaults(v.assertions) },
+  request: (v, type) => REQUEST_DEFAULTS[type.checkType](v),
   // The ping token is the server's: generated once, kept across PUTs that replace the object.
   heartbeat: (v, type, stored) =>
     type.checkType === 'HEARTBEAT' ? { ...v, pingToken: (stored?.heartbeat as Obj | undefined)?.pingToken ?? randomUUID() } : v,

@@ -73,6 +73,16 @@ const heartbeatShape = {
 };
 const heartbeatCreate = z.object({ ...heartbeatShape, name: z.string().min(1), heartbeat: strip.heartbeat });
 
+// URL monitors and API checks (reference POST/PUT /v1/checks/url and /v1/checks/api): name and
+// request required on create; nothing on update, but a request sent replaces the stored one whole,
+// so it carries its required fields (url; method for API checks) like the reference's patches.
+const httpShape = (t: 'URL' | 'API') => ({
+  ...strip.checkBodies[t],
+  checkType: checkTypeField(t),
+});
+const urlCreate = z.object({ ...httpShape('URL'), name: z.string().min(1), request: strip.urlRequest });
+const apiCreate = z.object({ ...httpShape('API'), name: z.string().min(1), request: strip.apiRequest });
+
 const SHARED_OBJECTS = ['alertSettings', 'retryStrategy', 'triggerIncident'] as const;
 
 /** One row per stored check type. */
@@ -120,6 +130,30 @@ export const CHECK_TYPES: Record<ApiCheckType, CheckTypeSpec> = {
     defaults: {},
     writeOnly: [],
     objects: [...SHARED_OBJECTS, 'heartbeat'],
+  },
+  URL: {
+    checkType: 'URL',
+    segment: 'url',
+    create: urlCreate,
+    update: z.object(httpShape('URL')),
+    defaults: { ...CHECK_TYPE_RULES.URL.thresholds },
+    writeOnly: [],
+    objects: [...SHARED_OBJECTS, 'request'],
+  },
+  API: {
+    checkType: 'API',
+    segment: 'api',
+    create: apiCreate,
+    update: z.object(httpShape('API')),
+    defaults: {
+      ...CHECK_TYPE_RULES.API.thresholds,
+      setupSnippetId: null,
+      tearDownSnippetId: null,
+      localSetupScript: null,
+      localTearDownScript: null,
+    },
+    writeOnly: [],
+    objects: [...SHARED_OBJECTS, 'request'],
   },
 };
 

@@ -26,49 +26,54 @@ const analyticsQuery = z.object({
   page: intParam(1).default(1),
 });
 
-/** Route of `/v1/analytics/url-monitors/{id}`. */
-export const analyticsRoutes: RouteModule = ({ store, options }) => [
-  route({
-    method: 'GET',
-    path: '/v1/analytics/url-monitors/:id',
-    params: z.object({ id: z.string() }),
-    query: analyticsQuery,
-    handle: ({ account, params, query }) => {
-      const parsed = parseMetrics(query.metrics ?? []);
-      if (!parsed.ok) throw invalid('query', 'metrics', parsed.message);
-      const w = analyticsWindow(query, options.now());
-      if (!w.ok) throw invalid('query', w.path, w.message);
-      const check = mustCheck(store, account, params.id);
-      // Only the fields the series read leave the database (its summary column): a month stays cheap.
-      const results = store.query<CheckResult & Record<string, unknown>>(account, RUN_COLL.checkResults, {
-        checkId: check.id,
-        fromMs: w.window.fromMs,
-        toMs: w.window.toMs,
-        fields: SERIES_FIELDS,
-      });
-      const series = buildSeries(results, {
-        metrics: parsed.metrics,
-        window: w.window,
-        aggregationIntervalMin: query.aggregationInterval,
-        groupBy: query.groupBy,
-        filterByStatus: query.filterByStatus,
-        limit: query.limit,
-        page: query.page,
-      });
-      return ok({
-        checkId: check.id,
-        name: check.name,
-        checkType: check.checkType,
-        activated: check.activated,
-        muted: check.muted,
-        frequency: check.frequency,
-        from: new Date(w.window.fromMs).toISOString(),
-        to: new Date(w.window.toMs).toISOString(),
-        tags: check.tags,
-        series,
-        pagination: { page: query.page, limit: query.limit },
-        metadata: Object.fromEntries(parsed.metrics.map((m) => [m.name, metricMetadata(m)])),
-      });
-    },
-  }),
-];
+/**
+ * Routes of `/v1/analytics/url-monitors/{id}` and `/v1/analytics/api-checks/{id}`: the same
+ * query parameters and metric names in the reference, and here the same answer, for any check
+ * of the account (decisions §5.6).
+ */
+export const analyticsRoutes: RouteModule = ({ store, options }) =>
+  ['/v1/analytics/url-monitors/:id', '/v1/analytics/api-checks/:id'].map((path) =>
+    route({
+      method: 'GET',
+      path,
+      params: z.object({ id: z.string() }),
+      query: analyticsQuery,
+      handle: ({ account, params, query }) => {
+        const parsed = parseMetrics(query.metrics ?? []);
+        if (!parsed.ok) throw invalid('query', 'metrics', parsed.message);
+        const w = analyticsWindow(query, options.now());
+        if (!w.ok) throw invalid('query', w.path, w.message);
+        const check = mustCheck(store, account, params.id);
+        // Only the fields the series read leave the database (its summary column): a month stays cheap.
+        const results = store.query<CheckResult & Record<string, unknown>>(account, RUN_COLL.checkResults, {
+          checkId: check.id,
+          fromMs: w.window.fromMs,
+          toMs: w.window.toMs,
+          fields: SERIES_FIELDS,
+        });
+        const series = buildSeries(results, {
+          metrics: parsed.metrics,
+          window: w.window,
+          aggregationIntervalMin: query.aggregationInterval,
+          groupBy: query.groupBy,
+          filterByStatus: query.filterByStatus,
+          limit: query.limit,
+          page: query.page,
+        });
+        return ok({
+          checkId: check.id,
+          name: check.name,
+          checkType: check.checkType,
+          activated: check.activated,
+          muted: check.muted,
+          frequency: check.frequency,
+          from: new Date(w.window.fromMs).toISOString(),
+          to: new Date(w.window.toMs).toISOString(),
+          tags: check.tags,
+          series,
+          pagination: { page: query.page, limit: query.limit },
+          metadata: Object.fromEntries(parsed.metrics.map((m) => [m.name, metricMetadata(m)])),
+        });
+      },
+    }),
+  );

@@ -22,11 +22,22 @@ const listQuery = pageQuery.extend({
   tag: arrayParam(z.string()).optional(),
   checkType: stringParam().pipe(z.enum(SPEC_CHECK_TYPES)).optional(),
   search: stringParam().optional(),
-  // The reference's other filters (defect D3 of issue 16: they were ignored). Only API checks
-  // have a URL, and none can be stored here, so a URL pattern matches nothing.
+  // The reference's other filters (defect D3 of issue 16: they were ignored). A URL pattern
+  // returns only API checks whose request URL contains it (case-sensitive, as a substring).
   status: stringParam().pipe(z.enum(['passing', 'failing', 'degraded'])).optional(),
   apiCheckUrlFilterPattern: stringParam().pipe(z.string().min(1)).optional(),
 });
+
+/** "a TCP check", "an API check": a check type in a message. */
+function aCheck(checkType: string): string {
+  return `${checkType === 'API' ? 'an' : 'a'} ${checkType} check`;
+}
+
+/** Whether a check is an API check whose request URL contains `pattern`. */
+function apiUrlMatches(check: StoredCheck, pattern: string): boolean {
+  const request = check.request as { url?: unknown } | undefined;
+  return check.checkType === 'API' && typeof request?.url === 'string' && request.url.includes(pattern);
+}
 
 /** A check's current status: that of its newest result; undefined before its first result. */
 function currentStatus(results: ReadonlyArray<Record<string, unknown>>): Map<string, 'passing' | 'failing' | 'degraded'> {
@@ -49,7 +60,7 @@ export const checkRoutes: RouteModule = (ctx) => {
   const { store, isoNow } = ctx;
   // A page shows checks with their subscriptions and the channels those point at.
   const listPages = new PageCache(store, [COLL.checks, COLL.alertSubscriptions, COLL.alertChannels]);
-  // A deleted snippet is cleared from the DNS checks that reference it (api-decisions §1.6).
+  // A deleted snippet is cleared from the DNS and API checks that reference it (api-decisions §1.6).
   ctx.onDelete(COLL.snippets, (tx, snippetId) => {
     for (const check of tx.list<StoredCheck>(COLL.checks)) {
       const patch: Obj = {};
@@ -60,7 +71,7 @@ export const checkRoutes: RouteModule = (ctx) => {
 
   const update = (tx: Transaction, type: CheckTypeSpec, stored: StoredCheck, body: Obj) => {
     if (stored.checkType !== type.checkType) {
-      throw invalid('params', 'id', `is a ${stored.checkType} check; update it with PUT /v1/checks/${CHECK_TYPES[stored.checkType as ApiCheckType].segment}/{id}`);
+      throw invalid('params', 'id', `is ${aCheck(stored.checkType)}; update it with PUT /v1/checks/${CHECK_TYPES[stored.checkType as ApiCheckType].segment}/{id}`);
     }
     const check = mergeCheck(stored, body, type, isoNow());
     checkRulesAndReferences(check, body, tx);
@@ -119,7 +130,7 @@ export const checkRoutes: RouteModule = (ctx) => {
           const status = query.status === undefined ? undefined : currentStatus(store.list(account, RUN_COLL.checkResults));
           const checks = store.list<StoredCheck>(account, COLL.checks).filter(
             (c) =>
-              query.apiCheckUrlFilterPattern === undefined &&
+              (query.apiCheckUrlFilterPattern === undefined || apiUrlMatches(c, query.apiCheckUrlFilterPattern)) &&
               (status === undefined || status.get(c.id as string) === query.status) &&
               (query.checkType === undefined || c.checkType === query.checkType) &&
               (search === undefined || c.name.toLowerCase().includes(search)) &&
@@ -134,8 +145,8 @@ export const checkRoutes: RouteModule = (ctx) => {
       },
     }),
     ...perType,
-    // No API or browser checks can be stored: a known check of another type is 400, else 404.
-    ...['api', 'browser'].map((segment) =>
+    // No browser checks can be stored: a known check of another type is 400, else 404.
+    ...['browser'].map((segment) =>
       route({
         method: 'PUT',
         path: `/v1/checks/${segment}/:id`,
@@ -143,7 +154,7 @@ export const checkRoutes: RouteModule = (ctx) => {
         body: z.looseObject({}),
         handle: ({ account, params }) => {
           const stored = mustGet<StoredCheck>(store.view(account), COLL.checks, params.id);
-          throw invalid('params', 'id', `is a ${stored.checkType} check, not an ${segment.toUpperCase()} check`);
+          throw invalid('params', 'id', `is ${aCheck(stored.checkType)}, not a ${segment.toUpperCase()} check`);
         },
       }),
     ),

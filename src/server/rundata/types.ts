@@ -4,8 +4,8 @@
  * is a projection, never a recomputation.
  */
 // The runner's result shapes are the stored ones; the service records what the runner returns.
-import type { MultiStepCheckResult, TimingPhases } from '../../runner/types.js';
-export type { MultiStepCheckResult, TimingPhases };
+import type { HttpTimings, MultiStepCheckResult, TimingPhases } from '../../runner/types.js';
+export type { HttpTimings, MultiStepCheckResult, TimingPhases };
 
 /** Where a result counts: the last attempt of a location is FINAL, earlier ones ATTEMPT. */
 export type ResultType = 'FINAL' | 'ATTEMPT';
@@ -32,7 +32,7 @@ export interface EvaluatedAssertion {
   passed: boolean;
 }
 
-/** `apiCheckResult` of a TCP or DNS attempt (decisions §5.3). */
+/** `apiCheckResult` of a TCP, DNS, URL or API attempt (decisions §5.3). */
 export interface ApiCheckResult {
   assertions: EvaluatedAssertion[];
   request: { method: string; url: string; data: string; headers: Record<string, string>; params: Record<string, string> };
@@ -41,7 +41,7 @@ export interface ApiCheckResult {
     statusText: string;
     body: string;
     headers: Record<string, string>;
-    timings: null;
+    timings: HttpTimings | null;
     timingPhases: TimingPhases;
   };
   requestError: string | null;

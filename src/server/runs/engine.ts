@@ -11,12 +11,12 @@ import { Alerter, type CheckRecord } from './alerts.js';
 /** The service cuts retry waits to this (api-decisions §5.2), before the time scale. */
 export const SERVICE_MAX_WAIT_MS = 2000;
 
-/** Check types the service executes; multi-step ones finish at once as not executed. */
-const EXECUTED = new Set(['TCP', 'DNS']);
+/** Check types the service executes; heartbeat checks are fed by pings, never run. */
+export const EXECUTED = new Set(['TCP', 'DNS', 'URL', 'API', 'MULTI_STEP']);
 
 /** Options of the engine beyond the service context (tests shorten limits). */
 export interface EngineOptions {
-  runner?: Pick<RunOptions, 'limits' | 'systemNameServer'>;
+  runner?: Pick<RunOptions, 'limits' | 'systemNameServer' | 'multiStep'>;
   /** Where unexpected errors of background runs are reported. */
   onError?: (err: unknown) => void;
 }

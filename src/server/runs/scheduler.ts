@@ -1,15 +1,26 @@
 import type { ServerContext } from '../context.js';
 import { COLL } from '../kinds.js';
-import type { RunEngine } from './engine.js';
+import { EXECUTED, type RunEngine } from './engine.js';
 import type { CheckRecord } from './alerts.js';
 import { HEARTBEAT_STATE_COLL, type Heartbeats } from './heartbeats.js';
 import { firstRunDelayMs, nextDueMs, periodMs } from './schedule.js';
+import { multiStepLoad, stopMultiStepRuns } from '../../runner/index.js';
 
 /** How often the scheduler looks for due checks (real ms); bounds the precision of sub-minute runs. */
 export const TICK_MS = 50;
 
 /** Scheduled sessions running at once, across all checks. */
 const MAX_CONCURRENT_SESSIONS = 16;
+
+/**
+ * Multi-step runs are child processes in a small pool: a due run is skipped (like one whose
+ * previous run still goes) while a full round already waits, so that a short period or a high
+ * time scale cannot pile up processes.
+ */
+function multiStepBusy(): boolean {
+  const load = multiStepLoad();
+  return load.pending >= load.concurrency;
+}
 
 interface Plan {
   period: number;
@@ -18,7 +29,7 @@ interface Plan {
 }
 
 /**
- * Runs every activated TCP and DNS check when due (api-decisions §5.1) and lets heartbeat
+ * Runs every activated TCP, DNS, URL, API and multi-step check when due (api-decisions §5.1) and lets heartbeat
  * checks miss their deadlines. A check is first due `frequencyOffset` seconds after the
  * scheduler first sees it, then every period; a run still going when the next is due skips it.
  */
@@ -42,10 +53,11 @@ export class Scheduler {
     this.timer ??= setInterval(() => this.tick(), TICK_MS);
   }
 
-  /** Stops ticking and waits for the sessions under way. */
+  /** Stops ticking, stops multi-step scripts under way, and waits for the sessions under way. */
   async stop(): Promise<void> {
     clearInterval(this.timer);
     this.timer = undefined;
+    stopMultiStepRuns();
     await this.engine.idle();
   }
 
@@ -81,7 +93,7 @@ export class Scheduler {
           wake = Math.min(wake, this.heartbeats.nextDeadlineMs(account, check));
           continue;
         }
-        if (check.checkType !== 'TCP' && check.checkType !== 'DNS') continue;
+        if (!EXECUTED.has(check.checkType)) continue;
         seen.add(key);
         const period = periodMs(check, scale);
         let plan = this.plans.get(key);
@@ -95,7 +107,12 @@ export class Scheduler {
           const due = plan.nextDueMs;
           plan.nextDueMs = nextDueMs(plan.nextDueMs, period, now);
           // The claim makes one instance of several run this due time (always granted on one).
-          if (!this.engine.isRunning(check.id) && this.engine.activeSessions < MAX_CONCURRENT_SESSIONS && this.ctx.store.claimRun(account, check.id, due)) {
+          if (
+            !this.engine.isRunning(check.id) &&
+            this.engine.activeSessions < MAX_CONCURRENT_SESSIONS &&
+            !(check.checkType === 'MULTI_STEP' && multiStepBusy()) &&
+            this.ctx.store.claimRun(account, check.id, due)
+          ) {
             this.engine.startSession(account, check);
           }
         }

@@ -72,6 +72,8 @@ describe('fields a merging PUT keeps when omitted', () => {
       DnsCheck: ['name', 'frequencyOffset', 'request', 'sslCheckDomain'],
       MultiStepCheck: ['name', 'scriptPath', 'dependencies'],
       HeartbeatCheck: ['name', 'frequencyOffset', 'heartbeat'],
+      UrlMonitor: ['name', 'frequencyOffset', 'request'],
+      ApiCheck: ['name', 'frequencyOffset', 'request'],
       Dashboard: ['customUrl', 'header'],
       // Status-page and service PUTs replace.
       StatusPageService: [],

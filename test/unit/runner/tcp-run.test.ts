@@ -143,15 +143,16 @@ describe('TCP runs', () => {
   });
 });
 
-describe('checks that are not executed', () => {
-  it('reports a multi-step check as not executed, never as a pass', async () => {
-    const [r] = await runCheck({ checkType: 'MULTI_STEP', name: 'journey' });
+describe('multi-step checks without a script', () => {
+  it('fails a multi-step check that has no script, never a pass', async () => {
+    const [r] = await runCheck({ checkType: 'MULTI_STEP', name: 'journey', doubleCheck: false, script: null });
     expect(r).toMatchObject({
       resultType: 'FINAL',
-      hasErrors: true,
+      hasFailures: true,
+      hasErrors: false,
       apiCheckResult: null,
-      errorMessage: 'multi-step scripts are not executed by this service',
-      multiStepCheckResult: { errors: ['multi-step scripts are not executed by this service'] },
+      errorMessage: 'the check has no script to run',
+      multiStepCheckResult: { errors: ['the check has no script to run'], jobAssets: null },
     });
   });
 });

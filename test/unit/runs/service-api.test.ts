@@ -58,15 +58,18 @@ describe('runs of checks created through the API', () => {
     expect(h.server.ctx.store.get('dev', 'alertStates', id)).toBeUndefined();
   });
 
-  it('triggers a multi-step check created through the API and fails it as not executed', async () => {
+  it('triggers a multi-step check created through the API and fails a script that defines no test', async () => {
     h = runsHarness();
-    const check = await h.call('POST', '/v1/checks/multistep', { name: 'journey', script: 'console.log(1)' });
+    const check = await h.call('POST', '/v1/checks/multistep', { name: 'journey', script: 'console.log(1)', doubleCheck: false });
     expect(check.status).toBe(201);
     const res = await h.call('POST', '/v1/check-sessions/trigger', {});
     expect(res.body.sessions.map((s: any) => s.checkId)).toEqual([check.body.id]);
     await h.runs.engine.idle();
     const session = await h.call('GET', `/v1/check-sessions/${res.body.sessions[0].checkSessionId}`);
     expect(session.body.status).toBe('FAILED');
+    const [result] = (await h.call('GET', `/v1/check-results/${check.body.id}`)).body;
+    expect(result.multiStepCheckResult.errors[0]).toMatch(/defines no test/);
+    expect(result.multiStepCheckResult.jobLog).toContain('1');
   });
 
   it('feeds a heartbeat check created through the API by its ping token', async () => {

@@ -100,14 +100,14 @@ describe('POST /v1/check-sessions/trigger', () => {
     expect(h.errors).toHaveLength(1);
   });
 
-  it('finishes a multi-step check at once with hasErrors, never a pass', async () => {
+  it('fails a multi-step check without a script, never a pass', async () => {
     h = runsHarness();
-    const check = h.seedCheck({ checkType: 'MULTI_STEP', script: 'await page.goto(x)' });
+    const check = h.seedCheck({ checkType: 'MULTI_STEP', script: null, doubleCheck: false });
     const [opened] = await trigger([check.id]);
     const session = await h.call('GET', `/v1/check-sessions/${opened.checkSessionId}`);
-    expect(session.body).toMatchObject({ status: 'FAILED', results: [{ hasErrors: true }] });
+    expect(session.body).toMatchObject({ status: 'FAILED', results: [{ hasFailures: true, hasErrors: false }] });
     const [result] = (await h.call('GET', `/v1/check-results/${check.id}`)).body;
-    expect(result).toMatchObject({ apiCheckResult: null, multiStepCheckResult: { errors: ['multi-step scripts are not executed by this service'] } });
+    expect(result).toMatchObject({ apiCheckResult: null, multiStepCheckResult: { errors: ['the check has no script to run'] } });
   });
 
   it('runs DNS checks and reports analytics that agree with the stored results (p95, availability)', async () => {

@@ -53,3 +53,7 @@ export function testServer(options: Partial<ServerOptions> = {}): TestClient {
 export const tcpBody = (extra: Record<string, unknown> = {}) => ({ name: 'db', request: { hostname: 'db.internal', port: 5432 }, ...extra });
 /** A valid DNS check body. */
 export const dnsBody = (extra: Record<string, unknown> = {}) => ({ name: 'dns', request: { query: 'example.com', recordType: 'A' }, heartbeat: {}, script: '', ...extra });
+/** A valid URL monitor body. */
+export const urlBody = (extra: Record<string, unknown> = {}) => ({ name: 'home', request: { url: 'https://example.com/' }, ...extra });
+/** A valid API check body. */
+export const apiBody = (extra: Record<string, unknown> = {}) => ({ name: 'orders', request: { method: 'GET', url: 'https://api.example.com/orders' }, ...extra });

@@ -73,7 +73,7 @@ describe('D3: the check list honours the reference filters status and apiCheckUr
     expect(await names('?status=passing')).toEqual(['passing']);
     expect(await names('?status=failing')).toEqual(['failing']);
     expect(await names('?status=degraded')).toEqual([]);
-    // Only API checks have a URL, and none can be stored.
+    // Only API checks have a URL (test/unit/server/checks-http.test.ts stores some).
     expect(await names('?apiCheckUrlFilterPattern=example.com')).toEqual([]);
     expect((await t.call('GET', '/v1/checks?status=broken')).status).toBe(400);
   });

@@ -1,11 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import { dnsBody, tcpBody, testServer } from './client.js';
+import { apiBody, dnsBody, tcpBody, testServer, urlBody } from './client.js';
 import { fuzzInput, prng } from './fuzzing.js';
 
 const VALID: Record<string, unknown> = {
   tcp: tcpBody({ frequency: 0, frequencyOffset: 10, retryStrategy: { type: 'FIXED' }, alertSettings: { reminders: { amount: 1 } }, environmentVariables: undefined }),
   dns: dnsBody({ environmentVariables: [{ key: 'A', value: 'b', secret: true }], request: { query: 'a.example', recordType: 'MX', assertions: [{ source: 'TEXT_ANSWER', comparison: 'CONTAINS', target: 'mx' }] } }),
   multistep: { name: 'm', script: 'x', dependencies: [{ path: 'a', content: 'b' }] },
+  url: urlBody({ request: { url: 'https://example.com/', assertions: [{ source: 'STATUS_CODE', comparison: 'EQUALS', target: '200' }] } }),
+  api: apiBody({
+    request: {
+      method: 'POST', url: 'https://example.com/a', body: '{}', bodyType: 'JSON', headers: [{ key: 'X-A', value: 'b', locked: true }],
+      queryParameters: [{ key: 'q', value: '1' }], basicAuth: { username: 'u', password: 'p' },
+      assertions: [{ source: 'JSON_BODY', comparison: 'EQUALS', property: '$.a', target: '1' }],
+    },
+  }),
   heartbeat: { name: 'h', heartbeat: { period: 1, periodUnit: 'hours', grace: 1, graceUnit: 'hours' } },
   snippet: { name: 's', script: 'x' },
   variable: { key: 'K', value: 'v', secret: false },
@@ -27,6 +35,8 @@ describe('fuzzing every write endpoint', () => {
     const dns = (await t.call('POST', '/v1/checks/dns', dnsBody())).body;
     const ms = (await t.call('POST', '/v1/checks/multistep', VALID.multistep)).body;
     const hb = (await t.call('POST', '/v1/checks/heartbeat', VALID.heartbeat)).body;
+    const url = (await t.call('POST', '/v1/checks/url', VALID.url)).body;
+    const api = (await t.call('POST', '/v1/checks/api', VALID.api)).body;
     await t.call('POST', '/v1/snippets', VALID.snippet);
     await t.call('POST', '/v1/variables', VALID.variable);
     await t.call('POST', '/v1/alert-channels', VALID.channel);
@@ -44,6 +54,11 @@ describe('fuzzing every write endpoint', () => {
       ['PUT', `/v1/checks/heartbeat/${hb.id}`, VALID.heartbeat],
       ['PUT', `/v1/checks/${dns.id}`, VALID.dns],
       ['PUT', `/v1/checks/api/${check.id}`, VALID.tcp],
+      ['POST', '/v1/checks/url', VALID.url],
+      ['POST', '/v1/checks/api', VALID.api],
+      ['PUT', `/v1/checks/url/${url.id}`, VALID.url],
+      ['PUT', `/v1/checks/api/${api.id}`, VALID.api],
+      ['PUT', `/v1/checks/${api.id}`, VALID.api],
       ['POST', '/v1/snippets', VALID.snippet],
       ['PUT', '/v1/snippets/1', VALID.snippet],
       ['POST', '/v1/variables', VALID.variable],

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { MODULES } from '../../../src/server/app.js';
 import { OpenApiValidator, type Schema } from '../../helpers/openapi-validate.js';
-import { dnsBody, tcpBody, testServer, type TestClient } from './client.js';
+import { apiBody, dnsBody, tcpBody, testServer, urlBody, type TestClient } from './client.js';
 import { seedWorld, type World } from './world.js';
 
 // Every operation the service shares with the reference OpenAPI document answers with a body that
@@ -21,6 +21,7 @@ const service = (w: World) => w.service.id as string;
 const CALLS: Record<string, Call> = {
   'GET /v1/accounts/me': () => ({ path: '/v1/accounts/me' }),
   'GET /v1/analytics/url-monitors/{}': (w) => ({ path: `/v1/analytics/url-monitors/${w.check.id}?metrics=responseTime_p95,availability` }),
+  'GET /v1/analytics/api-checks/{}': (w) => ({ path: `/v1/analytics/api-checks/${w.check.id}?metrics=dns_p95,firstByte,download_max,retries` }),
   'GET /v1/checks': () => ({ path: '/v1/checks' }),
   'POST /v1/checks/tcp': () => ({ path: '/v1/checks/tcp', body: tcpBody({ name: 'ref tcp' }) }),
   'PUT /v1/checks/tcp/{}': (w) => ({ path: `/v1/checks/tcp/${w.check.id}`, body: tcpBody({ groupId: w.group.id }) }),
@@ -33,6 +34,31 @@ const CALLS: Record<string, Call> = {
   },
   'POST /v1/checks/heartbeat': () => ({ path: '/v1/checks/heartbeat', body: { name: 'ref hb', heartbeat: { period: 1, periodUnit: 'hours', grace: 5, graceUnit: 'minutes' } } }),
   'PUT /v1/checks/heartbeat/{}': (w) => ({ path: `/v1/checks/heartbeat/${w.heartbeat.id}`, body: { name: 'hb2', heartbeat: { period: 2, periodUnit: 'hours', grace: 5, graceUnit: 'minutes' } } }),
+  'POST /v1/checks/url': () => ({
+    path: '/v1/checks/url',
+    body: urlBody({ name: 'ref url', request: { url: 'https://example.com/', assertions: [{ source: 'STATUS_CODE', comparison: 'EQUALS', target: '200' }] } }),
+  }),
+  'PUT /v1/checks/url/{}': async (w, t) => {
+    const url = (await t.call('POST', '/v1/checks/url', urlBody())).body;
+    return { path: `/v1/checks/url/${url.id}`, body: { name: 'url2', frequency: 0, frequencyOffset: 10, request: { url: 'https://example.com/health', followRedirects: false } } };
+  },
+  'POST /v1/checks/api': (w) => ({
+    path: '/v1/checks/api',
+    body: apiBody({
+      name: 'ref api',
+      setupSnippetId: w.snippet.id,
+      request: {
+        method: 'POST', url: 'https://api.example.com/orders', body: '{"a":1}', bodyType: 'JSON',
+        headers: [{ key: 'X-Token', value: 't', locked: true }], queryParameters: [{ key: 'q', value: '1' }],
+        basicAuth: { username: 'u', password: 'p' },
+        assertions: [{ source: 'JSON_BODY', comparison: 'EQUALS', property: '$.a', target: '1' }, { source: 'HEADERS', comparison: 'CONTAINS', property: 'content-type', target: 'json', regex: null }],
+      },
+    }),
+  }),
+  'PUT /v1/checks/api/{}': async (w, t) => {
+    const api = (await t.call('POST', '/v1/checks/api', apiBody())).body;
+    return { path: `/v1/checks/api/${api.id}`, body: { name: 'api2', degradedResponseTime: 10000, maxResponseTime: 45000, request: { method: 'HEAD', url: 'https://api.example.com/' } } };
+  },
   'GET /v1/checks/{}': (w) => ({ path: `/v1/checks/${w.check.id}` }),
   'PUT /v1/checks/{}': (w) => ({ path: `/v1/checks/${w.check.id}`, body: { ...tcpBody(), checkType: 'TCP' } }),
   'GET /v1/check-groups': () => ({ path: '/v1/check-groups' }),
@@ -103,8 +129,7 @@ const CALLS: Record<string, Call> = {
 
 /** Shared operations not validated, with the reason. */
 const SKIPPED: Record<string, string> = {
-  'PUT /v1/checks/api/{}': 'always 400 here: API checks cannot be stored (api-decisions: TCP, DNS, multi-step and heartbeat only)',
-  'PUT /v1/checks/browser/{}': 'always 400 here: browser checks cannot be stored (api-decisions: TCP, DNS, multi-step and heartbeat only)',
+  'PUT /v1/checks/browser/{}': 'always 400 or 404 here: browser checks cannot be stored (api-decisions: PUT /checks/api/{id}, /browser/{id})',
 };
 
 /** Differences from the reference schema that the spec or api-decisions.md decide: operation, problem, reason. */

@@ -31,12 +31,11 @@ const def = (kind: Definition['kind'], id: string, spec: Record<string, unknown>
 });
 
 describe('mac test suite', () => {
-  it('runs TCP and DNS checks, skips the kinds it cannot run, and ignores tombstones', async () => {
+  it('runs TCP and DNS checks, skips heartbeats, and ignores tombstones', async () => {
     const defs = [
       def('TcpCheck', 'cache', { request: { hostname: '127.0.0.1', port: tcp.port, assertions: [{ source: 'RESPONSE_DATA', comparison: 'CONTAINS', target: '+OK' }] } }),
       def('DnsCheck', 'api-dns', { request: { query: 'api.test', recordType: 'A', nameServer: '127.0.0.1', port: dns.port } }),
       def('DnsCheck', 'slow', { degradedResponseTime: 0, request: { query: 'api.test', recordType: 'A', nameServer: '127.0.0.1', port: dns.port } }),
-      def('MultiStepCheck', 'journey', { script: 'x' }),
       def('HeartbeatCheck', 'nightly', {}),
       def('TcpCheck', 'gone', { request: { hostname: '127.0.0.1', port: 1 } }, 'absent'),
       def('Snippet', 'helper', { script: 'x' }),
@@ -46,16 +45,14 @@ describe('mac test suite', () => {
       ['cache', 'TCP', 'pass'],
       ['api-dns', 'DNS', 'pass'],
       ['slow', 'DNS', 'degraded'],
-      ['journey', 'MULTI_STEP', 'skipped'],
       ['nightly', 'HEARTBEAT', 'skipped'],
     ]);
-    expect(report.summary).toEqual({ pass: 2, fail: 0, degraded: 1, skipped: 2 });
+    expect(report.summary).toEqual({ pass: 2, fail: 0, degraded: 1, skipped: 1 });
     expect(testExitCode(report)).toBe(0);
     const text = renderTestText(report, pc.createColors(false));
     expect(text).toMatch(/^CHECK\s+TYPE\s+RESULT\s+TIME\s+DETAILS$/m);
     expect(text).toMatch(/^TcpCheck\/cache\s+TCP\s+pass\s+\d+ ms$/m);
-    expect(text).toMatch(/^MultiStepCheck\/journey\s+MULTI_STEP\s+skipped\s+-\s+multi-step scripts are not executed by mac test$/m);
-    expect(text).toMatch(/2 passed, 0 failed, 1 degraded, 2 skipped$/);
+    expect(text).toMatch(/2 passed, 0 failed, 1 degraded, 1 skipped$/);
   });
 
   it('fails the run on any failing check and lists its failed assertions', async () => {

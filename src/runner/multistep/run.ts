@@ -1,0 +1,344 @@
+import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, open, rm, symlink, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { availableParallelism, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as delay } from 'node:timers/promises';
+import pLimit from 'p-limit';
+import type { AttemptResult, RunOptions } from '../run.js';
+import type { MultiStepCheck, MultiStepCheckResult } from '../types.js';
+import { nextRetryDelay } from '../retry.js';
+import { configText, FILES, REPORTER_TEXT } from './files.js';
+
+/**
+ * Multi-step checks: the check's `script` is a Playwright Test file run by `@playwright/test` in
+ * a child process of its own (its own temp directory and process group, an environment of PATH
+ * plus the check's variables, a time limit, bounded output). No browser: API calls through the
+ * `request` fixture only. The child is not a sandbox: it runs as the user running mac.
+ */
+
+/** Limits of one multi-step run; every field has a production default. */
+export interface MultiStepLimits {
+  /** Time limit of one run in ms (the script's tests and hooks); the process group is killed a little later. */
+  timeoutMs: number;
+  /** Bytes of log kept from a run. */
+  maxLogBytes: number;
+  /** Time beyond the limit for Node to start and Playwright to report, before the group is killed. */
+  killGraceMs: number;
+}
+
+/** A run's defaults: 2 minutes, 64 KiB of log, 10 s to start and report. */
+export const MULTI_STEP_DEFAULTS: MultiStepLimits = { timeoutMs: 120_000, maxLogBytes: 64 * 1024, killGraceMs: 10_000 };
+/** Bytes kept of the child's own stdout/stderr (Playwright's messages before tests run). */
+const MAX_OUTPUT_BYTES = 16 * 1024;
+/** Bytes of result.json read at most (the reporter keeps its entries short). */
+const MAX_RESULT_BYTES = 1024 * 1024;
+/** Secret values shorter than this are not masked (they would mask ordinary text). */
+const MIN_MASKED_LENGTH = 4;
+const MASK = '********';
+
+const require = createRequire(import.meta.url);
+
+/** Where @playwright/test and playwright-core are installed, and their version. */
+function playwright(): { testDir: string; cli: string; core: string; version: string } {
+  const pkg = require.resolve('@playwright/test/package.json');
+  const testDir = dirname(pkg);
+  const version = (require(pkg) as { version: string }).version;
+  const core = createRequire(require.resolve('playwright/package.json', { paths: [testDir] })).resolve('playwright-core');
+  return { testDir, cli: join(testDir, 'cli.js'), core, version };
+}
+
+/** Multi-step runs at once in this process: child processes are expensive. */
+export const MULTI_STEP_CONCURRENCY = Math.max(1, Math.min(4, availableParallelism()));
+const pool = pLimit(MULTI_STEP_CONCURRENCY);
+
+/** Kills of the process groups running now: a stop (service shutdown, exit) ends them all. */
+const live = new Set<() => void>();
+let exitHooked = false;
+// Bumped by each stop: runs queued before it do not start after it.
+let generation = 0;
+
+/**
+ * Stops every multi-step run under way (their results say so, as runner faults): the service
+ * calls it on shutdown so that a hanging script does not hold it up to the time limit.
+ */
+export function stopMultiStepRuns(): void {
+  generation += 1;
+  for (const stop of [...live]) stop();
+}
+
+/** Runs under way and waiting for a slot (the scheduler holds back new sessions when it is full). */
+export function multiStepLoad(): { active: number; pending: number; concurrency: number } {
+  return { active: pool.activeCount, pending: pool.pendingCount, concurrency: pool.concurrency };
+}
+
+/** Runs a multi-step check with retries (api-decisions §5.2), every attempt through the pool. */
+export async function runMultiStep(check: MultiStepCheck, opts: RunOptions): Promise<AttemptResult[]> {
+  const limits = { ...MULTI_STEP_DEFAULTS, ...opts.multiStep };
+  const sleep = opts.sleep ?? ((ms: number) => delay(ms));
+  const results: AttemptResult[] = [];
+  let elapsedMs = 0;
+  for (;;) {
+    const began = performance.now();
+    const queued = generation;
+    const result = await pool(() => (generation === queued ? attempt(check, limits, queued) : stoppedAttempt(check)));
+    elapsedMs += performance.now() - began;
+    const wait = result.hasErrors
+      ? null
+      : nextRetryDelay(check.retryStrategy, check.doubleCheck, { retries: results.length, failed: result.hasFailures, networkError: false, elapsedMs });
+    result.attempts = results.length;
+    result.resultType = wait === null ? 'FINAL' : 'ATTEMPT';
+    results.push(result);
+    await opts.onAttempt?.(result);
+    if (wait === null) return results;
+    elapsedMs += wait;
+    if (wait > 0) await sleep(Math.min(wait, opts.maxWaitMs ?? Infinity));
+  }
+}
+
+/** An attempt that never started: the runs were stopped while it waited for the pool. */
+function stoppedAttempt(check: MultiStepCheck): Promise<AttemptResult> {
+  const now = Date.now();
+  return Promise.resolve(
+    outcome(check, { startedAt: now, elapsed: 0, rawFailed: false, fault: true, errors: ['the run was stopped: mac is shutting down'], log: [], runtimeVersion: null }),
+  );
+}
+
+/** What the generated reporter writes at the end of a run. */
+interface Report {
+  status: string;
+  tests: Array<{ title: string; status: string; ok: boolean; duration: number; errors: string[]; failedStep: { label: string; after: string | null } | null }>;
+  errors: string[];
+}
+
+/** How the child process ended. */
+interface ChildEnd {
+  code: number | null;
+  killed: boolean;
+  /** Stopped by stopMultiStepRuns (shutdown), not by the time limit. */
+  stopped?: boolean;
+  output: string;
+  spawnError: string | null;
+}
+
+/** The child's environment: PATH and the check's variables; nothing else of this process. */
+export function childEnv(check: MultiStepCheck, dir: string): Record<string, string> {
+  const env: Record<string, string> = {};
+  if (process.env.PATH) env.PATH = process.env.PATH;
+  env.HOME = dir;
+  env.TMPDIR = dir;
+  for (const v of check.environmentVariables) env[v.key] = v.value;
+  // Set last: the run depends on them.
+  env.PLAYWRIGHT_BROWSERS_PATH = join(dir, 'no-browsers');
+  env.PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD = '1';
+  env.FORCE_COLOR = '0';
+  return env;
+}
+
+async function attempt(check: MultiStepCheck, limits: MultiStepLimits, queued: number): Promise<AttemptResult> {
+  const startedAt = Date.now();
+  const began = performance.now();
+  const pw = playwright();
+  const runtimeVersion = `@playwright/test ${pw.version}`;
+  if (check.script === null || check.script.trim() === '') {
+    return outcome(check, { startedAt, elapsed: 0, rawFailed: true, fault: false, errors: ['the check has no script to run'], log: [], runtimeVersion });
+  }
+  let dir: string | null = null;
+  try {
+    dir = await mkdtemp(join(tmpdir(), 'mac-multistep-'));
+    await mkdir(join(dir, 'node_modules', '@playwright'), { recursive: true });
+    await symlink(pw.testDir, join(dir, 'node_modules', '@playwright', 'test'), 'dir');
+    await writeFile(join(dir, FILES.script), check.script);
+    await writeFile(join(dir, FILES.reporter), REPORTER_TEXT);
+    await writeFile(join(dir, FILES.config), configText({ playwrightCore: pw.core, timeoutMs: limits.timeoutMs, maxLogBytes: limits.maxLogBytes }));
+    // Stopped while the files were written: nothing is started (runChild registers synchronously).
+    if (generation !== queued) return await stoppedAttempt(check);
+    const end = await runChild(pw.cli, dir, childEnv(check, dir), limits.timeoutMs + limits.killGraceMs);
+    const elapsed = performance.now() - began;
+    const log = splitLog(await readBounded(join(dir, FILES.log), limits.maxLogBytes + 64));
+    const report = parseReport(await readBounded(join(dir, FILES.result), MAX_RESULT_BYTES));
+    const judged = judgeRun(end, report, limits, log);
+    // Paths name the run's temp directory: drop it, so that messages (and error groups) repeat.
+    const local = (text: string) => text.split(`${dir}/`).join('').split(dir!).join('.');
+    return outcome(check, { startedAt, elapsed, runtimeVersion, ...judged, errors: judged.errors.map(local), log: judged.log.map(local) });
+  } catch (err) {
+    const message = `multi-step runner error: ${err instanceof Error ? err.message : String(err)}`;
+    return outcome(check, { startedAt, elapsed: performance.now() - began, rawFailed: false, fault: true, errors: [message], log: [], runtimeVersion });
+  } finally {
+    if (dir) await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+  }
+}
+
+/** What a run came to, before shouldFail and masking. */
+interface Judged {
+  rawFailed: boolean;
+  fault: boolean;
+  errors: string[];
+  log: string[];
+  /** Time the tests took (ms), when the reporter told. */
+  duration?: number;
+}
+
+/** Reads the reporter's result and the child's end into pass/fail, errors and log. */
+export function judgeRun(end: ChildEnd, report: Report | null, limits: MultiStepLimits, log: string[]): Judged {
+  if (end.spawnError !== null) return { rawFailed: false, fault: true, errors: [`multi-step runner error: ${end.spawnError}`], log };
+  if (end.stopped) return { rawFailed: false, fault: true, errors: ['the run was stopped: mac is shutting down'], log };
+  if (end.killed) {
+    const errors = [`the script did not finish within ${(limits.timeoutMs + limits.killGraceMs) / 1000} s and was stopped`];
+    return { rawFailed: true, fault: false, errors, log: [...log, errors[0]] };
+  }
+  if (report === null) {
+    // Playwright stopped before reporting (it prints why): a fault of this runner, not a check failure.
+    const output = end.output.trim().split('\n').slice(-5).join(' ').trim();
+    const errors = [`multi-step runner error: Playwright exited with code ${end.code}${output ? `: ${output}` : ''}`];
+    return { rawFailed: false, fault: true, errors, log: [...log, ...end.output.trim().split('\n').filter(Boolean)] };
+  }
+  const duration = report.tests.reduce((sum, t) => sum + (Number.isFinite(t.duration) ? t.duration : 0), 0);
+  const failed = report.tests.filter((t) => !t.ok);
+  const noTest = 'the script defines no test: call test() from @playwright/test';
+  const errors = [
+    ...failed.map(failureMessage),
+    ...report.errors.map((e) => (report.tests.length === 0 && /^Error: No tests found/.test(e) ? noTest : `the script could not run: ${e}`)),
+  ];
+  if (report.tests.length === 0 && errors.length === 0) errors.push(noTest);
+  // The reporter keeps the first 200 tests and errors; Playwright's own verdict covers the rest.
+  if (errors.length === 0 && report.status !== 'passed') errors.push(`Playwright reported the run as ${report.status}`);
+  // What the script printed while Playwright loaded it (outside any test) comes first.
+  const loaded = end.output.split('\n').filter((l) => l.trim() !== '');
+  return { rawFailed: errors.length > 0, fault: false, errors, log: [...loaded, ...log], duration };
+}
+
+/** The first error of a failed test: the test, the step that failed and the request before it, the error. */
+function failureMessage(t: Report['tests'][number]): string {
+  const at = t.failedStep ? ` at ${t.failedStep.label}${t.failedStep.after ? ` after ${t.failedStep.after}` : ''}` : '';
+  const error = t.errors[0] ?? (t.status === 'timedOut' ? 'timed out' : `ended ${t.status}`);
+  return `test "${t.title}" failed${at}: ${error}`;
+}
+
+/** The attempt, with shouldFail applied and secret values masked. */
+function outcome(
+  check: MultiStepCheck,
+  r: Judged & { startedAt: number; elapsed: number; runtimeVersion: string | null },
+): AttemptResult {
+  const mask = masker(check);
+  const errors = r.errors.map(mask);
+  const endTime = r.startedAt + Math.round(r.elapsed);
+  const hasFailures = !r.fault && r.rawFailed !== check.shouldFail;
+  const multiStepCheckResult: MultiStepCheckResult = {
+    errors: hasFailures && !r.rawFailed ? ['Check was expected to fail but passed'] : errors,
+    startTime: r.startedAt,
+    endTime,
+    runtimeVersion: r.runtimeVersion,
+    jobLog: r.log.map(mask),
+    jobAssets: null,
+  };
+  return {
+    resultType: 'FINAL',
+    attempts: 0,
+    hasFailures,
+    hasErrors: r.fault,
+    isDegraded: null,
+    overMaxResponseTime: null,
+    responseTime: Math.round(r.duration ?? r.elapsed),
+    startedAt: new Date(r.startedAt).toISOString(),
+    stoppedAt: new Date(endTime).toISOString(),
+    apiCheckResult: null,
+    browserCheckResult: null,
+    multiStepCheckResult,
+    errorMessage: r.fault || hasFailures ? multiStepCheckResult.errors[0] ?? 'Check failed' : null,
+    networkError: false,
+  };
+}
+
+/** Replaces the values of the check's secret variables (the API never shows them) in text. */
+function masker(check: MultiStepCheck): (text: string) => string {
+  const secrets = check.environmentVariables
+    .filter((v) => v.secret && v.value.length >= MIN_MASKED_LENGTH)
+    .map((v) => v.value)
+    .sort((a, b) => b.length - a.length);
+  return (text) => secrets.reduce((t, s) => t.split(s).join(MASK), text);
+}
+
+/** Spawns Playwright in its own process group; kills the group after `killAfterMs`. */
+function runChild(cli: string, dir: string, env: Record<string, string>, killAfterMs: number): Promise<ChildEnd> {
+  return new Promise((resolve) => {
+    let output = '';
+    let bytes = 0;
+    let killed = false;
+    let stopped = false;
+    if (!exitHooked) {
+      exitHooked = true;
+      // A process group outlives its parent: one that exits takes its runs along.
+      process.once('exit', stopMultiStepRuns);
+    }
+    const child = spawn(process.execPath, [cli, 'test', '-c', join(dir, FILES.config)], { cwd: dir, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const keep = (chunk: Buffer) => {
+      if (bytes >= MAX_OUTPUT_BYTES) return;
+      const part = chunk.subarray(0, MAX_OUTPUT_BYTES - bytes);
+      bytes += part.length;
+      output += part.toString('utf8');
+    };
+    child.stdout.on('data', keep);
+    child.stderr.on('data', keep);
+    const killGroup = () => {
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    };
+    const timer = setTimeout(() => {
+      killed = true;
+      killGroup();
+    }, killAfterMs);
+    const stop = () => {
+      stopped = true;
+      killGroup();
+    };
+    live.add(stop);
+    child.once('error', (err) => {
+      clearTimeout(timer);
+      live.delete(stop);
+      resolve({ code: null, killed: false, output, spawnError: err.message });
+    });
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      live.delete(stop);
+      // Workers the script left behind go with the group.
+      killGroup();
+      resolve({ code, killed: killed && !stopped, stopped, output, spawnError: null });
+    });
+  });
+}
+
+/** At most `max` bytes of a file as text; "" when it does not exist. */
+async function readBounded(path: string, max: number): Promise<string> {
+  let handle;
+  try {
+    handle = await open(path, 'r');
+  } catch {
+    return '';
+  }
+  try {
+    const buf = Buffer.alloc(max);
+    const { bytesRead } = await handle.read(buf, 0, max, 0);
+    return buf.subarray(0, bytesRead).toString('utf8');
+  } finally {
+    await handle.close();
+  }
+}
+
+function splitLog(text: string): string[] {
+  return text.split('\n').filter((l) => l.length > 0);
+}
+
+function parseReport(text: string): Report | null {
+  if (text === '') return null;
+  try {
+    const r = JSON.parse(text) as Report;
+    return Array.isArray(r.tests) && Array.isArray(r.errors) ? r : null;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,121 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCheck, NO_BROWSER, stopMultiStepRuns } from '../../../src/runner/index.js';
+import { judgeRun, MULTI_STEP_DEFAULTS } from '../../../src/runner/multistep/run.js';
+import { startHttpServer, json, type HttpServer } from '../../helpers/http-server.js';
+
+// Each run spawns Node and Playwright: these tests run a handful of real scripts only.
+let http: HttpServer;
+beforeAll(async () => {
+  http = await startHttpServer({ '/health': json(200, { ok: true }), '/broken': json(500, { ok: false }) });
+});
+afterAll(() => http.close());
+
+const script = (body: string) => `const { test, expect } = require('@playwright/test');\n${body}\n`;
+const check = (s: string | null, extra: Record<string, unknown> = {}) => ({
+  checkType: 'MULTI_STEP' as const,
+  name: 'journey',
+  doubleCheck: false,
+  script: s,
+  environmentVariables: [
+    { key: 'BASE_URL', value: http.url },
+    { key: 'API_TOKEN', value: 'tok-very-secret', secret: true },
+  ],
+  ...extra,
+});
+
+describe('multi-step runner', () => {
+  it('passes the check variables and nothing of this process, and masks secret values in the log', async () => {
+    process.env.MAC_API_KEY_FOR_TEST = 'leak';
+    try {
+      const [r] = await runCheck(
+        check(
+          script(`test('env', async ({ request }) => {
+  expect(Object.keys(process.env).filter((k) => k.startsWith('MAC_'))).toEqual([]);
+  expect(process.env.API_TOKEN).toBe('tok-very-secret');
+  console.log('token is ' + process.env.API_TOKEN);
+  expect((await request.get(process.env.BASE_URL + '/health')).ok()).toBe(true);
+});`),
+        ),
+      );
+      expect(r).toMatchObject({ resultType: 'FINAL', hasFailures: false, hasErrors: false, isDegraded: null, apiCheckResult: null, errorMessage: null });
+      const m = r.multiStepCheckResult!;
+      expect(m.errors).toEqual([]);
+      expect(typeof m.startTime).toBe('number');
+      expect(m.endTime).toBeGreaterThanOrEqual(m.startTime);
+      expect(m.runtimeVersion).toMatch(/^@playwright\/test \d+\.\d+\.\d+$/);
+      expect(m.jobLog).toContain('token is ********');
+      expect(m.jobLog.join('\n')).not.toContain('tok-very-secret');
+      expect(m.jobLog.some((l) => l.includes(`request 1: GET ${http.url}/health (line 6)`))).toBe(true);
+    } finally {
+      delete process.env.MAC_API_KEY_FOR_TEST;
+    }
+  });
+
+  it('retries a failing script once with doubleCheck, and names the failing step', async () => {
+    const attempts = await runCheck(
+      check(script(`test('two calls', async ({ request }) => {\n  expect((await request.get(process.env.BASE_URL + '/health')).status()).toBe(200);\n  expect((await request.get(process.env.BASE_URL + '/broken')).status()).toBe(200);\n});`), { doubleCheck: true }),
+      { sleep: async () => undefined },
+    );
+    expect(attempts.map((a) => [a.resultType, a.attempts, a.hasFailures])).toEqual([
+      ['ATTEMPT', 0, true],
+      ['FINAL', 1, true],
+    ]);
+    expect(attempts[1].errorMessage).toMatch(new RegExp(`^test "two calls" failed at Expect "toBe" \\(line 4\\) after request 2: GET ${http.url}/broken \\(line 4\\): .*Received: 500`));
+  });
+
+  it('fails a script that asks for a browser page at once, saying no browser is available', async () => {
+    const [r] = await runCheck(check(script(`test('page', async ({ page }) => {\n  await page.goto(process.env.BASE_URL + '/health');\n});`)));
+    expect(r.hasFailures).toBe(true);
+    expect(r.errorMessage).toContain(NO_BROWSER);
+    expect(r.responseTime).toBeLessThan(10_000);
+  });
+
+  it('kills the process group of a script that never yields once the limit and grace have passed', async () => {
+    const [r] = await runCheck(check(script(`test('spin', async () => {\n  for (;;) {}\n});`)), { multiStep: { timeoutMs: 1000, killGraceMs: 1500 } });
+    expect(r).toMatchObject({ hasFailures: true, hasErrors: false, errorMessage: 'the script did not finish within 2.5 s and was stopped' });
+  });
+
+  it('stops runs under way when asked (service shutdown), as a runner fault', async () => {
+    const began = Date.now();
+    const run = runCheck(check(script(`test('spin', async () => {\n  for (;;) {}\n});`)), { multiStep: { timeoutMs: 60_000 } });
+    await new Promise((r) => setTimeout(r, 500));
+    stopMultiStepRuns();
+    const [r] = await run;
+    expect(r).toMatchObject({ hasErrors: true, hasFailures: false, errorMessage: 'the run was stopped: mac is shutting down' });
+    expect(Date.now() - began).toBeLessThan(30_000);
+  });
+
+  it('fails a check without a script, and applies shouldFail', async () => {
+    const [none] = await runCheck(check(null));
+    expect(none).toMatchObject({ hasFailures: true, errorMessage: 'the check has no script to run' });
+    const [inverted] = await runCheck(check(null, { shouldFail: true }));
+    expect(inverted).toMatchObject({ hasFailures: false, errorMessage: null });
+  });
+});
+
+describe('judgeRun', () => {
+  const end = { code: 1, killed: false, output: '', spawnError: null };
+  it('reads a report without tests as a failure, and no report as a runner fault', () => {
+    expect(judgeRun(end, { status: 'failed', tests: [], errors: [] }, MULTI_STEP_DEFAULTS, [])).toMatchObject({ rawFailed: true, fault: false, errors: [expect.stringMatching(/defines no test/)] });
+    expect(judgeRun({ ...end, output: 'Error: boom\n' }, null, MULTI_STEP_DEFAULTS, [])).toMatchObject({
+      rawFailed: false,
+      fault: true,
+      errors: ['multi-step runner error: Playwright exited with code 1: Error: boom'],
+    });
+  });
+  it('passes when every test passed and sums their durations', () => {
+    const t = { title: 'a', status: 'passed', ok: true, duration: 12, errors: [], failedStep: null };
+    expect(judgeRun({ ...end, code: 0 }, { status: 'passed', tests: [t, { ...t, duration: 30 }], errors: [] }, MULTI_STEP_DEFAULTS, [])).toMatchObject({
+      rawFailed: false,
+      errors: [],
+      duration: 42,
+    });
+  });
+  it('fails when Playwright says the run failed even if no failed test was kept', () => {
+    const t = { title: 'a', status: 'passed', ok: true, duration: 1, errors: [], failedStep: null };
+    expect(judgeRun(end, { status: 'failed', tests: [t], errors: [] }, MULTI_STEP_DEFAULTS, [])).toMatchObject({
+      rawFailed: true,
+      errors: ['Playwright reported the run as failed'],
+    });
+  });
+});
