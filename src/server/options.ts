@@ -31,7 +31,10 @@ export interface ServerOptions {
   /** 0 picks a free port. */
   port: number;
   keys: ApiKeySpec[];
-  /** SQLite database file (`--state` / `--database sqlite:`); undefined keeps state in memory only. */
+  /**
+   * SQLite database file (`--state` / `--database sqlite:`), or a `postgres://` URL (`--database
+   * postgres://...`); undefined keeps state in memory only.
+   */
   stateFile?: string;
   /** Days run data (results, sessions, heartbeat events, alert notifications) is kept; 0 keeps it forever. */
   retentionDays: number;
@@ -155,12 +158,12 @@ export function parseKeysFile(text: string, source: string): ApiKeySpec[] {
 }
 
 /**
- * Parses `--database`: `sqlite:FILE` (the only kind so far) -> the file. Throws an Error naming
+ * Parses `--database`: `sqlite:FILE` -> the file, `postgres://...` -> the URL. Throws an Error naming
  * what is wrong.
  */
 export function parseDatabaseUrl(url: string): string {
   const m = /^sqlite:(.+)$/.exec(url);
   if (m) return m[1].replace(/^\/\/(?=\/)/, '');
-  if (/^postgres(?:ql)?:/.test(url)) throw new Error('--database postgres://... is not supported yet; use sqlite:FILE');
-  throw new Error(`--database must be sqlite:FILE, not "${url}"`);
+  if (/^postgres(?:ql)?:\/\/./.test(url)) return url;
+  throw new Error(`--database must be sqlite:FILE or postgres://USER:PASSWORD@HOST:PORT/DATABASE, not "${/^postgres/.test(url) ? 'postgres:...' : url}"`);
 }

@@ -114,9 +114,14 @@ describe('mac serve on SQLite (built CLI)', () => {
     const both = await refusedServe(['--state', tmpFile('a.db'), '--database', `sqlite:${tmpFile('b.db')}`]);
     expect(both.code).toBe(1);
     expect(both.stderr).toContain('--state and --database both name the database');
-    const pg = await refusedServe(['--database', 'postgres://localhost/mac']);
+    // PostgreSQL that does not answer: named without its password.
+    const pg = await refusedServe(['--database', 'postgres://mac:hunter2secret@127.0.0.1:1/mac']);
     expect(pg.code).toBe(1);
-    expect(pg.stderr).toContain('not supported yet');
+    expect(pg.stderr).toContain('postgres://mac:***@127.0.0.1:1/mac: cannot open the database');
+    expect(pg.stderr).not.toContain('hunter2secret');
+    const other = await refusedServe(['--database', 'mysql://localhost/mac']);
+    expect(other.code).toBe(1);
+    expect(other.stderr).toContain('--database must be sqlite:FILE or postgres://');
     const missing = join(tmpFile('x'), 'no-such-dir', 'state.db');
     const nodir = await refusedServe(['--state', missing]);
     expect(nodir.code).toBe(1);

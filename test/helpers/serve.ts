@@ -22,7 +22,7 @@ export function startServe(args: string[] = [], env: Record<string, string> = {}
   // In SQLite mode (MAC_TEST_STORE=sqlite) a service without a database of its own gets a fresh one.
   const own = args.includes('--state') || args.includes('--database');
   const state = own ? undefined : testStateFile();
-  if (state) args = [...args, '--state', state];
+  if (state) args = [...args, state.startsWith('postgres') ? '--database' : '--state', state];
   const child: ChildProcess = spawn(process.execPath, [MAC_BIN, 'serve', '--port', '0', ...args], {
     env: cleanEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -4,6 +4,8 @@ import { MacError, UsageError } from '../../errors.js';
 import { createServer } from '../../server/server.js';
 import { parseCount } from '../../config/options.js';
 import { usageHint } from '../options.js';
+import { isPostgresUrl } from '../../server/store/store.js';
+import { redactUrl } from '../../server/store/postgres.js';
 import { DEV_KEY, DEFAULT_RETENTION_DAYS, parseApiKey, parseDatabaseUrl, parseFaults, parseKeysFile, parseRateLimit, type ApiKeySpec, type ServerOptions } from '../../server/options.js';
 import { startRuns } from '../../server/runs/runs.js';
 
@@ -33,7 +35,7 @@ export const register: RegisterCommand = (program, ctx) => {
     .option('--host <host>', 'address to bind', '127.0.0.1')
     .option('--port <port>', 'port to listen on (0 picks a free one)', '4010')
     .option('--state <file>', 'SQLite database that keeps the state across restarts (default: memory only); a journal of an earlier mac serve is imported once')
-    .option('--database <url>', 'database of the state: sqlite:FILE (same as --state FILE)')
+    .option('--database <url>', 'database of the state: sqlite:FILE (same as --state FILE), or postgres://USER:PASSWORD@HOST:PORT/DATABASE (several instances may share it)')
     .option('--retention-days <n>', 'days run data (results, sessions, heartbeat events, alert notifications) is kept; 0 keeps it forever', String(DEFAULT_RETENTION_DAYS))
     .option('--api-key <key>', 'accepted API key, KEY or KEY:read-only (repeatable, paired with --account)', collect, [])
     .option('--account <id>', 'account of the --api-key at the same position (repeatable)', collect, [])
@@ -65,7 +67,7 @@ export const register: RegisterCommand = (program, ctx) => {
         const shown = k.key === DEV_KEY.key ? k.key : `...${k.key.slice(-4)}`;
         lines.push(`  account ${k.accountId}: API key ${shown} (${k.role})`);
       }
-      if (options.stateFile) lines.push(`  state: ${options.stateFile} (SQLite)`);
+      if (options.stateFile) lines.push(isPostgresUrl(options.stateFile) ? `  state: ${redactUrl(options.stateFile)} (PostgreSQL)` : `  state: ${options.stateFile} (SQLite)`);
       const imported = server.ctx.store.imported;
       if (imported) lines.push(`  imported ${imported.entries} journal entries; the journal is kept as ${imported.backup}`);
       ctx.output.result(lines.join('\n'));

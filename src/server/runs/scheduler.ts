@@ -98,12 +98,21 @@ export class Scheduler {
         const period = periodMs(check, scale);
         let plan = this.plans.get(key);
         if (!plan || plan.period !== period || plan.offset !== check.frequencyOffset) {
-          plan = { period, offset: check.frequencyOffset, nextDueMs: now + firstRunDelayMs(check, scale) };
+          // On a database shared by several instances, the first one to see the plan sets its grid.
+          const first = this.ctx.store.runAnchor(account, check.id, `${period}/${check.frequencyOffset ?? ''}`, now + firstRunDelayMs(check, scale), period, now);
+          plan = { period, offset: check.frequencyOffset, nextDueMs: first };
           this.plans.set(key, plan);
         }
         if (now >= plan.nextDueMs) {
+          const due = plan.nextDueMs;
           plan.nextDueMs = nextDueMs(plan.nextDueMs, period, now);
-          if (!this.engine.isRunning(check.id) && this.engine.activeSessions < MAX_CONCURRENT_SESSIONS && !(check.checkType === 'MULTI_STEP' && multiStepBusy())) {
+          // The claim makes one instance of several run this due time (always granted on one).
+          if (
+            !this.engine.isRunning(check.id) &&
+            this.engine.activeSessions < MAX_CONCURRENT_SESSIONS &&
+            !(check.checkType === 'MULTI_STEP' && multiStepBusy()) &&
+            this.ctx.store.claimRun(account, check.id, due)
+          ) {
             this.engine.startSession(account, check);
           }
         }

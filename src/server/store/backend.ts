@@ -73,6 +73,14 @@ export interface Backend {
   /** Deletes at most `limit` records of `kind` (any account) whose time is before `beforeMs`; returns how many. */
   expire(kind: string, beforeMs: number, limit: number): number;
   close(): void;
+  /**
+   * Shared backends (PostgreSQL, several instances on one database) also implement these: ids
+   * taken from the database, versions read from it, due runs claimed in it.
+   */
+  allocate?(kind: string): number;
+  version?(kind: string): number;
+  runAnchor?(account: string, checkId: string, plan: string, proposedMs: number, periodMs: number, nowMs: number): number;
+  claimRun?(account: string, checkId: string, dueMs: number): boolean;
 }
 
 /** Epoch ms of an indexed record's time field, or null when it has none. */

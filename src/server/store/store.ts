@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { checkOf, type Backend, type IndexedKinds, type RecordQuery, type StoreCommit, type StoreOp, type StoredRecord } from './backend.js';
 import { MemoryBackend } from './memory.js';
 import { openSqliteState, type JournalImport } from './open.js';
+import { PostgresBackend } from './postgres.js';
 
 export type { StoredRecord, IndexedKinds, RecordQuery } from './backend.js';
 
@@ -38,6 +39,7 @@ export class Store {
    * of an earlier version). Throws a StateError, with the file untouched, when it cannot.
    */
   static open(path: string, indexed: IndexedKinds = {}): Store {
+    if (isPostgresUrl(path)) return new Store(PostgresBackend.open(path, indexed), indexed);
     const { backend, imported } = openSqliteState(path, indexed);
     return new Store(backend, indexed, imported);
   }
@@ -106,9 +108,30 @@ export class Store {
     return this.backend.counter(kind);
   }
 
-  /** A number that changes whenever a record of `kind` is written in any account (cache keys). */
+  /**
+   * Takes the next id of a kind from a shared database (atomic across instances), or undefined
+   * when the store is not shared and the transaction counts from `counter`.
+   */
+  allocate(kind: string): number | undefined {
+    return this.backend.allocate?.(kind);
+  }
+
+  /** A number that changes whenever a record of `kind` is written in any account (cache keys), by any instance. */
   version(kind: string): number {
-    return this.versions.get(kind) ?? 0;
+    return this.backend.version ? this.backend.version(kind) : (this.versions.get(kind) ?? 0);
+  }
+
+  /**
+   * The first due time of a check's scheduling plan (`plan` names its period and offset). On one
+   * instance that is `proposedMs`; on a shared database, the grid the first instance set.
+   */
+  runAnchor(account: string, checkId: string, plan: string, proposedMs: number, periodMs: number, nowMs: number): number {
+    return this.backend.runAnchor ? this.backend.runAnchor(account, checkId, plan, proposedMs, periodMs, nowMs) : proposedMs;
+  }
+
+  /** Claims the run of a check due at `dueMs`: always true on one instance; on a shared database, for one instance only. */
+  claimRun(account: string, checkId: string, dueMs: number): boolean {
+    return this.backend.claimRun ? this.backend.claimRun(account, checkId, dueMs) : true;
   }
 
   /**
@@ -137,6 +160,11 @@ export class Store {
   }
 }
 
+/** Whether `--database`/`stateFile` names a PostgreSQL database rather than a SQLite file. */
+export function isPostgresUrl(path: string): boolean {
+  return /^postgres(?:ql)?:\/\//.test(path);
+}
+
 /**
  * A staged write in one account. Reads through it see its own staged puts and deletes; `commit`
  * makes them durable and visible at once. Handlers stage synchronously and commit in the same
@@ -156,6 +184,8 @@ export class Transaction implements AccountView {
 
   /** The next integer id of a kind (service-wide; a committed id is never handed out again). */
   nextInt(kind: string): number {
+    const shared = this.store.allocate(kind);
+    if (shared !== undefined) return shared;
     const next = (this.counters.get(kind) ?? this.store.counter(kind)) + 1;
     this.counters.set(kind, next);
     return next;

@@ -8,6 +8,7 @@ import { JournalCorrupt } from '../../../src/server/store/journal.js';
 import { StateError } from '../../../src/server/store/errors.js';
 import { Retention } from '../../../src/server/store/retention.js';
 import { SCHEMA_VERSION } from '../../../src/server/store/sqlite.js';
+import { pgDatabase } from '../../helpers/pg-url.js';
 
 const tmpFile = (name = 'state.db') => join(mkdtempSync(join(tmpdir(), 'mac-store-')), name);
 
@@ -27,6 +28,7 @@ function put(s: Store, account: string, kind: string, id: string | number, rec: 
 describe.each([
   ['memory', () => Store.memory(IDX)],
   ['sqlite', () => Store.open(tmpFile(), IDX)],
+  ['postgres', () => Store.open(pgDatabase(), IDX)],
 ] as const)('store on %s', (_name, open) => {
   it('a transaction sees its own staged writes; nothing is visible before commit', () => {
     const s = open();

@@ -1,0 +1,108 @@
+// mac serve on PostgreSQL with a million stored results: restart to the first answered request
+// and analytics p95 (last30Days) on a check with 40,000 results. The results are copies of one
+// real result recorded by the service (ids and times changed in SQL), 40,000 for the measured
+// check over 30 days and the rest spread over 100 other checks.
+// `node bench/pg-scale.mjs [--results N]` (starts a PostgreSQL of its own, fsync on).
+import { spawn } from 'node:child_process';
+import pg from 'pg';
+import { MAC_BIN } from './lib/mac.mjs';
+import { startPostgres } from './lib/postgres.mjs';
+import { createServer } from '../dist/server/server.js';
+import { RunRecorder } from '../dist/server/rundata/recorder.js';
+import { SERIES_FIELDS } from '../dist/server/rundata/analytics.js';
+
+const at = process.argv.indexOf('--results');
+const TOTAL = at > 0 ? Number(process.argv[at + 1]) : 1_000_000;
+const ONE = 40_000;
+const DAY = 86_400_000;
+
+function serve(url) {
+  const child = spawn(process.execPath, [MAC_BIN, 'serve', '--port', '0', '--no-runs', '--rate-limit', '0/60', '--database', url], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`mac serve exited (${code}): ${out}`)));
+    const timer = setInterval(() => {
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (!m) return;
+      clearInterval(timer);
+      resolve({ url: m[1], stop: () => new Promise((r) => (child.once('exit', r), child.kill('SIGTERM'))) });
+    }, 2);
+  });
+}
+
+const get = async (base, path) => {
+  const res = await fetch(`${base}${path}`, { headers: { authorization: 'Bearer mac-dev-key' } });
+  if (res.status !== 200) throw new Error(`${path}: ${res.status}`);
+  return res.text();
+};
+
+const server = await startPostgres();
+try {
+  const url = server.url('scale');
+  const now = Date.now();
+  const mac = createServer({ stateFile: url });
+  const res = await mac.request('/v1/checks/tcp', {
+    method: 'POST',
+    headers: { authorization: 'Bearer mac-dev-key', 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'db', request: { hostname: 'db.internal', port: 5432 } }),
+  });
+  const check = await res.json();
+  const recorder = new RunRecorder(mac.ctx.store, () => now);
+  const s = recorder.openSession('dev', { check: { id: check.id, name: 'db', checkType: 'TCP', shouldFail: false, maxResponseTime: 5000 }, runLocations: ['eu-west-1'] });
+  const startedAt = new Date(now - 1000).toISOString();
+  recorder.finishLocation('dev', s.checkSessionId, {
+    location: 'eu-west-1', runLocation: 'eu-west-1', startedAt, stoppedAt: new Date(now - 900).toISOString(), responseTime: 100,
+    hasFailures: false, hasErrors: false, isDegraded: false, overMaxResponseTime: false,
+    apiCheckResult: { requestError: null, response: { status: 200, statusText: 'OK', body: '', headers: {}, timings: null, timingPhases: null } }, multiStepCheckResult: null,
+  });
+  await mac.close();
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  const t0 = performance.now();
+  // n: 0..TOTAL-1; the first ONE are the measured check's, one every 30 days / ONE.
+  await c.query(`
+    INSERT INTO records (account, kind, id, check_id, at, data, summary)
+    SELECT r.account, r.kind, r.id || '-' || n, CASE WHEN n < $1 THEN r.check_id ELSE 'other-' || (n % 100) END, t,
+           replace(replace(r.data, $2, to_char(to_timestamp(t / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')), '"responseTime":100', '"responseTime":' || (50 + n % 400)),
+           replace(replace(r.summary, $2, to_char(to_timestamp(t / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')), ',100,', ',' || (50 + n % 400) || ',')
+    FROM records r, generate_series(0, $3 - 1) AS n, LATERAL (SELECT ($4::bigint - ((n % $1) * (30 * ${DAY}::bigint / $1)))::bigint AS t) AS tt
+    WHERE r.kind = 'checkResults'`, [ONE, startedAt, TOTAL, now - 60_000]);
+  await c.query('VACUUM ANALYZE records');
+  const count = Number((await c.query('SELECT count(*) AS n FROM records WHERE kind = $1', ['checkResults'])).rows[0].n);
+  const size = Number((await c.query('SELECT pg_database_size(current_database()) AS n')).rows[0].n) / 1024 / 1024;
+  if (process.argv.includes('--explain')) {
+    const plan = await c.query(`EXPLAIN (ANALYZE, BUFFERS) SELECT '[' || coalesce(string_agg('[' || to_json(id)::text || ',' || summary || ']', ',' ORDER BY seq), '') || ']' FROM records WHERE account = 'dev' AND kind = 'checkResults' AND check_id = $1 AND at >= $2 AND at <= $3`, [check.id, now - 30 * DAY, now]);
+    console.error(plan.rows.map((r) => r['QUERY PLAN']).join('\n'));
+  }
+  await c.end();
+  console.error(`pg-scale: ${count} results stored in ${((performance.now() - t0) / 1000).toFixed(0)} s, database ${size.toFixed(0)} MB`);
+  // The database query alone (in process), to tell it from the rest of the request.
+  const direct = createServer({ stateFile: url, runs: false, retentionDays: 0 });
+  const q0 = performance.now();
+  const rows = direct.ctx.store.query('dev', 'checkResults', { checkId: check.id, fromMs: now - 30 * DAY, toMs: now, fields: SERIES_FIELDS });
+  const queryMs = performance.now() - q0;
+  await direct.close();
+  console.error(`pg-scale: store query of ${rows.length} result summaries: ${queryMs.toFixed(0)} ms`);
+  const r0 = performance.now();
+  const mac2 = await serve(url);
+  await get(mac2.url, '/v1/checks?limit=1');
+  const restartMs = performance.now() - r0;
+  const times = [];
+  let body = '';
+  for (let i = 0; i < 20; i++) {
+    const a = performance.now();
+    body = await get(mac2.url, `/v1/analytics/url-monitors/${check.id}?quickRange=last30Days&metrics=responseTime_avg,responseTime_p95&aggregationInterval=1440`);
+    times.push(performance.now() - a);
+  }
+  await mac2.stop();
+  times.sort((a, b) => a - b);
+  const p95 = times[Math.ceil(0.95 * times.length) - 1];
+  const days = JSON.parse(JSON.parse(body).series[0]).data.filter((d) => d.responseTime_avg !== null).length;
+  console.error(`pg-scale: restart to first answer ${restartMs.toFixed(0)} ms; analytics last30Days p50 ${times[10].toFixed(0)} ms, p95 ${p95.toFixed(0)} ms (${days} daily buckets with data)`);
+  console.log(JSON.stringify({ bench: 'serve-pg-scale', results: count, sizeMb: Math.round(size), restartMs: Math.round(restartMs), analyticsP50Ms: Math.round(times[10]), analyticsP95Ms: Math.round(p95), storeQueryMs: Math.round(queryMs) }));
+} finally {
+  await server.stop();
+}
+process.exit(0);

@@ -1,0 +1,181 @@
+/**
+ * The worker thread of the PostgreSQL backend (postgres.ts): owns the one `pg` connection and runs
+ * what the main thread asks, one request at a time. The main thread blocks on a shared Int32Array
+ * (Atomics.wait) until this thread stores the id of the answered request there, then reads the
+ * answer from its port with receiveMessageOnPort: the store stays synchronous for its callers.
+ */
+import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
+import pg from 'pg';
+
+/** A request of the main thread. */
+export type PgRequest =
+  | { id: number; op: 'open'; url: string; migrations: readonly string[] }
+  | { id: number; op: 'query'; sql: string; params: unknown[] }
+  | { id: number; op: 'tx'; statements: Array<[string, unknown[]]> }
+  | { id: number; op: 'close' };
+
+/** The answer: rows (arrays of column values) of each statement, or an error. */
+export type PgAnswer = { id: number; rows: unknown[][][]; counts: number[] } | { id: number; error: string; code?: string; version?: number };
+
+// int8 (counts, epoch ms, seq) as numbers: every value stored fits in 2^53.
+pg.types.setTypeParser(20, (v: string) => Number(v));
+
+const { flag, port } = workerData as { flag: SharedArrayBuffer; port: MessagePort };
+const done = new Int32Array(flag);
+let client: pg.Client | undefined;
+let url = '';
+let queue: Promise<void> = Promise.resolve();
+
+port.on('message', (req: PgRequest) => {
+  queue = queue.then(async () => {
+    let answer: PgAnswer;
+    try {
+      answer = { id: req.id, ...(await handle(req)) };
+    } catch (err) {
+      const e = err as { message?: string; code?: string; version?: number };
+      answer = { id: req.id, error: String(e.message ?? err), code: e.code, version: e.version };
+    }
+    port.postMessage(answer);
+    Atomics.store(done, 0, req.id);
+    Atomics.notify(done, 0);
+  });
+});
+parentPort?.on('close', () => void client?.end().catch(() => undefined));
+
+async function handle(req: PgRequest): Promise<{ rows: unknown[][][]; counts: number[] }> {
+  switch (req.op) {
+    case 'open':
+      url = req.url;
+      await connect();
+      await migrate(req.migrations);
+      return { rows: [], counts: [] };
+    case 'query': {
+      const r = await run(async (c) => c.query({ text: req.sql, values: req.params, rowMode: 'array' }));
+      return { rows: [r.rows], counts: [r.rowCount ?? 0] };
+    }
+    case 'tx':
+      return transaction(req.statements);
+    case 'close':
+      await client?.end().catch(() => undefined);
+      client = undefined;
+      return { rows: [], counts: [] };
+  }
+}
+
+/** Connects; a database that does not exist yet is created first (through the `postgres` database). */
+async function connect(): Promise<pg.Client> {
+  if (client) return client;
+  try {
+    client = await open(url);
+  } catch (err) {
+    if ((err as { code?: string }).code !== '3D000') throw err;
+    const target = new URL(url);
+    const name = decodeURIComponent(target.pathname.slice(1));
+    const admin = new URL(url);
+    admin.pathname = '/postgres';
+    const c = await open(admin.toString());
+    try {
+      await c.query(`CREATE DATABASE ${ident(name)} STRATEGY FILE_COPY`);
+    } catch (e) {
+      // Another instance created it at the same time.
+      if ((e as { code?: string }).code !== '42P04') throw e;
+    } finally {
+      await c.end();
+    }
+    client = await open(url);
+  }
+  return client;
+}
+
+async function open(at: string): Promise<pg.Client> {
+  const c = new pg.Client({ connectionString: at, connectionTimeoutMillis: 10_000, statement_timeout: 25_000, application_name: 'mac serve' });
+  // A lost connection is reported on the next request (which reconnects), not thrown here.
+  c.on('error', () => {
+    if (client === c) client = undefined;
+  });
+  await c.connect();
+  return c;
+}
+
+/** Runs `fn` on the connection, reconnecting once when the connection was lost. */
+async function run<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
+  const c = await connect();
+  try {
+    return await fn(c);
+  } catch (err) {
+    if (client === c && !isConnectionError(err)) throw err;
+    client = undefined;
+    await c.end().catch(() => undefined);
+    throw err;
+  }
+}
+
+function isConnectionError(err: unknown): boolean {
+  const code = (err as { code?: string }).code;
+  return code === undefined || code.startsWith('08') || code === '57P01';
+}
+
+/** One transaction; retried (a few times) when PostgreSQL aborts it for a deadlock or a serialization failure. */
+async function transaction(statements: Array<[string, unknown[]]>): Promise<{ rows: unknown[][][]; counts: number[] }> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await run(async (c) => {
+        await c.query('BEGIN');
+        try {
+          const rows: unknown[][][] = [];
+          const counts: number[] = [];
+          for (const [sql, params] of statements) {
+            const r = await c.query({ text: sql, values: params, rowMode: 'array' });
+            rows.push(r.rows);
+            counts.push(r.rowCount ?? 0);
+          }
+          await c.query('COMMIT');
+          return { rows, counts };
+        } catch (err) {
+          await c.query('ROLLBACK').catch(() => undefined);
+          throw err;
+        }
+      });
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      if (attempt < 4 && (code === '40P01' || code === '40001')) continue;
+      throw err;
+    }
+  }
+}
+
+/**
+ * Brings the schema to the latest version, one transaction per migration, under an advisory lock
+ * (instances starting together migrate once). The version lives in `mac_schema`.
+ */
+async function migrate(migrations: readonly string[]): Promise<void> {
+  await run(async (c) => {
+    await c.query('BEGIN');
+    try {
+      await c.query('SELECT pg_advisory_xact_lock(7263870233)');
+      const has = await c.query("SELECT to_regclass('mac_schema') IS NOT NULL AS has");
+      let version = 0;
+      if (has.rows[0].has) {
+        version = Number((await c.query('SELECT version FROM mac_schema')).rows[0]?.version ?? 0);
+      } else {
+        const tables = await c.query("SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = current_schema()");
+        if (tables.rows[0].n > 0) throw Object.assign(new Error('foreign'), { code: 'MAC_FOREIGN' });
+        await c.query('CREATE TABLE mac_schema (version integer NOT NULL)');
+        await c.query('INSERT INTO mac_schema VALUES (0)');
+      }
+      if (version > migrations.length) throw Object.assign(new Error('newer'), { code: 'MAC_NEWER', version });
+      for (let v = version; v < migrations.length; v++) {
+        await c.query(migrations[v]);
+        await c.query('UPDATE mac_schema SET version = $1', [v + 1]);
+      }
+      await c.query('COMMIT');
+    } catch (err) {
+      await c.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    }
+  });
+}
+
+function ident(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}

@@ -1,0 +1,400 @@
+import { existsSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { MessageChannel, Worker, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
+import { checkOf, getPath, setPath, timeOf, type Backend, type IndexedKinds, type RecordQuery, type StoreCommit, type StoredRecord } from './backend.js';
+import { StateError } from './errors.js';
+import type { PgAnswer, PgRequest } from './postgres-worker.js';
+
+type Row = unknown[];
+type Request = PgRequest extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
+
+/**
+ * Versioned migrations of the PostgreSQL schema: entry i upgrades version i to i+1 (the row of
+ * `mac_schema`). Append new entries; never edit a released one.
+ */
+export const PG_MIGRATIONS: readonly string[] = [
+  `CREATE TABLE records (
+     seq bigserial PRIMARY KEY,
+     account text NOT NULL,
+     kind text NOT NULL,
+     id text NOT NULL,
+     check_id text,
+     at bigint,
+     data text NOT NULL,
+     summary text,
+     UNIQUE (account, kind, id)
+   );
+   CREATE INDEX records_order ON records (account, kind, seq);
+   CREATE INDEX records_check ON records (account, kind, check_id, at, seq) INCLUDE (id, summary) WHERE check_id IS NOT NULL;
+   CREATE INDEX records_time ON records (kind, at) WHERE at IS NOT NULL;
+   CREATE INDEX records_config ON records (account, seq) WHERE at IS NULL;
+   CREATE TABLE counters (kind text PRIMARY KEY, value bigint NOT NULL);
+   CREATE TABLE versions (kind text PRIMARY KEY, value bigint NOT NULL);
+   CREATE TABLE run_plans (account text NOT NULL, check_id text NOT NULL, plan text NOT NULL, anchor_ms double precision NOT NULL, PRIMARY KEY (account, check_id, plan));
+   CREATE TABLE run_claims (account text NOT NULL, check_id text NOT NULL, due_ms bigint NOT NULL, instance text NOT NULL, PRIMARY KEY (account, check_id, due_ms));
+   CREATE INDEX run_claims_due ON run_claims (due_ms);`,
+];
+
+/** How long a call waits for PostgreSQL before it fails (the statements time out before this). */
+const CALL_TIMEOUT_MS = 30_000;
+
+/** `postgres://user:secret@host/db` -> `postgres://user:***@host/db` (for messages). */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return 'postgres://(unparsable URL)';
+  }
+}
+
+/**
+ * Records in a PostgreSQL database, shared by every `mac serve` pointed at it. `pg` is asynchronous
+ * and the store is not: the connection lives in a worker thread, and each call blocks this thread
+ * on a SharedArrayBuffer until the worker answers (the pattern of `synckit`). Nothing is cached
+ * across instances' writes: configuration read from memory is checked against the `versions`
+ * table (bumped by every commit, read once per event-loop turn), counters are allocated by the
+ * database, and each due run is claimed in `run_claims` so that one instance runs it.
+ */
+export class PostgresBackend implements Backend {
+  private readonly worker: Worker;
+  private readonly port: MessagePort;
+  private readonly done: Int32Array;
+  private nextId = 1;
+  private closed = false;
+  /** `kind -> value` of the versions table, read at most once per event-loop turn. */
+  private versionMemo: Map<string, number> | undefined;
+  private versionKey = '';
+  /** Configuration entries per `account\0kind`, valid while their kind's version is unchanged. */
+  private readonly config = new Map<string, { version: number; entries: Array<[string, StoredRecord]>; byId: Map<string, StoredRecord> }>();
+  private accounts: { key: string; ids: string[] } | undefined;
+  /** Identifies this process in `run_claims`. */
+  readonly instance = `${process.pid}-${randomUUID().slice(0, 8)}`;
+
+  private constructor(
+    private readonly url: string,
+    private readonly indexed: IndexedKinds,
+  ) {
+    const { port1, port2 } = new MessageChannel();
+    const flag = new SharedArrayBuffer(4);
+    this.done = new Int32Array(flag);
+    this.port = port1;
+    this.worker = new Worker(workerUrl(), { workerData: { flag, port: port2 }, transferList: [port2] });
+    this.worker.unref();
+  }
+
+  /** Connects (creating the database when it does not exist) and migrates; StateError when it cannot. */
+  static open(url: string, indexed: IndexedKinds): PostgresBackend {
+    const shown = redactUrl(url);
+    const backend = new PostgresBackend(url, indexed);
+    try {
+      backend.call({ op: 'open', url, migrations: PG_MIGRATIONS });
+    } catch (err) {
+      backend.close();
+      const e = err as Error & { code?: string; version?: number };
+      if (e.code === 'MAC_NEWER') {
+        throw new StateError(
+          `${shown}: database schema version ${e.version} is newer than this mac serve knows (${PG_MIGRATIONS.length})`,
+          'it was written by a newer mac; run that version, or point --database at another database',
+        );
+      }
+      if (e.code === 'MAC_FOREIGN') {
+        throw new StateError(`${shown}: a PostgreSQL database that mac serve did not create (it has tables but no mac schema version)`, 'point --database at a mac serve database or a new one');
+      }
+      throw new StateError(`${shown}: cannot open the database: ${e.message}`, 'check that PostgreSQL runs, and the URL, user and password', { cause: err });
+    }
+    return backend;
+  }
+
+  get(account: string, kind: string, id: string): StoredRecord | undefined {
+    if (!this.indexed[kind]) return this.configOf(account, kind).byId.get(id);
+    const row = this.query1('SELECT data FROM records WHERE account = $1 AND kind = $2 AND id = $3', [enc(account), kind, enc(id)])[0];
+    return row ? (JSON.parse(row[0] as string) as StoredRecord) : undefined;
+  }
+
+  entries(account: string, kind: string): Array<[string, StoredRecord]> {
+    if (!this.indexed[kind]) return [...this.configOf(account, kind).entries];
+    return this.query1('SELECT id, data FROM records WHERE account = $1 AND kind = $2 ORDER BY seq', [enc(account), kind]).map((r) => [
+      dec(r[0] as string),
+      JSON.parse(r[1] as string) as StoredRecord,
+    ]);
+  }
+
+  count(account: string, kind: string): number {
+    if (!this.indexed[kind]) return this.configOf(account, kind).entries.length;
+    return Number(this.query1('SELECT count(*) FROM records WHERE account = $1 AND kind = $2', [enc(account), kind])[0][0]);
+  }
+
+  *everywhere(kind: string): Iterable<{ account: string; record: StoredRecord }> {
+    for (const r of this.query1('SELECT account, data FROM records WHERE kind = $1 ORDER BY seq', [kind])) {
+      yield { account: dec(r[0] as string), record: JSON.parse(r[1] as string) as StoredRecord };
+    }
+  }
+
+  accountIds(): string[] {
+    const key = this.versionsKey();
+    if (this.accounts?.key === key) return this.accounts.ids;
+    const runKinds = Object.keys(this.indexed);
+    const ids = this.query1('SELECT account FROM records WHERE at IS NULL AND NOT (kind = ANY($1)) GROUP BY account ORDER BY min(seq)', [runKinds]).map((r) => dec(r[0] as string));
+    this.accounts = { key, ids };
+    return ids;
+  }
+
+  counter(kind: string): number {
+    return Number(this.query1('SELECT value FROM counters WHERE kind = $1', [kind])[0]?.[0] ?? 0);
+  }
+
+  /** Takes the next id of a kind: atomic across every instance on the database, durable at once. */
+  allocate(kind: string): number {
+    return Number(
+      this.query1('INSERT INTO counters (kind, value) VALUES ($1, 1) ON CONFLICT (kind) DO UPDATE SET value = counters.value + 1 RETURNING value', [kind])[0][0],
+    );
+  }
+
+  /** The version of a kind in the database (bumped by every commit that writes it, on any instance). */
+  version(kind: string): number {
+    return this.versions().get(kind) ?? 0;
+  }
+
+  query(account: string, kind: string, q: RecordQuery): Array<[string, StoredRecord]> {
+    if (!this.indexed[kind]) return this.configQuery(account, kind, q);
+    const { where, args } = this.where(account, kind, q);
+    const order = q.order === 'time-desc' ? 'at DESC, seq DESC' : q.order === 'created-desc' ? 'seq DESC' : 'seq';
+    const fields = q.fields;
+    const summary = this.indexed[kind].summary;
+    const fromSummary = fields && summary && fields.every((f) => summary.includes(f));
+    const sameAsSummary = fromSummary && fields.length === summary.length && fields.every((f, i) => summary[i] === f);
+    // Whole records and whole summaries are JSON text already: concatenated, not parsed by PostgreSQL.
+    const what = !fields
+      ? 'data'
+      : sameAsSummary
+        ? 'summary'
+        : fromSummary
+          ? `json_build_array(${fields.map((f) => `summary::json -> ${summary.indexOf(f)}`).join(', ')})`
+          : `json_build_array(${fields.map((f) => `data::json #> ${pgString(`{${f.split('.').map((k) => `"${k.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`).join(',')}}`)}`).join(', ')})`;
+    let page = '';
+    if (q.limit !== undefined) page += ` LIMIT ${Math.max(0, Math.floor(q.limit))}`;
+    if (q.offset !== undefined) page += ` OFFSET ${Math.max(0, Math.floor(q.offset))}`;
+    // One JSON text for all rows: one value to hand from the worker and one parse, instead of a
+    // row object per record (a month of one check's results is 40,000 rows).
+    const item = `'[' || to_json(id)::text || ',' || coalesce((${what})::text, 'null') || ']'`;
+    const sql = page
+      ? `SELECT '[' || coalesce(string_agg(x, ',' ORDER BY n), '') || ']' FROM (SELECT ${item} AS x, row_number() OVER (ORDER BY ${order}) AS n FROM records WHERE ${where} ORDER BY ${order}${page}) q`
+      : `SELECT '[' || coalesce(string_agg(${item}, ',' ORDER BY ${order}), '') || ']' FROM records WHERE ${where}`;
+    const rows = JSON.parse(this.query1(sql, args)[0][0] as string) as Array<[string, unknown]>;
+    if (!fields) return rows.map((r) => [dec(r[0]), r[1] as StoredRecord]);
+    return rows.map((r) => {
+      const values = (r[1] ?? []) as unknown[];
+      const rec: StoredRecord = {};
+      fields.forEach((f, i) => {
+        if (values[i] !== null && values[i] !== undefined) setPath(rec, f, values[i]);
+      });
+      return [dec(r[0]), rec];
+    });
+  }
+
+  countQuery(account: string, kind: string, q: RecordQuery): number {
+    if (!this.indexed[kind]) return this.configQuery(account, kind, {}).length;
+    const { where, args } = this.where(account, kind, q);
+    return Number(this.query1(`SELECT count(*) FROM records WHERE ${where}`, args)[0][0]);
+  }
+
+  commit(entry: StoreCommit): void {
+    const statements: Array<[string, unknown[]]> = [];
+    // Rows locked in one order by every instance (no deadlock between two commits).
+    for (const kind of Object.keys(entry.c ?? {}).sort()) {
+      statements.push(['INSERT INTO counters (kind, value) VALUES ($1, $2) ON CONFLICT (kind) DO UPDATE SET value = GREATEST(counters.value, excluded.value)', [kind, entry.c![kind]]]);
+    }
+    if (entry.a !== undefined) {
+      for (const op of entry.o ?? []) {
+        if (op[0] === 'p') {
+          const rec = op[3] as StoredRecord;
+          const spec = this.indexed[op[1]];
+          const summary = spec?.summary ? JSON.stringify(spec.summary.map((f) => getPath(rec, f) ?? null)) : null;
+          statements.push([
+            `INSERT INTO records (account, kind, id, check_id, at, data, summary) VALUES ($1, $2, $3, $4, $5, $6, $7)
+             ON CONFLICT (account, kind, id) DO UPDATE SET check_id = excluded.check_id, at = excluded.at, data = excluded.data, summary = excluded.summary`,
+            [enc(entry.a), op[1], enc(op[2]), spec ? enc(checkOf(rec, spec.check)) : null, spec ? timeOf(rec, spec.time) : null, JSON.stringify(rec), summary],
+          ]);
+        } else if (op[0] === 'd') statements.push(['DELETE FROM records WHERE account = $1 AND kind = $2 AND id = $3', [enc(entry.a), op[1], enc(op[2])]]);
+        else statements.push(['DELETE FROM records WHERE account = $1 AND kind = $2 AND check_id = $3', [enc(entry.a), op[1], enc(op[2])]]);
+      }
+      for (const kind of [...new Set((entry.o ?? []).map((op) => op[1]))].sort()) statements.push(bumpVersion(kind));
+    }
+    if (statements.length === 0) return;
+    this.call({ op: 'tx', statements });
+    this.versionMemo = undefined;
+  }
+
+  expire(kind: string, beforeMs: number, limit: number): number {
+    if (!this.indexed[kind]) return 0;
+    const r = this.call({
+      op: 'tx',
+      statements: [
+        ['DELETE FROM records WHERE seq IN (SELECT seq FROM records WHERE kind = $1 AND at < $2 LIMIT $3)', [kind, beforeMs, limit]],
+        // Claims of runs due before the cutoff are no longer needed to keep a run single.
+        ['DELETE FROM run_claims WHERE ctid IN (SELECT ctid FROM run_claims WHERE due_ms < $1 LIMIT $2)', [beforeMs, limit]],
+      ],
+    });
+    const n = r.counts[0];
+    if (n > 0) {
+      this.call({ op: 'tx', statements: [bumpVersion(kind)] });
+      this.versionMemo = undefined;
+    }
+    return n;
+  }
+
+  /**
+   * Where the runs of a scheduling plan (`plan`: period and offset) of a check fall: the first
+   * instance to see it sets the anchor (`proposedMs`), the others take it; returns the first due
+   * time at or after `nowMs` on that grid.
+   */
+  runAnchor(account: string, checkId: string, plan: string, proposedMs: number, periodMs: number, nowMs: number): number {
+    const select: [string, unknown[]] = ['SELECT anchor_ms FROM run_plans WHERE account = $1 AND check_id = $2 AND plan = $3', [enc(account), enc(checkId), plan]];
+    // Read first: a plan already set (every restart, every other instance) costs no write.
+    let rows = this.query1(...select);
+    if (rows.length === 0) {
+      rows = this.call({
+        op: 'tx',
+        statements: [['INSERT INTO run_plans (account, check_id, plan, anchor_ms) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING', [enc(account), enc(checkId), plan, proposedMs]], select],
+      }).rows[1];
+    }
+    const anchor = Number(rows[0][0]);
+    if (nowMs <= anchor || periodMs <= 0) return Math.max(anchor, periodMs <= 0 ? nowMs : anchor);
+    return anchor + Math.ceil((nowMs - anchor) / periodMs) * periodMs;
+  }
+
+  /** Claims the run of a check due at `dueMs`; true for exactly one instance. */
+  claimRun(account: string, checkId: string, dueMs: number): boolean {
+    const rows = this.query1(
+      'INSERT INTO run_claims (account, check_id, due_ms, instance) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING RETURNING 1',
+      [enc(account), enc(checkId), Math.round(dueMs), this.instance],
+    );
+    return rows.length === 1;
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    try {
+      this.call({ op: 'close' }, 5_000);
+    } catch {
+      // The worker ends with the process anyway.
+    }
+    void this.worker.terminate();
+    this.port.close();
+  }
+
+  /** Runs one statement; its rows as arrays. */
+  private query1(sql: string, params: unknown[]): Row[] {
+    return this.call({ op: 'query', sql, params }).rows[0];
+  }
+
+  /** Sends a request to the worker and blocks until it answers. */
+  private call(req: Request, timeoutMs = CALL_TIMEOUT_MS): { rows: Row[][]; counts: number[] } {
+    if (this.closed && req.op !== 'close') throw new Error('the PostgreSQL store is closed');
+    const id = this.nextId++;
+    this.port.postMessage({ ...req, id });
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const seen = Atomics.load(this.done, 0);
+      if (seen !== id) {
+        const left = deadline - Date.now();
+        if (left <= 0) throw new Error(`PostgreSQL did not answer within ${timeoutMs / 1000} s`);
+        Atomics.wait(this.done, 0, seen, left);
+        continue;
+      }
+      // Answers of calls that timed out earlier come first: skip them.
+      for (;;) {
+        const msg = receiveMessageOnPort(this.port)?.message as PgAnswer | undefined;
+        if (!msg) throw new Error('PostgreSQL worker answered nothing');
+        if (msg.id !== id) continue;
+        if ('error' in msg) throw Object.assign(new Error(msg.error), { code: msg.code, version: msg.version });
+        return msg as { rows: Row[][]; counts: number[] };
+      }
+    }
+  }
+
+  private versions(): Map<string, number> {
+    if (this.versionMemo) return this.versionMemo;
+    const rows = this.query1('SELECT kind, value FROM versions ORDER BY kind', []);
+    this.versionMemo = new Map(rows.map((r) => [r[0] as string, Number(r[1])]));
+    this.versionKey = rows.map((r) => `${r[0]}=${r[1]}`).join(',');
+    // Valid for the rest of this turn of the event loop: what other instances commit meanwhile is
+    // read by the next request, the next tick of the scheduler.
+    setImmediate(() => (this.versionMemo = undefined)).unref();
+    return this.versionMemo;
+  }
+
+  private versionsKey(): string {
+    this.versions();
+    return this.versionKey;
+  }
+
+  private configOf(account: string, kind: string): { entries: Array<[string, StoredRecord]>; byId: Map<string, StoredRecord> } {
+    const version = this.version(kind);
+    const key = `${account}\u0000${kind}`;
+    const hit = this.config.get(key);
+    if (hit && hit.version === version) return hit;
+    const entries = this.query1('SELECT id, data FROM records WHERE account = $1 AND kind = $2 ORDER BY seq', [enc(account), kind]).map(
+      (r) => [dec(r[0] as string), JSON.parse(r[1] as string) as StoredRecord] as [string, StoredRecord],
+    );
+    const entry = { version, entries, byId: new Map(entries) };
+    this.config.set(key, entry);
+    return entry;
+  }
+
+  private configQuery(account: string, kind: string, q: RecordQuery): Array<[string, StoredRecord]> {
+    const all = q.order === 'created-desc' ? [...this.configOf(account, kind).entries].reverse() : this.configOf(account, kind).entries;
+    const start = q.offset ?? 0;
+    return all.slice(start, q.limit === undefined ? undefined : start + q.limit);
+  }
+
+  private where(account: string, kind: string, q: RecordQuery): { where: string; args: unknown[] } {
+    const parts = ['account = $1', 'kind = $2'];
+    const args: unknown[] = [enc(account), kind];
+    const add = (sql: string, v: unknown) => {
+      args.push(v);
+      parts.push(sql.replace('?', `$${args.length}`));
+    };
+    if (q.checkId !== undefined) add('check_id = ?', enc(q.checkId));
+    if (q.fromMs !== undefined) add('at >= ?', q.fromMs);
+    if (q.toMs !== undefined) add('at <= ?', q.toMs);
+    return { where: parts.join(' AND '), args };
+  }
+}
+
+/**
+ * Text columns cannot hold U+0000, which ids may contain (a variable's key): `\` and U+0000 are
+ * escaped in account, id and check id, and unescaped when ids are read back.
+ */
+export function enc(s: string): string;
+export function enc(s: string | null): string | null;
+export function enc(s: string | null): string | null {
+  return s === null || !/[\\\u0000]/.test(s) ? s : s.replace(/[\\\u0000]/g, (c) => (c === '\\' ? '\\\\' : '\\0'));
+}
+
+export function dec(s: string): string {
+  return s.includes('\\') ? s.replace(/\\([\\0])/g, (_, c: string) => (c === '0' ? '\u0000' : '\\')) : s;
+}
+
+function bumpVersion(kind: string): [string, unknown[]] {
+  return ['INSERT INTO versions (kind, value) VALUES ($1, 1) ON CONFLICT (kind) DO UPDATE SET value = versions.value + 1', [kind]];
+}
+
+function pgString(s: string): string {
+  return `'${s.replaceAll("'", "''")}'`;
+}
+
+/**
+ * The worker's module: beside this one when built; when this module runs from its TypeScript
+ * source (the tests), the built one in dist/ (`npm run build` first).
+ */
+function workerUrl(): URL {
+  const beside = new URL('./postgres-worker.js', import.meta.url);
+  if (existsSync(beside)) return beside;
+  const built = new URL('../../../dist/server/store/postgres-worker.js', import.meta.url);
+  if (existsSync(built)) return built;
+  throw new StateError('the PostgreSQL store needs its worker module (dist/server/store/postgres-worker.js)', 'run npm run build');
+}

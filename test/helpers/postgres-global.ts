@@ -1,0 +1,23 @@
+import { startPostgres, type TestPostgres } from './postgres.js';
+
+let server: TestPostgres | undefined;
+
+/**
+ * vitest globalSetup: one PostgreSQL for the whole run (MAC_TEST_PG_URL, unless already set):
+ * the store suite, the PostgreSQL suites and MAC_TEST_STORE=postgres use it, each service on a
+ * fresh database of its own. It stops (by pid) when the run ends.
+ */
+export async function setup(): Promise<void> {
+  if (process.env.MAC_TEST_PG_URL) return;
+  try {
+    server = await startPostgres();
+    process.env.MAC_TEST_PG_URL = server.base;
+  } catch (err) {
+    // The tests that need PostgreSQL fail with this; the others run.
+    process.env.MAC_TEST_PG_ERROR = err instanceof Error ? err.message : String(err);
+  }
+}
+
+export async function teardown(): Promise<void> {
+  await server?.stop();
+}
