@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { ConflictError, NetworkError, NotFoundError, type ApiClient } from '../api/index.js';
 import { MacError, Refused } from '../errors.js';
 import { isLockVariable, lockVariableKey } from '../schema/lock-key.js';
@@ -187,16 +187,41 @@ export async function acquireLock(client: ApiClient, project: string, options: L
     }
   }
 
-  /** Delete, create (409 for a contender that got there first), wait, read back: the lock is ours only if it still holds our token. */
-  async function takeOver(record: LockRecord): Promise<boolean> {
+  /**
+   * Takes over the lock record `stale` (found expired or left by a dead pid). Delete-then-create
+   * alone lets a slow contender, still acting on its old read, delete the lock another contender
+   * has just taken. So a takeover first claims the stale record itself: it creates the variable
+   * `<lock key>:takeover:<stale token>` (409 for every other contender of the same record, and
+   * no project's lock key holds a `:`), reads the lock back to check that it still holds the stale
+   * record, and only then deletes and re-creates it. A claim older than a lease (its taker died
+   * in between) is removed, and the next turn claims afresh.
+   */
+  async function takeOver(stale: LockRecord, record: LockRecord): Promise<boolean> {
+    // The token is read from the account: hashed, so any token makes a valid key.
+    const claimKey = `${key}:takeover:${createHash('sha256').update(stale.token).digest('hex').slice(0, 32)}`;
+    const claimPath = `/v1/variables/${encodeURIComponent(claimKey)}`;
     try {
-      await client.delete(path);
+      await client.post('/v1/variables', { key: claimKey, value: formatLockRecord(record), locked: false, secret: false });
     } catch (err) {
-      if (!(err instanceof NotFoundError)) throw err;
+      if (!(err instanceof ConflictError)) throw err;
+      const claim = parseLockRecord((await client.get<{ value?: unknown }>(claimPath).catch(() => undefined))?.value);
+      if (claim && Date.parse(claim.expires) <= now()) await client.delete(claimPath).catch(() => undefined);
+      return false;
     }
-    if (!(await create(record))) return false;
-    await sleep(options.settleMs ?? 500);
-    return (await readLock(client, project))?.record?.token === record.token;
+    try {
+      if ((await readLock(client, project))?.record?.token !== stale.token) return false;
+      try {
+        await client.delete(path);
+      } catch (err) {
+        if (!(err instanceof NotFoundError)) throw err;
+      }
+      if (!(await create(record))) return false;
+      await sleep(options.settleMs ?? 500);
+      return (await readLock(client, project))?.record?.token === record.token;
+    } finally {
+      // The stale record is gone (or was never ours to take): its claim can go.
+      await client.delete(claimPath).catch(() => undefined);
+    }
   }
 
   let delay = 250;
@@ -210,11 +235,13 @@ export async function acquireLock(client: ApiClient, project: string, options: L
     const reason = takeoverReason(found, options.holder, now(), isAlive);
     if (reason !== undefined) {
       const taker = fresh();
-      if (await takeOver(taker)) {
+      if (found.record && (await takeOver(found.record, taker))) {
         options.onNotice?.(`took over the apply lock of project "${project}" from ${describeHolder(found)}: ${reason}`);
         return holdLock(client, project, taker, options);
       }
-      continue; // another run took it over first: it now holds a live lock, judged on the next turn
+      // Another run is taking it over or took it first: its live lock is judged on the next turn.
+      await sleep(100);
+      continue;
     }
     const left = deadline - now();
     if (left <= 0) {

@@ -81,6 +81,43 @@ describe('apply lock engine', () => {
     expect((await callApi(s, 'GET', `/v1/variables/${KEY}`)).status).toBe(404);
   }, 60_000);
 
+  it('a contender acting on an old read of the expired lock never deletes the lock another has just taken', async () => {
+    const { s, c } = await setUp();
+    const expired = { v: 1, user: 'old', host: 'gone', pid: 9, command: 'mac apply', token: 'old', started: '2026-01-01T00:00:00.000Z', expires: '2026-01-01T00:01:00.000Z' };
+    await apiOk(s, 'POST', '/v1/variables', { key: KEY, value: JSON.stringify(expired) });
+    // The slow contender reads the expired record, then stalls before its next call until the
+    // fast one holds the lock: every later call of its works on that old read.
+    let fastHolds!: () => void;
+    const held = new Promise<void>((r) => (fastHolds = r));
+    let reads = 0;
+    const slow = new Proxy(c, {
+      get(target, prop, receiver) {
+        const v = Reflect.get(target, prop, receiver);
+        if (typeof v !== 'function' || prop === 'close') return v;
+        return async (...args: unknown[]) => {
+          if (prop === 'get' && reads++ === 0) {
+            const out = await v.apply(target, args);
+            await held;
+            return out;
+          }
+          return v.apply(target, args);
+        };
+      },
+    });
+    const late = acquireLock(slow, 'eng', { holder: holder('slow'), timeoutMs: 0, leaseMs: 60_000, renewMs: 600_000, settleMs: 50 });
+    late.catch(() => undefined);
+    await sleep(200);
+    const fast = await acquireLock(c, 'eng', { holder: holder('fast'), timeoutMs: 0, leaseMs: 60_000, renewMs: 600_000, settleMs: 50 });
+    fastHolds();
+    await expect(late).rejects.toBeInstanceOf(Refused);
+    expect((await readLock(c, 'eng'))?.record?.token).toBe(fast.record.token);
+    expect(fast.lost()).toBeUndefined();
+    await fast.release();
+    // No claim of the takeover is left behind.
+    const vars = (await callApi(s, 'GET', '/v1/variables')).body as Array<{ key: string }>;
+    expect(vars.filter((v) => v.key.startsWith(KEY))).toEqual([]);
+  }, 60_000);
+
   it('waits for a held lock up to its timeout, then takes it once released', async () => {
     const { c } = await setUp();
     const first = await acquireLock(c, 'eng', { holder: holder('a'), timeoutMs: 0 });
