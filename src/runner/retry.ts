@@ -1,3 +1,6 @@
+import { performance } from 'node:perf_hooks';
+import { setTimeout as delay } from 'node:timers/promises';
+import type { AttemptResult, RunOptions } from './run.js';
 import type { RetryStrategy } from './types.js';
 
 /** What the retry policy needs to know about the attempts so far. */
@@ -44,4 +47,39 @@ export function nextRetryDelay(strategy: RetryStrategy | null, doubleCheck: bool
   const wait = backoffMs(strategy, state.retries + 1);
   if (state.elapsedMs + wait > strategy.maxDurationSeconds * 1000) return null;
   return wait;
+}
+
+/**
+ * Runs `once` until the check's retry policy stops (api-decisions §5.2): numbers the attempts,
+ * marks the last one FINAL, reports each through `onAttempt` before any wait, and waits between
+ * them (cut to `maxWaitMs`, counted at their nominal length). An attempt with errors is final.
+ */
+export async function attemptWithRetries(
+  check: { retryStrategy: RetryStrategy | null; doubleCheck: boolean },
+  once: () => Promise<AttemptResult>,
+  opts: Pick<RunOptions, 'onAttempt' | 'maxWaitMs' | 'sleep'>,
+): Promise<AttemptResult[]> {
+  const sleep = opts.sleep ?? ((ms: number) => delay(ms));
+  const results: AttemptResult[] = [];
+  let elapsedMs = 0;
+  for (;;) {
+    const began = performance.now();
+    const result = await once();
+    elapsedMs += performance.now() - began;
+    const wait = result.hasErrors
+      ? null
+      : nextRetryDelay(check.retryStrategy, check.doubleCheck, {
+          retries: results.length,
+          failed: result.hasFailures,
+          networkError: result.networkError,
+          elapsedMs,
+        });
+    result.attempts = results.length;
+    result.resultType = wait === null ? 'FINAL' : 'ATTEMPT';
+    results.push(result);
+    await opts.onAttempt?.(result);
+    if (wait === null) return results;
+    elapsedMs += wait;
+    if (wait > 0) await sleep(Math.min(wait, opts.maxWaitMs ?? Infinity));
+  }
 }

@@ -1,5 +1,3 @@
-import { performance } from 'node:perf_hooks';
-import { setTimeout as delay } from 'node:timers/promises';
 import {
   runnableCheckSchema,
   type ApiCheckResult,
@@ -18,7 +16,7 @@ import { probeHttp } from './http/probe.js';
 import { probeDns, type NameServerSource } from './dns/probe.js';
 import { systemNameServer } from './dns/client.js';
 import { apiCheckResult, judge } from './outcome.js';
-import { nextRetryDelay } from './retry.js';
+import { attemptWithRetries } from './retry.js';
 import { runMultiStep, type MultiStepLimits } from './multistep/run.js';
 
 /** How a run behaves; every field has a production default. */
@@ -119,29 +117,7 @@ export async function runCheck(input: RunnableCheckInput | RunnableCheck, opts: 
 
 async function runAttempts<C extends TcpCheck | DnsCheck | UrlCheck | ApiCheck>(check: C, kind: KindRunner<C>, opts: RunOptions): Promise<AttemptResult[]> {
   const limits = { ...DEFAULT_LIMITS, ...opts.limits };
-  const sleep = opts.sleep ?? ((ms: number) => delay(ms));
-  const results: AttemptResult[] = [];
-  let elapsedMs = 0;
-  for (;;) {
-    const began = performance.now();
-    const result = await attempt(check, kind, limits, opts);
-    elapsedMs += performance.now() - began;
-    const wait = result.hasErrors
-      ? null
-      : nextRetryDelay(check.retryStrategy, check.doubleCheck, {
-          retries: results.length,
-          failed: result.hasFailures,
-          networkError: result.networkError,
-          elapsedMs,
-        });
-    result.attempts = results.length;
-    result.resultType = wait === null ? 'FINAL' : 'ATTEMPT';
-    results.push(result);
-    await opts.onAttempt?.(result);
-    if (wait === null) return results;
-    elapsedMs += wait;
-    if (wait > 0) await sleep(Math.min(wait, opts.maxWaitMs ?? Infinity));
-  }
+  return attemptWithRetries(check, () => attempt(check, kind, limits, opts), opts);
 }
 
 async function attempt<C extends TcpCheck | DnsCheck | UrlCheck | ApiCheck>(check: C, kind: KindRunner<C>, limits: ProbeLimits, opts: RunOptions): Promise<AttemptResult> {

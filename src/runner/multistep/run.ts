@@ -4,11 +4,10 @@ import { createRequire } from 'node:module';
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { setTimeout as delay } from 'node:timers/promises';
 import pLimit from 'p-limit';
 import type { AttemptResult, RunOptions } from '../run.js';
 import type { MultiStepCheck, MultiStepCheckResult } from '../types.js';
-import { nextRetryDelay } from '../retry.js';
+import { attemptWithRetries } from '../retry.js';
 import { configText, FILES, REPORTER_TEXT } from './files.js';
 
 /**
@@ -76,25 +75,14 @@ export function multiStepLoad(): { active: number; pending: number; concurrency:
 /** Runs a multi-step check with retries (api-decisions §5.2), every attempt through the pool. */
 export async function runMultiStep(check: MultiStepCheck, opts: RunOptions): Promise<AttemptResult[]> {
   const limits = { ...MULTI_STEP_DEFAULTS, ...opts.multiStep };
-  const sleep = opts.sleep ?? ((ms: number) => delay(ms));
-  const results: AttemptResult[] = [];
-  let elapsedMs = 0;
-  for (;;) {
-    const began = performance.now();
-    const queued = generation;
-    const result = await pool(() => (generation === queued ? attempt(check, limits, queued) : stoppedAttempt(check)));
-    elapsedMs += performance.now() - began;
-    const wait = result.hasErrors
-      ? null
-      : nextRetryDelay(check.retryStrategy, check.doubleCheck, { retries: results.length, failed: result.hasFailures, networkError: false, elapsedMs });
-    result.attempts = results.length;
-    result.resultType = wait === null ? 'FINAL' : 'ATTEMPT';
-    results.push(result);
-    await opts.onAttempt?.(result);
-    if (wait === null) return results;
-    elapsedMs += wait;
-    if (wait > 0) await sleep(Math.min(wait, opts.maxWaitMs ?? Infinity));
-  }
+  return attemptWithRetries(
+    check,
+    () => {
+      const queued = generation;
+      return pool(() => (generation === queued ? attempt(check, limits, queued) : stoppedAttempt(check)));
+    },
+    opts,
+  );
 }
 
 /** An attempt that never started: the runs were stopped while it waited for the pool. */
