@@ -124,3 +124,23 @@ export function setPath(target: StoredRecord, path: string, value: unknown): voi
   }
   at[keys[keys.length - 1]] = value;
 }
+
+/**
+ * What a query of an indexed kind reads for the wanted `fields`: whole records; the summary
+ * column as it is (the same fields in the same order); items of the summary (it holds every
+ * wanted field: no record to parse); or fields of the record. Each database spells it in its SQL.
+ */
+export type Projection =
+  | { from: 'record' }
+  | { from: 'summary' }
+  | { from: 'summary-items'; indexes: number[] }
+  | { from: 'record-fields'; fields: readonly string[] };
+
+/** The projection of a query (see Projection). */
+export function projectionOf(spec: IndexedKind, fields: readonly string[] | undefined): Projection {
+  if (!fields) return { from: 'record' };
+  const summary = spec.summary;
+  if (!summary || !fields.every((f) => summary.includes(f))) return { from: 'record-fields', fields };
+  if (fields.length === summary.length && fields.every((f, i) => summary[i] === f)) return { from: 'summary' };
+  return { from: 'summary-items', indexes: fields.map((f) => summary.indexOf(f)) };
+}

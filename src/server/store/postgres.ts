@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { MessageChannel, Worker, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
-import { checkOf, getPath, setPath, timeOf, type Backend, type IndexedKinds, type RecordQuery, type StoreCommit, type StoredRecord } from './backend.js';
+import { checkOf, getPath, projectionOf, setPath, timeOf, type Backend, type IndexedKinds, type RecordQuery, type StoreCommit, type StoredRecord } from './backend.js';
 import { StateError } from './errors.js';
 import type { PgAnswer, PgRequest } from './postgres-worker.js';
 
@@ -162,17 +162,16 @@ export class PostgresBackend implements Backend {
     const { where, args } = this.where(account, kind, q);
     const order = q.order === 'time-desc' ? 'at DESC, seq DESC' : q.order === 'created-desc' ? 'seq DESC' : 'seq';
     const fields = q.fields;
-    const summary = this.indexed[kind].summary;
-    const fromSummary = fields && summary && fields.every((f) => summary.includes(f));
-    const sameAsSummary = fromSummary && fields.length === summary.length && fields.every((f, i) => summary[i] === f);
+    const p = projectionOf(this.indexed[kind], fields);
     // Whole records and whole summaries are JSON text already: concatenated, not parsed by PostgreSQL.
-    const what = !fields
-      ? 'data'
-      : sameAsSummary
-        ? 'summary'
-        : fromSummary
-          ? `json_build_array(${fields.map((f) => `summary::json -> ${summary.indexOf(f)}`).join(', ')})`
-          : `json_build_array(${fields.map((f) => `data::json #> ${pgString(`{${f.split('.').map((k) => `"${k.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`).join(',')}}`)}`).join(', ')})`;
+    const what =
+      p.from === 'record'
+        ? 'data'
+        : p.from === 'summary'
+          ? 'summary'
+          : p.from === 'summary-items'
+            ? `json_build_array(${p.indexes.map((i) => `summary::json -> ${i}`).join(', ')})`
+            : `json_build_array(${p.fields.map((f) => `data::json #> ${pgString(`{${f.split('.').map((k) => `"${k.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`).join(',')}}`)}`).join(', ')})`;
     let page = '';
     if (q.limit !== undefined) page += ` LIMIT ${Math.max(0, Math.floor(q.limit))}`;
     if (q.offset !== undefined) page += ` OFFSET ${Math.max(0, Math.floor(q.offset))}`;

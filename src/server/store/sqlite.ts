@@ -1,5 +1,5 @@
 import Database from 'libsql';
-import { checkOf, getPath, setPath, timeOf, type Backend, type IndexedKinds, type RecordQuery, type StoreCommit, type StoredRecord } from './backend.js';
+import { checkOf, getPath, projectionOf, setPath, timeOf, type Backend, type IndexedKinds, type RecordQuery, type StoreCommit, type StoredRecord } from './backend.js';
 import { MemoryBackend } from './memory.js';
 import { StateError } from './errors.js';
 
@@ -135,17 +135,15 @@ export class SqliteBackend implements Backend {
     const order = q.order === 'time-desc' ? 'at DESC, seq DESC' : q.order === 'created-desc' ? 'seq DESC' : 'seq';
     // Only the wanted fields leave the database (one JSON array of their values per row).
     const fields = q.fields;
-    // From the summary column when it holds every wanted field (no record to parse), else from the record.
-    const summary = this.indexed[kind].summary;
-    const fromSummary = fields && summary && fields.every((f) => summary.includes(f));
-    const sameAsSummary = fromSummary && fields.length === summary.length && fields.every((f, i) => summary[i] === f);
-    const what = !fields
-      ? 'data'
-      : sameAsSummary
-        ? 'summary'
-        : fromSummary
-          ? `json_array(${fields.map((f) => `summary -> ${summary.indexOf(f)}`).join(', ')})`
-          : `json_array(${fields.map((f) => `data -> ${sqlString(`$.${f}`)}`).join(', ')})`;
+    const p = projectionOf(this.indexed[kind], fields);
+    const what =
+      p.from === 'record'
+        ? 'data'
+        : p.from === 'summary'
+          ? 'summary'
+          : p.from === 'summary-items'
+            ? `json_array(${p.indexes.map((i) => `summary -> ${i}`).join(', ')})`
+            : `json_array(${p.fields.map((f) => `data -> ${sqlString(`$.${f}`)}`).join(', ')})`;
     let sql = `SELECT id, ${what} FROM records WHERE ${where} ORDER BY ${order}`;
     if (q.limit !== undefined || q.offset !== undefined) {
       sql += ' LIMIT ? OFFSET ?';
