@@ -2,7 +2,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { runMac } from '../helpers/cli.js';
+import { spawn, spawnSync } from 'node:child_process';
+import { cleanEnv, MAC_BIN, runMac } from '../helpers/cli.js';
 import { startServe, callApi, type Served } from '../helpers/serve.js';
 import { startHttpServer, json, type HttpServer } from '../helpers/http-server.js';
 
@@ -104,6 +105,32 @@ describe('mac test on multi-step checks', () => {
     expect(byId.browser.message).toContain('no browser is available to multi-step checks');
     expect(byId.slow.message).toMatch(/^test "slow answer" failed.*: Test timeout of 1500ms exceeded/);
   }, 180_000);
+
+  it('Ctrl-C (SIGINT) stops the multi-step runs under way with mac test: no Playwright process is left', async () => {
+    const hanging = `${header}
+test('waits', async ({ request }) => {
+  test.setTimeout(60_000);
+  await request.get(process.env.SHOP_URL + '/hang', { timeout: 60_000 });
+});`;
+    const dir = await project({ 'checks.yaml': definition('waits', hanging) });
+    // A temp dir of its own: the runs' directories (and so their processes' arguments) lie under it.
+    const tmp = await mkdtemp(join(tmpdir(), 'mac-multistep-sigint-'));
+    dirs.push(tmp);
+    const leftovers = () => {
+      const ps = spawnSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' }).stdout;
+      return ps.split('\n').filter((l) => l.includes(tmp));
+    };
+    const child = spawn(process.execPath, [MAC_BIN, 'test', dir], { env: cleanEnv({ TMPDIR: tmp }), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+    await waitFor(async () => (leftovers().length > 0 ? true : undefined), 60_000);
+    await new Promise((r) => setTimeout(r, 2_000));
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    expect(stderr).toContain('mac test: stopped by SIGINT');
+    await waitFor(async () => (leftovers().length === 0 ? true : undefined), 10_000);
+  }, 120_000);
 
   it('lists multi-step checks as skipped with --no-typescript: their scripts are code', async () => {
     const dir = await project({ 'checks.yaml': definition('journey', passing) });

@@ -1,6 +1,7 @@
 import type { RegisterCommand } from '../context.js';
 import { MAX_CONCURRENCY, parseChoice, parseCount } from '../../config/options.js';
 import { runSuite, testExitCode } from '../../testrun/suite.js';
+import { stopMultiStepRuns } from '../../runner/index.js';
 import { renderTestJson, renderTestText } from '../../testrun/render.js';
 import { concurrencyOption, DIR_HELP, formatOption, loadValid, NO_TYPESCRIPT_HELP, usageHint } from '../options.js';
 
@@ -28,6 +29,14 @@ export const register: RegisterCommand = (program, ctx) => {
       const format = parseChoice('--format', flags.format, FORMATS, 'text', { hint });
       const concurrency = parseCount('--concurrency', flags.concurrency, { fallback: TEST_CONCURRENCY, min: 1, max: MAX_CONCURRENCY, hint });
       const project = await loadValid(ctx, dir, flags.typescript, 'no check was run');
+      // Multi-step runs are process groups of their own: Ctrl-C (or a CI job's SIGTERM) ends them too.
+      const interrupted = (signal: NodeJS.Signals, code: number) => () => {
+        stopMultiStepRuns();
+        output.info(`mac test: stopped by ${signal}`);
+        process.exit(code);
+      };
+      process.once('SIGINT', interrupted('SIGINT', 130));
+      process.once('SIGTERM', interrupted('SIGTERM', 143));
       const report = await runSuite(project.definitions, { concurrency, scripts: flags.typescript });
       output.result(format === 'json' ? renderTestJson(report) : renderTestText(report, output.c));
       ctx.exit(testExitCode(report));
