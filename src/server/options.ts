@@ -157,6 +157,11 @@ export function parseKeysFile(text: string, source: string): ApiKeySpec[] {
   });
 }
 
+/** Whether `--database`/`--state` names a PostgreSQL database (`postgres://` or `postgresql://`) rather than a SQLite file. */
+export function isPostgresUrl(path: string): boolean {
+  return /^postgres(?:ql)?:\/\//.test(path);
+}
+
 /**
  * Parses `--database`: `sqlite:FILE` -> the file, `postgres://...` -> the URL. Throws an Error naming
  * what is wrong.
@@ -164,6 +169,6 @@ export function parseKeysFile(text: string, source: string): ApiKeySpec[] {
 export function parseDatabaseUrl(url: string): string {
   const m = /^sqlite:(.+)$/.exec(url);
   if (m) return m[1].replace(/^\/\/(?=\/)/, '');
-  if (/^postgres(?:ql)?:\/\/./.test(url)) return url;
+  if (isPostgresUrl(url) && url.length > url.indexOf('//') + 2) return url;
   throw new Error(`--database must be sqlite:FILE or postgres://USER:PASSWORD@HOST:PORT/DATABASE, not "${/^postgres/.test(url) ? 'postgres:...' : url}"`);
 }

@@ -4,7 +4,7 @@ import { MacError, UsageError } from '../../errors.js';
 import { createServer } from '../../server/server.js';
 import { parseCount } from '../../config/options.js';
 import { usageHint } from '../options.js';
-import { isPostgresUrl } from '../../server/store/store.js';
+import { isPostgresUrl } from '../../server/options.js';
 import { redactUrl } from '../../server/store/postgres.js';
 import { DEV_KEY, DEFAULT_RETENTION_DAYS, parseApiKey, parseDatabaseUrl, parseFaults, parseKeysFile, parseRateLimit, type ApiKeySpec, type ServerOptions } from '../../server/options.js';
 import { startRuns } from '../../server/runs/runs.js';

@@ -72,10 +72,7 @@ export class PostgresBackend implements Backend {
   /** Identifies this process in `run_claims`. */
   readonly instance = `${process.pid}-${randomUUID().slice(0, 8)}`;
 
-  private constructor(
-    private readonly url: string,
-    private readonly indexed: IndexedKinds,
-  ) {
+  private constructor(private readonly indexed: IndexedKinds) {
     const { port1, port2 } = new MessageChannel();
     const flag = new SharedArrayBuffer(4);
     this.done = new Int32Array(flag);
@@ -87,7 +84,7 @@ export class PostgresBackend implements Backend {
   /** Connects (creating the database when it does not exist) and migrates; StateError when it cannot. */
   static open(url: string, indexed: IndexedKinds): PostgresBackend {
     const shown = redactUrl(url);
-    const backend = new PostgresBackend(url, indexed);
+    const backend = new PostgresBackend(indexed);
     try {
       backend.call({ op: 'open', url, migrations: PG_MIGRATIONS });
     } catch (err) {

@@ -3,6 +3,7 @@ import { checkOf, type Backend, type IndexedKinds, type RecordQuery, type StoreC
 import { MemoryBackend } from './memory.js';
 import { openSqliteState, type JournalImport } from './open.js';
 import { PostgresBackend } from './postgres.js';
+import { isPostgresUrl } from '../options.js';
 
 export type { StoredRecord, IndexedKinds, RecordQuery } from './backend.js';
 
@@ -158,11 +159,6 @@ export class Store {
   private bump(kind: string): void {
     this.versions.set(kind, this.version(kind) + 1);
   }
-}
-
-/** Whether `--database`/`stateFile` names a PostgreSQL database rather than a SQLite file. */
-export function isPostgresUrl(path: string): boolean {
-  return /^postgres(?:ql)?:\/\//.test(path);
 }
 
 /**
