@@ -5,9 +5,8 @@ import { invalid } from '../http/errors.js';
 import { RUN_COLL } from '../rundata/collections.js';
 import { mustCheck, unixParam } from '../rundata/query.js';
 import { metricMetadata, parseMetrics } from '../rundata/analytics-metrics.js';
-import { SERIES_FIELDS, buildSeries } from '../rundata/analytics.js';
+import { seriesAggregate, seriesOf, type SeriesQuery } from '../rundata/analytics.js';
 import { QUICK_RANGES, analyticsWindow } from '../rundata/time-window.js';
-import type { CheckResult } from '../rundata/types.js';
 
 // Endpoint 13 (decisions §5.6): any check of the account, series as JSON strings.
 const analyticsQuery = z.object({
@@ -44,14 +43,7 @@ export const analyticsRoutes: RouteModule = ({ store, options }) =>
         const w = analyticsWindow(query, options.now());
         if (!w.ok) throw invalid('query', w.path, w.message);
         const check = mustCheck(store, account, params.id);
-        // Only the fields the series read leave the database (its summary column): a month stays cheap.
-        const results = store.query<CheckResult & Record<string, unknown>>(account, RUN_COLL.checkResults, {
-          checkId: check.id,
-          fromMs: w.window.fromMs,
-          toMs: w.window.toMs,
-          fields: SERIES_FIELDS,
-        });
-        const series = buildSeries(results, {
+        const series: SeriesQuery = {
           metrics: parsed.metrics,
           window: w.window,
           aggregationIntervalMin: query.aggregationInterval,
@@ -59,7 +51,10 @@ export const analyticsRoutes: RouteModule = ({ store, options }) =>
           filterByStatus: query.filterByStatus,
           limit: query.limit,
           page: query.page,
-        });
+        };
+        // Buckets, groups and percentiles are computed by the database: only the figures leave it.
+        const agg = seriesAggregate(check.id, series);
+        const rows = store.aggregate(account, RUN_COLL.checkResults, agg);
         return ok({
           checkId: check.id,
           name: check.name,
@@ -70,7 +65,7 @@ export const analyticsRoutes: RouteModule = ({ store, options }) =>
           from: new Date(w.window.fromMs).toISOString(),
           to: new Date(w.window.toMs).toISOString(),
           tags: check.tags,
-          series,
+          series: seriesOf(rows, series, agg),
           pagination: { page: query.page, limit: query.limit },
           metadata: Object.fromEntries(parsed.metrics.map((m) => [m.name, metricMetadata(m)])),
         });

@@ -3,7 +3,6 @@
  * metadata each metric carries. One table holds every base metric.
  */
 import { AGGREGATIONS, type Aggregation } from './stats.js';
-import type { CheckResult } from './types.js';
 
 /** How a base metric reads one FINAL result, its unit and its label. */
 interface BaseMetric {
@@ -73,12 +72,4 @@ export function parseMetrics(values: readonly string[]): MetricsParse {
 /** The metadata entry of a metric. */
 export function metricMetadata(m: Metric): { unit: string; label: string; aggregation: Aggregation } {
   return { unit: m.unit, label: m.label, aggregation: m.aggregation };
-}
-
-/** The value a FINAL result contributes to a base timing metric, or undefined if it has none. */
-export function timingValue(base: string, r: CheckResult): number | undefined {
-  if (base === 'responseTime') return r.responseTime;
-  const phases = r.apiCheckResult?.response.timingPhases;
-  if (!phases) return undefined;
-  return (phases as unknown as Record<string, number>)[base];
 }

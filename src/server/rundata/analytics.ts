@@ -1,13 +1,17 @@
 /**
  * Analytics series (decisions §5.6): FINAL results in a window, cut into buckets, optionally
- * grouped, reduced per requested metric. Pure: results and the window come in, strings go out.
+ * grouped, reduced per requested metric. The reduction runs where the results are (the store's
+ * `aggregate`: SQL on a database); this module says what to reduce and turns the figures into
+ * the answer's strings.
  */
-import { aggregate, round2, sum } from './stats.js';
-import { timingValue, type Metric } from './analytics-metrics.js';
+import { aggregateRecords, type AggregateFigures, type AggregateQuery, type AggregateRow } from '../store/aggregate.js';
+import type { IndexedKind, StoredRecord } from '../store/backend.js';
+import { round2 } from './stats.js';
+import type { Metric } from './analytics-metrics.js';
 import type { Window } from './time-window.js';
 import type { CheckResult } from './types.js';
 
-/** Every field of a result buildSeries reads (the store keeps them as the results' summary). */
+/** Every field of a result the series read (the store keeps them as the results' summary). */
 export const SERIES_FIELDS: readonly string[] = [
   'resultType',
   'startedAt',
@@ -18,6 +22,19 @@ export const SERIES_FIELDS: readonly string[] = [
   'apiCheckResult.response.status',
   'apiCheckResult.response.timingPhases',
 ];
+
+/** How the store indexes check results: by check and start, expiring, with the series' fields as summary. */
+export const RESULTS_INDEX = {
+  check: 'checkId',
+  time: 'startedAt',
+  expires: true,
+  summary: SERIES_FIELDS,
+  // Typed columns the database reduces (migrations fill them from the summary: keep the order).
+  figures: {
+    numbers: ['hasFailures', 'attempts', 'responseTime', ...['wait', 'dns', 'tcp', 'firstByte', 'download'].map((p) => `apiCheckResult.response.timingPhases.${p}`)],
+    keys: ['resultType', 'runLocation', 'apiCheckResult.response.status'],
+  },
+} as const satisfies IndexedKind;
 
 /** Grouping dimensions of the analytics API. */
 export type GroupBy = 'runLocation' | 'statusCode';
@@ -35,14 +52,8 @@ export interface SeriesQuery {
   page: number;
 }
 
-/** Value of a result under a grouping dimension; null when the result has none. */
-function groupKey(r: CheckResult, by: GroupBy): string | number | null {
-  if (by === 'runLocation') return r.runLocation ?? null;
-  return r.apiCheckResult?.response.status ?? null;
-}
-
 /** Ascending groups, the "no value" group last. */
-function compareGroups(a: string | number | null, b: string | number | null): number {
+function compareGroups(a: AggregateRow['group'], b: AggregateRow['group']): number {
   if (a === b) return 0;
   if (a === null) return 1;
   if (b === null) return -1;
@@ -50,19 +61,10 @@ function compareGroups(a: string | number | null, b: string | number | null): nu
   return String(a) < String(b) ? -1 : 1;
 }
 
-/** One metric over the results of one bucket; null when the bucket holds no value for it. */
-export function metricValue(m: Metric, results: readonly CheckResult[]): number | null {
-  if (results.length === 0) return null;
-  if (m.base === 'availability') return round2((100 * results.filter((r) => !r.hasFailures).length) / results.length);
-  if (m.base === 'retries') return round2(sum(results.map((r) => r.attempts)));
-  const values = results.map((r) => timingValue(m.base, r)).filter((v): v is number => typeof v === 'number');
-  return aggregate(values, m.aggregation);
-}
-
 /** Bucket starts of the window, paged by limit/page. */
 export function bucketStarts(q: Pick<SeriesQuery, 'window' | 'aggregationIntervalMin' | 'limit' | 'page'>): number[] {
   const { fromMs, toMs } = q.window;
-  const width = q.aggregationIntervalMin === undefined ? toMs - fromMs : q.aggregationIntervalMin * 60_000;
+  const width = bucketMs(q);
   const count = Math.max(1, Math.ceil((toMs - fromMs) / width));
   const first = (q.page - 1) * q.limit;
   const starts: number[] = [];
@@ -70,43 +72,85 @@ export function bucketStarts(q: Pick<SeriesQuery, 'window' | 'aggregationInterva
   return starts;
 }
 
-/** The `series` strings of the answer: one per group (one in all without groupBy). */
-export function buildSeries(all: readonly CheckResult[], q: SeriesQuery): string[] {
-  const { fromMs, toMs } = q.window;
-  const width = q.aggregationIntervalMin === undefined ? toMs - fromMs : q.aggregationIntervalMin * 60_000;
+// Where each base metric reads a result, and the percentile each aggregation asks for.
+const GROUP_PATH: Record<GroupBy, string> = { runLocation: 'runLocation', statusCode: 'apiCheckResult.response.status' };
+const PERCENTILE: Partial<Record<Metric['aggregation'], number>> = { median: 50, p50: 50, p90: 90, p95: 95, p99: 99 };
+
+function valuePath(base: string): string {
+  if (base === 'availability') return 'hasFailures';
+  if (base === 'retries') return 'attempts';
+  if (base === 'responseTime') return 'responseTime';
+  return `apiCheckResult.response.timingPhases.${base}`;
+}
+
+/** Bucket width in ms: the interval, or the whole window. */
+function bucketMs(q: Pick<SeriesQuery, 'window' | 'aggregationIntervalMin'>): number {
+  return q.aggregationIntervalMin === undefined ? q.window.toMs - q.window.fromMs : q.aggregationIntervalMin * 60_000;
+}
+
+/** What the store reduces for a series query: FINAL results of the check in [from, to), by bucket and group. */
+export function seriesAggregate(checkId: string, q: SeriesQuery): AggregateQuery {
   const wanted = new Set(q.filterByStatus);
-  const inWindow = all.filter((r) => {
-    if (r.resultType !== 'FINAL') return false;
-    const t = Date.parse(r.startedAt);
-    if (t < fromMs || t >= toMs) return false;
-    if (wanted.size === 0) return true;
-    return wanted.has(r.hasFailures ? 'failure' : 'success');
-  });
-  const starts = bucketStarts(q);
-  const groups: Array<{ key: string | number | null; results: CheckResult[] }> = [];
-  if (q.groupBy === undefined) {
-    groups.push({ key: null, results: inWindow });
-  } else {
-    const byKey = new Map<string | number | null, CheckResult[]>();
-    for (const r of inWindow) {
-      const k = groupKey(r, q.groupBy);
-      byKey.set(k, [...(byKey.get(k) ?? []), r]);
-    }
-    for (const key of [...byKey.keys()].sort(compareGroups)) groups.push({ key, results: byKey.get(key)! });
+  const values: Array<{ path: string; percentiles: number[] }> = [];
+  for (const m of q.metrics) {
+    const path = valuePath(m.base);
+    let v = values.find((x) => x.path === path);
+    if (!v) values.push((v = { path, percentiles: [] }));
+    const p = PERCENTILE[m.aggregation];
+    if (m.base !== 'availability' && m.base !== 'retries' && p !== undefined && !v.percentiles.includes(p)) v.percentiles.push(p);
   }
-  return groups.map(({ key, results }) => {
-    const buckets = new Map<number, CheckResult[]>(starts.map((s) => [s, []]));
-    for (const r of results) {
-      const start = fromMs + Math.floor((Date.parse(r.startedAt) - fromMs) / width) * width;
-      buckets.get(start)?.push(r);
-    }
+  return {
+    checkId,
+    fromMs: q.window.fromMs,
+    toMs: q.window.toMs,
+    bucketMs: bucketMs(q),
+    filters: [{ path: 'resultType', in: ['FINAL'] }, ...(wanted.size === 1 ? [{ path: 'hasFailures', in: [wanted.has('failure')] }] : [])],
+    groupBy: q.groupBy === undefined ? undefined : GROUP_PATH[q.groupBy],
+    values,
+  };
+}
+
+/** One metric from the figures of its value in one bucket; null when the bucket holds no value for it. */
+function metricValue(m: Metric, agg: AggregateQuery, values: AggregateFigures[] | undefined): number | null {
+  const i = agg.values.findIndex((v) => v.path === valuePath(m.base));
+  const f = values?.[i];
+  if (!f || f.n === 0) return null;
+  // Each database adds in its own order (SQLite compensates, PostgreSQL does not): sums are taken
+  // to 12 significant digits, so every store rounds the same number to 2 decimals.
+  const sum = Number(f.sum!.toPrecision(12));
+  if (m.base === 'availability') return round2((100 * (f.n - sum)) / f.n);
+  if (m.base === 'retries') return round2(sum);
+  let v: number | null;
+  if (m.aggregation === 'avg') v = sum / f.n;
+  else if (m.aggregation === 'sum') v = sum;
+  else if (m.aggregation === 'min') v = f.min;
+  else if (m.aggregation === 'max') v = f.max;
+  else if (m.aggregation === 'stddev') v = Math.sqrt(Math.max(0, Number(f.m2!.toPrecision(12))) / f.n);
+  else v = f.percentiles[agg.values[i].percentiles.indexOf(PERCENTILE[m.aggregation]!)];
+  return v === null ? null : round2(v);
+}
+
+/** The `series` strings of the answer from the store's reduction: one per group (one in all without groupBy). */
+export function seriesOf(rows: readonly AggregateRow[], q: SeriesQuery, agg: AggregateQuery): string[] {
+  const width = bucketMs(q);
+  const cells = new Map<string, AggregateFigures[]>(rows.map((r) => [JSON.stringify([r.group, r.bucket]), r.values]));
+  const keys = q.groupBy === undefined ? [null] : [...new Set(rows.map((r) => r.group))].sort(compareGroups);
+  const starts = bucketStarts(q);
+  return keys.map((key) => {
     const data = starts.map((s) => {
+      const values = cells.get(JSON.stringify([key, Math.round((s - q.window.fromMs) / width)]));
       const point: Record<string, string | number | null> = { timestamp: new Date(s).toISOString() };
-      for (const m of q.metrics) point[m.name] = metricValue(m, buckets.get(s)!);
+      for (const m of q.metrics) point[m.name] = metricValue(m, agg, values);
       return point;
     });
     const body: Record<string, unknown> = { data };
     if (q.groupBy !== undefined) body[q.groupBy] = key;
     return JSON.stringify(body);
   });
+}
+
+/** The series of results in memory: the same reduction in JavaScript (a reference for the stores). */
+export function buildSeries(results: readonly CheckResult[], q: SeriesQuery, checkId = results[0]?.checkId ?? ''): string[] {
+  const agg = seriesAggregate(checkId, q);
+  return seriesOf(aggregateRecords(results as unknown as StoredRecord[], RESULTS_INDEX, agg), q, agg);
 }

@@ -4,7 +4,7 @@
  */
 import { COLL } from '../kinds.js';
 import type { IndexedKinds } from '../store/backend.js';
-import { SERIES_FIELDS } from './analytics.js';
+import { RESULTS_INDEX } from './analytics.js';
 
 /** Collections of run data. */
 export const RUN_COLL = {
@@ -31,7 +31,7 @@ export const STATUS_COLL = {
  * keep what analytics reads as their summary.
  */
 export const RUN_INDEX = {
-  [RUN_COLL.checkResults]: { check: 'checkId', time: 'startedAt', expires: true, summary: SERIES_FIELDS },
+  [RUN_COLL.checkResults]: RESULTS_INDEX,
   [RUN_COLL.checkSessions]: { check: 'checkId', time: 'startedAt', expires: true },
   [RUN_COLL.heartbeatEvents]: { check: 'checkId', time: 'timestamp', expires: true },
   [RUN_COLL.alertNotifications]: { check: 'checkId', time: 'created_at', expires: true },

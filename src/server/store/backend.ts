@@ -3,6 +3,8 @@
  * SQLite database (sqlite.ts) implement it alike, and `Store` (store.ts) talks only to this.
  */
 
+import type { AggregateQuery, AggregateRow } from './aggregate.js';
+
 /** A stored record: a plain JSON object, never mutated once stored (writers put a new object). */
 export type StoredRecord = Record<string, unknown>;
 
@@ -33,6 +35,12 @@ export interface IndexedKind {
   time: string;
   expires: boolean;
   summary?: readonly string[];
+  /**
+   * Values also kept in typed columns, for reductions in the database (aggregate.ts): `numbers`
+   * (numbers, booleans as 1 and 0; at most FIGURE_NUMBERS) and `keys` (compared and grouped by
+   * their JSON text; at most FIGURE_KEYS). Dot paths.
+   */
+  figures?: { numbers: readonly string[]; keys: readonly string[] };
 }
 
 /** A query of an indexed kind in one account. Times are inclusive epoch ms. */
@@ -68,6 +76,8 @@ export interface Backend {
   query(account: string, kind: string, q: RecordQuery): Array<[string, StoredRecord]>;
   /** How many records of an indexed kind match the query (limit and offset ignored). */
   countQuery(account: string, kind: string, q: RecordQuery): number;
+  /** The reduction of one check's records of an indexed kind by group and time bucket (aggregate.ts). */
+  aggregate(account: string, kind: string, q: AggregateQuery): AggregateRow[];
   /** Applies a commit atomically and durably, or throws with nothing applied. */
   commit(entry: StoreCommit): void;
   /** Deletes at most `limit` records of `kind` (any account) whose time is before `beforeMs`; returns how many. */

@@ -1,3 +1,4 @@
+import { aggregateRecords, type AggregateQuery, type AggregateRow } from './aggregate.js';
 import { checkOf, pickFields, timeOf, type Backend, type IndexedKinds, type RecordQuery, type StoreCommit, type StoredRecord } from './backend.js';
 
 type Collection = Map<string, StoredRecord>;
@@ -57,6 +58,12 @@ export class MemoryBackend implements Backend {
 
   countQuery(account: string, kind: string, q: RecordQuery): number {
     return this.matching(account, kind, q).length;
+  }
+
+  aggregate(account: string, kind: string, q: AggregateQuery): AggregateRow[] {
+    const spec = this.indexed[kind];
+    if (!spec) throw new Error(`${kind} is not run data`);
+    return aggregateRecords(this.accounts.get(account)?.get(kind)?.values() ?? [], spec, q);
   }
 
   commit(entry: StoreCommit): void {

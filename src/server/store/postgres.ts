@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { MessageChannel, Worker, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import { checkOf, getPath, projectionOf, setPath, timeOf, type Backend, type IndexedKinds, type RecordQuery, type StoreCommit, type StoredRecord } from './backend.js';
 import { StateError } from './errors.js';
+import { FIGURE_COLUMNS, aggregateRows, aggregateSql, figureValues, type AggregateDialect, type AggregateQuery, type AggregateRow } from './aggregate.js';
 import type { PgAnswer, PgRequest } from './postgres-worker.js';
 
 type Row = unknown[];
@@ -33,6 +34,26 @@ export const PG_MIGRATIONS: readonly string[] = [
    CREATE TABLE run_plans (account text NOT NULL, check_id text NOT NULL, plan text NOT NULL, anchor_ms double precision NOT NULL, PRIMARY KEY (account, check_id, plan));
    CREATE TABLE run_claims (account text NOT NULL, check_id text NOT NULL, due_ms bigint NOT NULL, instance text NOT NULL, PRIMARY KEY (account, check_id, due_ms));
    CREATE INDEX run_claims_due ON run_claims (due_ms);`,
+  // Figures (aggregate.ts): typed columns reduced by analytics, filled from the summary of the
+  // results already stored (the summary's order then: analytics.ts SERIES_FIELDS).
+  `ALTER TABLE records ADD COLUMN n0 float8, ADD COLUMN n1 float8, ADD COLUMN n2 float8, ADD COLUMN n3 float8,
+     ADD COLUMN n4 float8, ADD COLUMN n5 float8, ADD COLUMN n6 float8, ADD COLUMN n7 float8,
+     ADD COLUMN k0 text, ADD COLUMN k1 text, ADD COLUMN k2 text;
+   UPDATE records r SET (n0, n1, n2, n3, n4, n5, n6, n7, k0, k1, k2) = (
+          SELECT CASE json_typeof((s -> 2)) WHEN 'number' THEN ((s -> 2) #>> '{}')::float8 WHEN 'boolean' THEN CASE (s -> 2)::text WHEN 'true' THEN 1 ELSE 0 END END,
+            CASE json_typeof((s -> 3)) WHEN 'number' THEN ((s -> 3) #>> '{}')::float8 WHEN 'boolean' THEN CASE (s -> 3)::text WHEN 'true' THEN 1 ELSE 0 END END,
+            CASE json_typeof((s -> 4)) WHEN 'number' THEN ((s -> 4) #>> '{}')::float8 WHEN 'boolean' THEN CASE (s -> 4)::text WHEN 'true' THEN 1 ELSE 0 END END,
+            CASE json_typeof((s -> 7 -> 'wait')) WHEN 'number' THEN ((s -> 7 -> 'wait') #>> '{}')::float8 WHEN 'boolean' THEN CASE (s -> 7 -> 'wait')::text WHEN 'true' THEN 1 ELSE 0 END END,
+            CASE json_typeof((s -> 7 -> 'dns')) WHEN 'number' THEN ((s -> 7 -> 'dns') #>> '{}')::float8 WHEN 'boolean' THEN CASE (s -> 7 -> 'dns')::text WHEN 'true' THEN 1 ELSE 0 END END,
+            CASE json_typeof((s -> 7 -> 'tcp')) WHEN 'number' THEN ((s -> 7 -> 'tcp') #>> '{}')::float8 WHEN 'boolean' THEN CASE (s -> 7 -> 'tcp')::text WHEN 'true' THEN 1 ELSE 0 END END,
+            CASE json_typeof((s -> 7 -> 'firstByte')) WHEN 'number' THEN ((s -> 7 -> 'firstByte') #>> '{}')::float8 WHEN 'boolean' THEN CASE (s -> 7 -> 'firstByte')::text WHEN 'true' THEN 1 ELSE 0 END END,
+            CASE json_typeof((s -> 7 -> 'download')) WHEN 'number' THEN ((s -> 7 -> 'download') #>> '{}')::float8 WHEN 'boolean' THEN CASE (s -> 7 -> 'download')::text WHEN 'true' THEN 1 ELSE 0 END END,
+            coalesce((s -> 0)::text, 'null'),
+            coalesce((s -> 5)::text, 'null'),
+            coalesce((s -> 6)::text, 'null')
+          FROM (SELECT r.summary::json AS s) j)
+     WHERE kind = 'checkResults' AND summary IS NOT NULL;
+   CREATE INDEX records_figures ON records (account, kind, check_id, at) INCLUDE (n0, n1, n2, n3, n4, n5, n6, n7, k0, k1, k2) WHERE check_id IS NOT NULL;`,
 ];
 
 /** How long a call waits for PostgreSQL before it fails (the statements time out before this). */
@@ -168,7 +189,7 @@ export class PostgresBackend implements Backend {
           ? 'summary'
           : p.from === 'summary-items'
             ? `json_build_array(${p.indexes.map((i) => `summary::json -> ${i}`).join(', ')})`
-            : `json_build_array(${p.fields.map((f) => `data::json #> ${pgString(`{${f.split('.').map((k) => `"${k.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`).join(',')}}`)}`).join(', ')})`;
+            : `json_build_array(${p.fields.map((f) => `data::json #> ${pgPath(f.split('.'))}`).join(', ')})`;
     let page = '';
     if (q.limit !== undefined) page += ` LIMIT ${Math.max(0, Math.floor(q.limit))}`;
     if (q.offset !== undefined) page += ` OFFSET ${Math.max(0, Math.floor(q.offset))}`;
@@ -196,6 +217,13 @@ export class PostgresBackend implements Backend {
     return Number(this.query1(`SELECT count(*) FROM records WHERE ${where}`, args)[0][0]);
   }
 
+  aggregate(account: string, kind: string, q: AggregateQuery): AggregateRow[] {
+    const spec = this.indexed[kind];
+    if (!spec) throw new Error(`${kind} is not run data`);
+    const { sql, args } = aggregateSql(PG_AGGREGATE, spec, q, { account: enc(account), kind, checkId: enc(q.checkId) });
+    return aggregateRows(this.query1(sql, args), q);
+  }
+
   commit(entry: StoreCommit): void {
     const statements: Array<[string, unknown[]]> = [];
     // Rows locked in one order by every instance (no deadlock between two commits).
@@ -209,9 +237,8 @@ export class PostgresBackend implements Backend {
           const spec = this.indexed[op[1]];
           const summary = spec?.summary ? JSON.stringify(spec.summary.map((f) => getPath(rec, f) ?? null)) : null;
           statements.push([
-            `INSERT INTO records (account, kind, id, check_id, at, data, summary) VALUES ($1, $2, $3, $4, $5, $6, $7)
-             ON CONFLICT (account, kind, id) DO UPDATE SET check_id = excluded.check_id, at = excluded.at, data = excluded.data, summary = excluded.summary`,
-            [enc(entry.a), op[1], enc(op[2]), spec ? enc(checkOf(rec, spec.check)) : null, spec ? timeOf(rec, spec.time) : null, JSON.stringify(rec), summary],
+            PG_PUT,
+            [enc(entry.a), op[1], enc(op[2]), spec ? enc(checkOf(rec, spec.check)) : null, spec ? timeOf(rec, spec.time) : null, JSON.stringify(rec), summary, ...figureValues(spec, rec)],
           ]);
         } else if (op[0] === 'd') statements.push(['DELETE FROM records WHERE account = $1 AND kind = $2 AND id = $3', [enc(entry.a), op[1], enc(op[2])]]);
         else statements.push(['DELETE FROM records WHERE account = $1 AND kind = $2 AND check_id = $3', [enc(entry.a), op[1], enc(op[2])]]);
@@ -378,6 +405,22 @@ export function dec(s: string): string {
 function bumpVersion(kind: string): [string, unknown[]] {
   return ['INSERT INTO versions (kind, value) VALUES ($1, 1) ON CONFLICT (kind) DO UPDATE SET value = versions.value + 1', [kind]];
 }
+
+/** A dot path as a path of PostgreSQL's `#>`: `'{"a","b"}'`. */
+function pgPath(keys: readonly string[]): string {
+  return pgString(`{${keys.map((k) => `"${k.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`).join(',')}}`);
+}
+
+/** The upsert of one record with its figure columns. */
+const PG_PUT = `INSERT INTO records (account, kind, id, check_id, at, data, summary, ${FIGURE_COLUMNS.join(', ')}) VALUES (${Array.from({ length: 7 + FIGURE_COLUMNS.length }, (_, i) => `$${i + 1}`).join(', ')})
+  ON CONFLICT (account, kind, id) DO UPDATE SET check_id = excluded.check_id, at = excluded.at, data = excluded.data, summary = excluded.summary${FIGURE_COLUMNS.map((c) => `, ${c} = excluded.${c}`).join('')}`;
+
+/** The reduction of aggregate.ts spelled for PostgreSQL. */
+const PG_AGGREGATE: AggregateDialect = {
+  param: (i) => `$${i}`,
+  bucket: (from, width) => `((at - ${from}::bigint) / ${width}::bigint)`,
+  list: (column) => `string_agg(${column}::text, ',')`,
+};
 
 function pgString(s: string): string {
   return `'${s.replaceAll("'", "''")}'`;

@@ -1,6 +1,7 @@
 import Database from 'libsql';
 import { checkOf, getPath, projectionOf, setPath, timeOf, type Backend, type IndexedKinds, type RecordQuery, type StoreCommit, type StoredRecord } from './backend.js';
 import { MemoryBackend } from './memory.js';
+import { FIGURE_COLUMNS, aggregateRows, aggregateSql, figureValues, type AggregateDialect, type AggregateQuery, type AggregateRow } from './aggregate.js';
 import { StateError } from './errors.js';
 
 type Db = InstanceType<typeof Database>;
@@ -28,6 +29,27 @@ export const MIGRATIONS: readonly string[] = [
    CREATE INDEX records_time ON records (kind, at) WHERE at IS NOT NULL;
    CREATE INDEX records_config ON records (seq) WHERE at IS NULL;
    CREATE TABLE counters (kind TEXT PRIMARY KEY, value INTEGER NOT NULL);`,
+  // Figures (aggregate.ts): typed columns reduced by analytics, filled from the summary of the
+  // results already stored (the summary's order then: analytics.ts SERIES_FIELDS).
+  `ALTER TABLE records ADD COLUMN n0 REAL; ALTER TABLE records ADD COLUMN n1 REAL; ALTER TABLE records ADD COLUMN n2 REAL;
+   ALTER TABLE records ADD COLUMN n3 REAL; ALTER TABLE records ADD COLUMN n4 REAL; ALTER TABLE records ADD COLUMN n5 REAL;
+   ALTER TABLE records ADD COLUMN n6 REAL; ALTER TABLE records ADD COLUMN n7 REAL;
+   ALTER TABLE records ADD COLUMN k0 TEXT; ALTER TABLE records ADD COLUMN k1 TEXT; ALTER TABLE records ADD COLUMN k2 TEXT;
+   UPDATE records SET
+         n0 = CASE json_type(summary, '$[2]') WHEN 'true' THEN 1 WHEN 'false' THEN 0 WHEN 'integer' THEN summary ->> '$[2]' WHEN 'real' THEN summary ->> '$[2]' END,
+         n1 = CASE json_type(summary, '$[3]') WHEN 'true' THEN 1 WHEN 'false' THEN 0 WHEN 'integer' THEN summary ->> '$[3]' WHEN 'real' THEN summary ->> '$[3]' END,
+         n2 = CASE json_type(summary, '$[4]') WHEN 'true' THEN 1 WHEN 'false' THEN 0 WHEN 'integer' THEN summary ->> '$[4]' WHEN 'real' THEN summary ->> '$[4]' END,
+         n3 = CASE json_type(summary, '$[7].wait') WHEN 'true' THEN 1 WHEN 'false' THEN 0 WHEN 'integer' THEN summary ->> '$[7].wait' WHEN 'real' THEN summary ->> '$[7].wait' END,
+         n4 = CASE json_type(summary, '$[7].dns') WHEN 'true' THEN 1 WHEN 'false' THEN 0 WHEN 'integer' THEN summary ->> '$[7].dns' WHEN 'real' THEN summary ->> '$[7].dns' END,
+         n5 = CASE json_type(summary, '$[7].tcp') WHEN 'true' THEN 1 WHEN 'false' THEN 0 WHEN 'integer' THEN summary ->> '$[7].tcp' WHEN 'real' THEN summary ->> '$[7].tcp' END,
+         n6 = CASE json_type(summary, '$[7].firstByte') WHEN 'true' THEN 1 WHEN 'false' THEN 0 WHEN 'integer' THEN summary ->> '$[7].firstByte' WHEN 'real' THEN summary ->> '$[7].firstByte' END,
+         n7 = CASE json_type(summary, '$[7].download') WHEN 'true' THEN 1 WHEN 'false' THEN 0 WHEN 'integer' THEN summary ->> '$[7].download' WHEN 'real' THEN summary ->> '$[7].download' END,
+         k0 = coalesce(summary -> '$[0]', 'null'),
+         k1 = coalesce(summary -> '$[5]', 'null'),
+         k2 = coalesce(summary -> '$[6]', 'null')
+     WHERE kind = 'checkResults' AND summary IS NOT NULL;
+   -- Covering for reductions: a check's figures by time are read from this index alone.
+   CREATE INDEX records_figures ON records (account, kind, check_id, at, n0, n1, n2, n3, n4, n5, n6, n7, k0, k1, k2) WHERE check_id IS NOT NULL;`,
 ];
 
 /** The schema version this code creates and reads. */
@@ -55,8 +77,8 @@ export class SqliteBackend implements Backend {
       count: s('SELECT count(*) FROM records WHERE account = ? AND kind = ?').raw(),
       everywhere: s('SELECT account, data FROM records WHERE kind = ? ORDER BY seq').raw(),
       put: s(
-        `INSERT INTO records (account, kind, id, check_id, at, data, summary) VALUES (?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT (account, kind, id) DO UPDATE SET check_id = excluded.check_id, at = excluded.at, data = excluded.data, summary = excluded.summary`,
+        `INSERT INTO records (account, kind, id, check_id, at, data, summary, ${FIGURE_COLUMNS.join(', ')}) VALUES (?, ?, ?, ?, ?, ?, ?${', ?'.repeat(FIGURE_COLUMNS.length)})
+         ON CONFLICT (account, kind, id) DO UPDATE SET check_id = excluded.check_id, at = excluded.at, data = excluded.data, summary = excluded.summary${FIGURE_COLUMNS.map((c) => `, ${c} = excluded.${c}`).join('')}`,
       ),
       del: s('DELETE FROM records WHERE account = ? AND kind = ? AND id = ?'),
       delCheck: s('DELETE FROM records WHERE account = ? AND kind = ? AND check_id = ?'),
@@ -167,6 +189,13 @@ export class SqliteBackend implements Backend {
     return Number((this.db.prepare(`SELECT count(*) FROM records WHERE ${where}`).raw().get(...args) as Row)[0]);
   }
 
+  aggregate(account: string, kind: string, q: AggregateQuery): AggregateRow[] {
+    const spec = this.indexed[kind];
+    if (!spec) throw new Error(`${kind} is not run data`);
+    const { sql, args } = aggregateSql(SQLITE_AGGREGATE, spec, q, { account, kind, checkId: q.checkId });
+    return aggregateRows(this.db.prepare(sql).raw().all(...args) as Row[], q);
+  }
+
   commit(entry: StoreCommit): void {
     this.db.transaction(() => this.write(entry)).immediate();
     // Durable: now the cache follows (configuration kinds and counters only).
@@ -194,7 +223,7 @@ export class SqliteBackend implements Backend {
         const rec = op[3] as StoredRecord;
         const spec = this.indexed[op[1]];
         const summary = spec?.summary ? JSON.stringify(spec.summary.map((f) => getPath(rec, f) ?? null)) : null;
-        this.stmts.put.run(entry.a, op[1], op[2], spec ? checkOf(rec, spec.check) : null, spec ? timeOf(rec, spec.time) : null, JSON.stringify(rec), summary);
+        this.stmts.put.run(entry.a, op[1], op[2], spec ? checkOf(rec, spec.check) : null, spec ? timeOf(rec, spec.time) : null, JSON.stringify(rec), summary, ...figureValues(spec, rec));
       } else if (op[0] === 'd') this.stmts.del.run(entry.a, op[1], op[2]);
       else this.stmts.delCheck.run(entry.a, op[1], op[2]);
     }
@@ -227,6 +256,13 @@ export class SqliteBackend implements Backend {
     return { where: parts.join(' AND '), args };
   }
 }
+
+/** The reduction of aggregate.ts spelled for SQLite (numbered parameters). */
+const SQLITE_AGGREGATE: AggregateDialect = {
+  param: (i) => `?${i}`,
+  bucket: (from, width) => `CAST((at - ${from}) / ${width} AS INTEGER)`,
+  list: (column) => `group_concat(${column})`,
+};
 
 function sqlString(s: string): string {
   return `'${s.replaceAll("'", "''")}'`;

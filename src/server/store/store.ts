@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { checkOf, type Backend, type IndexedKinds, type RecordQuery, type StoreCommit, type StoreOp, type StoredRecord } from './backend.js';
 import { MemoryBackend } from './memory.js';
+import type { AggregateQuery, AggregateRow } from './aggregate.js';
 import { openSqliteState, type JournalImport } from './open.js';
 import { PostgresBackend } from './postgres.js';
 import { isPostgresUrl } from '../options.js';
@@ -68,6 +69,11 @@ export class Store {
   /** `query` with the ids: `[id, record]`. */
   queryEntries<T extends StoredRecord = StoredRecord>(account: string, kind: string, q: RecordQuery = {}): Array<[string, T]> {
     return this.backend.query(account, kind, q) as Array<[string, T]>;
+  }
+
+  /** The reduction of one check's records of an indexed kind by group and time bucket (store/aggregate.ts). */
+  aggregate(account: string, kind: string, q: AggregateQuery): AggregateRow[] {
+    return this.backend.aggregate(account, kind, q);
   }
 
   /** How many records `query` would match without limit and offset. */

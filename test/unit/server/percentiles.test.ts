@@ -80,7 +80,7 @@ describe('percentiles against PostgreSQL', () => {
         });
         const q = `from=${from / 1000}&to=${h.clock.now / 1000}&metrics=responseTime_p50,responseTime_p90,responseTime_p95,responseTime_p99`;
         const res = await h.call('GET', `/v1/analytics/url-monitors/c1?${q}`);
-        expect(res.status).toBe(200);
+        expect(res.status, JSON.stringify(res.body)).toBe(200);
         answers.push(JSON.parse(res.body.series[0]).data);
       }
     } finally {

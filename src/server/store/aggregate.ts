@@ -1,0 +1,202 @@
+/**
+ * Reductions of run data by group and time bucket, computed where the records are: one SQL
+ * statement on SQLite and PostgreSQL over typed columns kept beside each record (its `figures`;
+ * window functions rank the values, so percentiles are exact), the same reduction in JavaScript
+ * over the records in memory. Analytics (rundata/analytics.ts) turn the reduced figures into
+ * metric values; a month of a check's results never leaves the database row by row.
+ */
+import { checkOf, getPath, timeOf, type IndexedKind, type StoredRecord } from './backend.js';
+
+/** A reduction of one check's records of an indexed kind (its summary fields). */
+export interface AggregateQuery {
+  checkId: string;
+  /** Records whose time t has fromMs <= t < toMs, in buckets `floor((t - fromMs) / bucketMs)`. */
+  fromMs: number;
+  toMs: number;
+  bucketMs: number;
+  /** Only records whose value at `path` is one of `in` (a figure: a key, or a number for booleans). */
+  filters: ReadonlyArray<{ path: string; in: ReadonlyArray<string | boolean> }>;
+  /** Group records by the value at this path (a key figure; missing = null); one group in all when absent. */
+  groupBy?: string;
+  /**
+   * Values reduced per group and bucket (number figures): numbers, and booleans as 1 and 0; any
+   * other value (or none) is left out of that value's figures. `percentiles`: whole numbers
+   * 1-100, nearest rank.
+   */
+  values: ReadonlyArray<{ path: string; percentiles: readonly number[] }>;
+}
+
+/** The figures of one value in one group and bucket. */
+export interface AggregateFigures {
+  /** How many records had a value. The rest are null when n is 0. */
+  n: number;
+  sum: number | null;
+  min: number | null;
+  max: number | null;
+  /** Sum of squared deviations from the mean (n times the population variance). */
+  m2: number | null;
+  /** The nearest-rank percentiles asked, in order. */
+  percentiles: Array<number | null>;
+}
+
+/** One group and bucket that holds records. */
+export interface AggregateRow {
+  group: string | number | boolean | null;
+  bucket: number;
+  values: AggregateFigures[];
+}
+
+/** The 1-based rank of percentile p of n ordered values: ceil(p*n/100), in integers (p whole). */
+export function nearestRank(p: number, n: number): number {
+  return Math.max(1, Math.floor((p * n + 99) / 100));
+}
+
+/** A value as the reduction reads it: a number, a boolean as 1/0, anything else null. */
+function numeric(v: unknown): number | null {
+  if (typeof v === 'number') return Number.isFinite(v) ? v : null;
+  if (typeof v === 'boolean') return v ? 1 : 0;
+  return null;
+}
+
+/** How many typed columns a kind's figures may use: `n0`..`n7` (numbers) and `k0`..`k2` (keys). */
+export const FIGURE_NUMBERS = 8;
+export const FIGURE_KEYS = 3;
+/** The figure columns, in the order figureValues gives their values. */
+export const FIGURE_COLUMNS: readonly string[] = [
+  ...Array.from({ length: FIGURE_NUMBERS }, (_, i) => `n${i}`),
+  ...Array.from({ length: FIGURE_KEYS }, (_, i) => `k${i}`),
+];
+
+/** The values of a record's figure columns (FIGURE_COLUMNS order): all null for a kind without figures. */
+export function figureValues(spec: IndexedKind | undefined, rec: StoredRecord): Array<number | string | null> {
+  const numbers = spec?.figures?.numbers ?? [];
+  const keys = spec?.figures?.keys ?? [];
+  if (numbers.length > FIGURE_NUMBERS || keys.length > FIGURE_KEYS) throw new Error(`at most ${FIGURE_NUMBERS} number and ${FIGURE_KEYS} key figures`);
+  return [
+    ...Array.from({ length: FIGURE_NUMBERS }, (_, i) => (i < numbers.length ? numeric(getPath(rec, numbers[i])) : null)),
+    ...Array.from({ length: FIGURE_KEYS }, (_, i) => (i < keys.length ? keyText(getPath(rec, keys[i])) : null)),
+  ];
+}
+
+/** A key figure: the JSON text of the value (missing = `null`). */
+function keyText(v: unknown): string {
+  return JSON.stringify(v ?? null) ?? 'null';
+}
+
+/** The column of a figure: `n<i>` for a number, `k<i>` for a key. */
+function figureColumn(spec: IndexedKind, path: string, want: 'number' | 'key' | 'any'): { column: string; type: 'number' | 'key' } {
+  const n = want === 'key' ? -1 : (spec.figures?.numbers.indexOf(path) ?? -1);
+  if (n >= 0) return { column: `n${n}`, type: 'number' };
+  const k = want === 'number' ? -1 : (spec.figures?.keys.indexOf(path) ?? -1);
+  if (k >= 0) return { column: `k${k}`, type: 'key' };
+  throw new Error(`${path} is not a ${want === 'any' ? '' : `${want} `}figure of the kind`);
+}
+
+/** The reduction over records in memory (the memory store, and the reference of the SQL); records of other checks are skipped. */
+export function aggregateRecords(records: Iterable<StoredRecord>, spec: IndexedKind, q: AggregateQuery): AggregateRow[] {
+  // The same figures a database can reduce, and no others.
+  for (const f of q.filters) figureColumn(spec, f.path, 'any');
+  if (q.groupBy !== undefined) figureColumn(spec, q.groupBy, 'key');
+  for (const v of q.values) figureColumn(spec, v.path, 'number');
+  const cells = new Map<string, { group: AggregateRow['group']; bucket: number; values: number[][] }>();
+  for (const rec of records) {
+    if (checkOf(rec, spec.check) !== q.checkId) continue;
+    const t = timeOf(rec, spec.time);
+    if (t === null || t < q.fromMs || t >= q.toMs) continue;
+    if (!q.filters.every((f) => f.in.includes(getPath(rec, f.path) as string | boolean))) continue;
+    const g = q.groupBy === undefined ? null : ((getPath(rec, q.groupBy) ?? null) as AggregateRow['group']);
+    const bucket = Math.floor((t - q.fromMs) / q.bucketMs);
+    const key = JSON.stringify([g, bucket]);
+    let cell = cells.get(key);
+    if (!cell) cells.set(key, (cell = { group: g, bucket, values: q.values.map(() => []) }));
+    q.values.forEach((v, i) => {
+      const x = numeric(getPath(rec, v.path));
+      if (x !== null) cell.values[i].push(x);
+    });
+  }
+  return [...cells.values()].map(({ group, bucket, values }) => ({
+    group,
+    bucket,
+    values: values.map((xs, i) => figuresOf(xs, q.values[i].percentiles)),
+  }));
+}
+
+function figuresOf(xs: number[], percentiles: readonly number[]): AggregateFigures {
+  const n = xs.length;
+  if (n === 0) return { n, sum: null, min: null, max: null, m2: null, percentiles: percentiles.map(() => null) };
+  const sorted = [...xs].sort((a, b) => a - b);
+  let sum = 0;
+  for (const x of xs) sum += x;
+  const mean = sum / n;
+  let m2 = 0;
+  for (const x of xs) m2 += (x - mean) ** 2;
+  return { n, sum, min: sorted[0], max: sorted[n - 1], m2, percentiles: percentiles.map((p) => sorted[nearestRank(p, n) - 1]) };
+}
+
+/** How one database spells the parts of the reduction that differ. */
+export interface AggregateDialect {
+  /** The placeholder of parameter `index` (1-based): `?NNN` or `$n`. */
+  param(index: number): string;
+  /** The integer bucket of `at`. */
+  bucket(from: string, width: string): string;
+  /** The non-null values of a number column in the group as one text, separated by commas. */
+  list(column: string): string;
+}
+
+/**
+ * The reduction as one SQL statement over the figure columns of `records`. `key`: the account,
+ * kind and check id as the database stores them. Rows: group (JSON text), bucket, then for each
+ * value n, sum, min, max, sum of squares and, when percentiles are asked, the values as a list.
+ */
+export function aggregateSql(d: AggregateDialect, spec: IndexedKind, q: AggregateQuery, key: { account: string; kind: string; checkId: string }): { sql: string; args: unknown[] } {
+  const args: unknown[] = [];
+  const p = (v: unknown) => {
+    args.push(v);
+    return d.param(args.length);
+  };
+  const conds = [`account = ${p(key.account)}`, `kind = ${p(key.kind)}`, `check_id = ${p(key.checkId)}`, `at >= ${p(Math.floor(q.fromMs))}`, `at < ${p(Math.ceil(q.toMs))}`];
+  for (const f of q.filters) {
+    const { column, type } = figureColumn(spec, f.path, 'any');
+    const values = f.in.map((v) => (type === 'key' ? keyText(v) : numeric(v))).filter((v) => v !== null);
+    conds.push(values.length === 0 ? 'FALSE' : `${column} IN (${values.map((v) => p(v)).join(', ')})`);
+  }
+  const group = q.groupBy === undefined ? 'NULL' : figureColumn(spec, q.groupBy, 'key').column;
+  const bucket = d.bucket(p(Math.floor(q.fromMs)), p(q.bucketMs));
+  const vs = q.values.map((v, i) => {
+    for (const pc of v.percentiles) if (!Number.isInteger(pc) || pc < 1 || pc > 100) throw new Error(`percentile ${pc} is not a whole number from 1 to 100`);
+    return { i, column: figureColumn(spec, v.path, 'number').column, percentiles: v.percentiles };
+  });
+  const inner = `SELECT ${bucket} AS b, ${group} AS g${vs.map((v) => `, ${v.column} AS v${v.i}`).join('')} FROM records WHERE ${conds.join(' AND ')}`;
+  // Percentiles: the cell's values as one text (the database does not rank them: SQLite has no
+  // percentile function, and PostgreSQL's percentile_disc multiplies a float fraction, which
+  // misses the nearest rank where p*n is a whole number it cannot represent, e.g. 0.9*70).
+  const figures = vs
+    .map((v) => `, count(v${v.i}), sum(v${v.i}), min(v${v.i}), max(v${v.i}), sum(v${v.i} * v${v.i})${v.percentiles.length > 0 ? `, ${d.list(`v${v.i}`)}` : ''}`)
+    .join('');
+  return { sql: `SELECT g, b${figures} FROM (${inner}) x GROUP BY g, b`, args };
+}
+
+/** The rows of aggregateSql as AggregateRows. */
+export function aggregateRows(rows: unknown[][], q: AggregateQuery): AggregateRow[] {
+  const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
+  return rows.map((r) => {
+    let at = 2;
+    const values = q.values.map((v) => {
+      const n = Number(r[at]);
+      const sum = num(r[at + 1]);
+      const squares = num(r[at + 4]);
+      const sorted = v.percentiles.length > 0 && typeof r[at + 5] === 'string' ? (r[at + 5] as string).split(',').map(Number).sort((a, b) => a - b) : [];
+      const figures: AggregateFigures = {
+        n,
+        sum,
+        min: num(r[at + 2]),
+        max: num(r[at + 3]),
+        m2: sum === null || squares === null || n === 0 ? null : squares - (sum * sum) / n,
+        percentiles: v.percentiles.map((p) => (sorted.length === 0 ? null : sorted[nearestRank(p, sorted.length) - 1])),
+      };
+      at += 5 + (v.percentiles.length > 0 ? 1 : 0);
+      return figures;
+    });
+    return { group: r[0] === null || r[0] === undefined ? null : (JSON.parse(String(r[0])) as AggregateRow['group']), bucket: Number(r[1]), values };
+  });
+}
