@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { MAC_BIN } from './lib/mac.mjs';
 import { startPostgres } from './lib/postgres.mjs';
 import { createServer } from '../dist/server/server.js';
-import { SERIES_FIELDS, buildSeries, seriesAggregate, seriesOf } from '../dist/server/rundata/analytics.js';
+import { SERIES_FIELDS, analyticsSeries, buildSeries } from '../dist/server/rundata/analytics.js';
 import { parseMetrics } from '../dist/server/rundata/analytics-metrics.js';
 
 const DAY = 86_400_000;
@@ -105,14 +105,13 @@ async function measure(name, database, checkId, now) {
     const params = new URLSearchParams(QUERIES['daily avg+p95']);
     const parsed = parseMetrics([params.get('metrics')]);
     const sq = { metrics: parsed.metrics, window: { fromMs: now - 30 * DAY, toMs: now }, aggregationIntervalMin: 1440, filterByStatus: [], limit: 100, page: 1 };
-    const agg = seriesAggregate(checkId, sq);
     const inDb = [];
     const inJs = [];
     let a1;
     let a2;
     for (let i = 0; i < 10; i++) {
       let t = performance.now();
-      a1 = seriesOf(mac.ctx.store.aggregate('dev', 'checkResults', agg), sq, agg);
+      a1 = analyticsSeries((agg) => mac.ctx.store.aggregate('dev', 'checkResults', agg), checkId, sq);
       inDb.push(performance.now() - t);
       t = performance.now();
       const rows = mac.ctx.store.query('dev', 'checkResults', { checkId, fromMs: sq.window.fromMs, toMs: sq.window.toMs, fields: SERIES_FIELDS });

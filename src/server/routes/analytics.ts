@@ -5,7 +5,7 @@ import { invalid } from '../http/errors.js';
 import { RUN_COLL } from '../rundata/collections.js';
 import { mustCheck, unixParam } from '../rundata/query.js';
 import { metricMetadata, parseMetrics } from '../rundata/analytics-metrics.js';
-import { seriesAggregate, seriesOf, type SeriesQuery } from '../rundata/analytics.js';
+import { analyticsSeries, type SeriesQuery } from '../rundata/analytics.js';
 import { QUICK_RANGES, analyticsWindow } from '../rundata/time-window.js';
 
 // Endpoint 13 (decisions §5.6): any check of the account, series as JSON strings.
@@ -52,9 +52,6 @@ export const analyticsRoutes: RouteModule = ({ store, options }) =>
           limit: query.limit,
           page: query.page,
         };
-        // Buckets, groups and percentiles are computed by the database: only the figures leave it.
-        const agg = seriesAggregate(check.id, series);
-        const rows = store.aggregate(account, RUN_COLL.checkResults, agg);
         return ok({
           checkId: check.id,
           name: check.name,
@@ -65,7 +62,8 @@ export const analyticsRoutes: RouteModule = ({ store, options }) =>
           from: new Date(w.window.fromMs).toISOString(),
           to: new Date(w.window.toMs).toISOString(),
           tags: check.tags,
-          series: seriesOf(rows, series, agg),
+          // Buckets, groups and sums are computed by the database: only the figures leave it.
+          series: analyticsSeries((agg) => store.aggregate(account, RUN_COLL.checkResults, agg), check.id, series),
           pagination: { page: query.page, limit: query.limit },
           metadata: Object.fromEntries(parsed.metrics.map((m) => [m.name, metricMetadata(m)])),
         });

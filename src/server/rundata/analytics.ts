@@ -88,7 +88,13 @@ function bucketMs(q: Pick<SeriesQuery, 'window' | 'aggregationIntervalMin'>): nu
   return q.aggregationIntervalMin === undefined ? q.window.toMs - q.window.fromMs : q.aggregationIntervalMin * 60_000;
 }
 
-/** What the store reduces for a series query: FINAL results of the check in [from, to), by bucket and group. */
+/** A reduction of the check's results, by the store (or in memory for buildSeries). */
+export type Reduce = (q: AggregateQuery) => AggregateRow[];
+
+/**
+ * What the store reduces for a series query: FINAL results of the check in the page's buckets
+ * (a page of hourly buckets reads 100 hours of results, not the month), by bucket and group.
+ */
 export function seriesAggregate(checkId: string, q: SeriesQuery): AggregateQuery {
   const wanted = new Set(q.filterByStatus);
   const values: Array<{ path: string; percentiles: number[] }> = [];
@@ -99,11 +105,15 @@ export function seriesAggregate(checkId: string, q: SeriesQuery): AggregateQuery
     const p = PERCENTILE[m.aggregation];
     if (m.base !== 'availability' && m.base !== 'retries' && p !== undefined && !v.percentiles.includes(p)) v.percentiles.push(p);
   }
+  const width = bucketMs(q);
+  const starts = bucketStarts(q);
+  const fromMs = starts.length === 0 ? q.window.toMs : starts[0];
   return {
     checkId,
-    fromMs: q.window.fromMs,
-    toMs: q.window.toMs,
-    bucketMs: bucketMs(q),
+    fromMs,
+    toMs: starts.length === 0 ? q.window.toMs : Math.min(q.window.toMs, starts[starts.length - 1] + width),
+    originMs: q.window.fromMs,
+    bucketMs: width,
     filters: [{ path: 'resultType', in: ['FINAL'] }, ...(wanted.size === 1 ? [{ path: 'hasFailures', in: [wanted.has('failure')] }] : [])],
     groupBy: q.groupBy === undefined ? undefined : GROUP_PATH[q.groupBy],
     values,
@@ -130,13 +140,24 @@ function metricValue(m: Metric, agg: AggregateQuery, values: AggregateFigures[] 
   return v === null ? null : round2(v);
 }
 
-/** The `series` strings of the answer from the store's reduction: one per group (one in all without groupBy). */
-export function seriesOf(rows: readonly AggregateRow[], q: SeriesQuery, agg: AggregateQuery): string[] {
-  const width = bucketMs(q);
+/**
+ * The `series` strings of the answer: one per group (one in all without groupBy). Groups are
+ * those of the whole window, also when the page's buckets hold none of a group's results (one
+ * more reduction, without values, when the page does not cover the window).
+ */
+export function analyticsSeries(reduce: Reduce, checkId: string, q: SeriesQuery): string[] {
+  const agg = seriesAggregate(checkId, q);
+  const rows = reduce(agg);
+  const width = agg.bucketMs;
   const cells = new Map<string, AggregateFigures[]>(rows.map((r) => [JSON.stringify([r.group, r.bucket]), r.values]));
-  const keys = q.groupBy === undefined ? [null] : [...new Set(rows.map((r) => r.group))].sort(compareGroups);
+  let groups: Array<AggregateRow['group']> = [null];
+  if (q.groupBy !== undefined) {
+    const whole = agg.fromMs === q.window.fromMs && agg.toMs === q.window.toMs;
+    const found = whole ? rows : reduce({ ...agg, fromMs: q.window.fromMs, toMs: q.window.toMs, bucketMs: Math.max(1, q.window.toMs - q.window.fromMs), values: [] });
+    groups = [...new Set(found.map((r) => r.group))].sort(compareGroups);
+  }
   const starts = bucketStarts(q);
-  return keys.map((key) => {
+  return groups.map((key) => {
     const data = starts.map((s) => {
       const values = cells.get(JSON.stringify([key, Math.round((s - q.window.fromMs) / width)]));
       const point: Record<string, string | number | null> = { timestamp: new Date(s).toISOString() };
@@ -151,6 +172,5 @@ export function seriesOf(rows: readonly AggregateRow[], q: SeriesQuery, agg: Agg
 
 /** The series of results in memory: the same reduction in JavaScript (a reference for the stores). */
 export function buildSeries(results: readonly CheckResult[], q: SeriesQuery, checkId = results[0]?.checkId ?? ''): string[] {
-  const agg = seriesAggregate(checkId, q);
-  return seriesOf(aggregateRecords(results as unknown as StoredRecord[], RESULTS_INDEX, agg), q, agg);
+  return analyticsSeries((agg) => aggregateRecords(results as unknown as StoredRecord[], RESULTS_INDEX, agg), checkId, q);
 }

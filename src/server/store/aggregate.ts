@@ -10,10 +10,12 @@ import { checkOf, getPath, timeOf, type IndexedKind, type StoredRecord } from '.
 /** A reduction of one check's records of an indexed kind (its summary fields). */
 export interface AggregateQuery {
   checkId: string;
-  /** Records whose time t has fromMs <= t < toMs, in buckets `floor((t - fromMs) / bucketMs)`. */
+  /** Records whose time t has fromMs <= t < toMs, in buckets `floor((t - originMs) / bucketMs)`. */
   fromMs: number;
   toMs: number;
   bucketMs: number;
+  /** Where bucket 0 starts (at or before fromMs); fromMs when absent. */
+  originMs?: number;
   /** Only records whose value at `path` is one of `in` (a figure: a key, or a number for booleans). */
   filters: ReadonlyArray<{ path: string; in: ReadonlyArray<string | boolean> }>;
   /** Group records by the value at this path (a key figure; missing = null); one group in all when absent. */
@@ -105,7 +107,7 @@ export function aggregateRecords(records: Iterable<StoredRecord>, spec: IndexedK
     if (t === null || t < q.fromMs || t >= q.toMs) continue;
     if (!q.filters.every((f) => f.in.includes(getPath(rec, f.path) as string | boolean))) continue;
     const g = q.groupBy === undefined ? null : ((getPath(rec, q.groupBy) ?? null) as AggregateRow['group']);
-    const bucket = Math.floor((t - q.fromMs) / q.bucketMs);
+    const bucket = Math.floor((t - (q.originMs ?? q.fromMs)) / q.bucketMs);
     const key = JSON.stringify([g, bucket]);
     let cell = cells.get(key);
     if (!cell) cells.set(key, (cell = { group: g, bucket, values: q.values.map(() => []) }));
@@ -161,7 +163,7 @@ export function aggregateSql(d: AggregateDialect, spec: IndexedKind, q: Aggregat
     conds.push(values.length === 0 ? 'FALSE' : `${column} IN (${values.map((v) => p(v)).join(', ')})`);
   }
   const group = q.groupBy === undefined ? 'NULL' : figureColumn(spec, q.groupBy, 'key').column;
-  const bucket = d.bucket(p(Math.floor(q.fromMs)), p(q.bucketMs));
+  const bucket = d.bucket(p(Math.floor(q.originMs ?? q.fromMs)), p(q.bucketMs));
   const vs = q.values.map((v, i) => {
     for (const pc of v.percentiles) if (!Number.isInteger(pc) || pc < 1 || pc > 100) throw new Error(`percentile ${pc} is not a whole number from 1 to 100`);
     return { i, column: figureColumn(spec, v.path, 'number').column, percentiles: v.percentiles };

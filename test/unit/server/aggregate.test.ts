@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { Store } from '../../../src/server/store/store.js';
 import { aggregateRecords, type AggregateQuery, type AggregateRow } from '../../../src/server/store/aggregate.js';
 import { RUN_COLL, RUN_INDEX } from '../../../src/server/rundata/collections.js';
-import { RESULTS_INDEX, buildSeries, seriesAggregate, seriesOf, type SeriesQuery } from '../../../src/server/rundata/analytics.js';
+import { RESULTS_INDEX, analyticsSeries, buildSeries, type SeriesQuery } from '../../../src/server/rundata/analytics.js';
 import { parseMetrics, METRIC_NAMES } from '../../../src/server/rundata/analytics-metrics.js';
 import { pgDatabase } from '../../helpers/pg-url.js';
 import Database from 'libsql';
@@ -141,8 +141,7 @@ describe('analytics reduction on every store', () => {
         for (const [interval, page] of [[undefined, 1], [45, 1], [45, 2], [1, 3]] as const) {
           const sq: SeriesQuery = { metrics: metrics.metrics, window: { fromMs: T0, toMs: T0 + 600 * MIN }, aggregationIntervalMin: interval, groupBy, filterByStatus, limit: 10, page };
           const expected = buildSeries(recs.filter((r) => r.checkId === 'c1') as never, sq, 'c1');
-          const agg = seriesAggregate('c1', sq);
-          for (const [name, store] of all) expect(seriesOf(store.aggregate('dev', RUN_COLL.checkResults, agg), sq, agg), `${name} ${groupBy} ${filterByStatus} ${interval} ${page}`).toEqual(expected);
+          for (const [name, store] of all) expect(analyticsSeries((agg) => store.aggregate('dev', RUN_COLL.checkResults, agg), 'c1', sq), `${name} ${groupBy} ${filterByStatus} ${interval} ${page}`).toEqual(expected);
         }
       }
     }
