@@ -169,9 +169,9 @@ export function aggregateSql(d: AggregateDialect, spec: IndexedKind, q: Aggregat
     return { i, column: figureColumn(spec, v.path, 'number').column, percentiles: v.percentiles };
   });
   const inner = `SELECT ${bucket} AS b, ${group} AS g${vs.map((v) => `, ${v.column} AS v${v.i}`).join('')} FROM records WHERE ${conds.join(' AND ')}`;
-  // Percentiles: the cell's values as one text (the database does not rank them: SQLite has no
-  // percentile function, and PostgreSQL's percentile_disc multiplies a float fraction, which
-  // misses the nearest rank where p*n is a whole number it cannot represent, e.g. 0.9*70).
+  // Percentiles: the cell's values as one text, ranked by aggregateRows (SQLite has no percentile
+  // function; PostgreSQL's percentile_disc is the same nearest rank, but one rule serves both).
+  // A window function ranking the rows in SQL was 2-3 times slower on SQLite.
   const figures = vs
     .map((v) => `, count(v${v.i}), sum(v${v.i}), min(v${v.i}), max(v${v.i}), sum(v${v.i} * v${v.i})${v.percentiles.length > 0 ? `, ${d.list(`v${v.i}`)}` : ''}`)
     .join('');
