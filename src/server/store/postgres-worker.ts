@@ -153,6 +153,8 @@ async function migrate(migrations: readonly string[]): Promise<void> {
     await c.query('BEGIN');
     try {
       await c.query('SELECT pg_advisory_xact_lock(7263870233)');
+      // A migration may rewrite every stored result (migration 2): no statement time limit here.
+      await c.query('SET LOCAL statement_timeout = 0');
       const has = await c.query("SELECT to_regclass('mac_schema') IS NOT NULL AS has");
       let version = 0;
       if (has.rows[0].has) {

@@ -58,6 +58,8 @@ export const PG_MIGRATIONS: readonly string[] = [
 
 /** How long a call waits for PostgreSQL before it fails (the statements time out before this). */
 const CALL_TIMEOUT_MS = 30_000;
+/** How long opening may take: migrations run without a statement time limit (migration 2 fills a column of every result). */
+const OPEN_TIMEOUT_MS = 60 * 60_000;
 
 /** `postgres://user:secret@host/db` -> `postgres://user:***@host/db` (for messages). */
 export function redactUrl(url: string): string {
@@ -107,7 +109,7 @@ export class PostgresBackend implements Backend {
     const shown = redactUrl(url);
     const backend = new PostgresBackend(indexed);
     try {
-      backend.call({ op: 'open', url, migrations: PG_MIGRATIONS });
+      backend.call({ op: 'open', url, migrations: PG_MIGRATIONS }, OPEN_TIMEOUT_MS);
     } catch (err) {
       backend.close();
       const e = err as Error & { code?: string; version?: number };

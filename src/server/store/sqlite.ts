@@ -284,10 +284,16 @@ function migrate(db: Db, path: string): void {
   if (version === 0 && Number(scalar(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table'")) > 0) {
     throw new StateError(`${path}: a SQLite database that mac serve did not create (it has tables but no mac schema version)`, 'point --state/--database at a mac serve database or a new file');
   }
+  // An upgrade of a database with data can take a while (migration 2 fills a column of every
+  // stored result): say so, since nothing listens until it is done.
+  const upgrading = version > 0 && version < SCHEMA_VERSION;
+  const t0 = Date.now();
+  if (upgrading) process.stderr.write(`mac serve: upgrading ${path} from schema version ${version} to ${SCHEMA_VERSION} (once; about a minute per million stored results) ...\n`);
   for (let v = version; v < SCHEMA_VERSION; v++) {
     db.transaction(() => {
       db.exec(MIGRATIONS[v]);
       db.exec(`PRAGMA user_version = ${v + 1}`);
     }).immediate();
   }
+  if (upgrading) process.stderr.write(`mac serve: upgraded ${path} to schema version ${SCHEMA_VERSION} in ${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
 }
