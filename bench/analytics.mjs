@@ -3,11 +3,10 @@
 // (`--no-runs`), and side by side, in process, the reduction in JavaScript over the summaries
 // read from the same store (how analytics were computed before the database did it).
 // `node bench/analytics.mjs [--results N] [--sqlite-only]`; `npm run bench -- --only analytics`.
-import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MAC_BIN } from './lib/mac.mjs';
+import { startService } from './lib/service.mjs';
 import { startPostgres } from './lib/postgres.mjs';
 import { createServer } from '../dist/server/server.js';
 import { SERIES_FIELDS, analyticsSeries, buildSeries } from '../dist/server/rundata/analytics.js';
@@ -18,22 +17,6 @@ const QUERIES = {
   'daily avg+p95': 'quickRange=last30Days&metrics=responseTime_avg,responseTime_p95&aggregationInterval=1440',
   'hourly by location, 4 metrics': 'quickRange=last30Days&metrics=responseTime_p50,responseTime_p99,availability,dns_avg&aggregationInterval=60&groupBy=runLocation&limit=100',
 };
-
-function serve(database) {
-  const child = spawn(process.execPath, [MAC_BIN, 'serve', '--port', '0', '--no-runs', '--rate-limit', '0/60', '--retention-days', '0', '--database', database], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout.on('data', (d) => (out += d));
-  child.stderr.on('data', (d) => (out += d));
-  return new Promise((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`mac serve exited (${code}): ${out}`)));
-    const timer = setInterval(() => {
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (!m) return;
-      clearInterval(timer);
-      resolve({ url: m[1], stop: () => new Promise((r) => (child.removeAllListeners('exit'), child.once('exit', r), child.kill('SIGTERM'))) });
-    }, 2);
-  });
-}
 
 async function get(base, path) {
   const res = await fetch(`${base}${path}`, { headers: { authorization: 'Bearer mac-dev-key' } });
@@ -83,7 +66,7 @@ async function fill(database, one, others, now) {
 /** p50/p95 of 20 requests of each query through mac serve, and of the same in JavaScript in process. */
 async function measure(name, database, checkId, now) {
   const figures = {};
-  const s = await serve(database);
+  const s = await startService({ database, extra: ['--retention-days', '0'] });
   try {
     for (const [label, q] of Object.entries(QUERIES)) {
       await get(s.url, `/v1/analytics/url-monitors/${checkId}?${q}`);

@@ -9,11 +9,13 @@ export const API_KEY = 'mac-dev-key';
 /**
  * Starts `mac serve --port 0 --no-runs` (scheduled runs would compete with the measured
  * process for the CPU) and resolves once it prints `listening on URL`.
+ * `state` or `database` name where it keeps its data; `extra`: more arguments.
  * Returns `{url, pid, stop}`; `stop` sends SIGTERM by pid and waits for the exit.
  */
-export function startService({ latencyMs = 0, rateLimit = '0/60', state } = {}) {
-  const args = [MAC_BIN, 'serve', '--port', '0', '--no-runs', '--latency', String(latencyMs), '--rate-limit', rateLimit];
+export function startService({ latencyMs = 0, rateLimit = '0/60', state, database, extra = [] } = {}) {
+  const args = [MAC_BIN, 'serve', '--port', '0', '--no-runs', '--latency', String(latencyMs), '--rate-limit', rateLimit, ...extra];
   if (state) args.push('--state', state);
+  if (database) args.push('--database', database);
   const child = track(spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] }));
   let out = '';
   const collect = (d) => {

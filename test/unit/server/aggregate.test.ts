@@ -8,6 +8,7 @@ import { RUN_COLL, RUN_INDEX } from '../../../src/server/rundata/collections.js'
 import { RESULTS_INDEX, analyticsSeries, buildSeries, type SeriesQuery } from '../../../src/server/rundata/analytics.js';
 import { parseMetrics, METRIC_NAMES } from '../../../src/server/rundata/analytics-metrics.js';
 import { pgDatabase } from '../../helpers/pg-url.js';
+import { rng } from '../../helpers/rng.js';
 import Database from 'libsql';
 import pg from 'pg';
 import { MIGRATIONS } from '../../../src/server/store/sqlite.js';
@@ -19,17 +20,6 @@ import { SERIES_FIELDS } from '../../../src/server/rundata/analytics.js';
 // memory: on the same results every store answers the same figures and the same series.
 const T0 = Date.parse('2026-01-01T00:00:00.000Z');
 const MIN = 60_000;
-
-/** A seeded pseudo-random sequence (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Results of check c1 (and a few of c2) over 10 hours: FINAL and ATTEMPT, with and without phases and status. */
 function results(n: number, seed: number): Array<Record<string, unknown>> {

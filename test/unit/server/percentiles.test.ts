@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { percentile } from '../../../src/server/rundata/stats.js';
 import { harness, snapshot, tcpAttempt, type Harness } from '../../e2e/rundata-harness.js';
 import { pgDatabase } from '../../helpers/pg-url.js';
+import { rng } from '../../helpers/rng.js';
 
 // Percentiles are exact on every store: the analytics take the nearest rank of the ordered values
 // read by an indexed query. PostgreSQL's percentile_disc is the same definition, computed by the
@@ -26,17 +27,6 @@ beforeAll(async () => {
   await client.query('CREATE TABLE v (x double precision)');
 });
 afterAll(() => client?.end());
-
-/** A seeded pseudo-random sequence (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 async function pgPercentiles(values: number[]): Promise<{ disc: number[]; cont: number[] }> {
   await client.query('TRUNCATE v');
