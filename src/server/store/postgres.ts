@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { MessageChannel, Worker, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import { checkOf, getPath, projectionOf, setPath, timeOf, type Backend, type IndexedKinds, type RecordQuery, type StoreCommit, type StoredRecord } from './backend.js';
-import { StateError } from './errors.js';
+import { DatabaseUnavailable, StateError } from './errors.js';
 import type { PgAnswer, PgRequest } from './postgres-worker.js';
 
 type Row = unknown[];
@@ -69,6 +69,8 @@ export class PostgresBackend implements Backend {
   /** Configuration entries per `account\0kind`, valid while their kind's version is unchanged. */
   private readonly config = new Map<string, { version: number; entries: Array<[string, StoredRecord]>; byId: Map<string, StoredRecord> }>();
   private accounts: { key: string; ids: string[] } | undefined;
+  /** Set while PostgreSQL does not answer (reported once, see `failed`). */
+  private down = false;
   /** Identifies this process in `run_claims`. */
   readonly instance = `${process.pid}-${randomUUID().slice(0, 8)}`;
 
@@ -297,7 +299,7 @@ export class PostgresBackend implements Backend {
       const seen = Atomics.load(this.done, 0);
       if (seen !== id) {
         const left = deadline - Date.now();
-        if (left <= 0) throw new Error(`PostgreSQL did not answer within ${timeoutMs / 1000} s`);
+        if (left <= 0) throw this.failed(req, new Error(`PostgreSQL did not answer within ${timeoutMs / 1000} s`));
         Atomics.wait(this.done, 0, seen, left);
         continue;
       }
@@ -306,10 +308,32 @@ export class PostgresBackend implements Backend {
         const msg = receiveMessageOnPort(this.port)?.message as PgAnswer | undefined;
         if (!msg) throw new Error('PostgreSQL worker answered nothing');
         if (msg.id !== id) continue;
-        if ('error' in msg) throw Object.assign(new Error(msg.error), { code: msg.code, version: msg.version });
+        if ('error' in msg) throw this.failed(req, Object.assign(new Error(msg.error), { code: msg.code, version: msg.version }));
+        this.available();
         return msg as { rows: Row[][]; counts: number[] };
       }
     }
+  }
+
+  /**
+   * The error a failed call throws: DatabaseUnavailable when PostgreSQL could not answer (no
+   * connection, shutting down or starting, a statement or call timeout), reported once per outage
+   * on stderr; any other error as it is. The open keeps its errors (StateError at start).
+   */
+  private failed(req: Request, err: Error & { code?: string }): Error {
+    if (req.op === 'open' || req.op === 'close' || !isUnavailable(err)) return err;
+    if (!this.down) {
+      this.down = true;
+      process.stderr.write(`mac serve: PostgreSQL is unavailable (${err.message}); requests that need it answer 503, the scheduler and the retention wait until it is back\n`);
+    }
+    return new DatabaseUnavailable(err.message);
+  }
+
+  /** After an outage, the first answered call reports the recovery. */
+  private available(): void {
+    if (!this.down) return;
+    this.down = false;
+    process.stderr.write('mac serve: PostgreSQL is available again\n');
   }
 
   private versions(): Map<string, number> {
@@ -373,6 +397,16 @@ export function enc(s: string | null): string | null {
 
 export function dec(s: string): string {
   return s.includes('\\') ? s.replace(/\\([\\0])/g, (_, c: string) => (c === '0' ? '\u0000' : '\\')) : s;
+}
+
+/**
+ * Errors of PostgreSQL being out of reach rather than of the statement: connection errors (no
+ * code: connection ended or timed out; 08xxx; node's ECONNREFUSED and the like), the server
+ * shutting down or starting (57P0x), a statement timeout (57014), too many connections (53300).
+ */
+function isUnavailable(err: { code?: string; message?: string }): boolean {
+  const code = err.code;
+  return code === undefined || code.startsWith('08') || code.startsWith('57P') || code === '57014' || code === '53300' || /^E[A-Z]+$/.test(code);
 }
 
 function bumpVersion(kind: string): [string, unknown[]] {
