@@ -22,3 +22,11 @@ export class DatabaseUnavailable extends Error {
     this.name = 'DatabaseUnavailable';
   }
 }
+
+/** A uniqueness rule failed inside the commit (`index`: the rule's position in the commit's `u`). */
+export class UniqueTaken extends Error {
+  constructor(readonly index: number) {
+    super(`a uniqueness rule of the commit failed (key ${index})`);
+    this.name = 'UniqueTaken';
+  }
+}
