@@ -1,7 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { createOutput, type OutputTarget } from './output.js';
 import type { CliContext, RegisterCommand } from './context.js';
-import { environmentHelp } from './options.js';
+import { environmentHelp } from './help.js';
 import { MacError, ValidationFailed } from '../errors.js';
 
 // One entry per command file in ./commands; each registers its own flags and action.
