@@ -1,7 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { createOutput, type OutputTarget } from './output.js';
 import type { CliContext, RegisterCommand } from './context.js';
-import { environmentHelp } from './options.js';
+import { environmentHelp } from './help.js';
 import { MacError, ValidationFailed } from '../errors.js';
 
 // One entry per command file in ./commands; each registers its own flags and action.
@@ -17,6 +17,19 @@ const commands: Array<() => Promise<{ register: RegisterCommand }>> = [
   () => import('./commands/schemas.js'),
   () => import('./commands/serve.js'),
 ];
+/** The name of each command of `commands`, same order (the file's name is the command's). */
+const COMMAND_NAMES = ['init', 'validate', 'plan', 'apply', 'destroy', 'unlock', 'import', 'test', 'schemas', 'serve'];
+
+/**
+ * The command modules to load: only the named one when argv names a command first (`mac serve
+ * ...`: the other commands' modules cost a start of the service ~150 ms), else all of them (help,
+ * version, suggestions for a mistyped name).
+ */
+function commandsFor(argv: string[]): Array<() => Promise<{ register: RegisterCommand }>> {
+  const name = argv[2];
+  const i = COMMAND_NAMES.indexOf(name);
+  return i >= 0 ? [commands[i]] : commands;
+}
 
 /** Runs the CLI with argv (as process.argv) and returns the exit code. The only place that decides it. */
 export async function main(argv: string[], target?: Partial<OutputTarget>): Promise<number> {
@@ -39,7 +52,7 @@ export async function main(argv: string[], target?: Partial<OutputTarget>): Prom
     .showHelpAfterError(usageHint('mac'))
     .exitOverride()
     .configureOutput({ writeOut: (s) => output.result(s.trimEnd()), writeErr: (s) => output.info(s.trimEnd()) });
-  for (const load of commands) (await load()).register(program, ctx);
+  for (const load of commandsFor(argv)) (await load()).register(program, ctx);
   // A usage error stays one line plus a hint; the whole help would bury the message.
   for (const command of program.commands) command.showHelpAfterError(usageHint(`mac ${command.name()}`));
   try {

@@ -20,11 +20,10 @@ import { RESULT_FORMATS, type ResultFormat } from '../render/result-index.js';
 import type { CliContext } from './context.js';
 
 export { MAX_LOCK_TIMEOUT } from '../config/options.js';
+// Light enough for every start (main.ts, mac serve): in a module of their own.
+export { environmentHelp, usageHint } from './help.js';
+import { usageHint } from './help.js';
 
-/** The hint of a usage error of `mac COMMAND`. */
-export function usageHint(command: string): string {
-  return `run "mac ${command} --help" for usage`;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Declarations: one help text per option.
@@ -79,18 +78,6 @@ export function withConnectionOptions(cmd: Command): Command {
     .option('--account-id <id>', 'account id sent as x-service-account (env MAC_ACCOUNT_ID)');
 }
 
-/** What the top-level `mac --help` says after the commands: the environment and where the docs are. */
-export function environmentHelp(docsUrl: string): string {
-  return `
-Environment:
-  MAC_API_URL      monitoring API base URL (default: ${DEFAULT_API_URL}, where mac serve listens)
-  MAC_API_KEY      API key (default: the dev key of mac serve, at the default URL only)
-  MAC_ACCOUNT_ID   account id sent as x-service-account
-  MAC_RATE_LIMIT   at most N requests per SECONDS, as N/SECONDS (default: 600/60)
-  NO_COLOR         no colour in the output
-
-Docs: ${docsUrl}`;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Parsing: flags as commander hands them over (strings) into typed values.

@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
-import { ApiError, internalError, notFound } from './http/errors.js';
+import { ApiError, databaseUnavailable, internalError, notFound } from './http/errors.js';
+import { DatabaseUnavailable } from './store/errors.js';
 import { authenticate, faults, latency, rateLimit } from './http/guards.js';
 import { toHandler, type RouteModule } from './http/route.js';
 import { reservedSegments } from './http/paths.js';
@@ -80,6 +81,8 @@ export function createApp(ctx: ServerContext, extras: AppExtras = {}): Hono<AppE
   app.notFound(() => errorResponse(notFound()));
   app.onError((err) => {
     if (err instanceof ApiError) return errorResponse(err);
+    // Reported once per outage by the store (postgres.ts), not once per request.
+    if (err instanceof DatabaseUnavailable) return errorResponse(databaseUnavailable());
     extras.onInternalError?.(err);
     return errorResponse(internalError());
   });

@@ -39,7 +39,7 @@ export interface ServerOptions {
   /** Days run data (results, sessions, heartbeat events, alert notifications) is kept; 0 keeps it forever. */
   retentionDays: number;
   /** The retention's pace: rows deleted per step, and the pause once nothing old is left. */
-  retention: { batch: number; idleMs: number };
+  retention: { batch: number; idleMs: number; firstMs?: number };
   /** Milliseconds added before every response is sent. */
   latencyMs: number;
   faults: FaultSpec[];

@@ -6,7 +6,11 @@ import { createContext, type ServerContext } from './context.js';
 import { resolveServerOptions, type ServerOptions } from './options.js';
 import { Store } from './store/store.js';
 import { Retention } from './store/retention.js';
+import { DatabaseUnavailable } from './store/errors.js';
 import { RUN_INDEX } from './rundata/collections.js';
+
+/** Delay of the first retention step after the service starts listening (ms). */
+export const RETENTION_FIRST_STEP_MS = 5_000;
 
 /** A created service: its app (for in-process requests), context, and listen/close. */
 export interface MacServer {
@@ -23,7 +27,8 @@ export interface MacServer {
 
 /**
  * Creates the service: opens the database when one is set (throws a StateError, leaving the file
- * as it is, when it cannot), starts the retention, builds the app; nothing listens until `listen`.
+ * as it is, when it cannot), builds the app; nothing listens until `listen`, which also starts the
+ * retention (its first step `RETENTION_FIRST_STEP_MS` later).
  */
 export function createServer(partial: Partial<ServerOptions> = {}, extras: AppExtras = {}): MacServer {
   const options = resolveServerOptions(partial);
@@ -32,10 +37,12 @@ export function createServer(partial: Partial<ServerOptions> = {}, extras: AppEx
   const onInternalError = (err: unknown) => process.stderr.write(`mac serve: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   const app = createApp(ctx, { onInternalError, ...extras });
   const closers: Array<() => void | Promise<void>> = [];
+  let retention: Retention | undefined;
   if (options.retentionDays > 0) {
-    const retention = new Retention(store, { days: options.retentionDays, timeScale: options.timeScale, ...options.retention, now: options.now, onError: onInternalError });
-    retention.start();
-    closers.push(() => retention.stop());
+    // Skips its turn while the database is unavailable (the store reports that once).
+    const onError = (err: unknown) => void (err instanceof DatabaseUnavailable || onInternalError(err));
+    retention = new Retention(store, { days: options.retentionDays, timeScale: options.timeScale, ...options.retention, now: options.now, onError });
+    closers.push(() => retention!.stop());
   }
   let http: Server | undefined;
   return {
@@ -50,6 +57,8 @@ export function createServer(partial: Partial<ServerOptions> = {}, extras: AppEx
         server.once('error', reject);
         server.listen(options.port, options.host, () => {
           const { port } = server.address() as AddressInfo;
+          // The first retention step waits until the service listens, and a little more.
+          retention?.start(options.retention.firstMs ?? RETENTION_FIRST_STEP_MS);
           const host = options.host.includes(':') ? `[${options.host}]` : options.host;
           resolve(`http://${host}:${port}`);
         });

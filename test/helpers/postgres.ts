@@ -11,6 +11,10 @@ export interface TestPostgres {
   base: string;
   pid: number;
   stop(): Promise<void>;
+  /** Stops the server (by its pid), keeping its data directory: an outage. */
+  halt(): Promise<void>;
+  /** Starts it again on the same port and data directory, after `halt`. */
+  resume(): Promise<void>;
 }
 
 function freePort(): Promise<number> {
@@ -62,49 +66,61 @@ export async function startPostgres(): Promise<TestPostgres> {
   const port = await freePort();
   // fsync off: the tests crash the service, not the machine; durability against the service's
   // crash comes from COMMIT (synchronous_commit stays on).
-  const child = spawn(bins.postgres, ['-D', data, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=300', '-c', 'fsync=off', '-c', 'unix_socket_directories='], {
-    ...user,
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let log = '';
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`PostgreSQL did not start within 30 s:\n${log}`)), 30_000);
-    child.stderr!.on('data', (d: Buffer) => {
-      log += d.toString('utf8');
-      if (log.includes('ready to accept connections')) {
+  const launch = async (): Promise<number> => {
+    const child = spawn(bins.postgres, ['-D', data, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=300', '-c', 'fsync=off', '-c', 'unix_socket_directories='], {
+      ...user,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let log = '';
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`PostgreSQL did not start within 30 s:\n${log}`)), 30_000);
+      child.stderr!.on('data', (d: Buffer) => {
+        log += d.toString('utf8');
+        if (log.includes('ready to accept connections')) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+      child.once('exit', (code) => {
         clearTimeout(timer);
-        resolve();
+        reject(new Error(`PostgreSQL exited (${code}):\n${log}`));
+      });
+    });
+    child.stderr!.removeAllListeners('data');
+    child.stderr!.resume();
+    child.removeAllListeners('exit');
+    child.unref();
+    (child.stderr as unknown as { unref?: () => void }).unref?.();
+    return child.pid!;
+  };
+  let pid = await launch();
+  const halt = async () => {
+    try {
+      process.kill(pid, 'SIGINT');
+    } catch {
+      return;
+    }
+    for (let i = 0; i < 200; i++) {
+      try {
+        process.kill(pid, 0);
+      } catch {
+        break;
       }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`PostgreSQL exited (${code}):\n${log}`));
-    });
-  });
-  child.stderr!.removeAllListeners('data');
-  child.stderr!.resume();
-  child.removeAllListeners('exit');
-  child.unref();
-  (child.stderr as unknown as { unref?: () => void }).unref?.();
-  const pid = child.pid!;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
   return {
     base: `postgres://postgres:${password}@127.0.0.1:${port}`,
-    pid,
+    get pid() {
+      return pid;
+    },
     async stop() {
-      try {
-        process.kill(pid, 'SIGINT');
-      } catch {
-        return;
-      }
-      for (let i = 0; i < 200; i++) {
-        try {
-          process.kill(pid, 0);
-        } catch {
-          break;
-        }
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      await halt();
       rmSync(root, { recursive: true, force: true });
+    },
+    halt,
+    async resume() {
+      pid = await launch();
     },
   };
 }

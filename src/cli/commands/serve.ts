@@ -3,7 +3,7 @@ import type { RegisterCommand } from '../context.js';
 import { MacError, UsageError } from '../../errors.js';
 import { createServer } from '../../server/server.js';
 import { parseCount } from '../../config/options.js';
-import { usageHint } from '../options.js';
+import { usageHint } from '../help.js';
 import { isPostgresUrl } from '../../server/options.js';
 import { redactUrl } from '../../server/store/postgres.js';
 import { DEV_KEY, DEFAULT_RETENTION_DAYS, parseApiKey, parseDatabaseUrl, parseFaults, parseKeysFile, parseRateLimit, type ApiKeySpec, type ServerOptions } from '../../server/options.js';

@@ -2,7 +2,7 @@ import dns from 'node:dns';
 import net from 'node:net';
 import tls from 'node:tls';
 import { performance } from 'node:perf_hooks';
-import { Client, errors as undiciErrors } from 'undici';
+import type * as Undici from 'undici';
 import type { HttpRequest } from '../types.js';
 import type { Probe, ProbeLimits } from '../probe.js';
 import { buildRequest, shownHeaders, shownUrl } from './request.js';
@@ -14,6 +14,16 @@ import { phasesOf, timingsOf, type HopMarks } from './phases.js';
  * Client whose connector resolves and connects itself, so that dns, tcp and tls are measured at
  * their real boundaries. Nothing a server does makes it throw: every failure is a requestError.
  */
+
+/**
+ * undici, loaded by the first HTTP probe rather than with this module: it is the largest module
+ * `mac serve` loads (~0.3-0.4 s of its start on a 2-core machine), and a service starts before
+ * it runs any check.
+ */
+let undici: typeof Undici | undefined;
+async function loadUndici(): Promise<typeof Undici> {
+  return (undici ??= await import('undici'));
+}
 
 /** Redirects followed at most in one attempt; one more is a requestError. */
 export const MAX_REDIRECTS = 10;
@@ -116,6 +126,8 @@ async function request(
   limits: ProbeLimits,
   signal: AbortSignal,
 ): Promise<Hop> {
+  // Before the first mark: loading undici is not part of the request's timings.
+  const { Client } = await loadUndici();
   const marks: HopMarks = { start: performance.now(), end: NaN };
   const hop: Hop = { marks, status: 0, statusText: '', headers: {}, body: Buffer.alloc(0), error: null };
   let socket: net.Socket | undefined;
@@ -221,6 +233,8 @@ function flatHeaders(headers: Record<string, string | string[] | undefined>): Re
 /** The requestError of a failed request, and whether it is a network error. */
 function describe(err: unknown, signal: AbortSignal): { message: string; network: boolean } {
   if (signal.aborted) return { message: 'timeout', network: true };
+  // undici's errors: only after a request, so undici is loaded.
+  const undiciErrors = undici!.errors;
   if (err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError) return { message: 'timeout', network: true };
   if (err instanceof undiciErrors.HeadersOverflowError) return { message: 'response headers too large', network: false };
   const e = err as NodeJS.ErrnoException & { cause?: unknown };

@@ -78,3 +78,11 @@ export function unauthorized(message: string): ApiError {
 export function internalError(): ApiError {
   return new ApiError(500, 'An internal server error occurred');
 }
+
+/** Seconds a client is asked to wait (`Retry-After`) while the database is unavailable. */
+export const DATABASE_RETRY_AFTER_S = 5;
+
+/** 503 while the database cannot answer: names the database, never its URL or password. */
+export function databaseUnavailable(): ApiError {
+  return new ApiError(503, 'The database is unavailable; try again shortly', undefined, { 'retry-after': String(DATABASE_RETRY_AFTER_S) });
+}

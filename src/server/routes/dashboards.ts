@@ -48,20 +48,25 @@ function view(d: StoredRecord): Record<string, unknown> {
   return { ...d, keys };
 }
 
-/** customUrl and customDomain are unique across every account (409). */
-function uniqueness(store: Store, dashboard: Dashboard): void {
+/**
+ * customUrl and customDomain are unique across every account (409); the commit of `tx` checks
+ * them again (on a database shared by several instances, inside its transaction).
+ */
+function uniqueness(store: Store, tx: Transaction, dashboard: Dashboard): void {
+  const urlTaken = () => conflict(`Dashboard URL "${String(dashboard.customUrl)}" is already taken`);
+  const domainTaken = () => conflict(`Custom domain "${String(dashboard.customDomain)}" is already taken`);
   for (const { record } of store.everywhere<Dashboard>(COLL.dashboards)) {
     if (record.dashboardId === dashboard.dashboardId) continue;
-    if (record.customUrl === dashboard.customUrl) throw conflict(`Dashboard URL "${String(dashboard.customUrl)}" is already taken`);
-    if (dashboard.customDomain != null && record.customDomain === dashboard.customDomain) {
-      throw conflict(`Custom domain "${String(dashboard.customDomain)}" is already taken`);
-    }
+    if (record.customUrl === dashboard.customUrl) throw urlTaken();
+    if (dashboard.customDomain != null && record.customDomain === dashboard.customDomain) throw domainTaken();
   }
+  if (typeof dashboard.customUrl === 'string') tx.unique(COLL.dashboards, 'customUrl', dashboard.customUrl, dashboard.dashboardId, urlTaken);
+  if (typeof dashboard.customDomain === 'string') tx.unique(COLL.dashboards, 'customDomain', dashboard.customDomain, dashboard.dashboardId, domainTaken);
 }
 
 /** Stores the dashboard; one that is private without keys gets one, shown raw in this response. */
 function save(tx: Transaction, store: Store, dashboard: Dashboard, now: string): Record<string, unknown> {
-  uniqueness(store, dashboard);
+  uniqueness(store, tx, dashboard);
   let shownKeys: unknown[] = (view(dashboard).keys as unknown[]) ?? [];
   if (dashboard.isPrivate === true && dashboard.keys.length === 0) {
     const key = newKey('dk_', now);

@@ -32,15 +32,20 @@ function checkCardServices(tx: Transaction, body: StatusPageBody): void {
   );
 }
 
-/** 409 when another page, in any account, has the same url or custom domain. */
-function checkUnique(store: Store, body: StatusPageBody, selfId?: string): void {
+/**
+ * 409 when another page, in any account, has the same url or custom domain; the commit of `tx`
+ * checks both again (on a database shared by several instances, inside its transaction).
+ */
+function checkUnique(store: Store, tx: Transaction, body: StatusPageBody, selfId?: string): void {
+  const urlTaken = () => conflict(`Status page url "${body.url}" is already taken`);
+  const domainTaken = () => conflict(`Custom domain "${body.customDomain}" is already taken`);
   for (const { record } of store.everywhere<StoredStatusPage>(STATUS_COLL.statusPages)) {
     if (record.id === selfId) continue;
-    if (record.url === body.url) throw conflict(`Status page url "${body.url}" is already taken`);
-    if (body.customDomain !== null && record.customDomain === body.customDomain) {
-      throw conflict(`Custom domain "${body.customDomain}" is already taken`);
-    }
+    if (record.url === body.url) throw urlTaken();
+    if (body.customDomain !== null && record.customDomain === body.customDomain) throw domainTaken();
   }
+  tx.unique(STATUS_COLL.statusPages, 'url', body.url, selfId, urlTaken);
+  if (body.customDomain !== null) tx.unique(STATUS_COLL.statusPages, 'customDomain', body.customDomain, selfId, domainTaken);
 }
 
 /** The stored page of a body; cards already on the page keep their `created_at`. */
@@ -92,7 +97,7 @@ export const statusPageRoutes: RouteModule = ({ store, isoNow }) => [
       const tx = store.begin(account);
       checkCardIds(body);
       checkCardServices(tx, body);
-      checkUnique(store, body);
+      checkUnique(store, tx, body);
       const page = toStored(tx, body, isoNow());
       tx.put(STATUS_COLL.statusPages, page.id, page);
       tx.commit();
@@ -116,7 +121,7 @@ export const statusPageRoutes: RouteModule = ({ store, isoNow }) => [
       const tx = store.begin(account);
       const prior = mustGet<StoredStatusPage>(tx, STATUS_COLL.statusPages, params.statusPageId);
       checkCardServices(tx, body);
-      checkUnique(store, body, prior.id);
+      checkUnique(store, tx, body, prior.id);
       const page = toStored(tx, body, isoNow(), prior);
       tx.put(STATUS_COLL.statusPages, page.id, page);
       tx.commit();

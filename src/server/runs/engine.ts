@@ -7,6 +7,7 @@ import { runCheck, notExecuted, NOT_EXECUTED, type AttemptResult, type RunOption
 import { attemptLocation, sessionLocations } from './schedule.js';
 import { sessionVerdict, type SessionVerdict } from './alert-state.js';
 import { Alerter, type CheckRecord } from './alerts.js';
+import { DatabaseUnavailable } from '../store/errors.js';
 
 /** The service cuts retry waits to this (api-decisions §5.2), before the time scale. */
 export const SERVICE_MAX_WAIT_MS = 2000;
@@ -69,7 +70,15 @@ export class RunEngine {
     this.running.set(check.id, (this.running.get(check.id) ?? 0) + 1);
     const work = this.execute(account, check, session)
       // A check deleted while it ran takes its session along: what fails then is no fault.
-      .catch((err: unknown) => void (this.exists(account, check.id) && this.options.onError?.(err)))
+      .catch((err: unknown) => {
+        // The database went away during the run: the store reported it; the session stays unfinished.
+        if (err instanceof DatabaseUnavailable) return;
+        try {
+          if (this.exists(account, check.id)) this.options.onError?.(err);
+        } catch (e) {
+          if (!(e instanceof DatabaseUnavailable)) throw e;
+        }
+      })
       .finally(() => {
         this.running.set(check.id, (this.running.get(check.id) ?? 1) - 1);
         this.inFlight.delete(work);

@@ -5,6 +5,7 @@ import type { CheckRecord } from './alerts.js';
 import { HEARTBEAT_STATE_COLL, type Heartbeats } from './heartbeats.js';
 import { firstRunDelayMs, nextDueMs, periodMs } from './schedule.js';
 import { multiStepLoad, stopMultiStepRuns } from '../../runner/index.js';
+import { DatabaseUnavailable } from '../store/errors.js';
 
 /** How often the scheduler looks for due checks (real ms); bounds the precision of sub-minute runs. */
 export const TICK_MS = 50;
@@ -50,7 +51,19 @@ export class Scheduler {
 
   /** Starts ticking. */
   start(): void {
-    this.timer ??= setInterval(() => this.tick(), TICK_MS);
+    this.timer ??= setInterval(() => this.safeTick(), TICK_MS);
+  }
+
+  /**
+   * A tick from the timer: while the database is unavailable the tick is skipped (the store
+   * reports the outage once) and the next one tries again; the scan resumes where it stood.
+   */
+  private safeTick(): void {
+    try {
+      this.tick();
+    } catch (err) {
+      if (!(err instanceof DatabaseUnavailable)) throw err;
+    }
   }
 
   /** Stops ticking, stops multi-step scripts under way, and waits for the sessions under way. */

@@ -19,7 +19,18 @@ export interface StoreCommit {
   c?: Record<string, number>;
   /** Operations in order. */
   o?: StoreOp[];
+  /**
+   * Service-wide uniqueness rules the commit re-checks inside the database transaction (shared
+   * databases; one instance checks them in the same tick before committing).
+   */
+  u?: UniqueKey[];
 }
+
+/**
+ * `[kind, field, value, except]`: no record of `kind` in any account but `except` (an id in the
+ * commit's account) may hold the string `value` in its top-level `field`.
+ */
+export type UniqueKey = [string, string, string, string | null];
 
 /**
  * Kinds indexed by check and time: run data, read by queries instead of being held whole. `check`

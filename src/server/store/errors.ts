@@ -10,3 +10,23 @@ export class StateError extends MacError {
     super(message, { hint, cause: options.cause });
   }
 }
+
+/**
+ * The database cannot answer now (PostgreSQL down, unreachable, restarting, or a statement timed
+ * out). Requests answer 503 and the background work skips its turn; the next call tries again.
+ * The message names what failed, never the URL or its password.
+ */
+export class DatabaseUnavailable extends Error {
+  constructor(reason: string) {
+    super(`the database is unavailable: ${reason}`);
+    this.name = 'DatabaseUnavailable';
+  }
+}
+
+/** A uniqueness rule failed inside the commit (`index`: the rule's position in the commit's `u`). */
+export class UniqueTaken extends Error {
+  constructor(readonly index: number) {
+    super(`a uniqueness rule of the commit failed (key ${index})`);
+    this.name = 'UniqueTaken';
+  }
+}

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { MessageChannel, Worker, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import { checkOf, getPath, projectionOf, setPath, timeOf, type Backend, type IndexedKinds, type RecordQuery, type StoreCommit, type StoredRecord } from './backend.js';
-import { StateError } from './errors.js';
+import { DatabaseUnavailable, StateError, UniqueTaken } from './errors.js';
 import { FIGURE_COLUMNS, aggregateRows, aggregateSql, figureValues, type AggregateDialect, type AggregateQuery, type AggregateRow } from './aggregate.js';
 import type { PgAnswer, PgRequest } from './postgres-worker.js';
 
@@ -92,6 +92,8 @@ export class PostgresBackend implements Backend {
   /** Configuration entries per `account\0kind`, valid while their kind's version is unchanged. */
   private readonly config = new Map<string, { version: number; entries: Array<[string, StoredRecord]>; byId: Map<string, StoredRecord> }>();
   private accounts: { key: string; ids: string[] } | undefined;
+  /** Set while PostgreSQL does not answer (reported once, see `failed`). */
+  private down = false;
   /** Identifies this process in `run_claims`. */
   readonly instance = `${process.pid}-${randomUUID().slice(0, 8)}`;
 
@@ -228,6 +230,7 @@ export class PostgresBackend implements Backend {
 
   commit(entry: StoreCommit): void {
     const statements: Array<[string, unknown[]]> = [];
+    statements.push(...uniqueChecks(entry));
     // Rows locked in one order by every instance (no deadlock between two commits).
     for (const kind of Object.keys(entry.c ?? {}).sort()) {
       statements.push(['INSERT INTO counters (kind, value) VALUES ($1, $2) ON CONFLICT (kind) DO UPDATE SET value = GREATEST(counters.value, excluded.value)', [kind, entry.c![kind]]]);
@@ -326,7 +329,7 @@ export class PostgresBackend implements Backend {
       const seen = Atomics.load(this.done, 0);
       if (seen !== id) {
         const left = deadline - Date.now();
-        if (left <= 0) throw new Error(`PostgreSQL did not answer within ${timeoutMs / 1000} s`);
+        if (left <= 0) throw this.failed(req, new Error(`PostgreSQL did not answer within ${timeoutMs / 1000} s`));
         Atomics.wait(this.done, 0, seen, left);
         continue;
       }
@@ -335,10 +338,34 @@ export class PostgresBackend implements Backend {
         const msg = receiveMessageOnPort(this.port)?.message as PgAnswer | undefined;
         if (!msg) throw new Error('PostgreSQL worker answered nothing');
         if (msg.id !== id) continue;
-        if ('error' in msg) throw Object.assign(new Error(msg.error), { code: msg.code, version: msg.version });
+        if ('error' in msg) throw this.failed(req, Object.assign(new Error(msg.error), { code: msg.code, version: msg.version }));
+        this.available();
         return msg as { rows: Row[][]; counts: number[] };
       }
     }
+  }
+
+  /**
+   * The error a failed call throws: DatabaseUnavailable when PostgreSQL could not answer (no
+   * connection, shutting down or starting, a statement or call timeout), reported once per outage
+   * on stderr; any other error as it is. The open keeps its errors (StateError at start).
+   */
+  private failed(req: Request, err: Error & { code?: string }): Error {
+    const taken = err.code === '22P02' ? new RegExp(`"${UNIQUE_TAKEN}(\\d+):`).exec(err.message) : null;
+    if (taken) return new UniqueTaken(Number(taken[1]));
+    if (req.op === 'open' || req.op === 'close' || !isUnavailable(err)) return err;
+    if (!this.down) {
+      this.down = true;
+      process.stderr.write(`mac serve: PostgreSQL is unavailable (${err.message}); requests that need it answer 503, the scheduler and the retention wait until it is back\n`);
+    }
+    return new DatabaseUnavailable(err.message);
+  }
+
+  /** After an outage, the first answered call reports the recovery. */
+  private available(): void {
+    if (!this.down) return;
+    this.down = false;
+    process.stderr.write('mac serve: PostgreSQL is available again\n');
   }
 
   private versions(): Map<string, number> {
@@ -402,6 +429,46 @@ export function enc(s: string | null): string | null {
 
 export function dec(s: string): string {
   return s.includes('\\') ? s.replace(/\\([\\0])/g, (_, c: string) => (c === '0' ? '\u0000' : '\\')) : s;
+}
+
+/**
+ * Errors of PostgreSQL being out of reach rather than of the statement: connection errors (no
+ * code: connection ended or timed out; 08xxx; node's ECONNREFUSED and the like), the server
+ * shutting down or starting (57P0x), a statement timeout (57014), too many connections (53300).
+ */
+function isUnavailable(err: { code?: string; message?: string }): boolean {
+  const code = err.code;
+  return code === undefined || code.startsWith('08') || code.startsWith('57P') || code === '57014' || code === '53300' || /^E[A-Z]+$/.test(code);
+}
+
+/** Advisory locks of uniqueness rules: `pg_advisory_xact_lock(UNIQUE_LOCK_CLASS, hashtext(key))`. */
+const UNIQUE_LOCK_CLASS = 7263;
+/** Marks the error of a uniqueness rule found broken inside a commit (see uniqueChecks). */
+const UNIQUE_TAKEN = 'mac_unique_taken:';
+
+/**
+ * Statements that re-check a commit's uniqueness rules (`entry.u`) first in its transaction: an
+ * advisory lock per rule's key (taken in one order, before any row lock, so no deadlock), then
+ * per rule a read of whether another record holds the value. Under READ COMMITTED that read sees
+ * every commit of the same key made before the lock was granted (another instance's commit
+ * holds the lock until it commits). A record found makes the statement fail, which rolls the
+ * transaction back: casting `mac_unique_taken:INDEX:ID` to an integer fails (22P02) on a found row
+ * only, and `failed` turns that error into UniqueTaken(INDEX).
+ */
+function uniqueChecks(entry: StoreCommit): Array<[string, unknown[]]> {
+  const keys = (entry.u ?? []).map((key, index) => ({ key, index, lock: JSON.stringify(key.slice(0, 3)) }));
+  if (keys.length === 0) return [];
+  keys.sort((x, y) => (x.lock < y.lock ? -1 : x.lock > y.lock ? 1 : 0));
+  const out: Array<[string, unknown[]]> = keys.map(({ lock }) => ['SELECT pg_advisory_xact_lock($1, hashtext($2::text))', [UNIQUE_LOCK_CLASS, lock]]);
+  for (const { key, index } of keys) {
+    const [kind, field, value, except] = key;
+    out.push([
+      `SELECT ('${UNIQUE_TAKEN}' || $1::text || ':' || id)::int FROM records
+       WHERE kind = $2 AND at IS NULL AND data::json ->> $3::text = $4::text AND NOT (account = $5 AND id IS NOT DISTINCT FROM $6::text) LIMIT 1`,
+      [String(index), kind, field, value, enc(entry.a ?? ''), except === null ? null : enc(except)],
+    ]);
+  }
+  return out;
 }
 
 function bumpVersion(kind: string): [string, unknown[]] {

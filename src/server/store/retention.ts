@@ -46,9 +46,13 @@ export class Retention {
     return this.options.batch - left;
   }
 
-  /** Starts the background steps (the first right away). */
-  start(): void {
-    this.schedule(0);
+  /**
+   * Starts the background steps, the first after `firstDelayMs` (the service starts it once it
+   * listens, a little later: a step is a synchronous DELETE, and the first requests after a
+   * restart should not wait behind a backlog of expired rows).
+   */
+  start(firstDelayMs = 0): void {
+    this.schedule(firstDelayMs);
   }
 
   stop(): void {

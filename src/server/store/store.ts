@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { checkOf, type Backend, type IndexedKinds, type RecordQuery, type StoreCommit, type StoreOp, type StoredRecord } from './backend.js';
+import type { UniqueKey } from './backend.js';
+import { UniqueTaken } from './errors.js';
 import { MemoryBackend } from './memory.js';
 import type { AggregateQuery, AggregateRow } from './aggregate.js';
 import { openSqliteState, type JournalImport } from './open.js';
@@ -178,6 +180,8 @@ export class Transaction implements AccountView {
   /** `kind\0checkId` of the staged deletes by check. */
   private readonly purged = new Set<string>();
   private readonly counters = new Map<string, number>();
+  /** Uniqueness rules re-checked by the commit, each with the error it throws when broken. */
+  private readonly uniques: Array<{ key: UniqueKey; taken: () => Error }> = [];
 
   constructor(
     private readonly store: Store,
@@ -238,12 +242,27 @@ export class Transaction implements AccountView {
     for (const [key, rec] of this.staged) if (rec && key.startsWith(`${kind}\u0000`) && checkOf(rec, field) === checkId) this.staged.set(key, null);
   }
 
+  /**
+   * A service-wide uniqueness rule the caller has checked (no record of `kind` in any account,
+   * but `except` of this account, holds `value` in `field`): a shared database checks it again
+   * inside the commit, which throws `taken()` when another instance took the value meanwhile.
+   */
+  unique(kind: string, field: string, value: string, except: string | undefined, taken: () => Error): void {
+    this.uniques.push({ key: [kind, field, value, except ?? null], taken });
+  }
+
   /** Makes the staged writes durable and visible; throws (with nothing applied) if the write fails. */
   commit(): void {
     if (this.ops.length === 0 && this.counters.size === 0) return;
     const entry: StoreCommit = { a: this.account, o: this.ops };
     if (this.counters.size > 0) entry.c = Object.fromEntries(this.counters);
-    this.store.commitEntry(entry);
+    if (this.uniques.length > 0) entry.u = this.uniques.map((u) => u.key);
+    try {
+      this.store.commitEntry(entry);
+    } catch (err) {
+      if (err instanceof UniqueTaken && this.uniques[err.index]) throw this.uniques[err.index].taken();
+      throw err;
+    }
   }
 
   private isPurged(kind: string, rec: StoredRecord): boolean {
