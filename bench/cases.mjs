@@ -210,7 +210,7 @@ export const CASES = [
           note: `${Object.entries(f)
             .filter(([, x]) => x.p95 !== undefined)
             .map(([label, x]) => `${label}: p50 ${x.p50.toFixed(0)} ms, p95 ${x.p95.toFixed(0)} ms`)
-            .join('; ')}; in process, the database's reduction ${f.inProcess.databaseMs.toFixed(0)} ms against ${f.inProcess.javascriptMs.toFixed(0)} ms in JavaScript over the summaries`,
+            .join('; ')}; in process, the database's reduction ${f.inProcess.databaseMs.toFixed(0)} ms against ${f.inProcess.javascriptMs.toFixed(0)} ms in JavaScript over the fields read from the store`,
         }),
       );
     },

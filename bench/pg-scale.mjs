@@ -12,7 +12,6 @@ import { MAC_BIN } from './lib/mac.mjs';
 import { startPostgres } from './lib/postgres.mjs';
 import { createServer } from '../dist/server/server.js';
 import { RunRecorder } from '../dist/server/rundata/recorder.js';
-import { SERIES_FIELDS } from '../dist/server/rundata/analytics.js';
 
 const at = process.argv.indexOf('--results');
 const TOTAL = at > 0 ? Number(process.argv[at + 1]) : 1_000_000;
@@ -69,17 +68,17 @@ try {
   const t0 = performance.now();
   // n: 0..TOTAL-1; the first ONE are the measured check's, one every 30 days / ONE.
   await c.query(`
-    INSERT INTO records (account, kind, id, check_id, at, data, summary)
+    INSERT INTO records (account, kind, id, check_id, at, data, n0, n1, n2, n3, n4, n5, n6, n7, k0, k1, k2)
     SELECT r.account, r.kind, r.id || '-' || n, CASE WHEN n < $1 THEN r.check_id ELSE 'other-' || (n % 100) END, t,
            replace(replace(r.data, $2, to_char(to_timestamp(t / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')), '"responseTime":100', '"responseTime":' || (50 + n % 400)),
-           replace(replace(r.summary, $2, to_char(to_timestamp(t / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')), ',100,', ',' || (50 + n % 400) || ',')
+           r.n0, r.n1, 50 + n % 400, r.n3, r.n4, r.n5, r.n6, r.n7, r.k0, r.k1, r.k2
     FROM records r, generate_series(0, $3 - 1) AS n, LATERAL (SELECT ($4::bigint - ((n % $1) * (30 * ${DAY}::bigint / $1)))::bigint AS t) AS tt
     WHERE r.kind = 'checkResults'`, [ONE, startedAt, TOTAL, now - 60_000]);
   await c.query('VACUUM ANALYZE records');
   const count = Number((await c.query('SELECT count(*) AS n FROM records WHERE kind = $1', ['checkResults'])).rows[0].n);
   const size = Number((await c.query('SELECT pg_database_size(current_database()) AS n')).rows[0].n) / 1024 / 1024;
   if (process.argv.includes('--explain')) {
-    const plan = await c.query(`EXPLAIN (ANALYZE, BUFFERS) SELECT '[' || coalesce(string_agg('[' || to_json(id)::text || ',' || summary || ']', ',' ORDER BY seq), '') || ']' FROM records WHERE account = 'dev' AND kind = 'checkResults' AND check_id = $1 AND at >= $2 AND at <= $3`, [check.id, now - 30 * DAY, now]);
+    const plan = await c.query(`EXPLAIN (ANALYZE, BUFFERS) SELECT (at - $2) / ${DAY} AS b, count(n2), sum(n2), string_agg(n2::text, ',') FROM records WHERE account = 'dev' AND kind = 'checkResults' AND check_id = $1 AND at >= $2 AND at < $3 AND k0 = '"FINAL"' GROUP BY b`, [check.id, now - 30 * DAY, now]);
     console.error(plan.rows.map((r) => r['QUERY PLAN']).join('\n'));
     // The retention's first step at start (30 days kept): in a transaction rolled back.
     await c.query('BEGIN');
@@ -89,13 +88,13 @@ try {
   }
   await c.end();
   console.error(`pg-scale: ${count} results stored in ${((performance.now() - t0) / 1000).toFixed(0)} s, database ${size.toFixed(0)} MB`);
-  // The database query alone (in process), to tell it from the rest of the request.
+  // The database's reduction alone (in process), to tell it from the rest of the request.
   const direct = createServer({ stateFile: url, runs: false, retentionDays: 0 });
   const q0 = performance.now();
-  const rows = direct.ctx.store.query('dev', 'checkResults', { checkId: check.id, fromMs: now - 30 * DAY, toMs: now, fields: SERIES_FIELDS });
+  const rows = direct.ctx.store.aggregate('dev', 'checkResults', { checkId: check.id, fromMs: now - 30 * DAY, toMs: now, bucketMs: DAY, filters: [{ path: 'resultType', in: ['FINAL'] }], values: [{ path: 'responseTime', percentiles: [95] }] });
   const queryMs = performance.now() - q0;
   await direct.close();
-  console.error(`pg-scale: store query of ${rows.length} result summaries: ${queryMs.toFixed(0)} ms`);
+  console.error(`pg-scale: the store's reduction of the check's results (${rows.reduce((n, r) => n + r.values[0].n, 0)}) by day: ${queryMs.toFixed(0)} ms`);
   // Restart: spawn to the "listening" line, and to the first answered request.
   const restarts = [];
   let mac2;

@@ -11,8 +11,11 @@ import type { Metric } from './analytics-metrics.js';
 import type { Window } from './time-window.js';
 import type { CheckResult } from './types.js';
 
-/** Every field of a result the series read (the store keeps them as the results' summary). */
-export const SERIES_FIELDS: readonly string[] = [
+/**
+ * The fields of a result schema version 1 kept as its `summary` (a JSON array, in this order);
+ * migration 2 fills the figure columns from it. Not written since.
+ */
+export const SUMMARY_V1_FIELDS: readonly string[] = [
   'resultType',
   'startedAt',
   'hasFailures',
@@ -28,8 +31,7 @@ export const RESULTS_INDEX = {
   check: 'checkId',
   time: 'startedAt',
   expires: true,
-  summary: SERIES_FIELDS,
-  // Typed columns the database reduces (migrations fill them from the summary: keep the order).
+  // Typed columns the database reduces (migration 2 fills them from the summary: keep the order).
   figures: {
     numbers: ['hasFailures', 'attempts', 'responseTime', ...['wait', 'dns', 'tcp', 'firstByte', 'download'].map((p) => `apiCheckResult.response.timingPhases.${p}`)],
     keys: ['resultType', 'runLocation', 'apiCheckResult.response.status'],

@@ -35,8 +35,8 @@ export type UniqueKey = [string, string, string, string | null];
 /**
  * Kinds indexed by check and time: run data, read by queries instead of being held whole. `check`
  * and `time` name the record fields (time: an ISO timestamp); `expires` kinds are deleted by the
- * retention once their time is older than the retention period. `summary` fields (dot paths) are
- * also kept apart from the record, so a query asking only for them (`fields`) need not read it.
+ * retention once their time is older than the retention period. `figures` are kept in typed
+ * columns beside the record, for reductions in the database.
  */
 export type IndexedKinds = Readonly<Record<string, IndexedKind>>;
 
@@ -45,7 +45,6 @@ export interface IndexedKind {
   check: string;
   time: string;
   expires: boolean;
-  summary?: readonly string[];
   /**
    * Values also kept in typed columns, for reductions in the database (aggregate.ts): `numbers`
    * (numbers, booleans as 1 and 0; at most FIGURE_NUMBERS) and `keys` (compared and grouped by
@@ -146,22 +145,3 @@ export function setPath(target: StoredRecord, path: string, value: unknown): voi
   at[keys[keys.length - 1]] = value;
 }
 
-/**
- * What a query of an indexed kind reads for the wanted `fields`: whole records; the summary
- * column as it is (the same fields in the same order); items of the summary (it holds every
- * wanted field: no record to parse); or fields of the record. Each database spells it in its SQL.
- */
-export type Projection =
-  | { from: 'record' }
-  | { from: 'summary' }
-  | { from: 'summary-items'; indexes: number[] }
-  | { from: 'record-fields'; fields: readonly string[] };
-
-/** The projection of a query (see Projection). */
-export function projectionOf(spec: IndexedKind, fields: readonly string[] | undefined): Projection {
-  if (!fields) return { from: 'record' };
-  const summary = spec.summary;
-  if (!summary || !fields.every((f) => summary.includes(f))) return { from: 'record-fields', fields };
-  if (fields.length === summary.length && fields.every((f, i) => summary[i] === f)) return { from: 'summary' };
-  return { from: 'summary-items', indexes: fields.map((f) => summary.indexOf(f)) };
-}

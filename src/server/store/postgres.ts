@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { MessageChannel, Worker, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
-import { checkOf, getPath, projectionOf, setPath, timeOf, type Backend, type IndexedKinds, type RecordQuery, type StoreCommit, type StoredRecord } from './backend.js';
+import { checkOf, setPath, timeOf, type Backend, type IndexedKinds, type RecordQuery, type StoreCommit, type StoredRecord } from './backend.js';
 import { DatabaseUnavailable, StateError, UniqueTaken } from './errors.js';
 import { FIGURE_COLUMNS, aggregateRows, aggregateSql, figureValues, type AggregateDialect, type AggregateQuery, type AggregateRow } from './aggregate.js';
 import type { PgAnswer, PgRequest } from './postgres-worker.js';
@@ -35,7 +35,7 @@ export const PG_MIGRATIONS: readonly string[] = [
    CREATE TABLE run_claims (account text NOT NULL, check_id text NOT NULL, due_ms bigint NOT NULL, instance text NOT NULL, PRIMARY KEY (account, check_id, due_ms));
    CREATE INDEX run_claims_due ON run_claims (due_ms);`,
   // Figures (aggregate.ts): typed columns reduced by analytics, filled from the summary of the
-  // results already stored (the summary's order then: analytics.ts SERIES_FIELDS).
+  // results already stored (its order: analytics.ts SUMMARY_V1_FIELDS), which is no longer kept.
   `ALTER TABLE records ADD COLUMN n0 float8, ADD COLUMN n1 float8, ADD COLUMN n2 float8, ADD COLUMN n3 float8,
      ADD COLUMN n4 float8, ADD COLUMN n5 float8, ADD COLUMN n6 float8, ADD COLUMN n7 float8,
      ADD COLUMN k0 text, ADD COLUMN k1 text, ADD COLUMN k2 text;
@@ -53,7 +53,10 @@ export const PG_MIGRATIONS: readonly string[] = [
             coalesce((s -> 6)::text, 'null')
           FROM (SELECT r.summary::json AS s) j)
      WHERE kind = 'checkResults' AND summary IS NOT NULL;
-   CREATE INDEX records_figures ON records (account, kind, check_id, at) INCLUDE (n0, n1, n2, n3, n4, n5, n6, n7, k0, k1, k2) WHERE check_id IS NOT NULL;`,
+   CREATE INDEX records_figures ON records (account, kind, check_id, at) INCLUDE (n0, n1, n2, n3, n4, n5, n6, n7, k0, k1, k2) WHERE check_id IS NOT NULL;
+   -- The summary is no longer written (nor read): the index by check stops carrying it.
+   DROP INDEX records_check;
+   CREATE INDEX records_check ON records (account, kind, check_id, at, seq) WHERE check_id IS NOT NULL`,
 ];
 
 /** How long a call waits for PostgreSQL before it fails (the statements time out before this). */
@@ -184,16 +187,8 @@ export class PostgresBackend implements Backend {
     const { where, args } = this.where(account, kind, q);
     const order = q.order === 'time-desc' ? 'at DESC, seq DESC' : q.order === 'created-desc' ? 'seq DESC' : 'seq';
     const fields = q.fields;
-    const p = projectionOf(this.indexed[kind], fields);
-    // Whole records and whole summaries are JSON text already: concatenated, not parsed by PostgreSQL.
-    const what =
-      p.from === 'record'
-        ? 'data'
-        : p.from === 'summary'
-          ? 'summary'
-          : p.from === 'summary-items'
-            ? `json_build_array(${p.indexes.map((i) => `summary::json -> ${i}`).join(', ')})`
-            : `json_build_array(${p.fields.map((f) => `data::json #> ${pgPath(f.split('.'))}`).join(', ')})`;
+    // Whole records are JSON text already: concatenated, not parsed by PostgreSQL.
+    const what = fields ? `json_build_array(${fields.map((f) => `data::json #> ${pgPath(f.split('.'))}`).join(', ')})` : 'data';
     let page = '';
     if (q.limit !== undefined) page += ` LIMIT ${Math.max(0, Math.floor(q.limit))}`;
     if (q.offset !== undefined) page += ` OFFSET ${Math.max(0, Math.floor(q.offset))}`;
@@ -240,10 +235,9 @@ export class PostgresBackend implements Backend {
         if (op[0] === 'p') {
           const rec = op[3] as StoredRecord;
           const spec = this.indexed[op[1]];
-          const summary = spec?.summary ? JSON.stringify(spec.summary.map((f) => getPath(rec, f) ?? null)) : null;
           statements.push([
             PG_PUT,
-            [enc(entry.a), op[1], enc(op[2]), spec ? enc(checkOf(rec, spec.check)) : null, spec ? timeOf(rec, spec.time) : null, JSON.stringify(rec), summary, ...figureValues(spec, rec)],
+            [enc(entry.a), op[1], enc(op[2]), spec ? enc(checkOf(rec, spec.check)) : null, spec ? timeOf(rec, spec.time) : null, JSON.stringify(rec), ...figureValues(spec, rec)],
           ]);
         } else if (op[0] === 'd') statements.push(['DELETE FROM records WHERE account = $1 AND kind = $2 AND id = $3', [enc(entry.a), op[1], enc(op[2])]]);
         else statements.push(['DELETE FROM records WHERE account = $1 AND kind = $2 AND check_id = $3', [enc(entry.a), op[1], enc(op[2])]]);
@@ -481,8 +475,8 @@ function pgPath(keys: readonly string[]): string {
 }
 
 /** The upsert of one record with its figure columns. */
-const PG_PUT = `INSERT INTO records (account, kind, id, check_id, at, data, summary, ${FIGURE_COLUMNS.join(', ')}) VALUES (${Array.from({ length: 7 + FIGURE_COLUMNS.length }, (_, i) => `$${i + 1}`).join(', ')})
-  ON CONFLICT (account, kind, id) DO UPDATE SET check_id = excluded.check_id, at = excluded.at, data = excluded.data, summary = excluded.summary${FIGURE_COLUMNS.map((c) => `, ${c} = excluded.${c}`).join('')}`;
+const PG_PUT = `INSERT INTO records (account, kind, id, check_id, at, data, ${FIGURE_COLUMNS.join(', ')}) VALUES (${Array.from({ length: 6 + FIGURE_COLUMNS.length }, (_, i) => `$${i + 1}`).join(', ')})
+  ON CONFLICT (account, kind, id) DO UPDATE SET check_id = excluded.check_id, at = excluded.at, data = excluded.data, summary = NULL${FIGURE_COLUMNS.map((c) => `, ${c} = excluded.${c}`).join('')}`;
 
 /** The reduction of aggregate.ts spelled for PostgreSQL. */
 const PG_AGGREGATE: AggregateDialect = {

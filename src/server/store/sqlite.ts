@@ -1,5 +1,5 @@
 import Database from 'libsql';
-import { checkOf, getPath, projectionOf, setPath, timeOf, type Backend, type IndexedKinds, type RecordQuery, type StoreCommit, type StoredRecord } from './backend.js';
+import { checkOf, setPath, timeOf, type Backend, type IndexedKinds, type RecordQuery, type StoreCommit, type StoredRecord } from './backend.js';
 import { MemoryBackend } from './memory.js';
 import { FIGURE_COLUMNS, aggregateRows, aggregateSql, figureValues, type AggregateDialect, type AggregateQuery, type AggregateRow } from './aggregate.js';
 import { StateError } from './errors.js';
@@ -30,7 +30,7 @@ export const MIGRATIONS: readonly string[] = [
    CREATE INDEX records_config ON records (seq) WHERE at IS NULL;
    CREATE TABLE counters (kind TEXT PRIMARY KEY, value INTEGER NOT NULL);`,
   // Figures (aggregate.ts): typed columns reduced by analytics, filled from the summary of the
-  // results already stored (the summary's order then: analytics.ts SERIES_FIELDS).
+  // results already stored (its order: analytics.ts SUMMARY_V1_FIELDS), which is no longer kept.
   `ALTER TABLE records ADD COLUMN n0 REAL; ALTER TABLE records ADD COLUMN n1 REAL; ALTER TABLE records ADD COLUMN n2 REAL;
    ALTER TABLE records ADD COLUMN n3 REAL; ALTER TABLE records ADD COLUMN n4 REAL; ALTER TABLE records ADD COLUMN n5 REAL;
    ALTER TABLE records ADD COLUMN n6 REAL; ALTER TABLE records ADD COLUMN n7 REAL;
@@ -49,7 +49,10 @@ export const MIGRATIONS: readonly string[] = [
          k2 = coalesce(summary -> '$[6]', 'null')
      WHERE kind = 'checkResults' AND summary IS NOT NULL;
    -- Covering for reductions: a check's figures by time are read from this index alone.
-   CREATE INDEX records_figures ON records (account, kind, check_id, at, n0, n1, n2, n3, n4, n5, n6, n7, k0, k1, k2) WHERE check_id IS NOT NULL;`,
+   CREATE INDEX records_figures ON records (account, kind, check_id, at, n0, n1, n2, n3, n4, n5, n6, n7, k0, k1, k2) WHERE check_id IS NOT NULL;
+   -- The summary is no longer written (nor read): the index by check stops carrying it.
+   DROP INDEX records_check;
+   CREATE INDEX records_check ON records (account, kind, check_id, at, id) WHERE check_id IS NOT NULL;`,
 ];
 
 /** The schema version this code creates and reads. */
@@ -77,8 +80,8 @@ export class SqliteBackend implements Backend {
       count: s('SELECT count(*) FROM records WHERE account = ? AND kind = ?').raw(),
       everywhere: s('SELECT account, data FROM records WHERE kind = ? ORDER BY seq').raw(),
       put: s(
-        `INSERT INTO records (account, kind, id, check_id, at, data, summary, ${FIGURE_COLUMNS.join(', ')}) VALUES (?, ?, ?, ?, ?, ?, ?${', ?'.repeat(FIGURE_COLUMNS.length)})
-         ON CONFLICT (account, kind, id) DO UPDATE SET check_id = excluded.check_id, at = excluded.at, data = excluded.data, summary = excluded.summary${FIGURE_COLUMNS.map((c) => `, ${c} = excluded.${c}`).join('')}`,
+        `INSERT INTO records (account, kind, id, check_id, at, data, ${FIGURE_COLUMNS.join(', ')}) VALUES (?, ?, ?, ?, ?, ?${', ?'.repeat(FIGURE_COLUMNS.length)})
+         ON CONFLICT (account, kind, id) DO UPDATE SET check_id = excluded.check_id, at = excluded.at, data = excluded.data, summary = NULL${FIGURE_COLUMNS.map((c) => `, ${c} = excluded.${c}`).join('')}`,
       ),
       del: s('DELETE FROM records WHERE account = ? AND kind = ? AND id = ?'),
       delCheck: s('DELETE FROM records WHERE account = ? AND kind = ? AND check_id = ?'),
@@ -157,15 +160,7 @@ export class SqliteBackend implements Backend {
     const order = q.order === 'time-desc' ? 'at DESC, seq DESC' : q.order === 'created-desc' ? 'seq DESC' : 'seq';
     // Only the wanted fields leave the database (one JSON array of their values per row).
     const fields = q.fields;
-    const p = projectionOf(this.indexed[kind], fields);
-    const what =
-      p.from === 'record'
-        ? 'data'
-        : p.from === 'summary'
-          ? 'summary'
-          : p.from === 'summary-items'
-            ? `json_array(${p.indexes.map((i) => `summary -> ${i}`).join(', ')})`
-            : `json_array(${p.fields.map((f) => `data -> ${sqlString(`$.${f}`)}`).join(', ')})`;
+    const what = fields ? `json_array(${fields.map((f) => `data -> ${sqlString(`$.${f}`)}`).join(', ')})` : 'data';
     let sql = `SELECT id, ${what} FROM records WHERE ${where} ORDER BY ${order}`;
     if (q.limit !== undefined || q.offset !== undefined) {
       sql += ' LIMIT ? OFFSET ?';
@@ -222,8 +217,7 @@ export class SqliteBackend implements Backend {
       if (op[0] === 'p') {
         const rec = op[3] as StoredRecord;
         const spec = this.indexed[op[1]];
-        const summary = spec?.summary ? JSON.stringify(spec.summary.map((f) => getPath(rec, f) ?? null)) : null;
-        this.stmts.put.run(entry.a, op[1], op[2], spec ? checkOf(rec, spec.check) : null, spec ? timeOf(rec, spec.time) : null, JSON.stringify(rec), summary, ...figureValues(spec, rec));
+        this.stmts.put.run(entry.a, op[1], op[2], spec ? checkOf(rec, spec.check) : null, spec ? timeOf(rec, spec.time) : null, JSON.stringify(rec), ...figureValues(spec, rec));
       } else if (op[0] === 'd') this.stmts.del.run(entry.a, op[1], op[2]);
       else this.stmts.delCheck.run(entry.a, op[1], op[2]);
     }

@@ -14,7 +14,7 @@ import pg from 'pg';
 import { MIGRATIONS } from '../../../src/server/store/sqlite.js';
 import { PG_MIGRATIONS } from '../../../src/server/store/postgres.js';
 import { getPath } from '../../../src/server/store/backend.js';
-import { SERIES_FIELDS } from '../../../src/server/rundata/analytics.js';
+import { SUMMARY_V1_FIELDS } from '../../../src/server/rundata/analytics.js';
 
 // The reduction behind analytics runs in SQL on SQLite and PostgreSQL and in JavaScript in
 // memory: on the same results every store answers the same figures and the same series.
@@ -150,7 +150,7 @@ describe('analytics reduction on every store', () => {
 describe('results stored before the figure columns', () => {
   // Rows as the first schema wrote them: no figure columns, the summary only.
   const recs = results(400, 9);
-  const rows = recs.map((r) => ['dev', RUN_COLL.checkResults, r.id, r.checkId, Date.parse(r.startedAt as string), JSON.stringify(r), JSON.stringify(SERIES_FIELDS.map((f) => getPath(r, f) ?? null))]);
+  const rows = recs.map((r) => ['dev', RUN_COLL.checkResults, r.id, r.checkId, Date.parse(r.startedAt as string), JSON.stringify(r), JSON.stringify(SUMMARY_V1_FIELDS.map((f) => getPath(r, f) ?? null))]);
   const q: AggregateQuery = {
     checkId: 'c1',
     fromMs: T0,
