@@ -142,10 +142,10 @@ export class PostgresBackend implements Backend {
     return Number(this.query1('SELECT value FROM counters WHERE kind = $1', [kind])[0]?.[0] ?? 0);
   }
 
-  /** Takes the next id of a kind: atomic across every instance on the database, durable at once. */
-  allocate(kind: string): number {
+  /** Takes the next `count` ids of a kind (returns the last): atomic across every instance on the database, durable at once. */
+  allocate(kind: string, count = 1): number {
     return Number(
-      this.query1('INSERT INTO counters (kind, value) VALUES ($1, 1) ON CONFLICT (kind) DO UPDATE SET value = counters.value + 1 RETURNING value', [kind])[0][0],
+      this.query1('INSERT INTO counters (kind, value) VALUES ($1, $2) ON CONFLICT (kind) DO UPDATE SET value = counters.value + $2 RETURNING value', [kind, count])[0][0],
     );
   }
 
@@ -218,6 +218,59 @@ export class PostgresBackend implements Backend {
       }
       for (const kind of [...new Set((entry.o ?? []).map((op) => op[1]))].sort()) statements.push(bumpVersion(kind));
     }
+    if (statements.length === 0) return;
+    this.call({ op: 'tx', statements });
+    this.versionMemo = undefined;
+  }
+
+  /**
+   * Several commits as one transaction (the store's group commit): counters first (the highest
+   * value per kind), then the operations in order, each run of puts as multi-row inserts (a record
+   * put twice keeps the place of its first put and the value of its last), then one version bump
+   * per kind written.
+   */
+  commitMany(entries: readonly StoreCommit[]): void {
+    const counters = new Map<string, number>();
+    for (const e of entries) for (const [kind, value] of Object.entries(e.c ?? {})) counters.set(kind, Math.max(counters.get(kind) ?? value, value));
+    const statements: Array<[string, unknown[]]> = [];
+    for (const kind of [...counters.keys()].sort()) {
+      statements.push(['INSERT INTO counters (kind, value) VALUES ($1, $2) ON CONFLICT (kind) DO UPDATE SET value = GREATEST(counters.value, excluded.value)', [kind, counters.get(kind)]]);
+    }
+    let puts = new Map<string, [string, string, string, StoredRecord]>();
+    const putRows = () => {
+      const rows = [...puts.values()].map(([account, kind, id, rec]) => {
+        const spec = this.indexed[kind];
+        const summary = spec?.summary ? JSON.stringify(spec.summary.map((f) => getPath(rec, f) ?? null)) : null;
+        return [enc(account), kind, enc(id), spec ? enc(checkOf(rec, spec.check)) : null, spec ? timeOf(rec, spec.time) : null, JSON.stringify(rec), summary];
+      });
+      puts = new Map();
+      // 7 parameters a row, at most 65,535 a statement.
+      for (let i = 0; i < rows.length; i += 1000) {
+        const chunk = rows.slice(i, i + 1000);
+        const values = chunk.map((_, r) => `(${[1, 2, 3, 4, 5, 6, 7].map((c) => `$${r * 7 + c}`).join(', ')})`).join(', ');
+        statements.push([
+          `INSERT INTO records (account, kind, id, check_id, at, data, summary) VALUES ${values}
+           ON CONFLICT (account, kind, id) DO UPDATE SET check_id = excluded.check_id, at = excluded.at, data = excluded.data, summary = excluded.summary`,
+          chunk.flat(),
+        ]);
+      }
+    };
+    const kinds = new Set<string>();
+    for (const e of entries) {
+      if (e.a === undefined) continue;
+      for (const op of e.o ?? []) {
+        kinds.add(op[1]);
+        if (op[0] === 'p') {
+          puts.set(`${e.a}\u0000${op[1]}\u0000${op[2]}`, [e.a, op[1], op[2], op[3] as StoredRecord]);
+          continue;
+        }
+        putRows();
+        if (op[0] === 'd') statements.push(['DELETE FROM records WHERE account = $1 AND kind = $2 AND id = $3', [enc(e.a), op[1], enc(op[2])]]);
+        else statements.push(['DELETE FROM records WHERE account = $1 AND kind = $2 AND check_id = $3', [enc(e.a), op[1], enc(op[2])]]);
+      }
+    }
+    putRows();
+    for (const kind of [...kinds].sort()) statements.push(bumpVersion(kind));
     if (statements.length === 0) return;
     this.call({ op: 'tx', statements });
     this.versionMemo = undefined;
