@@ -84,6 +84,8 @@ export interface Backend {
   version?(kind: string): number;
   runAnchor?(account: string, checkId: string, plan: string, proposedMs: number, periodMs: number, nowMs: number): number;
   claimRun?(account: string, checkId: string, dueMs: number): boolean;
+  /** `claimRun` of several due runs in one round trip; granted or not, in the order asked. */
+  claimRuns?(claims: ReadonlyArray<{ account: string; checkId: string; dueMs: number }>): boolean[];
 }
 
 /** Epoch ms of an indexed record's time field, or null when it has none. */

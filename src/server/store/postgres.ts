@@ -323,6 +323,20 @@ export class PostgresBackend implements Backend {
     return rows.length === 1;
   }
 
+  /** Claims several due runs in one statement; true for each that this instance inserted. */
+  claimRuns(claims: ReadonlyArray<{ account: string; checkId: string; dueMs: number }>): boolean[] {
+    const granted = new Set<string>();
+    // 4 parameters a row, at most 65,535 a statement.
+    for (let i = 0; i < claims.length; i += 1000) {
+      const chunk = claims.slice(i, i + 1000);
+      const values = chunk.map((_, r) => `($${r * 4 + 1}, $${r * 4 + 2}, $${r * 4 + 3}, $${r * 4 + 4})`).join(', ');
+      const params = chunk.flatMap((c) => [enc(c.account), enc(c.checkId), Math.round(c.dueMs), this.instance]);
+      const rows = this.query1(`INSERT INTO run_claims (account, check_id, due_ms, instance) VALUES ${values} ON CONFLICT DO NOTHING RETURNING account, check_id, due_ms`, params);
+      for (const r of rows) granted.add(`${r[0]}\u0000${r[1]}\u0000${Number(r[2])}`);
+    }
+    return claims.map((c) => granted.has(`${enc(c.account)}\u0000${enc(c.checkId)}\u0000${Math.round(c.dueMs)}`));
+  }
+
   close(): void {
     if (this.closed) return;
     this.closed = true;
