@@ -46,6 +46,7 @@ export class Store {
   private readonly recent = new Map<string, StoredRecord | null>();
   private flushTimer: NodeJS.Timeout | undefined;
   private retryAtMs = 0;
+  private closed = false;
   /** Blocks of ids taken from a shared database, per kind (`nextInt(kind, block)`). */
   private readonly idBlocks = new Map<string, { next: number; last: number }>();
   /** Where a failed group commit is reported (the service's internal-error path). */
@@ -229,6 +230,7 @@ export class Store {
 
   /** Writes the pending deferred commits, then closes the database. */
   close(): void {
+    this.closed = true;
     clearTimeout(this.flushTimer);
     if (this.pending.length > 0) {
       const ops = this.pendingOps;
@@ -263,7 +265,8 @@ export class Store {
    */
   commitDeferred(entry: StoreCommit): void {
     const ops = entry.o ?? [];
-    if (entry.a === undefined || ops.some((op) => op[0] === 'x' || !this.indexed[op[1]])) return this.commitEntry(entry);
+    // After close nothing is queued: the write fails (or, in memory, happens) at once.
+    if (this.closed || entry.a === undefined || ops.some((op) => op[0] === 'x' || !this.indexed[op[1]])) return this.commitEntry(entry);
     this.pending.push(entry);
     this.pendingOps += Math.max(1, ops.length);
     for (const [kind, value] of Object.entries(entry.c ?? {})) this.pendingCounters.set(kind, Math.max(this.pendingCounters.get(kind) ?? value, value));
