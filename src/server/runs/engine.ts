@@ -53,8 +53,11 @@ export class RunEngine {
     return (this.running.get(checkId) ?? 0) > 0;
   }
 
-  /** Opens a session for `check` and runs it in the background; returns the session as opened. */
-  startSession(account: string, check: CheckRecord): StoredSession {
+  /**
+   * Opens a session for `check` and runs it in the background; returns the session as opened.
+   * `durable`: the opening is written before this returns (a client is told about the session).
+   */
+  startSession(account: string, check: CheckRecord, { durable = false }: { durable?: boolean } = {}): StoredSession {
     const turn = this.rotation.get(check.id) ?? 0;
     this.rotation.set(check.id, turn + 1);
     const session = this.recorder.openSession(account, {
@@ -66,6 +69,7 @@ export class RunEngine {
         maxResponseTime: typeof check.maxResponseTime === 'number' ? check.maxResponseTime : null,
       },
       runLocations: sessionLocations(check, turn),
+      durable,
     });
     this.running.set(check.id, (this.running.get(check.id) ?? 0) + 1);
     const work = this.execute(account, check, session)

@@ -47,7 +47,7 @@ function triggerRoute(ctx: ServerContext) {
       if (checks.length === 0) throw notFound();
       const { engine } = runsOf(ctx);
       const origin = new URL(c.req.url).origin;
-      const sessions = checks.map((check) => sessionView(engine.startSession(account, check), [], origin, ctx.options.now()));
+      const sessions = checks.map((check) => sessionView(engine.startSession(account, check, { durable: true }), [], origin, ctx.options.now()));
       return created({ sessions });
     },
   });

@@ -96,6 +96,8 @@ export class Scheduler {
     const scale = this.ctx.options.timeScale;
     const seen = new Set<string>();
     let wake = Number.POSITIVE_INFINITY;
+    // Due runs this instance would start, claimed together after the scan (one round trip on a shared database).
+    const due: Array<{ account: string; checkId: string; dueMs: number; check: CheckRecord }> = [];
     for (const account of this.ctx.store.accountIds()) {
       for (const check of this.ctx.store.list<CheckRecord>(account, COLL.checks)) {
         if (check.activated === false) continue;
@@ -117,21 +119,24 @@ export class Scheduler {
           this.plans.set(key, plan);
         }
         if (now >= plan.nextDueMs) {
-          const due = plan.nextDueMs;
+          const dueMs = plan.nextDueMs;
           plan.nextDueMs = nextDueMs(plan.nextDueMs, period, now);
-          // The claim makes one instance of several run this due time (always granted on one).
           if (
             !this.engine.isRunning(check.id) &&
-            this.engine.activeSessions < MAX_CONCURRENT_SESSIONS &&
-            !(check.checkType === 'MULTI_STEP' && multiStepBusy()) &&
-            this.ctx.store.claimRun(account, check.id, due)
+            this.engine.activeSessions + due.length < MAX_CONCURRENT_SESSIONS &&
+            !(check.checkType === 'MULTI_STEP' && multiStepBusy())
           ) {
-            this.engine.startSession(account, check);
+            // A multi-step run starts at once: the next one's multiStepBusy counts it.
+            if (check.checkType !== 'MULTI_STEP') due.push({ account, checkId: check.id, dueMs, check });
+            else if (this.ctx.store.claimRun(account, check.id, dueMs)) this.engine.startSession(account, check);
           }
         }
         wake = Math.min(wake, plan.nextDueMs);
       }
     }
+    // The claim makes one instance of several run a due time (always granted on one).
+    const granted = this.ctx.store.claimRuns(due);
+    due.forEach((d, i) => granted[i] && this.engine.startSession(d.account, d.check));
     // Deleted or deactivated checks start afresh if they come back.
     for (const key of this.plans.keys()) if (!seen.has(key)) this.plans.delete(key);
     this.watching = seen;

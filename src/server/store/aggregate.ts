@@ -7,7 +7,7 @@
  */
 import { checkOf, getPath, timeOf, type IndexedKind, type StoredRecord } from './backend.js';
 
-/** A reduction of one check's records of an indexed kind (its summary fields). */
+/** A reduction of one check's records of an indexed kind (its figures). */
 export interface AggregateQuery {
   checkId: string;
   /** Records whose time t has fromMs <= t < toMs, in buckets `floor((t - originMs) / bucketMs)`. */

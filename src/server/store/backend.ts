@@ -90,6 +90,8 @@ export interface Backend {
   aggregate(account: string, kind: string, q: AggregateQuery): AggregateRow[];
   /** Applies a commit atomically and durably, or throws with nothing applied. */
   commit(entry: StoreCommit): void;
+  /** Applies several commits, in order, as one atomic and durable transaction (the store's group commit). */
+  commitMany(entries: readonly StoreCommit[]): void;
   /** Deletes at most `limit` records of `kind` (any account) whose time is before `beforeMs`; returns how many. */
   expire(kind: string, beforeMs: number, limit: number): number;
   close(): void;
@@ -97,10 +99,13 @@ export interface Backend {
    * Shared backends (PostgreSQL, several instances on one database) also implement these: ids
    * taken from the database, versions read from it, due runs claimed in it.
    */
-  allocate?(kind: string): number;
+  /** Takes `count` (default 1) consecutive ids of a kind; returns the last of them. */
+  allocate?(kind: string, count?: number): number;
   version?(kind: string): number;
   runAnchor?(account: string, checkId: string, plan: string, proposedMs: number, periodMs: number, nowMs: number): number;
   claimRun?(account: string, checkId: string, dueMs: number): boolean;
+  /** `claimRun` of several due runs in one round trip; granted or not, in the order asked. */
+  claimRuns?(claims: ReadonlyArray<{ account: string; checkId: string; dueMs: number }>): boolean[];
 }
 
 /** Epoch ms of an indexed record's time field, or null when it has none. */

@@ -82,6 +82,10 @@ export class MemoryBackend implements Backend {
     }
   }
 
+  commitMany(entries: readonly StoreCommit[]): void {
+    for (const entry of entries) this.commit(entry);
+  }
+
   expire(kind: string, beforeMs: number, limit: number): number {
     const spec = this.indexed[kind];
     if (!spec) return 0;

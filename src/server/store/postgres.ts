@@ -170,10 +170,10 @@ export class PostgresBackend implements Backend {
     return Number(this.query1('SELECT value FROM counters WHERE kind = $1', [kind])[0]?.[0] ?? 0);
   }
 
-  /** Takes the next id of a kind: atomic across every instance on the database, durable at once. */
-  allocate(kind: string): number {
+  /** Takes the next `count` ids of a kind (returns the last): atomic across every instance on the database, durable at once. */
+  allocate(kind: string, count = 1): number {
     return Number(
-      this.query1('INSERT INTO counters (kind, value) VALUES ($1, 1) ON CONFLICT (kind) DO UPDATE SET value = counters.value + 1 RETURNING value', [kind])[0][0],
+      this.query1('INSERT INTO counters (kind, value) VALUES ($1, $2) ON CONFLICT (kind) DO UPDATE SET value = counters.value + $2 RETURNING value', [kind, count])[0][0],
     );
   }
 
@@ -224,26 +224,54 @@ export class PostgresBackend implements Backend {
   }
 
   commit(entry: StoreCommit): void {
-    const statements: Array<[string, unknown[]]> = [];
-    statements.push(...uniqueChecks(entry));
+    this.commitMany([entry]);
+  }
+
+  /**
+   * Several commits as one transaction (the store's group commit): counters first (the highest
+   * value per kind), then the operations in order, each run of puts as multi-row inserts (a record
+   * put twice keeps the place of its first put and the value of its last), then one version bump
+   * per kind written.
+   */
+  commitMany(entries: readonly StoreCommit[]): void {
+    const counters = new Map<string, number>();
+    for (const e of entries) for (const [kind, value] of Object.entries(e.c ?? {})) counters.set(kind, Math.max(counters.get(kind) ?? value, value));
+    // Uniqueness rules first: their advisory locks come before any row lock.
+    const statements: Array<[string, unknown[]]> = entries.flatMap(uniqueChecks);
     // Rows locked in one order by every instance (no deadlock between two commits).
-    for (const kind of Object.keys(entry.c ?? {}).sort()) {
-      statements.push(['INSERT INTO counters (kind, value) VALUES ($1, $2) ON CONFLICT (kind) DO UPDATE SET value = GREATEST(counters.value, excluded.value)', [kind, entry.c![kind]]]);
+    for (const kind of [...counters.keys()].sort()) {
+      statements.push(['INSERT INTO counters (kind, value) VALUES ($1, $2) ON CONFLICT (kind) DO UPDATE SET value = GREATEST(counters.value, excluded.value)', [kind, counters.get(kind)]]);
     }
-    if (entry.a !== undefined) {
-      for (const op of entry.o ?? []) {
-        if (op[0] === 'p') {
-          const rec = op[3] as StoredRecord;
-          const spec = this.indexed[op[1]];
-          statements.push([
-            PG_PUT,
-            [enc(entry.a), op[1], enc(op[2]), spec ? enc(checkOf(rec, spec.check)) : null, spec ? timeOf(rec, spec.time) : null, JSON.stringify(rec), ...figureValues(spec, rec)],
-          ]);
-        } else if (op[0] === 'd') statements.push(['DELETE FROM records WHERE account = $1 AND kind = $2 AND id = $3', [enc(entry.a), op[1], enc(op[2])]]);
-        else statements.push(['DELETE FROM records WHERE account = $1 AND kind = $2 AND check_id = $3', [enc(entry.a), op[1], enc(op[2])]]);
+    let puts = new Map<string, [string, string, string, StoredRecord]>();
+    const putRows = () => {
+      const rows = [...puts.values()].map(([account, kind, id, rec]) => {
+        const spec = this.indexed[kind];
+        return [enc(account), kind, enc(id), spec ? enc(checkOf(rec, spec.check)) : null, spec ? timeOf(rec, spec.time) : null, JSON.stringify(rec), ...figureValues(spec, rec)];
+      });
+      puts = new Map();
+      // PUT_COLUMNS parameters a row, at most 65,535 a statement.
+      for (let i = 0; i < rows.length; i += 1000) {
+        const chunk = rows.slice(i, i + 1000);
+        const values = chunk.map((_, r) => `(${PUT_COLUMNS.map((_c, c) => `$${r * PUT_COLUMNS.length + c + 1}`).join(', ')})`).join(', ');
+        statements.push([`INSERT INTO records (${PUT_COLUMNS.join(', ')}) VALUES ${values} ${ON_PUT_CONFLICT}`, chunk.flat()]);
       }
-      for (const kind of [...new Set((entry.o ?? []).map((op) => op[1]))].sort()) statements.push(bumpVersion(kind));
+    };
+    const kinds = new Set<string>();
+    for (const e of entries) {
+      if (e.a === undefined) continue;
+      for (const op of e.o ?? []) {
+        kinds.add(op[1]);
+        if (op[0] === 'p') {
+          puts.set(`${e.a}\u0000${op[1]}\u0000${op[2]}`, [e.a, op[1], op[2], op[3] as StoredRecord]);
+          continue;
+        }
+        putRows();
+        if (op[0] === 'd') statements.push(['DELETE FROM records WHERE account = $1 AND kind = $2 AND id = $3', [enc(e.a), op[1], enc(op[2])]]);
+        else statements.push(['DELETE FROM records WHERE account = $1 AND kind = $2 AND check_id = $3', [enc(e.a), op[1], enc(op[2])]]);
+      }
     }
+    putRows();
+    for (const kind of [...kinds].sort()) statements.push(bumpVersion(kind));
     if (statements.length === 0) return;
     this.call({ op: 'tx', statements });
     this.versionMemo = undefined;
@@ -294,6 +322,20 @@ export class PostgresBackend implements Backend {
       [enc(account), enc(checkId), Math.round(dueMs), this.instance],
     );
     return rows.length === 1;
+  }
+
+  /** Claims several due runs in one statement; true for each that this instance inserted. */
+  claimRuns(claims: ReadonlyArray<{ account: string; checkId: string; dueMs: number }>): boolean[] {
+    const granted = new Set<string>();
+    // 4 parameters a row, at most 65,535 a statement.
+    for (let i = 0; i < claims.length; i += 1000) {
+      const chunk = claims.slice(i, i + 1000);
+      const values = chunk.map((_, r) => `($${r * 4 + 1}, $${r * 4 + 2}, $${r * 4 + 3}, $${r * 4 + 4})`).join(', ');
+      const params = chunk.flatMap((c) => [enc(c.account), enc(c.checkId), Math.round(c.dueMs), this.instance]);
+      const rows = this.query1(`INSERT INTO run_claims (account, check_id, due_ms, instance) VALUES ${values} ON CONFLICT DO NOTHING RETURNING account, check_id, due_ms`, params);
+      for (const r of rows) granted.add(`${r[0]}\u0000${r[1]}\u0000${Number(r[2])}`);
+    }
+    return claims.map((c) => granted.has(`${enc(c.account)}\u0000${enc(c.checkId)}\u0000${Math.round(c.dueMs)}`));
   }
 
   close(): void {
@@ -474,9 +516,9 @@ function pgPath(keys: readonly string[]): string {
   return pgString(`{${keys.map((k) => `"${k.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`).join(',')}}`);
 }
 
-/** The upsert of one record with its figure columns. */
-const PG_PUT = `INSERT INTO records (account, kind, id, check_id, at, data, ${FIGURE_COLUMNS.join(', ')}) VALUES (${Array.from({ length: 6 + FIGURE_COLUMNS.length }, (_, i) => `$${i + 1}`).join(', ')})
-  ON CONFLICT (account, kind, id) DO UPDATE SET check_id = excluded.check_id, at = excluded.at, data = excluded.data, summary = NULL${FIGURE_COLUMNS.map((c) => `, ${c} = excluded.${c}`).join('')}`;
+/** The columns a put writes, and what an existing record of the same key keeps (its `seq`). */
+const PUT_COLUMNS = ['account', 'kind', 'id', 'check_id', 'at', 'data', ...FIGURE_COLUMNS];
+const ON_PUT_CONFLICT = `ON CONFLICT (account, kind, id) DO UPDATE SET summary = NULL, ${PUT_COLUMNS.slice(3).map((c) => `${c} = excluded.${c}`).join(', ')}`;
 
 /** The reduction of aggregate.ts spelled for PostgreSQL. */
 const PG_AGGREGATE: AggregateDialect = {

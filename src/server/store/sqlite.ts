@@ -198,6 +198,14 @@ export class SqliteBackend implements Backend {
     this.cache.commit({ ...entry, o: cached });
   }
 
+  /** Several commits in one SQLite transaction (one fsync); then the cache follows each. */
+  commitMany(entries: readonly StoreCommit[]): void {
+    this.db.transaction(() => {
+      for (const e of entries) this.write(e);
+    }).immediate();
+    for (const entry of entries) this.cache.commit({ ...entry, o: (entry.o ?? []).filter((op) => !this.indexed[op[1]]) });
+  }
+
   /**
    * Writes many commits in one transaction (the journal import; the cache is not updated), then
    * folds the WAL into the main file so that the file alone holds the database (it is renamed next).

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { checkOf, type Backend, type IndexedKinds, type RecordQuery, type StoreCommit, type StoreOp, type StoredRecord } from './backend.js';
+import { checkOf, timeOf, type Backend, type IndexedKinds, type RecordQuery, type StoreCommit, type StoreOp, type StoredRecord } from './backend.js';
 import type { UniqueKey } from './backend.js';
 import { UniqueTaken } from './errors.js';
 import { MemoryBackend } from './memory.js';
@@ -9,6 +9,17 @@ import { PostgresBackend } from './postgres.js';
 import { isPostgresUrl } from '../options.js';
 
 export type { StoredRecord, IndexedKinds, RecordQuery } from './backend.js';
+
+/** Real milliseconds a deferred commit (scheduled run data) waits at most before it is written. */
+export const GROUP_COMMIT_MS = 25;
+/** Pending operations of deferred commits that are written at once, without waiting for the timer. */
+export const GROUP_COMMIT_MAX_OPS = 1000;
+/** After a failed group commit, the pending ones are retried this often (real ms)... */
+export const GROUP_COMMIT_RETRY_MS = 1000;
+/** ...and dropped, with their count reported, once more than this many operations wait. */
+export const GROUP_COMMIT_MAX_PENDING_OPS = 100_000;
+/** Records written by deferred commits kept in memory after they landed, for `get` (open sessions). */
+const RECENT_RECORDS = 4096;
 
 /** Reads of one account: the committed state (`store.view`) or a transaction's staged one. */
 export interface AccountView {
@@ -25,6 +36,24 @@ export interface AccountView {
  */
 export class Store {
   private readonly versions = new Map<string, number>();
+  /** Deferred commits not written yet, in order (the group commit's queue). */
+  private pending: StoreCommit[] = [];
+  private pendingOps = 0;
+  private readonly pendingKinds = new Set<string>();
+  private readonly pendingCounters = new Map<string, number>();
+  /**
+   * `account\0kind\0id` -> record (null: deleted) of the records deferred commits wrote: the
+   * pending ones (what `get` answers before the database has them) and the most recent that landed
+   * (a session's own records, read back at each step of the session without a database read).
+   */
+  private readonly recent = new Map<string, StoredRecord | null>();
+  private flushTimer: NodeJS.Timeout | undefined;
+  private retryAtMs = 0;
+  private closed = false;
+  /** Blocks of ids taken from a shared database, per kind (`nextInt(kind, block)`). */
+  private readonly idBlocks = new Map<string, { next: number; last: number }>();
+  /** Where a failed group commit is reported (the service's internal-error path). */
+  onError: (err: unknown) => void = (err) => process.stderr.write(`mac serve: ${err instanceof Error ? err.message : String(err)}\n`);
 
   private constructor(
     private readonly backend: Backend,
@@ -36,6 +65,11 @@ export class Store {
   /** A store in memory only. */
   static memory(indexed: IndexedKinds = {}): Store {
     return new Store(new MemoryBackend(indexed), indexed);
+  }
+
+  /** A store over a given backend (tests wrap one to count its calls). */
+  static over(backend: Backend, indexed: IndexedKinds = {}): Store {
+    return new Store(backend, indexed);
   }
 
   /**
@@ -50,26 +84,39 @@ export class Store {
 
   /** One record of an account, or undefined. */
   get<T extends StoredRecord = StoredRecord>(account: string, kind: string, id: string | number): T | undefined {
+    if (this.recent.size > 0) {
+      const key = `${account}\u0000${kind}\u0000${id}`;
+      if (this.recent.has(key)) return (this.recent.get(key) ?? undefined) as T | undefined;
+    }
     return this.backend.get(account, kind, String(id)) as T | undefined;
   }
 
   /** Every record of a kind in an account, oldest first. Do not mutate the records. */
   list<T extends StoredRecord = StoredRecord>(account: string, kind: string): T[] {
+    this.settle(kind);
     return this.backend.entries(account, kind).map(([, r]) => r as T);
   }
 
   /** Every `[id, record]` of a kind in an account, oldest first. */
   entries<T extends StoredRecord = StoredRecord>(account: string, kind: string): Array<[string, T]> {
+    this.settle(kind);
     return this.backend.entries(account, kind) as Array<[string, T]>;
   }
 
   /** Records of an indexed kind by check and time window (see RecordQuery for the orders). */
   query<T extends StoredRecord = StoredRecord>(account: string, kind: string, q: RecordQuery = {}): T[] {
-    return this.backend.query(account, kind, q).map(([, r]) => r as T);
+    return this.queryEntries<T>(account, kind, q).map(([, r]) => r);
   }
 
-  /** `query` with the ids: `[id, record]`. */
+  /**
+   * `query` with the ids: `[id, record]`. Pending deferred records are merged into a query by
+   * check alone (creation order: what a transaction asks); any other query writes them first.
+   */
   queryEntries<T extends StoredRecord = StoredRecord>(account: string, kind: string, q: RecordQuery = {}): Array<[string, T]> {
+    if (this.pendingKinds.has(kind) && Object.entries(q).every(([k, v]) => k === 'checkId' || v === undefined)) {
+      return this.mergePending(account, kind, q.checkId, this.backend.query(account, kind, q)) as Array<[string, T]>;
+    }
+    this.settle(kind);
     return this.backend.query(account, kind, q) as Array<[string, T]>;
   }
 
@@ -80,16 +127,19 @@ export class Store {
 
   /** How many records `query` would match without limit and offset. */
   countQuery(account: string, kind: string, q: RecordQuery = {}): number {
+    this.settle(kind);
     return this.backend.countQuery(account, kind, q);
   }
 
   /** Number of records of a kind in an account. */
   count(account: string, kind: string): number {
+    this.settle(kind);
     return this.backend.count(account, kind);
   }
 
   /** Every record of a kind across all accounts (for the service-wide uniqueness rules). */
   *everywhere<T extends StoredRecord = StoredRecord>(kind: string): Iterable<{ account: string; record: T }> {
+    this.settle(kind);
     yield* this.backend.everywhere(kind) as Iterable<{ account: string; record: T }>;
   }
 
@@ -112,22 +162,37 @@ export class Store {
     return new Transaction(this, account);
   }
 
-  /** Current value of a kind's id counter (the last id handed out, 0 if none). */
+  /** Current value of a kind's id counter (the last id handed out, 0 if none), pending deferred commits included. */
   counter(kind: string): number {
-    return this.backend.counter(kind);
+    const stored = this.backend.counter(kind);
+    const pending = this.pendingCounters.get(kind);
+    return pending !== undefined && pending > stored ? pending : stored;
   }
 
   /**
    * Takes the next id of a kind from a shared database (atomic across instances), or undefined
-   * when the store is not shared and the transaction counts from `counter`.
+   * when the store is not shared and the transaction counts from `counter`. With `block` > 1,
+   * ids are taken from the database `block` at a time and handed out from memory: unique across
+   * instances, increasing on each instance, not in creation order across them.
    */
-  allocate(kind: string): number | undefined {
-    return this.backend.allocate?.(kind);
+  allocate(kind: string, block = 1): number | undefined {
+    if (!this.backend.allocate) return undefined;
+    if (block <= 1) return this.backend.allocate(kind);
+    let ids = this.idBlocks.get(kind);
+    if (!ids || ids.next > ids.last) {
+      const last = this.backend.allocate(kind, block);
+      ids = { next: last - block + 1, last };
+      this.idBlocks.set(kind, ids);
+    }
+    return ids.next++;
   }
 
   /** A number that changes whenever a record of `kind` is written in any account (cache keys), by any instance. */
   version(kind: string): number {
-    return this.backend.version ? this.backend.version(kind) : (this.versions.get(kind) ?? 0);
+    if (!this.backend.version) return this.versions.get(kind) ?? 0;
+    // The shared version counts what landed in the database: pending records of the kind land first.
+    this.settle(kind);
+    return this.backend.version(kind);
   }
 
   /**
@@ -143,25 +208,176 @@ export class Store {
     return this.backend.claimRun ? this.backend.claimRun(account, checkId, dueMs) : true;
   }
 
+  /** `claimRun` of several due runs at once (one round trip on a shared database); granted or not, in order. */
+  claimRuns(claims: ReadonlyArray<{ account: string; checkId: string; dueMs: number }>): boolean[] {
+    if (claims.length === 0) return [];
+    if (this.backend.claimRuns) return this.backend.claimRuns(claims);
+    return claims.map((c) => this.claimRun(c.account, c.checkId, c.dueMs));
+  }
+
   /**
    * Deletes at most `limit` records of an indexed kind whose time is before `beforeMs`, in every
    * account (the retention); returns how many.
    */
   expire(kind: string, beforeMs: number, limit: number): number {
     const n = this.backend.expire(kind, beforeMs, limit);
-    if (n > 0) this.bump(kind);
+    if (n > 0) {
+      this.bump(kind);
+      const spec = this.indexed[kind];
+      // Landed records kept for `get` go too (pending ones are written, and expire, later).
+      if (spec) {
+        for (const [key, rec] of this.recent) {
+          if (!rec || !key.includes(`\u0000${kind}\u0000`)) continue;
+          const t = timeOf(rec, spec.time);
+          if (t !== null && t < beforeMs && !this.pendingKinds.has(kind)) this.recent.delete(key);
+        }
+      }
+    }
     return n;
   }
 
-  /** Closes the database. */
+  /** Writes the pending deferred commits, then closes the database. */
   close(): void {
+    this.closed = true;
+    clearTimeout(this.flushTimer);
+    if (this.pending.length > 0) {
+      const ops = this.pendingOps;
+      try {
+        this.flush();
+      } catch (err) {
+        this.onError(new Error(`run data lost at close: ${ops} operations could not be written: ${err instanceof Error ? err.message : String(err)}`, { cause: err }));
+      }
+    }
     this.backend.close();
   }
 
-  /** Writes then publishes one commit: both happen or, when the write fails, neither. */
+  /**
+   * Writes then publishes one commit: both happen or, when the write fails, neither. Pending
+   * deferred commits are written first, in the same transaction (order kept).
+   */
   commitEntry(entry: StoreCommit): void {
-    this.backend.commit(entry);
+    if (this.pending.length > 0) {
+      this.backend.commitMany([...this.pending, entry]);
+      this.landed();
+    } else this.backend.commit(entry);
     for (const op of entry.o ?? []) this.bump(op[1]);
+    if (this.recent.size > 0) this.follow(entry);
+  }
+
+  /**
+   * Queues a commit of run data (indexed kinds only; anything else commits at once): visible to
+   * this store's reads at once, written with the others pending in one transaction within
+   * GROUP_COMMIT_MS, at GROUP_COMMIT_MAX_OPS pending operations, before the next commit, at
+   * `flush` and at close. Not durable when it returns: for what the scheduler records, never for
+   * what a client is told.
+   */
+  commitDeferred(entry: StoreCommit): void {
+    const ops = entry.o ?? [];
+    // After close nothing is queued: the write fails (or, in memory, happens) at once.
+    if (this.closed || entry.a === undefined || ops.some((op) => op[0] === 'x' || !this.indexed[op[1]])) return this.commitEntry(entry);
+    this.pending.push(entry);
+    this.pendingOps += Math.max(1, ops.length);
+    for (const [kind, value] of Object.entries(entry.c ?? {})) this.pendingCounters.set(kind, Math.max(this.pendingCounters.get(kind) ?? value, value));
+    for (const op of ops) {
+      const key = `${entry.a}\u0000${op[1]}\u0000${op[2]}`;
+      // Deleted then set again: the newest write is the last of the map (what `trim` keeps).
+      this.recent.delete(key);
+      this.recent.set(key, op[0] === 'p' ? (op[3] as StoredRecord) : null);
+      this.pendingKinds.add(op[1]);
+      if (!this.backend.version) this.bump(op[1]);
+    }
+    if (this.pendingOps >= GROUP_COMMIT_MAX_OPS && Date.now() >= this.retryAtMs) this.flushQuietly();
+    else this.flushTimer ??= setTimeout(() => this.flushQuietly(), GROUP_COMMIT_MS).unref();
+  }
+
+  /** Writes the pending deferred commits in one transaction; throws (keeping them) if that fails. */
+  flush(): void {
+    clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    if (this.pending.length === 0) return;
+    this.backend.commitMany(this.pending);
+    this.landed();
+  }
+
+  /** Deferred commits waiting to be written (operations). */
+  get pendingOperations(): number {
+    return this.pendingOps;
+  }
+
+  /**
+   * `flush` from the timer, a read or the bound: a failure is reported to `onError` and the
+   * pending commits are kept and retried every GROUP_COMMIT_RETRY_MS, until more than
+   * GROUP_COMMIT_MAX_PENDING_OPS operations wait: then they are dropped, their count reported.
+   */
+  private flushQuietly(): void {
+    try {
+      this.flush();
+    } catch (err) {
+      const why = err instanceof Error ? err.message : String(err);
+      this.retryAtMs = Date.now() + GROUP_COMMIT_RETRY_MS;
+      if (this.pendingOps > GROUP_COMMIT_MAX_PENDING_OPS) {
+        this.onError(new Error(`run data dropped: ${this.pendingOps} operations of ${this.pending.length} deferred commits could not be written: ${why}`, { cause: err }));
+        this.pending = [];
+        this.pendingOps = 0;
+        this.pendingKinds.clear();
+        this.pendingCounters.clear();
+        this.recent.clear();
+      } else {
+        this.onError(new Error(`run data not written yet (${this.pendingOps} operations kept, retried in ${GROUP_COMMIT_RETRY_MS} ms): ${why}`, { cause: err }));
+        this.flushTimer = setTimeout(() => this.flushQuietly(), GROUP_COMMIT_RETRY_MS).unref();
+      }
+    }
+  }
+
+  /** Pending records of `kind` are written before a read the overlay cannot answer. */
+  private settle(kind: string): void {
+    if (this.pendingKinds.has(kind)) this.flushQuietly();
+  }
+
+  /** The pending commits landed: the queue empties; the records stay in `recent`, the newest RECENT_RECORDS of them. */
+  private landed(): void {
+    clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    this.pending = [];
+    this.pendingOps = 0;
+    this.pendingKinds.clear();
+    this.pendingCounters.clear();
+    this.retryAtMs = 0;
+    for (const key of this.recent.keys()) {
+      if (this.recent.size <= RECENT_RECORDS) break;
+      this.recent.delete(key);
+    }
+  }
+
+  /** A commit of this instance changed records `recent` may hold: it follows. */
+  private follow(entry: StoreCommit): void {
+    for (const op of entry.o ?? []) {
+      const key = `${entry.a}\u0000${op[1]}\u0000${op[2]}`;
+      if (op[0] === 'p') {
+        if (this.recent.has(key)) this.recent.set(key, op[3] as StoredRecord);
+      } else if (op[0] === 'd') this.recent.delete(key);
+      else {
+        const field = this.indexed[op[1]]?.check ?? 'checkId';
+        const prefix = `${entry.a}\u0000${op[1]}\u0000`;
+        for (const [k, rec] of this.recent) if (k.startsWith(prefix) && (!rec || checkOf(rec, field) === op[2])) this.recent.delete(k);
+      }
+    }
+  }
+
+  /** Stored `[id, record]` of a query by check, with the pending puts and deletes of the kind applied in order. */
+  private mergePending(account: string, kind: string, checkId: string | undefined, stored: Array<[string, StoredRecord]>): Array<[string, StoredRecord]> {
+    const field = this.indexed[kind]?.check ?? 'checkId';
+    const out = new Map(stored);
+    for (const entry of this.pending) {
+      if (entry.a !== account) continue;
+      for (const op of entry.o ?? []) {
+        if (op[1] !== kind) continue;
+        // An update keeps its place (Map.set of a present key), a new record comes last.
+        if (op[0] === 'p' && (checkId === undefined || checkOf(op[3] as StoredRecord, field) === checkId)) out.set(op[2], op[3] as StoredRecord);
+        else out.delete(op[2]);
+      }
+    }
+    return [...out];
   }
 
   private bump(kind: string): void {
@@ -188,9 +404,12 @@ export class Transaction implements AccountView {
     readonly account: string,
   ) {}
 
-  /** The next integer id of a kind (service-wide; a committed id is never handed out again). */
-  nextInt(kind: string): number {
-    const shared = this.store.allocate(kind);
+  /**
+   * The next integer id of a kind (service-wide; a committed id is never handed out again). On a
+   * shared database, `block` > 1 takes ids that many at a time (see Store.allocate).
+   */
+  nextInt(kind: string, block = 1): number {
+    const shared = this.store.allocate(kind, block);
     if (shared !== undefined) return shared;
     const next = (this.counters.get(kind) ?? this.store.counter(kind)) + 1;
     this.counters.set(kind, next);
@@ -263,6 +482,17 @@ export class Transaction implements AccountView {
       if (err instanceof UniqueTaken && this.uniques[err.index]) throw this.uniques[err.index].taken();
       throw err;
     }
+  }
+
+  /**
+   * `commit` through the store's group commit (Store.commitDeferred): visible at once, durable
+   * within GROUP_COMMIT_MS. Only for run data the scheduler records, never for an API write.
+   */
+  commitDeferred(): void {
+    if (this.ops.length === 0 && this.counters.size === 0) return;
+    const entry: StoreCommit = { a: this.account, o: this.ops };
+    if (this.counters.size > 0) entry.c = Object.fromEntries(this.counters);
+    this.store.commitDeferred(entry);
   }
 
   private isPurged(kind: string, rec: StoredRecord): boolean {
