@@ -122,6 +122,7 @@ export class Store {
 
   /** The reduction of one check's records of an indexed kind by group and time bucket (store/aggregate.ts). */
   aggregate(account: string, kind: string, q: AggregateQuery): AggregateRow[] {
+    this.settle(kind);
     return this.backend.aggregate(account, kind, q);
   }
 
