@@ -134,7 +134,8 @@ export class RunEngine {
           } catch (err) {
             // A stored check the runner cannot read is a fault of this service: the location
             // still finishes, with hasErrors, so that the session ends instead of timing out.
-            if (finished) throw err;
+            // The database went away while recording: nothing to finish now (the store reported it).
+            if (finished || err instanceof DatabaseUnavailable) throw err;
             finish(location, notExecuted(`internal runner error: ${err instanceof Error ? err.message : String(err)}`), location);
             this.options.onError?.(err);
           }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { checkOf, timeOf, type Backend, type IndexedKinds, type RecordQuery, type StoreCommit, type StoreOp, type StoredRecord } from './backend.js';
 import type { UniqueKey } from './backend.js';
-import { UniqueTaken } from './errors.js';
+import { DatabaseUnavailable, UniqueTaken } from './errors.js';
 import { MemoryBackend } from './memory.js';
 import type { AggregateQuery, AggregateRow } from './aggregate.js';
 import { openSqliteState, type JournalImport } from './open.js';
@@ -324,7 +324,8 @@ export class Store {
         this.pendingCounters.clear();
         this.recent.clear();
       } else {
-        this.onError(new Error(`run data not written yet (${this.pendingOps} operations kept, retried in ${GROUP_COMMIT_RETRY_MS} ms): ${why}`, { cause: err }));
+        // An unavailable database is reported once by the backend, not at every retry.
+        if (!(err instanceof DatabaseUnavailable)) this.onError(new Error(`run data not written yet (${this.pendingOps} operations kept, retried in ${GROUP_COMMIT_RETRY_MS} ms): ${why}`, { cause: err }));
         this.flushTimer = setTimeout(() => this.flushQuietly(), GROUP_COMMIT_RETRY_MS).unref();
       }
     }
