@@ -210,6 +210,15 @@ export class Store {
   }
 
   /** `claimRun` of several due runs at once (one round trip on a shared database); granted or not, in order. */
+  /**
+   * After sessions were opened for claimed runs: on a shared database the pending run data is
+   * written at once (a claim and its session then land one round trip apart); on one instance
+   * the group commit's timer does it.
+   */
+  settleClaims(): void {
+    if (this.backend.claimRun || this.backend.claimRuns) this.flushQuietly();
+  }
+
   claimRuns(claims: ReadonlyArray<{ account: string; checkId: string; dueMs: number }>): boolean[] {
     if (claims.length === 0) return [];
     if (this.backend.claimRuns) return this.backend.claimRuns(claims);
