@@ -64,6 +64,14 @@ describe('analytics (endpoint 13)', () => {
       { data: [{ timestamp: new Date(from).toISOString(), responseTime_min: 50 }], runLocation: 'eu-west-1' },
       { data: [{ timestamp: new Date(from).toISOString(), responseTime_min: 85 }], runLocation: 'us-east-1' },
     ]);
+    // Fractions of a second are whole milliseconds (stored times are): the same answer on every store.
+    const frac = await h.call('GET', `/v1/analytics/url-monitors/${check.id}?from=${from / 1000 + 0.0004}&to=${h.clock.now / 1000}.25&metrics=responseTime_min`);
+    expect(frac.status).toBe(200);
+    expect(JSON.parse(frac.body.series[0]).data[0].responseTime_min).toBe(50);
+    // Beyond the last time a date holds: a 400 naming the parameter, not a failure.
+    const far = await h.call('GET', `/v1/analytics/url-monitors/${check.id}?from=${from / 1000}&to=99999999999999999999&metrics=responseTime_min`);
+    expect(far.status).toBe(400);
+    expect(JSON.stringify(far.body)).toContain('to');
     const ms = await h.call('GET', `/v1/analytics/url-monitors/${check.id}?from=${from}&to=${h.clock.now}&metrics=responseTime_max&filterByStatus=failure`);
     expect(JSON.parse(ms.body.series[0]).data[0].responseTime_max).toBe(50);
   });

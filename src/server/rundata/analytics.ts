@@ -87,7 +87,7 @@ function valuePath(base: string): string {
 
 /** Bucket width in ms: the interval, or the whole window. */
 function bucketMs(q: Pick<SeriesQuery, 'window' | 'aggregationIntervalMin'>): number {
-  return q.aggregationIntervalMin === undefined ? q.window.toMs - q.window.fromMs : q.aggregationIntervalMin * 60_000;
+  return q.aggregationIntervalMin === undefined ? Math.max(1, q.window.toMs - q.window.fromMs) : q.aggregationIntervalMin * 60_000;
 }
 
 /** A reduction of the check's results, by the store (or in memory for buildSeries). */

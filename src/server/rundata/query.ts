@@ -9,7 +9,9 @@ import type { Store } from '../store/store.js';
 export function unixParam() {
   return stringParam()
     .pipe(z.string().regex(/^\d+(?:\.\d+)?$/, { error: 'must be a unix timestamp' }))
-    .transform(Number);
+    .transform(Number)
+    // The latest time a date can hold (8.64e15 ms; read as seconds up to 1e11, as ms above).
+    .pipe(z.number().max(8.64e15, { error: 'must be a unix timestamp' }));
 }
 
 /** An ISO 8601 date or date-time, read as epoch ms. */

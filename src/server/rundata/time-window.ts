@@ -17,7 +17,8 @@ export type WindowResult = { ok: true; window: Window } | { ok: false; path: str
 
 /** Reads a unix time: seconds, or milliseconds when above 10^11 (a ms value of 1973 onwards). */
 export function unixToMs(value: number): number {
-  return value > 1e11 ? value : value * 1000;
+  // Whole milliseconds (stored times are): for a whole t, t >= x and t < x hold as they do for ceil(x).
+  return Math.ceil(value > 1e11 ? value : value * 1000);
 }
 
 /** The quickRange values, default first. */

@@ -156,7 +156,7 @@ export function aggregateSql(d: AggregateDialect, spec: IndexedKind, q: Aggregat
     args.push(v);
     return d.param(args.length);
   };
-  const conds = [`account = ${p(key.account)}`, `kind = ${p(key.kind)}`, `check_id = ${p(key.checkId)}`, `at >= ${p(Math.floor(q.fromMs))}`, `at < ${p(Math.ceil(q.toMs))}`];
+  const conds = [`account = ${p(key.account)}`, `kind = ${p(key.kind)}`, `check_id = ${p(key.checkId)}`, `at >= ${p(Math.ceil(q.fromMs))}`, `at < ${p(Math.ceil(q.toMs))}`];
   for (const f of q.filters) {
     const { column, type } = figureColumn(spec, f.path, 'any');
     const values = f.in.map((v) => (type === 'key' ? keyText(v) : numeric(v))).filter((v) => v !== null);
