@@ -35,5 +35,5 @@ export const RUN_INDEX = {
   [RUN_COLL.checkSessions]: { check: 'checkId', time: 'startedAt', expires: true },
   [RUN_COLL.heartbeatEvents]: { check: 'checkId', time: 'timestamp', expires: true },
   [RUN_COLL.alertNotifications]: { check: 'checkId', time: 'created_at', expires: true },
-  [RUN_COLL.errorGroups]: { check: 'checkId', time: 'lastSeen', expires: false },
+  [RUN_COLL.errorGroups]: { check: 'checkId', time: 'lastSeen', expires: false, editable: true },
 } as const satisfies IndexedKinds;

@@ -46,6 +46,12 @@ export interface IndexedKind {
   time: string;
   expires: boolean;
   /**
+   * Records of this kind are also changed by API writes (an error group's archive), so on a
+   * database shared by several instances they are read from it once written, never from this
+   * instance's memory of what it recorded.
+   */
+  editable?: boolean;
+  /**
    * Values also kept in typed columns, for reductions in the database (aggregate.ts): `numbers`
    * (numbers, booleans as 1 and 0; at most FIGURE_NUMBERS) and `keys` (compared and grouped by
    * their JSON text; at most FIGURE_KEYS). Dot paths.

@@ -354,6 +354,10 @@ export class Store {
     this.pendingKinds.clear();
     this.pendingCounters.clear();
     this.retryAtMs = 0;
+    // Another instance may change what an API write can change: read it from the database now.
+    if (this.backend.version) {
+      for (const key of this.recent.keys()) if (this.indexed[key.split('\u0000')[1]]?.editable) this.recent.delete(key);
+    }
     for (const key of this.recent.keys()) {
       if (this.recent.size <= RECENT_RECORDS) break;
       this.recent.delete(key);

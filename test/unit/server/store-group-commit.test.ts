@@ -201,3 +201,26 @@ describe.each([
     }
   });
 });
+
+describe('records recorded by one instance and changed by another (PostgreSQL)', () => {
+  it('an error group archived through another instance is read archived, while a session stays answered from memory', () => {
+    const db = pgDatabase();
+    const a = Store.open(db, RUN_INDEX);
+    const b = Store.open(db, RUN_INDEX);
+    try {
+      const rec = a.begin('dev');
+      rec.put('errorGroups', 'g1', { id: 'g1', checkId: 'c1', lastSeen: new Date().toISOString(), archived: false });
+      rec.put('checkSessions', 's1', { checkSessionId: 's1', checkId: 'c1', startedAt: new Date().toISOString(), status: 'STARTED' });
+      rec.commitDeferred();
+      a.flush();
+      const archive = b.begin('dev');
+      archive.put('errorGroups', 'g1', { ...b.get('dev', 'errorGroups', 'g1')!, archived: true });
+      archive.commit();
+      expect(a.get('dev', 'errorGroups', 'g1')?.archived).toBe(true);
+      expect(a.get('dev', 'checkSessions', 's1')?.status).toBe('STARTED');
+    } finally {
+      a.close();
+      b.close();
+    }
+  });
+});
