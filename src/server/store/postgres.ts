@@ -56,7 +56,10 @@ export const PG_MIGRATIONS: readonly string[] = [
    CREATE INDEX records_figures ON records (account, kind, check_id, at) INCLUDE (n0, n1, n2, n3, n4, n5, n6, n7, k0, k1, k2) WHERE check_id IS NOT NULL;
    -- The summary is no longer written (nor read): the index by check stops carrying it.
    DROP INDEX records_check;
-   CREATE INDEX records_check ON records (account, kind, check_id, at, seq) WHERE check_id IS NOT NULL`,
+   CREATE INDEX records_check ON records (account, kind, check_id, at, seq) WHERE check_id IS NOT NULL;
+   -- The retention deletes run data all the time: vacuum once 1% of the rows are dead (not the
+   -- default 20%), so the space of expired runs is reused and the database stops growing.
+   ALTER TABLE records SET (autovacuum_vacuum_scale_factor = 0.01, autovacuum_vacuum_threshold = 10000, autovacuum_vacuum_insert_scale_factor = 0.05)`,
 ];
 
 /** How long a call waits for PostgreSQL before it fails (the statements time out before this). */
