@@ -100,7 +100,7 @@ describe('the packed package, installed into an empty repository', () => {
   it('is the package the README tells a team to install, right after the two set-up commands', () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
     const blocks = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1].split('\n'));
-    expect(blocks[0].slice(0, 2).map((l) => l.split('#')[0].trim())).toEqual(['npm ci && npm run demo', 'npm run demo -- --keep']);
+    expect(blocks[0].slice(0, 2).map((l) => l.split('#')[0].trim())).toEqual(['npm ci && npm run demo', 'npm ci && npm test']);
     expect(blocks[1][0].split('#')[0].trim()).toBe(`npm install --save-dev ${pkg.name}`);
     expect(blocks[1].slice(1).filter((l) => l.trim() !== '').every((l) => l.startsWith('npx mac '))).toBe(true);
   });
