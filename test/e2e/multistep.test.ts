@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
 import { cleanEnv, MAC_BIN, runMac } from '../helpers/cli.js';
-import { startServe, callApi, type Served } from '../helpers/serve.js';
+import { startServe, callApi, waitFor, type Served } from '../helpers/serve.js';
 import { startHttpServer, json, type HttpServer } from '../helpers/http-server.js';
 
 // Multi-step checks as a user runs them: `mac test` on definitions, `mac serve` on its schedule.
@@ -75,15 +75,8 @@ async function project(files: Record<string, string>): Promise<string> {
   return dir;
 }
 
-async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs = 90_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
+/** A multi-step run takes seconds: polls every 250 ms, for up to 90 s unless told. */
+const waitRun = <T,>(probe: () => Promise<T | undefined>, timeoutMs = 90_000) => waitFor(probe, timeoutMs, 250);
 
 describe('mac test on multi-step checks', () => {
   it('passes, fails on the second request naming it, refuses a browser, and stops at the script timeout', async () => {
@@ -124,12 +117,12 @@ test('waits', async ({ request }) => {
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
     const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
-    await waitFor(async () => (leftovers().length > 0 ? true : undefined), 60_000);
+    await waitRun(async () => (leftovers().length > 0 ? true : undefined), 60_000);
     await new Promise((r) => setTimeout(r, 2_000));
     child.kill('SIGINT');
     expect(await exited).toBe(130);
     expect(stderr).toContain('mac test: stopped by SIGINT');
-    await waitFor(async () => (leftovers().length === 0 ? true : undefined), 10_000);
+    await waitRun(async () => (leftovers().length === 0 ? true : undefined), 10_000);
   }, 120_000);
 
   it('lists multi-step checks as skipped with --no-typescript: their scripts are code', async () => {
@@ -158,13 +151,13 @@ describe('mac serve runs multi-step checks', () => {
     });
     expect([good.status, bad.status]).toEqual([201, 201]);
 
-    const [passed] = await waitFor(async () => {
+    const [passed] = await waitRun(async () => {
       const r = await api('GET', `/v1/check-results/${good.body.id}`);
       return r.body.length > 0 ? r.body : undefined;
     });
     expect(passed).toMatchObject({ resultType: 'FINAL', hasFailures: false, hasErrors: false, apiCheckResult: null, multiStepCheckResult: { errors: [] } });
 
-    const [failed] = await waitFor(async () => {
+    const [failed] = await waitRun(async () => {
       const r = await api('GET', `/v1/check-results/${bad.body.id}`);
       return r.body.length > 0 ? r.body : undefined;
     });
@@ -175,19 +168,19 @@ describe('mac serve runs multi-step checks', () => {
     // A triggered session of the failing check ends FAILED with its FINAL result.
     const trigger = await api('POST', '/v1/check-sessions/trigger', { target: { checkId: [bad.body.id] } });
     expect(trigger.status).toBe(201);
-    const session = await waitFor(async () => {
+    const session = await waitRun(async () => {
       const s = await api('GET', `/v1/check-sessions/${trigger.body.sessions[0].checkSessionId}`);
       return ['FAILED', 'PASSED', 'TIMED_OUT'].includes(s.body.status) ? s.body : undefined;
     });
     expect(session).toMatchObject({ checkId: bad.body.id, checkType: 'MULTI_STEP', status: 'FAILED', results: [{ resultType: 'FINAL', hasFailures: true }] });
 
-    const groups = await waitFor(async () => {
+    const groups = await waitRun(async () => {
       const g = await api('GET', `/v1/error-groups/checks/${bad.body.id}`);
       return g.status === 200 && g.body.length > 0 ? g.body : undefined;
     });
     expect(groups[0].rawErrorMessage).toContain('after request 2: POST');
 
-    const alerts = await waitFor(async () => {
+    const alerts = await waitRun(async () => {
       const n = await api('GET', '/v1/alert-notifications');
       return n.body.some((a: any) => a.checkId === bad.body.id) ? n.body : undefined;
     });

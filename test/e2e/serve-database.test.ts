@@ -3,8 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'libsql';
 import { describe, expect, it } from 'vitest';
-import { runMac } from '../helpers/cli.js';
-import { apiOk, callApi, startServe } from '../helpers/serve.js';
+import { apiOk, callApi, expectAckedWritesSurviveKill, refusedServe, startServe } from '../helpers/serve.js';
 import { createServer } from '../../src/server/server.js';
 import { RunRecorder } from '../../src/server/rundata/recorder.js';
 import { SCHEMA_VERSION } from '../../src/server/store/sqlite.js';
@@ -13,41 +12,10 @@ import { refusedAttempt, tcpAttempt } from './rundata-harness.js';
 const tmpFile = (name: string) => join(mkdtempSync(join(tmpdir(), 'mac-serve-db-')), name);
 const DAY = 86_400_000;
 
-/** `mac serve` that must refuse to start: its exit code and what it printed. */
-const refusedServe = (args: string[]) => runMac(['serve', '--port', '0', '--no-runs', ...args], { timeoutMs: 30_000 });
 
 describe('mac serve on SQLite (built CLI)', () => {
   it('keeps every acknowledged write across kill -9 while writes are in flight (--database sqlite:FILE)', async () => {
-    const file = tmpFile('state.db');
-    const a = await startServe(['--database', `sqlite:${file}`, '--no-runs', '--rate-limit', '0/60']);
-    const acked: Array<{ id: number; name: string }> = [];
-    let killed = false;
-    try {
-      const writes = Array.from({ length: 80 }, (_, i) =>
-        callApi(a, 'POST', '/v1/snippets', { name: `s${i}`, script: `// ${i}` }).then(
-          (r) => {
-            if (r.status === 201 && !killed) acked.push({ id: r.body.id, name: r.body.name });
-          },
-          () => undefined,
-        ),
-      );
-      // Kill once some writes are acknowledged and others are still on their way.
-      while (acked.length < 20) await new Promise((r) => setTimeout(r, 5));
-      killed = true;
-      await a.stop('SIGKILL');
-      await Promise.all(writes);
-    } finally {
-      await a.stop('SIGKILL');
-    }
-    const b = await startServe(['--database', `sqlite:${file}`, '--no-runs', '--rate-limit', '0/60']);
-    try {
-      for (const s of acked) expect((await callApi(b, 'GET', `/v1/snippets/${s.id}`)).body).toMatchObject(s);
-      // Counters survive too: no acknowledged id is handed out again.
-      const next = await apiOk(b, 'POST', '/v1/snippets', { name: 'after', script: 'x' });
-      expect(next.id).toBeGreaterThan(Math.max(...acked.map((s) => s.id)));
-    } finally {
-      await b.stop();
-    }
+    await expectAckedWritesSurviveKill(`sqlite:${tmpFile('state.db')}`);
   });
 
   it('imports a journal of an earlier version once, keeps it as FILE.journal-backup, and serves its records', async () => {

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startServe, type Served, callApi } from '../helpers/serve.js';
+import { startServe, type Served, callApi, waitFor } from '../helpers/serve.js';
 import { startHttpTarget, type HttpTarget } from '../helpers/http-target.js';
 
 let target: HttpTarget;
@@ -32,15 +32,6 @@ afterEach(async () => {
 
 const api = (method: string, path: string, body?: unknown) => callApi(served!, method, path, body);
 
-async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs = 40_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 const alerting = { escalationType: 'RUN_BASED', runBasedEscalation: { failedRunThreshold: 1 }, reminders: { amount: 0, interval: 5 } };
 const webhooks = (type: string) => hooks.received.filter((r) => r.body !== '' && JSON.parse(r.body).alertType === type);

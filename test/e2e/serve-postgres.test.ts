@@ -1,13 +1,10 @@
 import { createServer as createTcpServer, type Server } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runMac } from '../helpers/cli.js';
-import { apiOk, callApi, startServe, type Served } from '../helpers/serve.js';
+import { apiOk, callApi, expectAckedWritesSurviveKill, refusedServe, startServe, type Served } from '../helpers/serve.js';
 import { pgDatabase } from '../helpers/pg-url.js';
 import { PG_MIGRATIONS } from '../../src/server/store/postgres.js';
 
-/** `mac serve` that must refuse to start: its exit code and what it printed. */
-const refusedServe = (args: string[]) => runMac(['serve', '--port', '0', '--no-runs', ...args], { timeoutMs: 30_000 });
 
 async function sql<T = any>(url: string, text: string, values: unknown[] = []): Promise<T[]> {
   const c = new pg.Client({ connectionString: url });
@@ -21,34 +18,7 @@ async function sql<T = any>(url: string, text: string, values: unknown[] = []): 
 
 describe('mac serve on PostgreSQL (built CLI)', () => {
   it('keeps every acknowledged write across kill -9 while writes are in flight', async () => {
-    const db = pgDatabase();
-    const a = await startServe(['--database', db, '--no-runs', '--rate-limit', '0/60']);
-    const acked: Array<{ id: number; name: string }> = [];
-    let killed = false;
-    try {
-      const writes = Array.from({ length: 80 }, (_, i) =>
-        callApi(a, 'POST', '/v1/snippets', { name: `s${i}`, script: `// ${i}` }).then(
-          (r) => {
-            if (r.status === 201 && !killed) acked.push({ id: r.body.id, name: r.body.name });
-          },
-          () => undefined,
-        ),
-      );
-      while (acked.length < 20) await new Promise((r) => setTimeout(r, 5));
-      killed = true;
-      await a.stop('SIGKILL');
-      await Promise.all(writes);
-    } finally {
-      await a.stop('SIGKILL');
-    }
-    const b = await startServe(['--database', db, '--no-runs', '--rate-limit', '0/60']);
-    try {
-      for (const s of acked) expect((await callApi(b, 'GET', `/v1/snippets/${s.id}`)).body).toMatchObject(s);
-      const next = await apiOk(b, 'POST', '/v1/snippets', { name: 'after', script: 'x' });
-      expect(next.id).toBeGreaterThan(Math.max(...acked.map((s) => s.id)));
-    } finally {
-      await b.stop();
-    }
+    await expectAckedWritesSurviveKill(pgDatabase());
   });
 
   it('two instances on one database are one service: writes read at once through the other, ids unique, accounts apart', async () => {

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startServe, type Served, callApi } from '../helpers/serve.js';
+import { startServe, type Served, callApi, waitFor } from '../helpers/serve.js';
 import { startTcpServer, type TcpServer } from '../helpers/tcp-server.js';
 
 let tcp: TcpServer;
@@ -16,15 +16,6 @@ afterEach(async () => {
 
 const api = (method: string, path: string, body?: unknown) => callApi(served!, method, path, body);
 
-async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 const tcpCheck = () => ({ name: 'cache', frequency: 1, doubleCheck: false, request: { hostname: '127.0.0.1', port: tcp.port } });
 

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { MAC_BIN, cleanEnv } from './cli.js';
+import { expect } from 'vitest';
+import { MAC_BIN, cleanEnv, runMac } from './cli.js';
 import { testStateFile } from './store-mode.js';
 
 /** A running `mac serve` started by a test. */
@@ -85,4 +86,55 @@ export async function apiOk(s: Pick<Served, 'url' | 'apiKey'>, method: string, p
   const r = await callApi(s, method, path, body);
   if (r.status >= 400) throw new Error(`${method} ${path}: ${r.status} ${JSON.stringify(r.body)}`);
   return r.body;
+}
+
+/** `mac serve` that must refuse to start: its exit code and what it printed. */
+export const refusedServe = (args: string[]) => runMac(['serve', '--port', '0', '--no-runs', ...args], { timeoutMs: 30_000 });
+
+/**
+ * kill -9 of `mac serve` on `database` while writes are in flight: after a restart every
+ * acknowledged write is there, and no acknowledged id is handed out again.
+ */
+export async function expectAckedWritesSurviveKill(database: string): Promise<void> {
+  const args = ['--database', database, '--no-runs', '--rate-limit', '0/60'];
+  const a = await startServe(args);
+  const acked: Array<{ id: number; name: string }> = [];
+  let killed = false;
+  try {
+    const writes = Array.from({ length: 80 }, (_, i) =>
+      callApi(a, 'POST', '/v1/snippets', { name: `s${i}`, script: `// ${i}` }).then(
+        (r) => {
+          if (r.status === 201 && !killed) acked.push({ id: r.body.id, name: r.body.name });
+        },
+        () => undefined,
+      ),
+    );
+    // Kill once some writes are acknowledged and others are still on their way.
+    while (acked.length < 20) await new Promise((r) => setTimeout(r, 5));
+    killed = true;
+    await a.stop('SIGKILL');
+    await Promise.all(writes);
+  } finally {
+    await a.stop('SIGKILL');
+  }
+  const b = await startServe(args);
+  try {
+    for (const s of acked) expect((await callApi(b, 'GET', `/v1/snippets/${s.id}`)).body).toMatchObject(s);
+    // Counters survive too: no acknowledged id is handed out again.
+    const next = await apiOk(b, 'POST', '/v1/snippets', { name: 'after', script: 'x' });
+    expect(next.id).toBeGreaterThan(Math.max(...acked.map((s) => s.id)));
+  } finally {
+    await b.stop();
+  }
+}
+
+/** Polls `probe` every `everyMs` until it returns a value; throws after `timeoutMs`. */
+export async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs = 40_000, everyMs = 100): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
 }

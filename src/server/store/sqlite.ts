@@ -192,13 +192,10 @@ export class SqliteBackend implements Backend {
   }
 
   commit(entry: StoreCommit): void {
-    this.db.transaction(() => this.write(entry)).immediate();
-    // Durable: now the cache follows (configuration kinds and counters only).
-    const cached = (entry.o ?? []).filter((op) => !this.indexed[op[1]]);
-    this.cache.commit({ ...entry, o: cached });
+    this.commitMany([entry]);
   }
 
-  /** Several commits in one SQLite transaction (one fsync); then the cache follows each. */
+  /** Several commits in one SQLite transaction (one fsync); once durable, the cache follows each (configuration kinds and counters only). */
   commitMany(entries: readonly StoreCommit[]): void {
     this.db.transaction(() => {
       for (const e of entries) this.write(e);

@@ -487,9 +487,8 @@ export class Transaction implements AccountView {
 
   /** Makes the staged writes durable and visible; throws (with nothing applied) if the write fails. */
   commit(): void {
-    if (this.ops.length === 0 && this.counters.size === 0) return;
-    const entry: StoreCommit = { a: this.account, o: this.ops };
-    if (this.counters.size > 0) entry.c = Object.fromEntries(this.counters);
+    const entry = this.entry();
+    if (!entry) return;
     if (this.uniques.length > 0) entry.u = this.uniques.map((u) => u.key);
     try {
       this.store.commitEntry(entry);
@@ -504,10 +503,16 @@ export class Transaction implements AccountView {
    * within GROUP_COMMIT_MS. Only for run data the scheduler records, never for an API write.
    */
   commitDeferred(): void {
-    if (this.ops.length === 0 && this.counters.size === 0) return;
+    const entry = this.entry();
+    if (entry) this.store.commitDeferred(entry);
+  }
+
+  /** The staged writes as one commit, or undefined when nothing is staged. */
+  private entry(): StoreCommit | undefined {
+    if (this.ops.length === 0 && this.counters.size === 0) return undefined;
     const entry: StoreCommit = { a: this.account, o: this.ops };
     if (this.counters.size > 0) entry.c = Object.fromEntries(this.counters);
-    this.store.commitDeferred(entry);
+    return entry;
   }
 
   private isPurged(kind: string, rec: StoredRecord): boolean {
