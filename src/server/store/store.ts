@@ -349,15 +349,16 @@ export class Store {
   private landed(): void {
     clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
+    // Another instance may change what an API write can change: read it from the database now
+    // (looked for only when such a kind was in the batch).
+    if (this.backend.version && [...this.pendingKinds].some((kind) => this.indexed[kind]?.editable)) {
+      for (const key of this.recent.keys()) if (this.indexed[key.split('\u0000')[1]]?.editable) this.recent.delete(key);
+    }
     this.pending = [];
     this.pendingOps = 0;
     this.pendingKinds.clear();
     this.pendingCounters.clear();
     this.retryAtMs = 0;
-    // Another instance may change what an API write can change: read it from the database now.
-    if (this.backend.version) {
-      for (const key of this.recent.keys()) if (this.indexed[key.split('\u0000')[1]]?.editable) this.recent.delete(key);
-    }
     for (const key of this.recent.keys()) {
       if (this.recent.size <= RECENT_RECORDS) break;
       this.recent.delete(key);
