@@ -4,12 +4,13 @@
  * (Atomics.wait) until this thread stores the id of the answered request there, then reads the
  * answer from its port with receiveMessageOnPort: the store stays synchronous for its callers.
  */
+import { writeSync } from 'node:fs';
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import pg from 'pg';
 
 /** A request of the main thread. */
 export type PgRequest =
-  | { id: number; op: 'open'; url: string; migrations: readonly string[] }
+  | { id: number; op: 'open'; url: string; shown: string; migrations: readonly string[] }
   | { id: number; op: 'query'; sql: string; params: unknown[] }
   | { id: number; op: 'tx'; statements: Array<[string, unknown[]]> }
   | { id: number; op: 'close' };
@@ -47,7 +48,7 @@ async function handle(req: PgRequest): Promise<{ rows: unknown[][][]; counts: nu
     case 'open':
       url = req.url;
       await connect();
-      await migrate(req.migrations);
+      await migrate(req.migrations, req.shown);
       return { rows: [], counts: [] };
     case 'query': {
       const r = await run(async (c) => c.query({ text: req.sql, values: req.params, rowMode: 'array' }));
@@ -148,7 +149,7 @@ async function transaction(statements: Array<[string, unknown[]]>): Promise<{ ro
  * Brings the schema to the latest version, one transaction per migration, under an advisory lock
  * (instances starting together migrate once). The version lives in `mac_schema`.
  */
-async function migrate(migrations: readonly string[]): Promise<void> {
+async function migrate(migrations: readonly string[], shown: string): Promise<void> {
   await run(async (c) => {
     await c.query('BEGIN');
     try {
@@ -166,11 +167,17 @@ async function migrate(migrations: readonly string[]): Promise<void> {
         await c.query('INSERT INTO mac_schema VALUES (0)');
       }
       if (version > migrations.length) throw Object.assign(new Error('newer'), { code: 'MAC_NEWER', version });
+      // An upgrade of a database with data can take a while: said before and after, on stderr at
+      // once (the main thread waits for this answer, so its own stream would only flush later).
+      const upgrading = version > 0 && version < migrations.length;
+      const t0 = Date.now();
+      if (upgrading) writeSync(2, `mac serve: upgrading ${shown} from schema version ${version} to ${migrations.length} (once; about a minute per million stored results) ...\n`);
       for (let v = version; v < migrations.length; v++) {
         await c.query(migrations[v]);
         await c.query('UPDATE mac_schema SET version = $1', [v + 1]);
       }
       await c.query('COMMIT');
+      if (upgrading) writeSync(2, `mac serve: upgraded ${shown} to schema version ${migrations.length} in ${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
     } catch (err) {
       await c.query('ROLLBACK').catch(() => undefined);
       throw err;

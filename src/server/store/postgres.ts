@@ -117,7 +117,7 @@ export class PostgresBackend implements Backend {
     const shown = redactUrl(url);
     const backend = new PostgresBackend(indexed);
     try {
-      backend.call({ op: 'open', url, migrations: PG_MIGRATIONS }, OPEN_TIMEOUT_MS);
+      backend.call({ op: 'open', url, shown, migrations: PG_MIGRATIONS }, OPEN_TIMEOUT_MS);
     } catch (err) {
       backend.close();
       const e = err as Error & { code?: string; version?: number };
