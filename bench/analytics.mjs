@@ -7,7 +7,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startService } from './lib/service.mjs';
-import { startPostgres } from './lib/postgres.mjs';
+import { startPostgres } from '../scripts/lib/embedded-postgres.mjs';
 import { createServer } from '../dist/server/server.js';
 import { analyticsSeries, buildSeries } from '../dist/server/rundata/analytics.js';
 

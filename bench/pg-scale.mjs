@@ -9,7 +9,7 @@
 import { spawn } from 'node:child_process';
 import pg from 'pg';
 import { MAC_BIN } from './lib/mac.mjs';
-import { startPostgres } from './lib/postgres.mjs';
+import { startPostgres } from '../scripts/lib/embedded-postgres.mjs';
 import { createServer } from '../dist/server/server.js';
 import { RunRecorder } from '../dist/server/rundata/recorder.js';
 

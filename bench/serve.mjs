@@ -102,7 +102,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   // `--database URL` (sqlite:FILE, postgres://...), or `--postgres`: a PostgreSQL of its own.
   const at = process.argv.indexOf('--database');
   let database = at > 0 ? process.argv[at + 1] : undefined;
-  const pg = process.argv.includes('--postgres') ? await (await import('./lib/postgres.mjs')).startPostgres() : undefined;
+  const pg = process.argv.includes('--postgres') ? await (await import('../scripts/lib/embedded-postgres.mjs')).startPostgres() : undefined;
   if (pg) database = pg.url('bench');
   const r = await main({ database });
   await pg?.stop();

