@@ -1,7 +1,8 @@
 // Soak: `mac serve` on SQLite (or PostgreSQL with --postgres) running many TCP checks every minute in 2 locations for simulated
-// hours at --time-scale, sampling the service's RSS and database size once per simulated hour;
-// then a restart (time to the first answered request) and analytics latency over the stored runs.
-// `node bench/soak.mjs [--quick] [--postgres]` alone, or `npm run bench -- --only soak`.
+// hours at --time-scale, sampling the service's RSS (anonymous memory and mapped files apart) each
+// simulated minute and the database size each simulated hour, with the hour's highest RSS; then a
+// restart (time to the first answered request) and analytics latency over the stored runs.
+// `node bench/soak.mjs [--quick] [--postgres] [--trace-gc] [--node-flag X]` alone, or `npm run bench -- --only soak`.
 import { spawn } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -24,9 +25,12 @@ const profDir = process.argv.includes('--cpu-prof') ? process.argv[process.argv.
 // `--trace-gc`: the services print each collection of the heap (node --trace-gc); the figures then
 // give the heap's size after each full collection beside the RSS samples.
 const traceGc = process.argv.includes('--trace-gc');
+// `--node-flag X` (repeatable): more flags of node for the services, e.g. `--heap-growing-percent=0`
+// for V8's own growing of the heap instead of mac serve's bound.
+const nodeFlags = process.argv.flatMap((a, i) => (process.argv[i - 1] === '--node-flag' ? [a] : []));
 
 function serve(args) {
-  const child = track(spawn(process.execPath, [...(profDir ? ['--cpu-prof', '--cpu-prof-dir', profDir] : []), ...(traceGc ? ['--trace-gc'] : []), ...(process.env.SOAK_NODE_FLAGS ? process.env.SOAK_NODE_FLAGS.split(' ') : []), MAC_BIN, 'serve', '--port', '0', '--rate-limit', '0/60', ...args], { stdio: ['ignore', 'pipe', 'pipe'] }));
+  const child = track(spawn(process.execPath, [...(profDir ? ['--cpu-prof', '--cpu-prof-dir', profDir] : []), ...(traceGc ? ['--trace-gc'] : []), ...nodeFlags, MAC_BIN, 'serve', '--port', '0', '--rate-limit', '0/60', ...args], { stdio: ['ignore', 'pipe', 'pipe'] }));
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (out += d));
