@@ -128,21 +128,15 @@ export class Scheduler {
           ) {
             // A multi-step run starts at once: the next one's multiStepBusy counts it.
             if (check.checkType !== 'MULTI_STEP') due.push({ account, checkId: check.id, dueMs, check });
-            else if (this.ctx.store.claimRun(account, check.id, dueMs)) {
-              this.engine.startSession(account, check);
-              this.ctx.store.settleClaims();
-            }
+            else this.ctx.store.claimRuns([{ account, checkId: check.id, dueMs }], () => this.engine.startSession(account, check));
           }
         }
         wake = Math.min(wake, plan.nextDueMs);
       }
     }
-    // The claim makes one instance of several run a due time (always granted on one).
-    const granted = this.ctx.store.claimRuns(due);
-    due.forEach((d, i) => granted[i] && this.engine.startSession(d.account, d.check));
-    // Shared claims: the sessions just opened are written now, not within the group commit's
-    // window, so an instance killed after claiming loses at most what one round trip covers.
-    if (granted.some(Boolean)) this.ctx.store.settleClaims();
+    // The claim makes one instance of several run a due time (always granted on one); on a shared
+    // database it commits with the sessions it starts, or not at all (Store.claimRuns).
+    this.ctx.store.claimRuns(due, (i) => this.engine.startSession(due[i].account, due[i].check));
     // Deleted or deactivated checks start afresh if they come back.
     for (const key of this.plans.keys()) if (!seen.has(key)) this.plans.delete(key);
     this.watching = seen;

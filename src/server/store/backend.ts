@@ -24,6 +24,28 @@ export interface StoreCommit {
    * databases; one instance checks them in the same tick before committing).
    */
   u?: UniqueKey[];
+  /**
+   * Claims of due runs taken again with this commit (shared databases): the claims of sessions
+   * started under a claim whose transaction rolled back (see Store.claimRuns).
+   */
+  r?: RunClaim[];
+}
+
+/** The run of a check due at `dueMs` (epoch ms), as claimed by one instance of several. */
+export interface RunClaim {
+  account: string;
+  checkId: string;
+  dueMs: number;
+}
+
+/** Claims held in an open transaction (Backend.holdClaims). */
+export interface ClaimHold {
+  /** Per claim asked, in order: whether this instance took it. */
+  readonly granted: boolean[];
+  /** Writes `entries` (as commitMany) in the transaction and commits it with the claims; on failure nothing of either is written, and it throws. */
+  commit(entries: readonly StoreCommit[]): void;
+  /** Rolls the claims back (nothing written); a no-op once committed. */
+  rollback(): void;
 }
 
 /**
@@ -109,9 +131,11 @@ export interface Backend {
   allocate?(kind: string, count?: number): number;
   version?(kind: string): number;
   runAnchor?(account: string, checkId: string, plan: string, proposedMs: number, periodMs: number, nowMs: number): number;
-  claimRun?(account: string, checkId: string, dueMs: number): boolean;
-  /** `claimRun` of several due runs in one round trip; granted or not, in the order asked. */
-  claimRuns?(claims: ReadonlyArray<{ account: string; checkId: string; dueMs: number }>): boolean[];
+  /**
+   * Claims due runs (each for one instance of those on the database) in a transaction left open
+   * until the hold's `commit` (with the writes of the sessions started for them) or `rollback`.
+   */
+  holdClaims?(claims: readonly RunClaim[]): ClaimHold;
 }
 
 /** Epoch ms of an indexed record's time field, or null when it has none. */

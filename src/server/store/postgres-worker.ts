@@ -13,6 +13,13 @@ export type PgRequest =
   | { id: number; op: 'open'; url: string; shown: string; migrations: readonly string[] }
   | { id: number; op: 'query'; sql: string; params: unknown[] }
   | { id: number; op: 'tx'; statements: Array<[string, unknown[]]> }
+  /**
+   * A transaction kept open across two requests, on a connection of its own (see `hold`):
+   * `hold` begins it and runs `statements`, leaving it open; `release` runs `statements` in it
+   * and commits (or, with `commit: false`, rolls back and runs nothing).
+   */
+  | { id: number; op: 'hold'; statements: Array<[string, unknown[]]> }
+  | { id: number; op: 'release'; statements: Array<[string, unknown[]]>; commit: boolean }
   | { id: number; op: 'close' };
 
 /** The answer: rows (arrays of column values) of each statement, or an error. */
@@ -24,6 +31,9 @@ pg.types.setTypeParser(20, (v: string) => Number(v));
 const { flag, port } = workerData as { flag: SharedArrayBuffer; port: MessagePort };
 const done = new Int32Array(flag);
 let client: pg.Client | undefined;
+/** The connection of the transaction left open by `hold`, and whether one is open on it. */
+let holder: pg.Client | undefined;
+let holding = false;
 let url = '';
 let queue: Promise<void> = Promise.resolve();
 
@@ -41,7 +51,10 @@ port.on('message', (req: PgRequest) => {
     Atomics.notify(done, 0);
   });
 });
-parentPort?.on('close', () => void client?.end().catch(() => undefined));
+parentPort?.on('close', () => {
+  void client?.end().catch(() => undefined);
+  void holder?.end().catch(() => undefined);
+});
 
 async function handle(req: PgRequest): Promise<{ rows: unknown[][][]; counts: number[] }> {
   switch (req.op) {
@@ -56,9 +69,16 @@ async function handle(req: PgRequest): Promise<{ rows: unknown[][][]; counts: nu
     }
     case 'tx':
       return transaction(req.statements);
+    case 'hold':
+      return hold(req.statements);
+    case 'release':
+      return release(req.statements, req.commit);
     case 'close':
       await client?.end().catch(() => undefined);
       client = undefined;
+      await holder?.end().catch(() => undefined);
+      holder = undefined;
+      holding = false;
       return { rows: [], counts: [] };
   }
 }
@@ -88,8 +108,8 @@ async function connect(): Promise<pg.Client> {
   return client;
 }
 
-async function open(at: string): Promise<pg.Client> {
-  const c = new pg.Client({ connectionString: at, connectionTimeoutMillis: 10_000, statement_timeout: 25_000, application_name: 'mac serve' });
+async function open(at: string, name = 'mac serve'): Promise<pg.Client> {
+  const c = new pg.Client({ connectionString: at, connectionTimeoutMillis: 10_000, statement_timeout: 25_000, application_name: name });
   // A lost connection is reported on the next request (which reconnects), not thrown here.
   c.on('error', () => {
     if (client === c) client = undefined;
@@ -143,6 +163,98 @@ async function transaction(statements: Array<[string, unknown[]]>): Promise<{ ro
       throw err;
     }
   }
+}
+
+/**
+ * Begins a transaction on the holding connection, runs `statements` and leaves it open for
+ * `release`: the main thread does synchronous work between the two (starting the sessions of the
+ * runs a claim granted) while the rows written stay locked; a concurrent INSERT of the same key
+ * by another instance waits for the commit or the rollback. A transaction still open from an
+ * earlier hold (never released: the main thread timed out) is rolled back first. Retried, like
+ * `transaction`, on a deadlock or a serialization failure; on any error nothing stays open.
+ * PostgreSQL itself ends a transaction left idle past idle_in_transaction_session_timeout (the
+ * main thread stuck between the two requests), and the socket's close (the process killed)
+ * rolls it back at once.
+ */
+async function hold(statements: Array<[string, unknown[]]>): Promise<{ rows: unknown[][][]; counts: number[] }> {
+  await abandon();
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const c = await holdingConnection();
+      await c.query('BEGIN');
+      holding = true;
+      return await inHeld(c, statements);
+    } catch (err) {
+      await abandon(err);
+      const code = (err as { code?: string }).code;
+      if (attempt < 4 && (code === '40P01' || code === '40001')) continue;
+      throw err;
+    }
+  }
+}
+
+/** Runs `statements` in the held transaction and commits it; or rolls it back (`commit` false). Nothing stays open. */
+async function release(statements: Array<[string, unknown[]]>, commit: boolean): Promise<{ rows: unknown[][][]; counts: number[] }> {
+  if (!commit) {
+    await abandon();
+    return { rows: [], counts: [] };
+  }
+  const c = holder;
+  if (!holding || !c) throw Object.assign(new Error('no transaction is held (it was rolled back: the connection was lost)'), { code: '08003' });
+  try {
+    const out = await inHeld(c, statements);
+    await c.query('COMMIT');
+    holding = false;
+    return out;
+  } catch (err) {
+    await abandon(err);
+    throw err;
+  }
+}
+
+async function inHeld(c: pg.Client, statements: Array<[string, unknown[]]>): Promise<{ rows: unknown[][][]; counts: number[] }> {
+  const rows: unknown[][][] = [];
+  const counts: number[] = [];
+  for (const [sql, params] of statements) {
+    const r = await c.query({ text: sql, values: params, rowMode: 'array' });
+    rows.push(r.rows);
+    counts.push(r.rowCount ?? 0);
+  }
+  return { rows, counts };
+}
+
+/** Rolls the held transaction back, if one is open; after a connection error (or a failed rollback) the connection is dropped. */
+async function abandon(err?: unknown): Promise<void> {
+  const c = holder;
+  const wasHolding = holding;
+  holding = false;
+  if (!c) return;
+  if (err === undefined || !isConnectionError(err)) {
+    if (!wasHolding) return;
+    try {
+      await c.query('ROLLBACK');
+      return;
+    } catch {
+      // Dropped below: closing the connection rolls back whatever it held.
+    }
+  }
+  if (holder === c) holder = undefined;
+  await c.end().catch(() => undefined);
+}
+
+async function holdingConnection(): Promise<pg.Client> {
+  if (holder) return holder;
+  const c = await open(url, 'mac serve claims');
+  // A transaction left open by a stuck main thread ends by itself (the connection with it).
+  await c.query("SET idle_in_transaction_session_timeout = '20s'");
+  c.on('error', () => {
+    if (holder === c) {
+      holder = undefined;
+      holding = false;
+    }
+  });
+  holder = c;
+  return c;
 }
 
 /**

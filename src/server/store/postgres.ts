@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { MessageChannel, Worker, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
-import { checkOf, setPath, timeOf, type Backend, type IndexedKinds, type RecordQuery, type StoreCommit, type StoredRecord } from './backend.js';
+import { checkOf, setPath, timeOf, type Backend, type ClaimHold, type IndexedKinds, type RecordQuery, type RunClaim, type StoreCommit, type StoredRecord } from './backend.js';
 import { DatabaseUnavailable, StateError, UniqueTaken } from './errors.js';
 import { FIGURE_COLUMNS, aggregateRows, aggregateSql, figureValues, type AggregateDialect, type AggregateQuery, type AggregateRow } from './aggregate.js';
 import type { PgAnswer, PgRequest } from './postgres-worker.js';
@@ -237,10 +237,31 @@ export class PostgresBackend implements Backend {
    * per kind written.
    */
   commitMany(entries: readonly StoreCommit[]): void {
+    const { statements, reclaimed } = this.batch(entries);
+    if (statements.length === 0) return;
+    const r = this.call({ op: 'tx', statements });
+    this.versionMemo = undefined;
+    this.reportTakenClaims(reclaimed.flatMap((i) => r.rows[i]));
+  }
+
+  /**
+   * The statements of `commitMany` (and of a held claim's commit), and the indexes of those that
+   * take claims again (`StoreCommit.r`).
+   */
+  private batch(entries: readonly StoreCommit[]): { statements: Array<[string, unknown[]]>; reclaimed: number[] } {
     const counters = new Map<string, number>();
     for (const e of entries) for (const [kind, value] of Object.entries(e.c ?? {})) counters.set(kind, Math.max(counters.get(kind) ?? value, value));
     // Uniqueness rules first: their advisory locks come before any row lock.
     const statements: Array<[string, unknown[]]> = entries.flatMap(uniqueChecks);
+    // Claims taken again, with the sessions started under them (see Store.claimRuns), in one
+    // order. A claim another instance holds now is kept by it and reported (reportTakenClaims).
+    const reclaimed: number[] = [];
+    const again = new Map(entries.flatMap((e) => e.r ?? []).map((c) => [`${c.account}\u0000${c.checkId}\u0000${Math.round(c.dueMs)}`, c]));
+    for (const chunk of chunks(sortClaims([...again.values()]), 1000)) {
+      reclaimed.push(statements.length);
+      const { sql, params } = claimInsert(chunk, this.instance, 'ON CONFLICT (account, check_id, due_ms) DO UPDATE SET instance = run_claims.instance RETURNING account, check_id, due_ms, instance');
+      statements.push([sql, params]);
+    }
     // Rows locked in one order by every instance (no deadlock between two commits).
     for (const kind of [...counters.keys()].sort()) {
       statements.push(['INSERT INTO counters (kind, value) VALUES ($1, $2) ON CONFLICT (kind) DO UPDATE SET value = GREATEST(counters.value, excluded.value)', [kind, counters.get(kind)]]);
@@ -275,9 +296,15 @@ export class PostgresBackend implements Backend {
     }
     putRows();
     for (const kind of [...kinds].sort()) statements.push(bumpVersion(kind));
-    if (statements.length === 0) return;
-    this.call({ op: 'tx', statements });
-    this.versionMemo = undefined;
+    return { statements, reclaimed };
+  }
+
+  /** Claims taken again by a batch that another instance took meanwhile: their due times ran there and here. */
+  private reportTakenClaims(rows: Row[]): void {
+    const taken = rows.filter((r) => r[3] !== this.instance);
+    if (taken.length === 0) return;
+    const which = taken.map((r) => `check ${dec(r[1] as string)} due at ${new Date(Number(r[2])).toISOString()}`).join(', ');
+    process.stderr.write(`mac serve: ${taken.length} run(s) whose claim was rolled back were claimed by another instance before this one wrote them again, and ran on both: ${which}\n`);
   }
 
   expire(kind: string, beforeMs: number, limit: number): number {
@@ -318,27 +345,63 @@ export class PostgresBackend implements Backend {
     return anchor + Math.ceil((nowMs - anchor) / periodMs) * periodMs;
   }
 
-  /** Claims the run of a check due at `dueMs`; true for exactly one instance. */
-  claimRun(account: string, checkId: string, dueMs: number): boolean {
-    const rows = this.query1(
-      'INSERT INTO run_claims (account, check_id, due_ms, instance) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING RETURNING 1',
-      [enc(account), enc(checkId), Math.round(dueMs), this.instance],
-    );
-    return rows.length === 1;
+  /**
+   * Claims due runs in a transaction left open (the worker's `hold`), in one order (no deadlock
+   * between instances claiming overlapping sets); `granted` tells, in the order asked, which
+   * this instance inserted. The hold's `commit(entries)` writes a batch (commitMany's statements)
+   * in that transaction and commits it with the claims; `rollback()` ends it with nothing written.
+   * Until then another instance's claim of the same due time waits for the outcome (the row is
+   * locked), and gets it when the claim rolls back or this process dies. Nothing asynchronous
+   * may run in between: the rows stay locked until the hold is released.
+   */
+  holdClaims(claims: readonly RunClaim[]): ClaimHold {
+    const keyOf = (account: string, checkId: string, dueMs: number) => `${account}\u0000${checkId}\u0000${dueMs}`;
+    const statements = chunks(sortClaims(claims), 1000).map((chunk): [string, unknown[]] => {
+      const { sql, params } = claimInsert(chunk, this.instance, 'ON CONFLICT DO NOTHING RETURNING account, check_id, due_ms');
+      return [sql, params];
+    });
+    let answer: { rows: Row[][] };
+    try {
+      answer = this.call({ op: 'hold', statements });
+    } catch (err) {
+      // A call that timed out may still be held by the worker: released after it.
+      this.abandonHold();
+      throw err;
+    }
+    const inserted = new Set(answer.rows.flat().map((r) => keyOf(r[0] as string, r[1] as string, Number(r[2]))));
+    const granted = claims.map((c) => inserted.has(keyOf(enc(c.account), enc(c.checkId), Math.round(c.dueMs))));
+    let open = true;
+    return {
+      granted,
+      commit: (entries) => {
+        if (!open) throw new Error('the claims were released already');
+        open = false;
+        const { statements: batch, reclaimed } = this.batch(entries);
+        let r: { rows: Row[][] };
+        try {
+          r = this.call({ op: 'release', statements: batch, commit: true });
+        } catch (err) {
+          this.abandonHold();
+          throw err;
+        }
+        this.versionMemo = undefined;
+        this.reportTakenClaims(reclaimed.flatMap((i) => r.rows[i]));
+      },
+      rollback: () => {
+        if (!open) return;
+        open = false;
+        this.abandonHold();
+      },
+    };
   }
 
-  /** Claims several due runs in one statement; true for each that this instance inserted. */
-  claimRuns(claims: ReadonlyArray<{ account: string; checkId: string; dueMs: number }>): boolean[] {
-    const granted = new Set<string>();
-    // 4 parameters a row, at most 65,535 a statement.
-    for (let i = 0; i < claims.length; i += 1000) {
-      const chunk = claims.slice(i, i + 1000);
-      const values = chunk.map((_, r) => `($${r * 4 + 1}, $${r * 4 + 2}, $${r * 4 + 3}, $${r * 4 + 4})`).join(', ');
-      const params = chunk.flatMap((c) => [enc(c.account), enc(c.checkId), Math.round(c.dueMs), this.instance]);
-      const rows = this.query1(`INSERT INTO run_claims (account, check_id, due_ms, instance) VALUES ${values} ON CONFLICT DO NOTHING RETURNING account, check_id, due_ms`, params);
-      for (const r of rows) granted.add(`${r[0]}\u0000${r[1]}\u0000${Number(r[2])}`);
-    }
-    return claims.map((c) => granted.has(`${enc(c.account)}\u0000${enc(c.checkId)}\u0000${Math.round(c.dueMs)}`));
+  /**
+   * Asks the worker to roll back the held transaction, without waiting: it answers requests in
+   * order, so whatever this thread asks next runs after the rollback (and `call` skips the answer).
+   */
+  private abandonHold(): void {
+    if (this.closed) return;
+    this.port.postMessage({ op: 'release', statements: [], commit: false, id: this.nextId++ } satisfies PgRequest);
   }
 
   close(): void {
@@ -507,6 +570,29 @@ function uniqueChecks(entry: StoreCommit): Array<[string, unknown[]]> {
       [String(index), kind, field, value, enc(entry.a ?? ''), except === null ? null : enc(except)],
     ]);
   }
+  return out;
+}
+
+/** Claims in one order (account, check, due time): every instance locks their rows in that order. */
+function sortClaims(claims: readonly RunClaim[]): RunClaim[] {
+  const key = (c: RunClaim) => [c.account, c.checkId] as const;
+  return [...claims].sort((x, y) => {
+    const [xa, xc] = key(x);
+    const [ya, yc] = key(y);
+    return xa < ya ? -1 : xa > ya ? 1 : xc < yc ? -1 : xc > yc ? 1 : x.dueMs - y.dueMs;
+  });
+}
+
+/** One multi-row INSERT of claims (4 parameters a row: at most 16,383 rows) followed by `tail`. */
+function claimInsert(claims: readonly RunClaim[], instance: string, tail: string): { sql: string; params: unknown[] } {
+  const values = claims.map((_, r) => `($${r * 4 + 1}, $${r * 4 + 2}, $${r * 4 + 3}, $${r * 4 + 4})`).join(', ');
+  const params = claims.flatMap((c) => [enc(c.account), enc(c.checkId), Math.round(c.dueMs), instance]);
+  return { sql: `INSERT INTO run_claims (account, check_id, due_ms, instance) VALUES ${values} ${tail}`, params };
+}
+
+function chunks<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
   return out;
 }
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { checkOf, timeOf, type Backend, type IndexedKinds, type RecordQuery, type StoreCommit, type StoreOp, type StoredRecord } from './backend.js';
+import { checkOf, timeOf, type Backend, type IndexedKinds, type RecordQuery, type RunClaim, type StoreCommit, type StoreOp, type StoredRecord } from './backend.js';
 import type { UniqueKey } from './backend.js';
 import { DatabaseUnavailable, UniqueTaken } from './errors.js';
 import { MemoryBackend } from './memory.js';
@@ -50,6 +50,8 @@ export class Store {
   private flushTimer: NodeJS.Timeout | undefined;
   private retryAtMs = 0;
   private closed = false;
+  /** Set while claimRuns starts sessions under claims held in an open transaction. */
+  private holding = false;
   /** Blocks of ids taken from a shared database, per kind (`nextInt(kind, block)`). */
   private readonly idBlocks = new Map<string, { next: number; last: number }>();
   /** Where a failed group commit is reported (the service's internal-error path). */
@@ -204,25 +206,75 @@ export class Store {
     return this.backend.runAnchor ? this.backend.runAnchor(account, checkId, plan, proposedMs, periodMs, nowMs) : proposedMs;
   }
 
-  /** Claims the run of a check due at `dueMs`: always true on one instance; on a shared database, for one instance only. */
-  claimRun(account: string, checkId: string, dueMs: number): boolean {
-    return this.backend.claimRun ? this.backend.claimRun(account, checkId, dueMs) : true;
-  }
-
-  /** `claimRun` of several due runs at once (one round trip on a shared database); granted or not, in order. */
   /**
-   * After sessions were opened for claimed runs: on a shared database the pending run data is
-   * written at once (a claim and its session then land one round trip apart); on one instance
-   * the group commit's timer does it.
+   * Claims due runs and starts the granted ones: `start(i)` for each claim granted, in order
+   * (every claim, on one instance). On a shared database the claims and what `start` staged (with
+   * every pending deferred commit) are one transaction: the claims are inserted in a transaction
+   * left open, the sessions started, then the pending batch written and committed in it. Either a
+   * due time is claimed and its session written, or neither, and then another instance can claim
+   * it: an instance killed in between loses no run. `start` must not wait for anything: the
+   * claimed rows stay locked (another instance's claim of them waits) until it returns; meanwhile
+   * the pending batch is not written elsewhere, so that nothing of the sessions lands without their
+   * claims. When `start` throws the claims are rolled back and the error goes on.
+   *
+   * When the commit fails (or `start` threw after staging some sessions), the claims rolled back
+   * but the sessions already started go on running here: their writes stay pending, retried like a
+   * failed group commit, and the claims of those sessions are written again with them
+   * (`StoreCommit.r`). That keeps each recorded session with its claim, and the due time out of
+   * reach of the other instances once the retry lands. The alternative, dropping the started
+   * sessions, would lose the runs whenever no other instance took them (an outage of the database
+   * stops every instance's claims alike). The price: a due time that another instance claimed in
+   * the moment between the rollback and the retry runs on both (reported on stderr).
    */
-  settleClaims(): void {
-    if (this.backend.claimRun || this.backend.claimRuns) this.flushQuietly();
+  claimRuns(claims: readonly RunClaim[], start: (index: number) => void): boolean[] {
+    if (claims.length === 0) return [];
+    if (!this.backend.holdClaims) {
+      claims.forEach((_, i) => start(i));
+      return claims.map(() => true);
+    }
+    const hold = this.backend.holdClaims(claims);
+    if (!hold.granted.some(Boolean)) {
+      hold.rollback();
+      return hold.granted;
+    }
+    // Claims whose sessions staged writes: they are taken again with them if the hold fails.
+    const started: RunClaim[] = [];
+    this.holding = true;
+    try {
+      hold.granted.forEach((granted, i) => {
+        if (!granted) return;
+        const before = this.pending.length;
+        try {
+          start(i);
+        } finally {
+          if (this.pending.length > before) started.push(claims[i]);
+        }
+      });
+    } catch (err) {
+      this.holding = false;
+      hold.rollback();
+      this.reclaim(started);
+      if (this.pending.length > 0) this.flushTimer ??= setTimeout(() => this.flushQuietly(), GROUP_COMMIT_MS).unref();
+      throw err;
+    }
+    this.holding = false;
+    clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    try {
+      hold.commit(this.pending);
+      this.landed();
+    } catch (err) {
+      this.reclaim(started);
+      this.flushFailed(err);
+    }
+    return hold.granted;
   }
 
-  claimRuns(claims: ReadonlyArray<{ account: string; checkId: string; dueMs: number }>): boolean[] {
-    if (claims.length === 0) return [];
-    if (this.backend.claimRuns) return this.backend.claimRuns(claims);
-    return claims.map((c) => this.claimRun(c.account, c.checkId, c.dueMs));
+  /** Claims rolled back under started sessions: pending, written with their writes (see claimRuns). */
+  private reclaim(claims: RunClaim[]): void {
+    if (claims.length === 0) return;
+    this.pending.push({ r: claims.map(({ account, checkId, dueMs }) => ({ account, checkId, dueMs })) });
+    this.pendingOps += claims.length;
   }
 
   /**
@@ -266,7 +318,8 @@ export class Store {
    * deferred commits are written first, in the same transaction (order kept).
    */
   commitEntry(entry: StoreCommit): void {
-    if (this.pending.length > 0) {
+    // Inside claimRuns the pending batch belongs to the claims' transaction: the entry alone now.
+    if (this.pending.length > 0 && !this.holding) {
       this.backend.commitMany([...this.pending, entry]);
       this.landed();
     } else this.backend.commit(entry);
@@ -320,23 +373,30 @@ export class Store {
    * GROUP_COMMIT_MAX_PENDING_OPS operations wait: then they are dropped, their count reported.
    */
   private flushQuietly(): void {
+    // Inside claimRuns the claims' transaction writes the pending batch once `start` returns.
+    if (this.holding) return;
     try {
       this.flush();
     } catch (err) {
-      const why = err instanceof Error ? err.message : String(err);
-      this.retryAtMs = Date.now() + GROUP_COMMIT_RETRY_MS;
-      if (this.pendingOps > GROUP_COMMIT_MAX_PENDING_OPS) {
-        this.onError(new Error(`run data dropped: ${this.pendingOps} operations of ${this.pending.length} deferred commits could not be written: ${why}`, { cause: err }));
-        this.pending = [];
-        this.pendingOps = 0;
-        this.pendingKinds.clear();
-        this.pendingCounters.clear();
-        this.recent.clear();
-      } else {
-        // An unavailable database is reported once by the backend, not at every retry.
-        if (!(err instanceof DatabaseUnavailable)) this.onError(new Error(`run data not written yet (${this.pendingOps} operations kept, retried in ${GROUP_COMMIT_RETRY_MS} ms): ${why}`, { cause: err }));
-        this.flushTimer = setTimeout(() => this.flushQuietly(), GROUP_COMMIT_RETRY_MS).unref();
-      }
+      this.flushFailed(err);
+    }
+  }
+
+  /** A failed write of the pending batch: kept and retried, or dropped past the bound (see flushQuietly). */
+  private flushFailed(err: unknown): void {
+    const why = err instanceof Error ? err.message : String(err);
+    this.retryAtMs = Date.now() + GROUP_COMMIT_RETRY_MS;
+    if (this.pendingOps > GROUP_COMMIT_MAX_PENDING_OPS) {
+      this.onError(new Error(`run data dropped: ${this.pendingOps} operations of ${this.pending.length} deferred commits could not be written: ${why}`, { cause: err }));
+      this.pending = [];
+      this.pendingOps = 0;
+      this.pendingKinds.clear();
+      this.pendingCounters.clear();
+      this.recent.clear();
+    } else {
+      // An unavailable database is reported once by the backend, not at every retry.
+      if (!(err instanceof DatabaseUnavailable)) this.onError(new Error(`run data not written yet (${this.pendingOps} operations kept, retried in ${GROUP_COMMIT_RETRY_MS} ms): ${why}`, { cause: err }));
+      this.flushTimer = setTimeout(() => this.flushQuietly(), GROUP_COMMIT_RETRY_MS).unref();
     }
   }
 
