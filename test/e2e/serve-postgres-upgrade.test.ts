@@ -1,22 +1,12 @@
-import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { apiOk, startServe } from '../helpers/serve.js';
-import { pgDatabase } from '../helpers/pg-url.js';
+import { pgDatabase, pgSchemaV1Database } from '../helpers/pg-url.js';
 import { PG_MIGRATIONS } from '../../src/server/store/postgres.js';
 
 describe('mac serve upgrading a PostgreSQL schema (built CLI)', () => {
   it('says when it upgrades, from which version to which, and how long it took; never the password', async () => {
     const url = pgDatabase();
-    const admin = new pg.Client({ connectionString: new URL('/postgres', url).toString() });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${new URL(url).pathname.slice(1)}`);
-    await admin.end();
-    // A database as the first schema version left it.
-    const c = new pg.Client({ connectionString: url });
-    await c.connect();
-    await c.query(PG_MIGRATIONS[0]);
-    await c.query('CREATE TABLE mac_schema (version integer NOT NULL); INSERT INTO mac_schema VALUES (1)');
-    await c.end();
+    await pgSchemaV1Database(url);
 
     const args = ['--database', url, '--no-runs', '--rate-limit', '0/60'];
     const s = await startServe(args);

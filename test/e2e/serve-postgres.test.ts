@@ -1,20 +1,11 @@
 import { createServer as createTcpServer, type Server } from 'node:net';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiOk, callApi, expectAckedWritesSurviveKill, refusedServe, startServe, type Served } from '../helpers/serve.js';
-import { pgDatabase } from '../helpers/pg-url.js';
+import { pgDatabase, pgQuery } from '../helpers/pg-url.js';
 import { PG_MIGRATIONS } from '../../src/server/store/postgres.js';
 
 
-async function sql<T = any>(url: string, text: string, values: unknown[] = []): Promise<T[]> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    return (await c.query(text, values)).rows as T[];
-  } finally {
-    await c.end();
-  }
-}
+const sql = pgQuery;
 
 describe('mac serve on PostgreSQL (built CLI)', () => {
   it('keeps every acknowledged write across kill -9 while writes are in flight', async () => {

@@ -143,15 +143,9 @@ async function transaction(statements: Array<[string, unknown[]]>): Promise<{ ro
       return await run(async (c) => {
         await c.query('BEGIN');
         try {
-          const rows: unknown[][][] = [];
-          const counts: number[] = [];
-          for (const [sql, params] of statements) {
-            const r = await c.query({ text: sql, values: params, rowMode: 'array' });
-            rows.push(r.rows);
-            counts.push(r.rowCount ?? 0);
-          }
+          const out = await inHeld(c, statements);
           await c.query('COMMIT');
-          return { rows, counts };
+          return out;
         } catch (err) {
           await c.query('ROLLBACK').catch(() => undefined);
           throw err;
@@ -212,6 +206,7 @@ async function release(statements: Array<[string, unknown[]]>, commit: boolean):
   }
 }
 
+/** Runs `statements` one after the other on `c` (in its open transaction): each one's rows and row count. */
 async function inHeld(c: pg.Client, statements: Array<[string, unknown[]]>): Promise<{ rows: unknown[][][]; counts: number[] }> {
   const rows: unknown[][][] = [];
   const counts: number[] = [];

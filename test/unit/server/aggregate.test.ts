@@ -7,12 +7,11 @@ import { aggregateRecords, type AggregateQuery, type AggregateRow } from '../../
 import { RUN_COLL, RUN_INDEX } from '../../../src/server/rundata/collections.js';
 import { RESULTS_INDEX, analyticsSeries, buildSeries, type SeriesQuery } from '../../../src/server/rundata/analytics.js';
 import { parseMetrics, METRIC_NAMES } from '../../../src/server/rundata/analytics-metrics.js';
-import { pgDatabase } from '../../helpers/pg-url.js';
+import { pgDatabase, pgSchemaV1Database } from '../../helpers/pg-url.js';
 import { rng } from '../../helpers/rng.js';
 import Database from 'libsql';
 import pg from 'pg';
 import { MIGRATIONS } from '../../../src/server/store/sqlite.js';
-import { PG_MIGRATIONS } from '../../../src/server/store/postgres.js';
 import { getPath } from '../../../src/server/store/backend.js';
 import { SUMMARY_V1_FIELDS } from '../../../src/server/rundata/analytics.js';
 
@@ -176,14 +175,9 @@ describe('results stored before the figure columns', () => {
 
   it('are reduced after the migration on PostgreSQL', async () => {
     const url = pgDatabase();
-    const admin = new pg.Client({ connectionString: new URL('/postgres', url).toString() });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${new URL(url).pathname.slice(1)}`);
-    await admin.end();
+    await pgSchemaV1Database(url);
     const c = new pg.Client({ connectionString: url });
     await c.connect();
-    await c.query(PG_MIGRATIONS[0]);
-    await c.query('CREATE TABLE mac_schema (version integer NOT NULL); INSERT INTO mac_schema VALUES (1)');
     for (const r of rows) await c.query('INSERT INTO records (account, kind, id, check_id, at, data, summary) VALUES ($1, $2, $3, $4, $5, $6, $7)', r);
     await c.end();
     const store = Store.open(url, RUN_INDEX);

@@ -5,7 +5,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { percentile } from '../../../src/server/rundata/stats.js';
 import { harness, snapshot, tcpAttempt, type Harness } from '../../e2e/rundata-harness.js';
-import { pgDatabase } from '../../helpers/pg-url.js';
+import { pgCreateDatabase, pgDatabase } from '../../helpers/pg-url.js';
 import { rng } from '../../helpers/rng.js';
 
 // Percentiles are exact on every store: the analytics take the nearest rank of the ordered values
@@ -18,10 +18,7 @@ let client: pg.Client;
 beforeAll(async () => {
   const url = pgDatabase();
   // The database is created by the service on first connect; here by hand.
-  const admin = new pg.Client({ connectionString: new URL('/postgres', url).toString() });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${new URL(url).pathname.slice(1)}`);
-  await admin.end();
+  await pgCreateDatabase(url);
   client = new pg.Client({ connectionString: url });
   await client.connect();
   await client.query('CREATE TABLE v (x double precision)');

@@ -2,21 +2,12 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { Store } from '../../../src/server/store/store.js';
 import { RUN_COLL, RUN_INDEX } from '../../../src/server/rundata/collections.js';
-import { pgDatabase } from '../../helpers/pg-url.js';
+import { pgDatabase, pgQuery } from '../../helpers/pg-url.js';
 
-async function sql<T = any>(url: string, text: string, values: unknown[] = []): Promise<T[]> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    return (await c.query(text, values)).rows as T[];
-  } finally {
-    await c.end();
-  }
-}
+const sql = pgQuery;
 
 const DUE = Date.parse('2026-01-01T00:01:00.000Z');
 const claim = (checkId: string, dueMs = DUE) => ({ account: 'dev', checkId, dueMs });
