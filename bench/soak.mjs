@@ -135,9 +135,11 @@ export async function main({ checks = 1000, hours = 24, timeScale = 120, retenti
     if (traceGc) {
       // `Mark-Compact 120.4 (150.2) -> 61.0 (149.8) MB`: the heap before and after a full collection.
       const full = [...s.log().matchAll(/Mark-Compact[^\d]*([\d.]+) \(([\d.]+)\) -> ([\d.]+) \(([\d.]+)\) MB/g)].map((m) => m.slice(1).map(Number));
+      // `..., 12.3 / 0.0 ms`: the pause of each collection (scavenges too), summed.
+      const pauseMs = [...s.log().matchAll(/(?:Mark-Compact|Scavenge|Minor Mark-Sweep)[^\n]*? MB, (?:pooled: [\d.]+ MB, )?([\d.]+) \/ [\d.]+ ms/g)].reduce((sum, m) => sum + Number(m[1]), 0);
       if (full.length) {
-        gc = { fullCollections: full.length, heapBeforeMaxMb: Math.max(...full.map((f) => f[0])), heapAfterMaxMb: Math.max(...full.map((f) => f[2])), heapAfterLastMb: full.at(-1)[2], committedMaxMb: Math.max(...full.map((f) => f[1])) };
-        log(`soak: ${gc.fullCollections} full collections; heap before one at most ${gc.heapBeforeMaxMb} MB, after one at most ${gc.heapAfterMaxMb} MB (last ${gc.heapAfterLastMb}); heap reserved at most ${gc.committedMaxMb} MB`);
+        gc = { fullCollections: full.length, heapBeforeMaxMb: Math.max(...full.map((f) => f[0])), heapAfterMaxMb: Math.max(...full.map((f) => f[2])), heapAfterLastMb: full.at(-1)[2], committedMaxMb: Math.max(...full.map((f) => f[1])), pauseMs: Math.round(pauseMs) };
+        log(`soak: ${gc.fullCollections} full collections; heap before one at most ${gc.heapBeforeMaxMb} MB, after one at most ${gc.heapAfterMaxMb} MB (last ${gc.heapAfterLastMb}); heap reserved at most ${gc.committedMaxMb} MB; collections paused the service ${(pauseMs / 1000).toFixed(1)} s in all`);
       }
     }
     await s.stop();

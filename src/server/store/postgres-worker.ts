@@ -194,7 +194,8 @@ async function release(statements: Array<[string, unknown[]]>, commit: boolean):
     return { rows: [], counts: [] };
   }
   const c = holder;
-  if (!holding || !c) throw Object.assign(new Error('no transaction is held (it was rolled back: the connection was lost)'), { code: '08003' });
+  // Not an outage (the next hold opens a new connection): a code of its own, not a connection error's.
+  if (!holding || !c) throw Object.assign(new Error('the claims were rolled back before their sessions were written (the held transaction ended)'), { code: 'MAC_HOLD_LOST' });
   try {
     const out = await inHeld(c, statements);
     await c.query('COMMIT');
@@ -241,7 +242,12 @@ async function holdingConnection(): Promise<pg.Client> {
   if (holder) return holder;
   const c = await open(url, 'mac serve claims');
   // A transaction left open by a stuck main thread ends by itself (the connection with it).
-  await c.query("SET idle_in_transaction_session_timeout = '20s'");
+  try {
+    await c.query("SET idle_in_transaction_session_timeout = '20s'");
+  } catch (err) {
+    await c.end().catch(() => undefined);
+    throw err;
+  }
   c.on('error', () => {
     if (holder === c) {
       holder = undefined;

@@ -232,6 +232,11 @@ export class Store {
       claims.forEach((_, i) => start(i));
       return claims.map(() => true);
     }
+    // What is pending now is written first, on its own (retried on a deadlock like any group
+    // commit): the held transaction then carries only the new sessions, whose rows no other
+    // instance writes, so it cannot deadlock with another instance's commit of shared rows (error
+    // groups), and another instance's claim of the same due times waits for less.
+    this.flushQuietly();
     const hold = this.backend.holdClaims(claims);
     if (!hold.granted.some(Boolean)) {
       hold.rollback();
