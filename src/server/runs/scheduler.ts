@@ -10,8 +10,14 @@ import { DatabaseUnavailable } from '../store/errors.js';
 /** How often the scheduler looks for due checks (real ms); bounds the precision of sub-minute runs. */
 export const TICK_MS = 50;
 
-/** Scheduled sessions running at once, across all checks. */
-const MAX_CONCURRENT_SESSIONS = 16;
+/**
+ * Scheduled sessions running at once, across all checks (each check has at most one: a run still
+ * going skips the next). A session mostly waits on the network (a socket per location), so the
+ * bound is high: with 16, as before, 16 checks whose targets do not answer (each session lasting
+ * its whole timeout) took every slot and every other check stopped running while they waited,
+ * which is when monitoring matters most.
+ */
+export const MAX_CONCURRENT_SESSIONS = 512;
 
 /**
  * Multi-step runs are child processes in a small pool: a due run is skipped (like one whose

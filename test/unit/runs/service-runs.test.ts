@@ -1,3 +1,5 @@
+import { createSocket } from 'node:dgram';
+import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runsHarness, startReceiver, type Receiver, type RunsHarness } from './harness.js';
 import { closedPort, startTcpServer, type TcpServer } from '../../helpers/tcp-server.js';
@@ -200,6 +202,30 @@ describe('scheduler', () => {
     await waitFor(async () => (await h.call('GET', `/v1/check-results/${active.id}?limit=100`)).body.length >= 3);
     await h.runs.scheduler.stop();
     expect((await h.call('GET', `/v1/check-results/${inactive.id}`)).body).toEqual([]);
+  });
+});
+
+describe('scheduler under slow targets', () => {
+  it('keeps running a healthy check on time while 40 other checks wait on a name server that never answers', async () => {
+    // A UDP socket that takes every query and answers none: each of those sessions lasts the
+    // runner's whole timeout (2 s in the harness), about 20 periods at this time scale.
+    const silent = createSocket('udp4');
+    await new Promise<void>((r) => silent.bind(0, '127.0.0.1', () => r()));
+    const port = (silent.address() as AddressInfo).port;
+    try {
+      h = runsHarness({ timeScale: 600 });
+      for (let i = 0; i < 40; i++) {
+        h.seedCheck({ name: `silent ${i}`, checkType: 'DNS', frequency: 1, request: { query: 'api.test', recordType: 'A', nameServer: '127.0.0.1', port, protocol: 'UDP', assertions: [] } });
+      }
+      // Seeded last: the scheduler meets it after the 40 others in each scan.
+      const healthy = h.seedCheck({ name: 'healthy', frequency: 1, request: tcpRequest() });
+      h.runs.scheduler.start();
+      // Every 100 ms: at least 5 results in well under the 2 s the silent ones take.
+      await waitFor(async () => (await h.call('GET', `/v1/check-results/${healthy.id}?limit=100`)).body.length >= 5, 1500);
+      await h.runs.scheduler.stop();
+    } finally {
+      silent.close();
+    }
   });
 });
 
