@@ -94,7 +94,6 @@ export class PostgresBackend implements Backend {
   private closed = false;
   /** `kind -> value` of the versions table, read at most once per event-loop turn. */
   private versionMemo: Map<string, number> | undefined;
-  private versionKey = '';
   /** Configuration entries per `account\0kind`, valid while their kind's version is unchanged. */
   private readonly config = new Map<string, { version: number; entries: Array<[string, StoredRecord]>; byId: Map<string, StoredRecord> }>();
   private accounts: { key: string; ids: string[] } | undefined;
@@ -161,7 +160,10 @@ export class PostgresBackend implements Backend {
   }
 
   accountIds(): string[] {
-    const key = this.versionsKey();
+    // Accounts come from configuration only: keyed on the versions of configuration kinds, not on
+    // those of run data, which change at every group commit (the scheduler asks at every scan).
+    const versions = this.versions();
+    const key = [...versions].filter(([kind]) => !this.indexed[kind]).map(([kind, v]) => `${kind}=${v}`).join(',');
     if (this.accounts?.key === key) return this.accounts.ids;
     const runKinds = Object.keys(this.indexed);
     const ids = this.query1('SELECT account FROM records WHERE at IS NULL AND NOT (kind = ANY($1)) GROUP BY account ORDER BY min(seq)', [runKinds]).map((r) => dec(r[0] as string));
@@ -474,16 +476,10 @@ export class PostgresBackend implements Backend {
     if (this.versionMemo) return this.versionMemo;
     const rows = this.query1('SELECT kind, value FROM versions ORDER BY kind', []);
     this.versionMemo = new Map(rows.map((r) => [r[0] as string, Number(r[1])]));
-    this.versionKey = rows.map((r) => `${r[0]}=${r[1]}`).join(',');
     // Valid for the rest of this turn of the event loop: what other instances commit meanwhile is
     // read by the next request, the next tick of the scheduler.
     setImmediate(() => (this.versionMemo = undefined)).unref();
     return this.versionMemo;
-  }
-
-  private versionsKey(): string {
-    this.versions();
-    return this.versionKey;
   }
 
   private configOf(account: string, kind: string): { entries: Array<[string, StoredRecord]>; byId: Map<string, StoredRecord> } {
