@@ -101,10 +101,8 @@ export async function main({ checks = 1000, hours = 24, timeScale = 120, retenti
   const samples = [];
   let restartMs;
   let analyticsP95;
-  let firstCheck;
   let recorded;
   let expected;
-  let firstAt;
   let gc;
   let sampled;
   const created = [];
@@ -118,10 +116,6 @@ export async function main({ checks = 1000, hours = 24, timeScale = 120, retenti
         runParallel: true,
         request: { hostname: '127.0.0.1', port: target.port },
       });
-      if (firstCheck === undefined) {
-        firstCheck = c.id;
-        firstAt = performance.now();
-      }
       created.push({ id: c.id, at: performance.now() });
     }
     const hourMs = 3_600_000 / timeScale;
@@ -157,7 +151,7 @@ export async function main({ checks = 1000, hours = 24, timeScale = 120, retenti
     const times = [];
     for (let i = 0; i < 20; i++) {
       const a = performance.now();
-      await api(s.url, 'GET', `/v1/analytics/url-monitors/${firstCheck}?quickRange=last30Days&metrics=responseTime_avg,responseTime_p95&aggregationInterval=60`);
+      await api(s.url, 'GET', `/v1/analytics/url-monitors/${created[0].id}?quickRange=last30Days&metrics=responseTime_avg,responseTime_p95&aggregationInterval=60`);
       times.push(performance.now() - a);
     }
     times.sort((a, b) => a - b);
