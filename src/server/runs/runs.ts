@@ -10,15 +10,22 @@ export interface Runs {
   scheduler: Scheduler;
 }
 
+/** How a service's runs are made: the engine's options and the scheduler's bound on sessions at once. */
+export interface RunsOptions extends EngineOptions {
+  /** Scheduled sessions at once (default MAX_CONCURRENT_SESSIONS). */
+  maxSessions?: number;
+}
+
 const byContext = new WeakMap<ServerContext, Runs>();
 
 /** The runs of a service, created on first use; `options` count only on that first call. */
-export function runsOf(ctx: ServerContext, options: EngineOptions = {}): Runs {
+export function runsOf(ctx: ServerContext, options: RunsOptions = {}): Runs {
   let runs = byContext.get(ctx);
   if (!runs) {
-    const engine = new RunEngine(ctx, { onError: (err) => process.stderr.write(`mac serve: run failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`), ...options });
+    const { maxSessions, ...engineOptions } = options;
+    const engine = new RunEngine(ctx, { onError: (err) => process.stderr.write(`mac serve: run failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`), ...engineOptions });
     const heartbeats = new Heartbeats(ctx, engine.recorder, engine.alerter);
-    runs = { engine, heartbeats, scheduler: new Scheduler(ctx, engine, heartbeats) };
+    runs = { engine, heartbeats, scheduler: new Scheduler(ctx, engine, heartbeats, maxSessions) };
     byContext.set(ctx, runs);
   }
   return runs;
@@ -28,7 +35,7 @@ export function runsOf(ctx: ServerContext, options: EngineOptions = {}): Runs {
  * Starts the scheduler unless the service runs with `--no-runs`; returns the function that
  * stops it and waits for the sessions under way (register it with the server's onClose).
  */
-export function startRuns(ctx: ServerContext, options: EngineOptions = {}): () => Promise<void> {
+export function startRuns(ctx: ServerContext, options: RunsOptions = {}): () => Promise<void> {
   const { scheduler } = runsOf(ctx, options);
   if (ctx.options.runs) scheduler.start();
   return () => scheduler.stop();

@@ -35,6 +35,15 @@ interface Plan {
   nextDueMs: number;
 }
 
+/** A due run of this scan, started when a slot is free. */
+interface Waiting {
+  account: string;
+  checkId: string;
+  dueMs: number;
+  check: CheckRecord;
+  plan: Plan;
+}
+
 /**
  * Runs every activated TCP, DNS, URL, API and multi-step check when due (api-decisions §5.1) and lets heartbeat
  * checks miss their deadlines. A check is first due `frequencyOffset` seconds after the
@@ -53,6 +62,8 @@ export class Scheduler {
     private readonly ctx: ServerContext,
     private readonly engine: RunEngine,
     private readonly heartbeats: Heartbeats,
+    /** Scheduled sessions at once (MAX_CONCURRENT_SESSIONS; lower in tests that overload it). */
+    private readonly maxSessions = MAX_CONCURRENT_SESSIONS,
   ) {}
 
   /** Starts ticking. */
@@ -97,13 +108,20 @@ export class Scheduler {
     return `${this.ctx.store.version(COLL.checks)}/${this.ctx.store.version(HEARTBEAT_STATE_COLL)}`;
   }
 
-  /** One look at every check of every account; returns when the next one is due. */
+  /**
+   * One look at every check of every account; returns when the next one is due.
+   *
+   * A due run waits while every slot is taken (its due time is kept, not skipped), and the slots
+   * free go to the runs due longest ago. Overload is thus shed evenly over all checks: each one
+   * waits its turn, and one whose wait outlasts its period skips the runs it missed. Starting the
+   * runs met first instead gave every slot that came free to the same checks, and the checks met
+   * last in each scan almost never ran.
+   */
   private scan(now: number): number {
     const scale = this.ctx.options.timeScale;
     const seen = new Set<string>();
     let wake = Number.POSITIVE_INFINITY;
-    // Due runs this instance would start, claimed together after the scan (one round trip on a shared database).
-    const due: Array<{ account: string; checkId: string; dueMs: number; check: CheckRecord }> = [];
+    const waiting: Waiting[] = [];
     for (const account of this.ctx.store.accountIds()) {
       for (const check of this.ctx.store.list<CheckRecord>(account, COLL.checks)) {
         if (check.activated === false) continue;
@@ -125,24 +143,32 @@ export class Scheduler {
           this.plans.set(key, plan);
         }
         if (now >= plan.nextDueMs) {
-          const dueMs = plan.nextDueMs;
-          plan.nextDueMs = nextDueMs(plan.nextDueMs, period, now);
-          if (
-            !this.engine.isRunning(check.id) &&
-            this.engine.activeSessions + due.length < MAX_CONCURRENT_SESSIONS &&
-            !(check.checkType === 'MULTI_STEP' && multiStepBusy())
-          ) {
-            // A multi-step run starts at once: the next one's multiStepBusy counts it.
-            if (check.checkType !== 'MULTI_STEP') due.push({ account, checkId: check.id, dueMs, check });
-            else this.ctx.store.claimRuns([{ account, checkId: check.id, dueMs }], () => this.engine.startSession(account, check));
+          // A run still going, or a full round of multi-step runs waiting, skips this due time.
+          if (this.engine.isRunning(check.id) || (check.checkType === 'MULTI_STEP' && multiStepBusy())) plan.nextDueMs = nextDueMs(plan.nextDueMs, period, now);
+          else {
+            waiting.push({ account, checkId: check.id, dueMs: plan.nextDueMs, check, plan });
+            continue;
           }
         }
         wake = Math.min(wake, plan.nextDueMs);
       }
     }
+    const free = Math.max(0, this.maxSessions - this.engine.activeSessions);
+    // Oldest due first; the sort is stable, so runs due at the same time keep the checks' order.
+    if (waiting.length > free) waiting.sort((a, b) => a.dueMs - b.dueMs);
+    const due: Waiting[] = [];
+    for (const run of waiting.slice(0, free)) {
+      run.plan.nextDueMs = nextDueMs(run.dueMs, run.plan.period, now);
+      wake = Math.min(wake, run.plan.nextDueMs);
+      // A multi-step run starts at once: the next one's multiStepBusy counts it.
+      if (run.check.checkType !== 'MULTI_STEP') due.push(run);
+      else if (!multiStepBusy()) this.ctx.store.claimRuns([run], () => this.engine.startSession(run.account, run.check));
+    }
     // The claim makes one instance of several run a due time (always granted on one); on a shared
     // database it commits with the sessions it starts, or not at all (Store.claimRuns).
     this.ctx.store.claimRuns(due, (i) => this.engine.startSession(due[i].account, due[i].check));
+    // Runs left waiting look again at the next tick, for slots that came free.
+    if (waiting.length > free) wake = now;
     // Deleted or deactivated checks start afresh if they come back.
     for (const key of this.plans.keys()) if (!seen.has(key)) this.plans.delete(key);
     this.watching = seen;

@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createServer, type MacServer } from '../../../src/server/server.js';
 import { COLL } from '../../../src/server/kinds.js';
-import { runsOf, type Runs } from '../../../src/server/runs/runs.js';
+import { runsOf, type Runs, type RunsOptions } from '../../../src/server/runs/runs.js';
 import type { ServerOptions } from '../../../src/server/options.js';
 import { testStateFile } from '../../helpers/store-mode.js';
 
@@ -21,10 +21,10 @@ export interface RunsHarness {
 }
 
 /** Starts the harness (no listening socket: requests go through the app in process). */
-export function runsHarness(options: Partial<ServerOptions> = {}): RunsHarness {
+export function runsHarness(options: Partial<ServerOptions> = {}, runsOptions: RunsOptions = {}): RunsHarness {
   const server = createServer({ rateLimit: { limit: 0, windowSeconds: 60 }, stateFile: testStateFile(), ...options });
   const errors: unknown[] = [];
-  const runs = runsOf(server.ctx, { runner: { limits: { idleMs: 50, timeoutMs: 2000 } }, onError: (err) => void errors.push(err) });
+  const runs = runsOf(server.ctx, { runner: { limits: { idleMs: 50, timeoutMs: 2000 } }, onError: (err) => void errors.push(err), ...runsOptions });
   return {
     server,
     runs,

@@ -231,6 +231,36 @@ describe('scheduler under slow targets', () => {
   });
 });
 
+describe('scheduler under overload', () => {
+  it('shares the slots among all checks when more runs are due than it may run at once', async () => {
+    // 12 checks every 100 ms (frequency 1 at time scale 600), each session at least 60 ms (the
+    // target waits before it answers), and 4 slots: about 120 runs a second asked of at most 67.
+    // Starting the runs met first gave the 4 slots to the first 4 checks on every scan (each one
+    // free again before its next due time) and the other 8 never ran.
+    const slow = await startTcpServer({ banner: '+OK\r\n', delayMs: 60 });
+    try {
+      h = runsHarness({ timeScale: 600 }, { maxSessions: 4 });
+      const checks = Array.from({ length: 12 }, (_, i) => h.seedCheck({ name: `busy ${i}`, frequency: 1, request: tcpRequest(slow.port) }));
+      let most = 0;
+      const sample = setInterval(() => (most = Math.max(most, h.runs.engine.activeSessions)), 5);
+      h.runs.scheduler.start();
+      const counts = async () => Promise.all(checks.map(async (c) => (await h.call('GET', `/v1/check-results/${c.id}?limit=100`)).body.length as number));
+      try {
+        await waitFor(async () => Math.min(...(await counts())) >= 3, 15_000);
+      } finally {
+        await h.runs.scheduler.stop();
+        clearInterval(sample);
+      }
+      const final = await counts();
+      // Shed evenly: no check ran more than twice as often as another (the runs due longest ago go first).
+      expect(Math.max(...final)).toBeLessThanOrEqual(2 * Math.min(...final));
+      expect(most).toBeLessThanOrEqual(4);
+    } finally {
+      await slow.close();
+    }
+  });
+});
+
 describe('heartbeats', () => {
   it('records pings (GET, POST, HEAD) without authorization and answers 404 for an unknown token', async () => {
     h = runsHarness();
