@@ -8,7 +8,7 @@ import { usageHint } from '../help.js';
 import { isPostgresUrl } from '../../server/options.js';
 import { redactUrl } from '../../server/store/postgres.js';
 import { DEV_KEY, DEFAULT_RETENTION_DAYS, parseApiKey, parseDatabaseUrl, parseFaults, parseKeysFile, parseRateLimit, type ApiKeySpec, type ServerOptions } from '../../server/options.js';
-import { startRuns } from '../../server/runs/runs.js';
+import { runsOf, startRuns } from '../../server/runs/runs.js';
 
 interface ServeFlags {
   host: string;
@@ -27,6 +27,15 @@ interface ServeFlags {
 }
 
 const collect = (value: string, prev: string[]) => [...prev, value];
+
+/**
+ * How long a stopping service waits for the runs under way. A run against a target that does not
+ * answer lasts its whole timeout (30 s), and a stop that waited for all of them outlasted the 10 s
+ * a container runtime gives before it kills: the pending writes were then lost with the process.
+ * After the grace the runs left are abandoned (their sessions read as TIMED_OUT, as after a
+ * kill), the pending writes are flushed and the database closed.
+ */
+export const STOP_GRACE_MS = 5_000;
 
 /** `mac serve`: runs the local monitoring API until SIGINT/SIGTERM. */
 export const register: RegisterCommand = (program, ctx) => {
@@ -62,7 +71,7 @@ export const register: RegisterCommand = (program, ctx) => {
           hint: code === 'EADDRINUSE' ? 'another process uses this port; pick one with --port' : undefined,
         });
       }
-      server.onClose(startRuns(server.ctx));
+      const stopRuns = startRuns(server.ctx);
       // One write, so that a reader waiting for the first line also gets the accounts.
       const lines = [`mac serve listening on ${url}`];
       for (const k of options.keys) {
@@ -73,15 +82,30 @@ export const register: RegisterCommand = (program, ctx) => {
       const imported = server.ctx.store.imported;
       if (imported) lines.push(`  imported ${imported.entries} journal entries; the journal is kept as ${imported.backup}`);
       ctx.output.result(lines.join('\n'));
-      await new Promise<void>((resolve) => {
+      const abandoned = await new Promise<number>((resolve) => {
+        // A second signal stops waiting for the runs under way.
+        const cut = new AbortController();
+        let stopping = false;
         const stop = () => {
-          process.off('SIGINT', stop);
-          process.off('SIGTERM', stop);
-          server.close().then(resolve, resolve);
+          if (stopping) return void cut.abort();
+          stopping = true;
+          const under = runsOf(server.ctx).engine.activeSessions;
+          if (under > 0) ctx.output.info(`mac serve: stopping: waiting up to ${STOP_GRACE_MS / 1000} s for ${under} run${under === 1 ? '' : 's'} under way (a second Ctrl-C stops at once)`);
+          void (async () => {
+            const left = await stopRuns(STOP_GRACE_MS, cut.signal).catch(() => 0);
+            await server.close().catch(() => undefined);
+            process.off('SIGINT', stop);
+            process.off('SIGTERM', stop);
+            if (left > 0) ctx.output.info(`mac serve: stopped with ${left} run${left === 1 ? '' : 's'} unfinished: ${left === 1 ? 'its session reads' : 'their sessions read'} as TIMED_OUT once 5 minutes have passed since ${left === 1 ? 'it' : 'they'} started`);
+            resolve(left);
+          })();
         };
         process.on('SIGINT', stop);
         process.on('SIGTERM', stop);
       });
+      // Abandoned runs still hold their sockets and timers (up to their timeout): the process ends
+      // now, once main() has set the exit code.
+      if (abandoned > 0) setTimeout(() => process.exit(), 0);
       ctx.exit(0);
     });
 };

@@ -34,6 +34,8 @@ export class RunEngine {
   private readonly running = new Map<string, number>();
   // Per check: how many sessions have started, to rotate locations when not runParallel.
   private readonly rotation = new Map<string, number>();
+  // Set when a stop left sessions under way (settle): what they do or throw later is dropped.
+  private abandoned = false;
 
   constructor(
     private readonly ctx: ServerContext,
@@ -76,7 +78,8 @@ export class RunEngine {
       // A check deleted while it ran takes its session along: what fails then is no fault.
       .catch((err: unknown) => {
         // The database went away during the run: the store reported it; the session stays unfinished.
-        if (err instanceof DatabaseUnavailable) return;
+        // A session a stop abandoned ends on a closed store: nothing to report.
+        if (err instanceof DatabaseUnavailable || this.abandoned) return;
         try {
           if (this.exists(account, check.id)) this.options.onError?.(err);
         } catch (e) {
@@ -98,6 +101,32 @@ export class RunEngine {
   /** Resolves once every session started so far has finished (tests, shutdown). */
   async idle(): Promise<void> {
     while (this.inFlight.size > 0) await Promise.all([...this.inFlight]);
+  }
+
+  /**
+   * Waits for the sessions under way until they finish, `graceMs` passes or `cut` aborts, and
+   * returns how many were left. Those are abandoned: their sessions stay unfinished (they read as
+   * TIMED_OUT once the session timeout passes, as after a kill) and whatever they do later is
+   * dropped, since the store is about to close.
+   */
+  async settle(graceMs: number, cut?: AbortSignal): Promise<number> {
+    if (this.inFlight.size > 0 && graceMs > 0 && !cut?.aborted) {
+      let timer: NodeJS.Timeout | undefined;
+      let onCut: (() => void) | undefined;
+      const stop = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, graceMs);
+        onCut = resolve;
+        cut?.addEventListener('abort', onCut, { once: true });
+      });
+      try {
+        await Promise.race([this.idle(), stop]);
+      } finally {
+        clearTimeout(timer);
+        if (onCut) cut?.removeEventListener('abort', onCut);
+      }
+    }
+    if (this.inFlight.size > 0) this.abandoned = true;
+    return this.inFlight.size;
   }
 
   private async execute(account: string, check: CheckRecord, session: StoredSession): Promise<void> {

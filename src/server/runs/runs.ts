@@ -33,10 +33,11 @@ export function runsOf(ctx: ServerContext, options: RunsOptions = {}): Runs {
 
 /**
  * Starts the scheduler unless the service runs with `--no-runs`; returns the function that
- * stops it and waits for the sessions under way (register it with the server's onClose).
+ * stops it and waits for the sessions under way, all of them or up to a grace (Scheduler.stop):
+ * call it before the server closes its store.
  */
-export function startRuns(ctx: ServerContext, options: RunsOptions = {}): () => Promise<void> {
+export function startRuns(ctx: ServerContext, options: RunsOptions = {}): (graceMs?: number, cut?: AbortSignal) => Promise<number> {
   const { scheduler } = runsOf(ctx, options);
   if (ctx.options.runs) scheduler.start();
-  return () => scheduler.stop();
+  return (graceMs, cut) => scheduler.stop(graceMs, cut);
 }

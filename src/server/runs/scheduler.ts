@@ -83,12 +83,20 @@ export class Scheduler {
     }
   }
 
-  /** Stops ticking, stops multi-step scripts under way, and waits for the sessions under way. */
-  async stop(): Promise<void> {
+  /**
+   * Stops ticking, stops multi-step scripts under way, and waits for the sessions under way: all
+   * of them, or up to `graceMs` (or until `cut` aborts) and then abandons the rest (see
+   * RunEngine.settle). Returns how many were abandoned.
+   */
+  async stop(graceMs = Number.POSITIVE_INFINITY, cut?: AbortSignal): Promise<number> {
     clearInterval(this.timer);
     this.timer = undefined;
     stopMultiStepRuns();
-    await this.engine.idle();
+    if (graceMs === Number.POSITIVE_INFINITY && !cut) {
+      await this.engine.idle();
+      return 0;
+    }
+    return this.engine.settle(graceMs, cut);
   }
 
   /**

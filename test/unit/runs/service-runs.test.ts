@@ -261,6 +261,39 @@ describe('scheduler under overload', () => {
   });
 });
 
+describe('a stop with a grace', () => {
+  it('returns the sessions still under way after the grace and drops what they do once the store is closed', async () => {
+    const silent = createSocket('udp4');
+    await new Promise<void>((r) => silent.bind(0, '127.0.0.1', () => r()));
+    const port = (silent.address() as AddressInfo).port;
+    try {
+      h = runsHarness();
+      const waiting = [0, 1].map((i) => h.seedCheck({ name: `silent ${i}`, checkType: 'DNS', request: { query: 'api.test', recordType: 'A', nameServer: '127.0.0.1', port, protocol: 'UDP', assertions: [] } }));
+      const quick = h.seedCheck({ name: 'quick', request: tcpRequest() });
+      const res = await h.call('POST', '/v1/check-sessions/trigger', { target: { checkId: [...waiting.map((c) => c.id), quick.id] } });
+      expect(res.status).toBe(201);
+      // The quick session ends within the grace; the silent ones wait for the runner's 2 s timeout.
+      expect(await h.runs.scheduler.stop(300)).toBe(2);
+      expect((await h.call('GET', `/v1/check-results/${quick.id}`)).body).toHaveLength(1);
+      await h.server.close();
+      // The abandoned runs time out on a closed store: nothing is reported.
+      await new Promise((r) => setTimeout(r, 2_500));
+      expect(h.errors).toEqual([]);
+    } finally {
+      silent.close();
+      h = undefined as unknown as RunsHarness;
+    }
+  });
+
+  it('returns 0 when every session ends within the grace', async () => {
+    h = runsHarness();
+    const quick = h.seedCheck({ name: 'quick', request: tcpRequest() });
+    await h.call('POST', '/v1/check-sessions/trigger', { target: { checkId: [quick.id] } });
+    expect(await h.runs.scheduler.stop(10_000)).toBe(0);
+    expect((await h.call('GET', `/v1/check-results/${quick.id}`)).body).toHaveLength(1);
+  });
+});
+
 describe('heartbeats', () => {
   it('records pings (GET, POST, HEAD) without authorization and answers 404 for an unknown token', async () => {
     h = runsHarness();
