@@ -67,7 +67,8 @@ export function createServer(partial: Partial<ServerOptions> = {}, extras: AppEx
       });
     },
     async close() {
-      for (const fn of closers.splice(0)) await fn();
+      // Requests first: nothing new starts (a triggered session, a write) while the work
+      // registered with onClose (the scheduler, the retention) winds down and the store closes.
       if (http) {
         const server = http;
         await new Promise<void>((resolve) => {
@@ -75,6 +76,7 @@ export function createServer(partial: Partial<ServerOptions> = {}, extras: AppEx
           server.closeAllConnections();
         });
       }
+      for (const fn of closers.splice(0)) await fn();
       store.close();
     },
   };

@@ -53,6 +53,7 @@ describe('mac serve stops within its grace while runs wait on targets that do no
     const stopMs = performance.now() - t0;
     // Waiting for every run took the runner's whole timeout: 25-30 s after the first runs began.
     expect(stopMs).toBeLessThan(20_000);
+    expect(s.exitCode()).toBe(0);
     expect(s.log()).toMatch(/mac serve: stopping: waiting up to 5 s for \d+ runs? under way/);
     expect(s.log()).toMatch(/mac serve: stopped with [1-9]\d* runs? unfinished/);
     expect(s.log()).not.toMatch(/run failed|Error:/);
@@ -72,6 +73,7 @@ describe('mac serve stops within its grace while runs wait on targets that do no
     await exited(s, 'SIGTERM');
     // Without the second signal the stop waits the whole 5 s grace for the silent runs.
     expect(performance.now() - t0).toBeLessThan(4_500);
+    expect(s.exitCode()).toBe(0);
     expect(s.log()).toMatch(/mac serve: stopped with [1-9]\d* runs? unfinished/);
   });
 });

@@ -13,6 +13,8 @@ export interface Served {
   log(): string;
   /** Stops the service by its pid (SIGTERM, or SIGKILL for a crash test) and waits for it to exit. */
   stop(signal?: NodeJS.Signals): Promise<void>;
+  /** The exit code once the service has exited (null while it runs, or when a signal ended it). */
+  exitCode(): number | null;
 }
 
 /**
@@ -48,6 +50,7 @@ export function startServe(args: string[] = [], env: Record<string, string> = {}
           apiKey: keyIdx >= 0 ? args[keyIdx + 1] : 'mac-dev-key',
           accountId: accIdx >= 0 ? args[accIdx + 1] : 'dev',
           log: () => out,
+          exitCode: () => child.exitCode,
           async stop(signal: NodeJS.Signals = 'SIGTERM') {
             if (child.exitCode === null && child.signalCode === null) process.kill(child.pid!, signal);
             await exited;

@@ -72,6 +72,15 @@ export const register: RegisterCommand = (program, ctx) => {
         });
       }
       const stopRuns = startRuns(server.ctx);
+      // server.close() stops taking requests, then waits for the runs under way (up to the grace,
+      // or until a second signal aborts `cut`), then closes the store, which writes what is pending.
+      const cut = new AbortController();
+      let abandoned = 0;
+      let waited = false;
+      server.onClose(async () => {
+        abandoned = await stopRuns(STOP_GRACE_MS, cut.signal);
+        waited = true;
+      });
       // One write, so that a reader waiting for the first line also gets the accounts.
       const lines = [`mac serve listening on ${url}`];
       for (const k of options.keys) {
@@ -82,23 +91,34 @@ export const register: RegisterCommand = (program, ctx) => {
       const imported = server.ctx.store.imported;
       if (imported) lines.push(`  imported ${imported.entries} journal entries; the journal is kept as ${imported.backup}`);
       ctx.output.result(lines.join('\n'));
-      const abandoned = await new Promise<number>((resolve) => {
-        // A second signal stops waiting for the runs under way.
-        const cut = new AbortController();
+      await new Promise<void>((resolve) => {
         let stopping = false;
+        const done = () => {
+          process.off('SIGINT', stop);
+          process.off('SIGTERM', stop);
+          resolve();
+        };
         const stop = () => {
-          if (stopping) return void cut.abort();
+          if (stopping) {
+            // A second signal stops waiting for the runs; one while the store closes exits at once.
+            if (!waited) return void cut.abort();
+            ctx.output.info('mac serve: stopped at once: run data not yet written is lost');
+            process.exit(130);
+          }
           stopping = true;
           const under = runsOf(server.ctx).engine.activeSessions;
           if (under > 0) ctx.output.info(`mac serve: stopping: waiting up to ${STOP_GRACE_MS / 1000} s for ${under} run${under === 1 ? '' : 's'} under way (a second Ctrl-C stops at once)`);
-          void (async () => {
-            const left = await stopRuns(STOP_GRACE_MS, cut.signal).catch(() => 0);
-            await server.close().catch(() => undefined);
-            process.off('SIGINT', stop);
-            process.off('SIGTERM', stop);
-            if (left > 0) ctx.output.info(`mac serve: stopped with ${left} run${left === 1 ? '' : 's'} unfinished: ${left === 1 ? 'its session reads' : 'their sessions read'} as TIMED_OUT once 5 minutes have passed since ${left === 1 ? 'it' : 'they'} started`);
-            resolve(left);
-          })();
+          server.close().then(
+            () => {
+              if (abandoned > 0) ctx.output.info(`mac serve: stopped with ${abandoned} run${abandoned === 1 ? '' : 's'} unfinished: ${abandoned === 1 ? 'its session reads' : 'their sessions read'} as TIMED_OUT once 5 minutes have passed since ${abandoned === 1 ? 'it' : 'they'} started`);
+              done();
+            },
+            (err: unknown) => {
+              ctx.output.info(`mac serve: stopping failed: ${err instanceof Error ? err.message : String(err)}`);
+              ctx.exit(1);
+              done();
+            },
+          );
         };
         process.on('SIGINT', stop);
         process.on('SIGTERM', stop);

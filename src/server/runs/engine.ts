@@ -114,12 +114,17 @@ export class RunEngine {
       let timer: NodeJS.Timeout | undefined;
       let onCut: (() => void) | undefined;
       const stop = new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, graceMs);
+        // No timer without a bound (a timer of Infinity fires at once): only `cut` ends the wait.
+        if (Number.isFinite(graceMs)) timer = setTimeout(resolve, graceMs);
         onCut = resolve;
         cut?.addEventListener('abort', onCut, { once: true });
       });
       try {
-        await Promise.race([this.idle(), stop]);
+        // allSettled: a session whose failure could not be reported does not end the wait for the others.
+        const drained = async () => {
+          while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+        };
+        await Promise.race([drained(), stop]);
       } finally {
         clearTimeout(timer);
         if (onCut) cut?.removeEventListener('abort', onCut);

@@ -57,6 +57,8 @@ export class Scheduler {
   // What the last scan saw: the store versions it read, and the earliest time anything is due.
   private scannedVersions = '';
   private wakeMs = Number.NEGATIVE_INFINITY;
+  // Whether the last scan left due runs waiting for a slot.
+  private waitingForSlot = false;
 
   constructor(
     private readonly ctx: ServerContext,
@@ -100,13 +102,14 @@ export class Scheduler {
   }
 
   /**
-   * Scans every check of every account when one is due or when checks or heartbeat timings
-   * changed since the last scan; otherwise returns at once, so that a tick costs nothing
-   * per stored check while nothing is due.
+   * Scans every check of every account when one is due, when a slot came free for runs left
+   * waiting, or when checks or heartbeat timings changed since the last scan; otherwise returns
+   * at once, so that a tick costs nothing per stored check while nothing is due.
    */
   tick(): void {
     const now = this.ctx.options.now();
-    if (now < this.wakeMs && this.versions() === this.scannedVersions) return;
+    const slotFreed = this.waitingForSlot && this.engine.activeSessions < this.maxSessions;
+    if (now < this.wakeMs && !slotFreed && this.versions() === this.scannedVersions) return;
     this.wakeMs = this.scan(now);
     // Read after the scan: its own writes (heartbeat timings) need no second look.
     this.scannedVersions = this.versions();
@@ -120,7 +123,8 @@ export class Scheduler {
    * One look at every check of every account; returns when the next one is due.
    *
    * A due run waits while every slot is taken (its due time is kept, not skipped), and the slots
-   * free go to the runs due longest ago. Overload is thus shed evenly over all checks: each one
+   * free go to the runs due longest ago. Each is claimed under the latest point of its grid it has
+   * reached. Overload is thus shed evenly over all checks: each one
    * waits its turn, and one whose wait outlasts its period skips the runs it missed. Starting the
    * runs met first instead gave every slot that came free to the same checks, and the checks met
    * last in each scan almost never ran.
@@ -166,7 +170,12 @@ export class Scheduler {
     if (waiting.length > free) waiting.sort((a, b) => a.dueMs - b.dueMs);
     const due: Waiting[] = [];
     for (const run of waiting.slice(0, free)) {
-      run.plan.nextDueMs = nextDueMs(run.dueMs, run.plan.period, now);
+      // A run that waited past later points of its grid claims the latest one: another instance
+      // that planned the check meanwhile (a restart) knows only those, and claiming the first
+      // would let both run in one period.
+      const { period } = run.plan;
+      if (period > 0) run.dueMs += Math.floor((now - run.dueMs) / period) * period;
+      run.plan.nextDueMs = nextDueMs(run.dueMs, period, now);
       wake = Math.min(wake, run.plan.nextDueMs);
       // A multi-step run starts at once: the next one's multiStepBusy counts it.
       if (run.check.checkType !== 'MULTI_STEP') due.push(run);
@@ -175,8 +184,8 @@ export class Scheduler {
     // The claim makes one instance of several run a due time (always granted on one); on a shared
     // database it commits with the sessions it starts, or not at all (Store.claimRuns).
     this.ctx.store.claimRuns(due, (i) => this.engine.startSession(due[i].account, due[i].check));
-    // Runs left waiting look again at the next tick, for slots that came free.
-    if (waiting.length > free) wake = now;
+    // Runs left waiting look again at the first tick that finds a slot free.
+    this.waitingForSlot = waiting.length > free;
     // Deleted or deactivated checks start afresh if they come back.
     for (const key of this.plans.keys()) if (!seen.has(key)) this.plans.delete(key);
     this.watching = seen;
