@@ -1,20 +1,18 @@
-import { createSocket, type Socket } from 'node:dgram';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiOk, callApi, startServe, waitFor, type Served } from '../helpers/serve.js';
 import { startTcpServer, type TcpServer } from '../helpers/tcp-server.js';
+import { startSilentNameServer, type SilentNameServer } from '../helpers/dns-server.js';
 import { testStateFile } from '../helpers/store-mode.js';
 
 // A name server that takes every query and answers none: each run against it lasts the runner's
 // whole timeout (30 s), far past the 5 s a stopping service waits (STOP_GRACE_MS).
-let silent: Socket;
+let silent: SilentNameServer;
 let tcp: TcpServer;
 beforeAll(async () => {
-  silent = createSocket('udp4');
-  await new Promise<void>((r) => silent.bind(0, '127.0.0.1', () => r()));
+  silent = await startSilentNameServer();
   tcp = await startTcpServer({ banner: '+OK\r\n' });
 });
 afterAll(async () => {
@@ -31,7 +29,7 @@ function database(): string[] {
 /** A service with one healthy TCP check and 6 DNS checks on the silent name server, each due every second. */
 async function busyService(db: string[]): Promise<{ s: Served; healthy: string }> {
   const s = await startServe(['--time-scale', '60', '--rate-limit', '0/60', ...db]);
-  const port = (silent.address() as AddressInfo).port;
+  const { port } = silent;
   for (let i = 0; i < 6; i++) {
     await apiOk(s, 'POST', '/v1/checks/dns', { name: `silent ${i}`, frequency: 1, doubleCheck: false, heartbeat: {}, script: '', request: { query: 'a.test', recordType: 'A', nameServer: '127.0.0.1', port, protocol: 'UDP' } });
   }

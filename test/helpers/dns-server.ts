@@ -125,3 +125,16 @@ export async function startDnsServer(initial: DnsZone = {}): Promise<DnsServer> 
     };
   }
 }
+
+/** A UDP socket on 127.0.0.1 that takes every query and answers none (a name server gone silent). */
+export interface SilentNameServer {
+  port: number;
+  close(): void;
+}
+
+/** Starts a silent name server: each DNS run against it lasts the runner's whole timeout. */
+export async function startSilentNameServer(): Promise<SilentNameServer> {
+  const socket = dgram.createSocket('udp4');
+  await new Promise<void>((r) => socket.bind(0, '127.0.0.1', () => r()));
+  return { port: socket.address().port, close: () => socket.close() };
+}

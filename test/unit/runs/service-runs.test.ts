@@ -1,12 +1,10 @@
-import { createSocket } from 'node:dgram';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runsHarness, startReceiver, type Receiver, type RunsHarness } from './harness.js';
 import { closedPort, startTcpServer, type TcpServer } from '../../helpers/tcp-server.js';
-import { startDnsServer, type DnsServer } from '../../helpers/dns-server.js';
+import { startDnsServer, startSilentNameServer, type DnsServer } from '../../helpers/dns-server.js';
 import { testStateFile } from '../../helpers/store-mode.js';
 
 let tcp: TcpServer;
@@ -213,9 +211,8 @@ describe('scheduler under slow targets', () => {
   it('keeps running a healthy check on time while 40 other checks wait on a name server that never answers', async () => {
     // A UDP socket that takes every query and answers none: each of those sessions lasts the
     // runner's whole timeout (2 s in the harness), about 20 periods at this time scale.
-    const silent = createSocket('udp4');
-    await new Promise<void>((r) => silent.bind(0, '127.0.0.1', () => r()));
-    const port = (silent.address() as AddressInfo).port;
+    const silent = await startSilentNameServer();
+    const { port } = silent;
     try {
       h = runsHarness({ timeScale: 600 });
       for (let i = 0; i < 40; i++) {
@@ -281,9 +278,8 @@ describe('scheduler under overload', () => {
 
 describe('a stop with a grace', () => {
   it('returns the sessions still under way after the grace and drops what they do once the store is closed', async () => {
-    const silent = createSocket('udp4');
-    await new Promise<void>((r) => silent.bind(0, '127.0.0.1', () => r()));
-    const port = (silent.address() as AddressInfo).port;
+    const silent = await startSilentNameServer();
+    const { port } = silent;
     try {
       // On SQLite at least: a store in memory takes writes after it is closed, so nothing would fail there.
       h = runsHarness({ stateFile: testStateFile() ?? join(mkdtempSync(join(tmpdir(), 'mac-grace-')), 'state.db') });
