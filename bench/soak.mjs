@@ -74,12 +74,22 @@ const sizeMb = (file) => ['', '-wal'].reduce((sum, ext) => {
   }
 }, 0) / MB;
 
-async function pgSizeMb(url) {
+/**
+ * The database's size, and where it is: the `records` table apart from its indexes, its live and
+ * dead rows (the statistics' estimates) and the run claims, to tell vacuum lag from index growth.
+ */
+async function pgSize(url) {
   const { default: pg } = await import('pg');
   const c = new pg.Client({ connectionString: url });
   await c.connect();
   try {
-    return Number((await c.query('SELECT pg_database_size(current_database()) AS n')).rows[0].n) / MB;
+    const { rows } = await c.query(`SELECT pg_database_size(current_database()) AS db,
+      pg_relation_size('records') AS heap, pg_indexes_size('records') AS idx,
+      pg_total_relation_size('run_claims') AS claims,
+      (SELECT n_live_tup FROM pg_stat_user_tables WHERE relname = 'records') AS live,
+      (SELECT n_dead_tup FROM pg_stat_user_tables WHERE relname = 'records') AS dead`);
+    const r = rows[0];
+    return { dbMb: Number(r.db) / MB, pg: { recordsMb: Number(r.heap) / MB, recordsIndexesMb: Number(r.idx) / MB, claimsMb: Number(r.claims) / MB, liveRows: Number(r.live), deadRows: Number(r.dead) } };
   } finally {
     await c.end();
   }
@@ -95,7 +105,7 @@ export async function main({ checks = 1000, hours = 24, timeScale = 120, retenti
   const db = join(dir, 'state.db');
   // `postgres`: a postgres:// URL; the size is then the database's (pg_database_size).
   const database = postgres ?? `sqlite:${db}`;
-  const dbSize = postgres ? () => pgSizeMb(postgres) : async () => sizeMb(db);
+  const dbSize = postgres ? () => pgSize(postgres) : async () => ({ dbMb: sizeMb(db) });
   const args = ['--database', database, '--time-scale', String(timeScale), '--retention-days', String(retentionDays)];
   let s = await serve(args);
   const samples = [];
@@ -127,9 +137,9 @@ export async function main({ checks = 1000, hours = 24, timeScale = 120, retenti
       await new Promise((r) => setTimeout(r, hourMs));
       const hour = fine.splice(0);
       const top = hour.reduce((a, b) => (b.rssMb > a.rssMb ? b : a), { rssMb: 0 });
-      samples.push({ hour: h, ...memory(s.pid), dbMb: await dbSize(), hourMaxRssMb: top.rssMb, hourMaxAnonMb: top.anonMb, hourMaxFileMb: top.fileMb });
+      samples.push({ hour: h, ...memory(s.pid), ...(await dbSize()), hourMaxRssMb: top.rssMb, hourMaxAnonMb: top.anonMb, hourMaxFileMb: top.fileMb });
       const x = samples.at(-1);
-      log(`soak: hour ${h}: RSS ${x.rssMb.toFixed(1)} MB (anon ${x.anonMb.toFixed(1)}, files ${x.fileMb.toFixed(1)}; the hour's highest ${top.rssMb.toFixed(1)}: anon ${top.anonMb.toFixed(1)}, files ${top.fileMb.toFixed(1)}), database ${x.dbMb.toFixed(1)} MB`);
+      log(`soak: hour ${h}: RSS ${x.rssMb.toFixed(1)} MB (anon ${x.anonMb.toFixed(1)}, files ${x.fileMb.toFixed(1)}; the hour's highest ${top.rssMb.toFixed(1)}: anon ${top.anonMb.toFixed(1)}, files ${top.fileMb.toFixed(1)}), database ${x.dbMb.toFixed(1)} MB${x.pg ? ` (records: table ${x.pg.recordsMb.toFixed(0)} MB, indexes ${x.pg.recordsIndexesMb.toFixed(0)} MB, ${x.pg.liveRows} live and ${x.pg.deadRows} dead rows; claims ${x.pg.claimsMb.toFixed(0)} MB)` : ''}`);
     }
     clearInterval(sampler);
     const stoppedAt = performance.now();
