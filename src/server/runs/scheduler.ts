@@ -94,10 +94,6 @@ export class Scheduler {
     clearInterval(this.timer);
     this.timer = undefined;
     stopMultiStepRuns();
-    if (graceMs === Number.POSITIVE_INFINITY && !cut) {
-      await this.engine.idle();
-      return 0;
-    }
     return this.engine.settle(graceMs, cut);
   }
 
