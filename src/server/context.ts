@@ -1,5 +1,6 @@
 import type { ServerOptions, KeyRole } from './options.js';
 import type { Store, Transaction } from './store/store.js';
+import { createLog, type ServiceLog } from './log.js';
 
 /** Work staged in the same transaction when a record of a kind is deleted (results of a check, ...). */
 export type Cascade = (tx: Transaction, id: string) => void;
@@ -8,6 +9,8 @@ export type Cascade = (tx: Transaction, id: string) => void;
 export interface ServerContext {
   options: ServerOptions;
   store: Store;
+  /** The event log (stderr, `--log-format`). */
+  log: ServiceLog;
   /** Now as an ISO 8601 UTC timestamp with milliseconds (the API's timestamp format). */
   isoNow(): string;
   /** Registers a cascade run inside the deleting transaction of a record of `kind`. */
@@ -29,6 +32,7 @@ export function createContext(options: ServerOptions, store: Store): ServerConte
   return {
     options,
     store,
+    log: options.log ?? createLog(options.logFormat, undefined, options.now),
     isoNow: () => new Date(options.now()).toISOString(),
     onDelete(kind, cascade) {
       cascades.set(kind, [...(cascades.get(kind) ?? []), cascade]);

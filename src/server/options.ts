@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { LogFormat, ServiceLog } from './log.js';
 
 /** A role an API key has: `admin` may write, `read-only` may only GET. */
 export type KeyRole = 'admin' | 'read-only';
@@ -52,6 +53,10 @@ export interface ServerOptions {
   random: () => number;
   /** Clock for timestamps and windows (ms since epoch). */
   now: () => number;
+  /** How the event log is written on stderr (`--log-format`). */
+  logFormat: LogFormat;
+  /** Where events go instead of stderr (tests). */
+  log?: ServiceLog;
 }
 
 /** The key `mac serve` accepts when no key is configured. */
@@ -79,6 +84,8 @@ export function resolveServerOptions(partial: Partial<ServerOptions> = {}): Serv
     runs: partial.runs ?? true,
     random: partial.random ?? Math.random,
     now: partial.now ?? Date.now,
+    logFormat: partial.logFormat ?? 'text',
+    log: partial.log,
   };
 }
 

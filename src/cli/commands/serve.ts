@@ -9,6 +9,7 @@ import { isPostgresUrl } from '../../server/options.js';
 import { redactUrl } from '../../server/store/postgres.js';
 import { DEV_KEY, DEFAULT_RETENTION_DAYS, parseApiKey, parseDatabaseUrl, parseFaults, parseKeysFile, parseRateLimit, type ApiKeySpec, type ServerOptions } from '../../server/options.js';
 import { runsOf, startRuns } from '../../server/runs/runs.js';
+import { parseLogFormat } from '../../server/log.js';
 
 interface ServeFlags {
   host: string;
@@ -24,6 +25,7 @@ interface ServeFlags {
   rateLimit: string;
   timeScale: string;
   runs: boolean;
+  logFormat: string;
 }
 
 const collect = (value: string, prev: string[]) => [...prev, value];
@@ -55,6 +57,7 @@ export const register: RegisterCommand = (program, ctx) => {
     .option('--rate-limit <n/seconds>', 'requests per key per window; 0/60 disables', '600/60')
     .option('--time-scale <k>', 'run schedules K times faster', '1')
     .option('--no-runs', 'do not run the stored checks')
+    .option('--log-format <format>', 'event lines on stderr (state changes, notifications sent, retried or failed, runs shed): text or json', 'text')
     .action(async (flags: ServeFlags) => {
       const options = toOptions(flags);
       boundHeapGrowth();
@@ -160,6 +163,7 @@ function toOptions(flags: ServeFlags): Partial<ServerOptions> & { keys: ApiKeySp
     rateLimit: usage(() => parseRateLimit(flags.rateLimit)),
     timeScale,
     runs: flags.runs,
+    logFormat: usage(() => parseLogFormat(flags.logFormat)),
   };
 }
 
