@@ -5,6 +5,7 @@ import { authenticate, faults, latency, rateLimit } from './http/guards.js';
 import { toHandler, type RouteModule } from './http/route.js';
 import { reservedSegments } from './http/paths.js';
 import type { AppEnv } from './http/env.js';
+import type { Senders } from './alerts/types.js';
 import type { ServerContext } from './context.js';
 import { snippetRoutes } from './routes/snippets.js';
 import { checkRoutes } from './routes/checks.js';
@@ -58,6 +59,8 @@ export interface AppExtras {
   modules?: RouteModule[];
   /** Called with unexpected errors (they answer 500 without details). */
   onInternalError?: (err: unknown) => void;
+  /** What delivers alerts and mails (default: the channel senders configured by the options). */
+  senders?: Senders;
 }
 
 /**

@@ -11,6 +11,8 @@ export interface ServerContext {
   store: Store;
   /** The event log (stderr, `--log-format`). */
   log: ServiceLog;
+  /** The persisted queue's deliverer (alerts/outbox.ts): `kick` after queueing, so it goes now. */
+  outbox: { kick(): void };
   /** Now as an ISO 8601 UTC timestamp with milliseconds (the API's timestamp format). */
   isoNow(): string;
   /** Registers a cascade run inside the deleting transaction of a record of `kind`. */
@@ -33,6 +35,8 @@ export function createContext(options: ServerOptions, store: Store): ServerConte
     options,
     store,
     log: options.log ?? createLog(options.logFormat, undefined, options.now),
+    // Replaced by the service's deliverer (server.ts); a context without one queues only.
+    outbox: { kick() {} },
     isoNow: () => new Date(options.now()).toISOString(),
     onDelete(kind, cascade) {
       cascades.set(kind, [...(cascades.get(kind) ?? []), cascade]);

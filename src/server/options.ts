@@ -53,6 +53,8 @@ export interface ServerOptions {
   random: () => number;
   /** Clock for timestamps and windows (ms since epoch). */
   now: () => number;
+  /** The service's public URL (`--public-url`): alerts link to run pages under it. */
+  publicUrl?: string;
   /** How the event log is written on stderr (`--log-format`). */
   logFormat: LogFormat;
   /** Where events go instead of stderr (tests). */
@@ -84,6 +86,7 @@ export function resolveServerOptions(partial: Partial<ServerOptions> = {}): Serv
     runs: partial.runs ?? true,
     random: partial.random ?? Math.random,
     now: partial.now ?? Date.now,
+    publicUrl: partial.publicUrl,
     logFormat: partial.logFormat ?? 'text',
     log: partial.log,
   };

@@ -8,6 +8,8 @@ import { Store } from './store/store.js';
 import { Retention } from './store/retention.js';
 import { DatabaseUnavailable } from './store/errors.js';
 import { RUN_INDEX } from './rundata/collections.js';
+import { Deliverer } from './alerts/outbox.js';
+import { createSenders } from './alerts/senders.js';
 
 /** Delay of the first retention step after the service starts listening (ms). */
 export const RETENTION_FIRST_STEP_MS = 5_000;
@@ -21,6 +23,8 @@ export interface MacServer {
   listen(): Promise<string>;
   /** Stops accepting connections, ends open ones and closes the database. */
   close(): Promise<void>;
+  /** Delivers the queued alerts and mails (started by `listen`). */
+  deliverer: Deliverer;
   /** Registers work to stop on close (the scheduler's timers, for instance). */
   onClose(fn: () => void | Promise<void>): void;
 }
@@ -38,6 +42,8 @@ export function createServer(partial: Partial<ServerOptions> = {}, extras: AppEx
   // A failed group commit of run data (kept and retried, or dropped with its count).
   store.onError = onInternalError;
   const app = createApp(ctx, { onInternalError, ...extras });
+  const deliverer = new Deliverer(ctx, extras.senders ?? createSenders(options));
+  ctx.outbox = deliverer;
   const closers: Array<() => void | Promise<void>> = [];
   let retention: Retention | undefined;
   if (options.retentionDays > 0) {
@@ -49,6 +55,7 @@ export function createServer(partial: Partial<ServerOptions> = {}, extras: AppEx
   let http: Server | undefined;
   return {
     ctx,
+    deliverer,
     request: (path, init) => Promise.resolve(app.request(path, init)),
     onClose: (fn) => closers.push(fn),
     listen() {
@@ -61,6 +68,8 @@ export function createServer(partial: Partial<ServerOptions> = {}, extras: AppEx
           const { port } = server.address() as AddressInfo;
           // The first retention step waits until the service listens, and a little more.
           retention?.start(options.retention.firstMs ?? RETENTION_FIRST_STEP_MS);
+          // What the queue holds (from before a restart too) goes out once the service is up.
+          deliverer.start();
           const host = options.host.includes(':') ? `[${options.host}]` : options.host;
           resolve(`http://${host}:${port}`);
         });
@@ -77,6 +86,8 @@ export function createServer(partial: Partial<ServerOptions> = {}, extras: AppEx
         });
       }
       for (const fn of closers.splice(0)) await fn();
+      // After the runs: the alerts their last sessions queued get their chance to go.
+      await deliverer.stop();
       store.close();
     },
   };

@@ -202,13 +202,13 @@ describe('alert notifications', () => {
   it('lists the outbox newest first, per account', async () => {
     h = harness();
     const check = h.seedCheck('dev');
-    const base = { alertChannelId: 1, channelType: 'EMAIL', checkId: check.id, checkResultId: null, status: 'SENT' as const, error: null };
+    const base = { alertChannelId: 1, type: 'EMAIL', alertConfig: { address: 'ops@example.com' }, checkType: 'TCP', checkId: check.id, checkAlertId: 'alert-1', status: 'SUCCESS' as const, notificationResult: '250 OK', timestamp: null, attempts: 1 };
     const a = h.recorder.recordNotification('dev', { ...base, alertType: 'ALERT_FAILURE' });
     h.clock.now += 1000;
-    const b = h.recorder.recordNotification('dev', { ...base, alertType: 'ALERT_RECOVERY', status: 'FAILED', error: 'connect ETIMEDOUT' });
+    const b = h.recorder.recordNotification('dev', { ...base, alertType: 'ALERT_RECOVERY', status: 'FAILURE', notificationResult: 'connect ETIMEDOUT' });
     const res = await h.call('GET', '/v1/alert-notifications');
     expect(res.body.map((n: any) => n.id)).toEqual([b.id, a.id]);
-    expect(res.body[0]).toEqual({ ...base, id: b.id, alertType: 'ALERT_RECOVERY', status: 'FAILED', error: 'connect ETIMEDOUT', created_at: new Date(h.clock.now).toISOString() });
+    expect(res.body[0]).toEqual({ ...base, id: b.id, alertType: 'ALERT_RECOVERY', status: 'FAILURE', notificationResult: 'connect ETIMEDOUT', created_at: new Date(h.clock.now).toISOString() });
     expect(res.headers.get('content-range')).toBe('0-1/2');
     expect((await h.call('GET', '/v1/alert-notifications', undefined, 'other-key')).body).toEqual([]);
   });
@@ -225,7 +225,20 @@ describe('persistence', () => {
       const { result, errorGroup } = h.recorder.finishLocation('dev', s.checkSessionId, refusedAttempt('local', h.clock.now - MIN));
       await h.call('PATCH', `/v1/error-groups/${errorGroup!.id}`, { archiveForEver: true });
       h.recorder.recordHeartbeatEvent('dev', { checkId: check.id, state: 'RECEIVED', timestamp: new Date(h.clock.now).toISOString(), source: '127.0.0.1', userAgent: 'curl/8' });
-      h.recorder.recordNotification('dev', { alertChannelId: 1, channelType: 'EMAIL', alertType: 'ALERT_FAILURE', checkId: check.id, checkResultId: result.id, status: 'SENT', error: null });
+      h.recorder.recordNotification('dev', {
+        alertChannelId: 1,
+        type: 'EMAIL',
+        alertConfig: {},
+        alertType: 'ALERT_FAILURE',
+        checkType: 'HEARTBEAT',
+        checkId: check.id,
+        checkAlertId: 'alert-1',
+        checkResultId: result.id,
+        status: 'SUCCESS',
+        notificationResult: '250 OK',
+        timestamp: new Date(h.clock.now).toISOString(),
+        attempts: 1,
+      });
       const before = await Promise.all([
         h.call('GET', `/v1/check-sessions/${s.checkSessionId}`),
         h.call('GET', `/v1/check-results/${check.id}/${result.id}`),

@@ -69,3 +69,10 @@ export type SendOutcome =
       rateLimited?: boolean;
       retryAfterMs?: number;
     };
+
+/** What delivers one attempt per channel type (alerts/senders.ts); never throws. */
+export interface Senders {
+  send(channel: ChannelRecord, message: AlertMessage): Promise<SendOutcome>;
+  sendMail(mail: MailMessage): Promise<SendOutcome>;
+  close(): void;
+}

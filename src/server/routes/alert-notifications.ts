@@ -56,7 +56,7 @@ export const alertNotificationRoutes: RouteModule = ({ store }) => [
         .filter(
           (n) =>
             (query.alertChannelId === undefined || n.alertChannelId === query.alertChannelId) &&
-            (query.hasFailures === undefined || (n.status === 'FAILED') === query.hasFailures),
+            (query.hasFailures === undefined || (n.status === 'FAILURE') === query.hasFailures),
         );
       const page = pageOf(newest, query);
       return ok(page.body, { 'content-range': page.contentRange });

@@ -13,6 +13,8 @@ export const RUN_COLL = {
   errorGroups: 'errorGroups',
   heartbeatEvents: 'heartbeatEvents',
   alertNotifications: 'alertNotifications',
+  /** Deliveries waiting (alert notifications and mails): the persisted queue (alerts/outbox.ts). */
+  outbox: 'outbox',
 } as const;
 
 /** Collections of the status-page family; incident updates live inside their incident. */
@@ -34,6 +36,9 @@ export const RUN_INDEX = {
   [RUN_COLL.checkResults]: RESULTS_INDEX,
   [RUN_COLL.checkSessions]: { check: 'checkId', time: 'startedAt', expires: true },
   [RUN_COLL.heartbeatEvents]: { check: 'checkId', time: 'timestamp', expires: true },
-  [RUN_COLL.alertNotifications]: { check: 'checkId', time: 'created_at', expires: true },
+  // A notification not delivered yet outlives the retention (its row in the outbox too).
+  [RUN_COLL.alertNotifications]: { check: 'checkId', time: 'created_at', expires: true, keepWhile: { field: 'status', values: ['IN_PROGRESS', 'RATE_LIMITED'] } },
+  // Indexed by when each delivery is due: the sender leases the due ones (Store.lease).
+  [RUN_COLL.outbox]: { check: 'checkId', time: 'dueAt', expires: false },
   [RUN_COLL.errorGroups]: { check: 'checkId', time: 'lastSeen', expires: false, editable: true },
 } as const satisfies IndexedKinds;

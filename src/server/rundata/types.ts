@@ -132,15 +132,32 @@ export interface HeartbeatEvent {
   userAgent: string;
 }
 
-/** An alert delivery or outbox entry (decisions §5.7). */
+/** Where a notification stands: the reference's `AlertNotification.status`. */
+export type NotificationStatus = 'IN_PROGRESS' | 'SUCCESS' | 'FAILURE' | 'RATE_LIMITED';
+
+/**
+ * One alert sent to one channel (the reference's `AlertNotification`): IN_PROGRESS until the
+ * receiver accepted it (SUCCESS) or the last attempt failed (FAILURE); RATE_LIMITED while it
+ * waits after the receiver asked to slow down. `timestamp` is when it was sent.
+ */
 export interface AlertNotification {
   id: string;
-  alertChannelId: number;
-  channelType: string;
-  alertType: 'ALERT_FAILURE' | 'ALERT_RECOVERY' | 'ALERT_DEGRADED';
+  /** The channel's type (EMAIL, SLACK, WEBHOOK, ...). */
+  type: string;
+  status: NotificationStatus;
+  /** The channel's configuration it was sent with, credentials masked. */
+  alertConfig: Record<string, unknown>;
+  /** The receiver's answer, or the last error. */
+  notificationResult: string | null;
+  timestamp: string | null;
+  checkType: string;
   checkId: string;
-  checkResultId: string | null;
-  status: 'SENT' | 'FAILED';
-  error: string | null;
+  checkAlertId: string;
+  alertChannelId: number;
+  /** Left out when the alert has no result (a heartbeat that did not arrive). */
+  checkResultId?: string;
+  alertType: string;
+  /** Delivery attempts made so far. */
+  attempts: number;
   created_at: string;
 }

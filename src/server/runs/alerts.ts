@@ -1,11 +1,17 @@
+import { randomUUID } from 'node:crypto';
 import type { ServerContext } from '../context.js';
+import { stageAlert } from '../alerts/outbox.js';
+import type { AlertMessage, ChannelRecord } from '../alerts/types.js';
 import { COLL } from '../kinds.js';
 import type { RunRecorder } from '../rundata/recorder.js';
 import { followIncident, type TriggerIncident } from './incidents.js';
 import { INITIAL_ALERT_MEMORY, SEND_FLAG, stepAlertState, type AlertMemory, type AlertSettings, type AlertType, type SessionVerdict } from './alert-state.js';
 
-/** What is stored per check: its alert memory and the incident it has open. */
-type StoredAlertState = AlertMemory & { openIncidentId?: string | null };
+/**
+ * What is stored per check: its alert memory, the incident it has open, and the id of the check
+ * alert under way (set when the check leaves PASSING, shared by its reminders and its recovery).
+ */
+type StoredAlertState = AlertMemory & { openIncidentId?: string | null; checkAlertId?: string | null };
 
 /** The stored check fields the runs read (the API's check body plus `id`). */
 export interface CheckRecord {
@@ -28,16 +34,6 @@ export interface CheckRecord {
   triggerIncident?: TriggerIncident | null;
 }
 
-/** An alert channel as stored (api-decisions §3.5). */
-interface ChannelRecord {
-  id: number;
-  type: string;
-  config: Record<string, unknown>;
-  sendFailure?: boolean;
-  sendRecovery?: boolean;
-  sendDegraded?: boolean;
-}
-
 /** What an alert says about the run that caused it. */
 export interface AlertContext {
   runLocation: string;
@@ -50,47 +46,55 @@ export interface AlertContext {
 // Channel defaults (api-decisions §3.5), for records stored without the flags.
 const SEND_DEFAULT: Record<AlertType, boolean> = { ALERT_FAILURE: true, ALERT_RECOVERY: true, ALERT_DEGRADED: false };
 
-/** Per-check alert memory, journaled with the rest of the state. */
-export const ALERT_STATE_COLL = 'alertStates';
-
 /** Webhook requests give up after this long (api-decisions §5.7). */
 export const WEBHOOK_TIMEOUT_MS = 10_000;
 
+/** Per-check alert memory, journaled with the rest of the state. */
+export const ALERT_STATE_COLL = 'alertStates';
+
 /**
- * Moves a check's alert state by each finished session and delivers the alerts it produces:
- * webhooks over HTTP, every other channel type to the outbox; nothing when the check is muted.
+ * Moves a check's alert state by each finished session and queues the alerts it produces: the
+ * new state and one notification per channel (IN_PROGRESS) are one transaction, and the outbox's
+ * deliverer sends them (alerts/outbox.ts). Nothing is queued when the check is muted.
  */
 export class Alerter {
   constructor(
     private readonly ctx: ServerContext,
-    private readonly recorder: RunRecorder,
+    // Kept for the heartbeats and engine that build it with their recorder.
+    _recorder?: RunRecorder,
   ) {}
 
-  /** Applies one session's verdict; resolves once every alert of it is delivered or recorded as failed. */
+  /** Applies one session's verdict; resolves once its state and alerts are written. */
   async onVerdict(account: string, check: CheckRecord, verdict: SessionVerdict, about: AlertContext): Promise<AlertType[]> {
+    const now = this.ctx.options.now();
     const minuteMs = 60_000 / this.ctx.options.timeScale;
     const stored = this.ctx.store.get(account, ALERT_STATE_COLL, check.id) as StoredAlertState | undefined;
-    const step = stepAlertState(stored ?? INITIAL_ALERT_MEMORY, verdict, check.alertSettings ?? {}, this.ctx.options.now(), minuteMs);
+    const step = stepAlertState(stored ?? INITIAL_ALERT_MEMORY, verdict, check.alertSettings ?? {}, now, minuteMs);
     const openIncidentId = followIncident(this.ctx, account, check, step.previous, step.memory.state, stored?.openIncidentId ?? null);
-    const next = { ...step.memory, openIncidentId };
-    // Most sessions leave the state as it was: then there is nothing to write.
-    if (!stored || !sameState(stored, next)) {
-      const tx = this.ctx.store.begin(account);
-      tx.put(ALERT_STATE_COLL, check.id, next);
-      tx.commit();
+    // A check alert begins when the check leaves PASSING and ends with its return to it.
+    let checkAlertId = stored?.checkAlertId ?? null;
+    if (step.previous === 'PASSING' && step.memory.state !== 'PASSING') checkAlertId = randomUUID();
+    const alertId = checkAlertId ?? randomUUID();
+    if (step.memory.state === 'PASSING') checkAlertId = null;
+    const next: StoredAlertState = { ...step.memory, openIncidentId, checkAlertId };
+    if (step.previous !== step.memory.state) {
+      this.ctx.log.event('check.state', { account, check: check.name, checkId: check.id, from: step.previous, to: step.memory.state, location: about.runLocation });
     }
-    if (check.muted === true || step.events.length === 0) return [];
-    const channels = this.subscribedChannels(account, check);
-    await Promise.all(
-      step.events.flatMap((event) =>
-        channels.filter((ch) => ch[SEND_FLAG[event.alertType]] ?? SEND_DEFAULT[event.alertType]).map((ch) => this.deliver(account, ch, event.alertType, check, about)),
-      ),
-    );
+    const channels = check.muted === true || step.events.length === 0 ? [] : this.subscribedChannels(account, check);
+    const sends = step.events.flatMap((event) => channels.filter((ch) => ch[SEND_FLAG[event.alertType]] ?? SEND_DEFAULT[event.alertType]).map((ch) => ({ ch, event })));
+    // Most sessions leave the state as it was and alert no one: then there is nothing to write.
+    if (stored && sameState(stored, next) && sends.length === 0) return check.muted === true ? [] : step.events.map((e) => e.alertType);
+    const tx = this.ctx.store.begin(account);
+    tx.put(ALERT_STATE_COLL, check.id, next as unknown as Record<string, unknown>);
+    for (const { ch, event } of sends) stageAlert(tx, ch, alertMessage(event.alertType, alertId, check, about, this.runUrl(check, about), event.reminder), now);
+    tx.commit();
+    if (sends.length > 0) this.ctx.outbox.kick();
+    if (check.muted === true) return [];
     return step.events.map((e) => e.alertType);
   }
 
   /** Channels of the check's activated subscriptions (its own, or its group's). */
-  private subscribedChannels(account: string, check: CheckRecord): ChannelRecord[] {
+  subscribedChannels(account: string, check: CheckRecord): ChannelRecord[] {
     const ids = new Set<number>();
     for (const s of this.ctx.store.list(account, COLL.alertSubscriptions)) {
       const matches = s.checkId === check.id || (s.groupId !== null && s.groupId !== undefined && s.groupId === check.groupId);
@@ -104,19 +108,30 @@ export class Alerter {
       .filter((ch): ch is ChannelRecord => ch !== undefined);
   }
 
-  private async deliver(account: string, channel: ChannelRecord, alertType: AlertType, check: CheckRecord, about: AlertContext): Promise<void> {
-    let error: string | null = null;
-    if (channel.type === 'WEBHOOK') error = await sendWebhook(channel.config, alertPayload(alertType, check, about));
-    this.recorder.recordNotification(account, {
-      alertChannelId: channel.id,
-      channelType: channel.type,
-      alertType,
-      checkId: check.id,
-      checkResultId: about.checkResultId,
-      status: error === null ? 'SENT' : 'FAILED',
-      error,
-    });
+  /** The public page of the run, when the service knows its public URL. */
+  private runUrl(check: CheckRecord, about: AlertContext): string | null {
+    const base = this.ctx.options.publicUrl;
+    if (!base || !about.checkResultId) return null;
+    return `${base.replace(/\/+$/, '')}/checks/${encodeURIComponent(check.id)}/results/${encodeURIComponent(about.checkResultId)}`;
   }
+}
+
+/** The message of one alert (every channel renders it). */
+export function alertMessage(alertType: AlertType, checkAlertId: string, check: CheckRecord, about: AlertContext, runUrl: string | null, reminder = false): AlertMessage {
+  return {
+    alertType,
+    checkAlertId,
+    checkId: check.id,
+    checkName: check.name,
+    checkType: check.checkType,
+    runLocation: about.runLocation,
+    responseTime: about.responseTime,
+    startedAt: about.startedAt,
+    errorMessage: alertType === 'ALERT_RECOVERY' ? null : about.errorMessage,
+    checkResultId: about.checkResultId,
+    runUrl,
+    ...(reminder ? { reminder } : {}),
+  };
 }
 
 /** Whether two alert states hold the same values (flat records). */

@@ -79,6 +79,18 @@ export interface IndexedKind {
    * their JSON text; at most FIGURE_KEYS). Dot paths.
    */
   figures?: { numbers: readonly string[]; keys: readonly string[] };
+  /**
+   * Records whose top-level `field` holds one of `values` are never expired (an alert
+   * notification not yet delivered outlives the retention period).
+   */
+  keepWhile?: { field: string; values: readonly string[] };
+}
+
+/** A record taken by `Backend.lease`. */
+export interface LeasedRecord {
+  account: string;
+  id: string;
+  record: StoredRecord;
 }
 
 /** A query of an indexed kind in one account. Times are inclusive epoch ms. */
@@ -120,7 +132,15 @@ export interface Backend {
   commit(entry: StoreCommit): void;
   /** Applies several commits, in order, as one atomic and durable transaction (the store's group commit). */
   commitMany(entries: readonly StoreCommit[]): void;
-  /** Deletes at most `limit` records of `kind` (any account) whose time is before `beforeMs`; returns how many. */
+  /**
+   * Takes at most `limit` records of an indexed kind (any account) whose time is at or before
+   * `nowMs`, the longest due first, and moves their time to `untilMs` in the same atomic statement
+   * (the record's time field too): a lease. Another caller, on this instance or another one on the
+   * same database, cannot take them until `untilMs`, when they are due again unless the holder
+   * wrote or deleted them meanwhile. The persisted queues (alert notifications, mails) use it.
+   */
+  lease(kind: string, nowMs: number, untilMs: number, limit: number): LeasedRecord[];
+  /** Deletes at most `limit` records of `kind` (any account) whose time is before `beforeMs` (but those `keepWhile` keeps); returns how many. */
   expire(kind: string, beforeMs: number, limit: number): number;
   close(): void;
   /**

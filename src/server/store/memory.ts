@@ -1,5 +1,5 @@
 import { aggregateRecords, type AggregateQuery, type AggregateRow } from './aggregate.js';
-import { checkOf, pickFields, timeOf, type Backend, type IndexedKinds, type RecordQuery, type StoreCommit, type StoredRecord } from './backend.js';
+import { checkOf, pickFields, timeOf, type Backend, type IndexedKinds, type LeasedRecord, type RecordQuery, type StoreCommit, type StoredRecord } from './backend.js';
 
 type Collection = Map<string, StoredRecord>;
 type AccountData = Map<string, Collection>;
@@ -86,9 +86,28 @@ export class MemoryBackend implements Backend {
     for (const entry of entries) this.commit(entry);
   }
 
+  lease(kind: string, nowMs: number, untilMs: number, limit: number): LeasedRecord[] {
+    const spec = this.indexed[kind];
+    if (!spec) throw new Error(`${kind} is not run data`);
+    const due: Array<{ t: number; account: string; id: string; rec: StoredRecord }> = [];
+    for (const [account, data] of this.accounts) {
+      for (const [id, rec] of data.get(kind) ?? []) {
+        const t = timeOf(rec, spec.time);
+        if (t !== null && t <= nowMs) due.push({ t, account, id, rec });
+      }
+    }
+    due.sort((a, b) => a.t - b.t);
+    return due.slice(0, limit).map(({ account, id, rec }) => {
+      const record = { ...rec, [spec.time]: new Date(untilMs).toISOString() };
+      this.collection(account, kind).set(id, record);
+      return { account, id, record };
+    });
+  }
+
   expire(kind: string, beforeMs: number, limit: number): number {
     const spec = this.indexed[kind];
     if (!spec) return 0;
+    const keep = spec.keepWhile;
     let deleted = 0;
     for (const data of this.accounts.values()) {
       const coll = data.get(kind);
@@ -96,7 +115,7 @@ export class MemoryBackend implements Backend {
       for (const [id, rec] of coll) {
         if (deleted >= limit) return deleted;
         const t = timeOf(rec, spec.time);
-        if (t !== null && t < beforeMs) {
+        if (t !== null && t < beforeMs && !(keep && keep.values.includes(rec[keep.field] as string))) {
           coll.delete(id);
           deleted++;
         }

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { MessageChannel, Worker, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
-import { checkOf, setPath, timeOf, type Backend, type ClaimHold, type IndexedKinds, type RecordQuery, type RunClaim, type StoreCommit, type StoredRecord } from './backend.js';
+import { checkOf, setPath, timeOf, type Backend, type ClaimHold, type IndexedKinds, type LeasedRecord, type RecordQuery, type RunClaim, type StoreCommit, type StoredRecord } from './backend.js';
 import { DatabaseUnavailable, StateError, UniqueTaken } from './errors.js';
 import { FIGURE_COLUMNS, aggregateRows, aggregateSql, figureValues, type AggregateDialect, type AggregateQuery, type AggregateRow } from './aggregate.js';
 import type { PgAnswer, PgRequest } from './postgres-worker.js';
@@ -309,12 +309,26 @@ export class PostgresBackend implements Backend {
     process.stderr.write(`mac serve: ${taken.length} run(s) whose claim was rolled back were claimed by another instance before this one wrote them again, and ran on both: ${which}\n`);
   }
 
+  lease(kind: string, nowMs: number, untilMs: number, limit: number): LeasedRecord[] {
+    const spec = this.indexed[kind];
+    if (!spec) throw new Error(`${kind} is not run data`);
+    // Rows another instance is taking are skipped, not waited for: each row goes to one taker.
+    const sql = `UPDATE records SET at = $1, data = jsonb_set(data::jsonb, $2::text[], to_jsonb($3::text))::text
+                 WHERE seq IN (SELECT seq FROM records WHERE kind = $4 AND at IS NOT NULL AND at <= $5 ORDER BY at LIMIT $6 FOR UPDATE SKIP LOCKED)
+                 RETURNING account, id, data`;
+    const rows = this.query1(sql, [untilMs, [spec.time], new Date(untilMs).toISOString(), kind, nowMs, limit]);
+    return rows.map((r) => ({ account: dec(r[0] as string), id: dec(r[1] as string), record: JSON.parse(r[2] as string) as StoredRecord }));
+  }
+
   expire(kind: string, beforeMs: number, limit: number): number {
-    if (!this.indexed[kind]) return 0;
+    const spec = this.indexed[kind];
+    if (!spec) return 0;
+    const keep = spec.keepWhile;
+    const kept = keep ? ' AND coalesce(data::json ->> $4, \'\') <> ALL($5::text[])' : '';
     const r = this.call({
       op: 'tx',
       statements: [
-        ['DELETE FROM records WHERE seq IN (SELECT seq FROM records WHERE kind = $1 AND at < $2 LIMIT $3)', [kind, beforeMs, limit]],
+        [`DELETE FROM records WHERE seq IN (SELECT seq FROM records WHERE kind = $1 AND at < $2${kept} LIMIT $3)`, keep ? [kind, beforeMs, limit, keep.field, keep.values] : [kind, beforeMs, limit]],
         // Claims of runs due before the cutoff are no longer needed to keep a run single.
         ['DELETE FROM run_claims WHERE ctid IN (SELECT ctid FROM run_claims WHERE due_ms < $1 LIMIT $2)', [beforeMs, limit]],
       ],

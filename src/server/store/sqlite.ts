@@ -1,5 +1,5 @@
 import Database from 'libsql';
-import { checkOf, setPath, timeOf, type Backend, type IndexedKinds, type RecordQuery, type StoreCommit, type StoredRecord } from './backend.js';
+import { checkOf, setPath, timeOf, type Backend, type IndexedKinds, type LeasedRecord, type RecordQuery, type StoreCommit, type StoredRecord } from './backend.js';
 import { MemoryBackend } from './memory.js';
 import { FIGURE_COLUMNS, aggregateRows, aggregateSql, figureValues, type AggregateDialect, type AggregateQuery, type AggregateRow } from './aggregate.js';
 import { StateError } from './errors.js';
@@ -228,9 +228,25 @@ export class SqliteBackend implements Backend {
     }
   }
 
+  lease(kind: string, nowMs: number, untilMs: number, limit: number): LeasedRecord[] {
+    const spec = this.indexed[kind];
+    if (!spec) throw new Error(`${kind} is not run data`);
+    // One statement: the rows due are taken and moved to untilMs together (records_time index).
+    const sql = `UPDATE records SET at = ?, data = json_set(data, ?, ?)
+                 WHERE seq IN (SELECT seq FROM records WHERE kind = ? AND at <= ? ORDER BY at LIMIT ?)
+                 RETURNING account, id, data`;
+    const rows = this.db.prepare(sql).raw().all(untilMs, `$.${spec.time}`, new Date(untilMs).toISOString(), kind, nowMs, limit) as Row[];
+    return rows.map((r) => ({ account: r[0] as string, id: r[1] as string, record: JSON.parse(r[2] as string) as StoredRecord }));
+  }
+
   expire(kind: string, beforeMs: number, limit: number): number {
-    if (!this.indexed[kind]) return 0;
-    return Number(this.stmts.expire.run(kind, beforeMs, limit).changes);
+    const spec = this.indexed[kind];
+    if (!spec) return 0;
+    const keep = spec.keepWhile;
+    if (!keep) return Number(this.stmts.expire.run(kind, beforeMs, limit).changes);
+    const sql = `DELETE FROM records WHERE seq IN (SELECT seq FROM records WHERE kind = ? AND at < ?
+                   AND coalesce(json_extract(data, ?), '') NOT IN (${keep.values.map(() => '?').join(', ')}) LIMIT ?)`;
+    return Number(this.db.prepare(sql).run(kind, beforeMs, `$.${keep.field}`, ...keep.values, limit).changes);
   }
 
   close(): void {

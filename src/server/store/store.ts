@@ -8,7 +8,8 @@ import { openSqliteState, type JournalImport } from './open.js';
 import { PostgresBackend } from './postgres.js';
 import { isPostgresUrl } from '../options.js';
 
-export type { StoredRecord, IndexedKinds, RecordQuery } from './backend.js';
+export type { StoredRecord, IndexedKinds, RecordQuery, LeasedRecord } from './backend.js';
+import type { LeasedRecord } from './backend.js';
 
 /** Real milliseconds a deferred commit (scheduled run data) waits at most before it is written. */
 export const GROUP_COMMIT_MS = 25;
@@ -144,6 +145,14 @@ export class Store {
   *everywhere<T extends StoredRecord = StoredRecord>(kind: string): Iterable<{ account: string; record: T }> {
     this.settle(kind);
     yield* this.backend.everywhere(kind) as Iterable<{ account: string; record: T }>;
+  }
+
+  /**
+   * Leases due records of an indexed kind written by immediate commits (the persisted queues):
+   * see Backend.lease. Never used on kinds written by deferred commits.
+   */
+  lease(kind: string, nowMs: number, untilMs: number, limit: number): LeasedRecord[] {
+    return this.backend.lease(kind, nowMs, untilMs, limit);
   }
 
   /** Accounts that hold any configuration. */

@@ -25,6 +25,8 @@ export function runsHarness(options: Partial<ServerOptions> = {}, runsOptions: R
   const server = createServer({ rateLimit: { limit: 0, windowSeconds: 60 }, stateFile: testStateFile(), ...options });
   const errors: unknown[] = [];
   const runs = runsOf(server.ctx, { runner: { limits: { idleMs: 50, timeoutMs: 2000 } }, onError: (err) => void errors.push(err), ...runsOptions });
+  // Alerts go out as in a listening service.
+  server.deliverer.start();
   return {
     server,
     runs,

@@ -148,6 +148,7 @@ describe('alerts', () => {
     await trigger([check.id]); // still failing: no second alert
     h.seedCheck({ ...check, request: tcpRequest() });
     await trigger([check.id]);
+    await h.server.deliverer.idle();
     expect(receiver.requests.map((r) => JSON.parse(r.body).alertType)).toEqual(['ALERT_FAILURE', 'ALERT_RECOVERY']);
     const [failure] = receiver.requests;
     expect(failure).toMatchObject({ method: 'POST', url: '/alerts?env=test', headers: { 'x-token': 't1', 'content-type': 'application/json' } });
@@ -155,13 +156,17 @@ describe('alerts', () => {
     const outbox = await h.call('GET', '/v1/alert-notifications');
     const finals = (await h.call('GET', `/v1/check-results/${check.id}?limit=100`)).body.map((r: any) => r.id);
     expect(outbox.body.every((n: any) => finals.includes(n.checkResultId))).toBe(true);
-    expect(outbox.body.map((n: any) => [n.alertType, n.status, n.alertChannelId, n.channelType])).toEqual([
-      ['ALERT_RECOVERY', 'SENT', channelId, 'WEBHOOK'],
-      ['ALERT_FAILURE', 'SENT', channelId, 'WEBHOOK'],
+    expect(outbox.body.map((n: any) => [n.alertType, n.status, n.alertChannelId, n.type, n.attempts])).toEqual([
+      ['ALERT_RECOVERY', 'SUCCESS', channelId, 'WEBHOOK', 1],
+      ['ALERT_FAILURE', 'SUCCESS', channelId, 'WEBHOOK', 1],
     ]);
+    // One check alert: the recovery carries the failure's id; the channel's header value is masked.
+    expect(new Set(outbox.body.map((n: any) => n.checkAlertId)).size).toBe(1);
+    expect(outbox.body[0].alertConfig.headers).toEqual([{ key: 'x-token', value: '********' }]);
+    expect(outbox.body.every((n: any) => typeof n.timestamp === 'string')).toBe(true);
   });
 
-  it('records a webhook that answers an error as FAILED, and sends other channel types to the outbox', async () => {
+  it('keeps a webhook that answers an error IN_PROGRESS for a retry, and fails a mail for good without an SMTP server', async () => {
     h = runsHarness();
     receiver.status = 500;
     const port = await closedPort();
@@ -170,12 +175,15 @@ describe('alerts', () => {
     h.seedChannel(check.id, { type: 'EMAIL', config: { address: 'ops@example.com' } });
     h.seedChannel(check.id, { type: 'SLACK', config: { url: 'https://hooks.slack.invalid/x' }, sendFailure: false });
     await trigger([check.id]);
+    await h.server.deliverer.idle();
     receiver.status = 200;
     const outbox = (await h.call('GET', '/v1/alert-notifications')).body as any[];
-    expect(outbox.map((n) => [n.channelType, n.alertType, n.status, n.error]).sort()).toEqual([
-      ['EMAIL', 'ALERT_FAILURE', 'SENT', null],
-      ['WEBHOOK', 'ALERT_FAILURE', 'FAILED', 'HTTP 500'],
+    expect(outbox.map((n) => [n.type, n.alertType, n.status, n.attempts]).sort()).toEqual([
+      ['EMAIL', 'ALERT_FAILURE', 'FAILURE', 1],
+      ['WEBHOOK', 'ALERT_FAILURE', 'IN_PROGRESS', 1],
     ]);
+    expect(outbox.find((n) => n.type === 'WEBHOOK').notificationResult).toMatch(/500/);
+    expect(outbox.find((n) => n.type === 'EMAIL').notificationResult).toMatch(/--smtp/);
   });
 
   it('alerts no one for a muted check, and sends degraded alerts only to channels that ask for them', async () => {
@@ -190,7 +198,7 @@ describe('alerts', () => {
     h.seedChannel(slow.id, { type: 'SMS', config: { number: '+15550001', name: 'x' }, sendDegraded: true });
     await trigger([slow.id]);
     const outbox = (await h.call('GET', '/v1/alert-notifications')).body as any[];
-    expect(outbox.map((n) => [n.channelType, n.alertType])).toEqual([['SMS', 'ALERT_DEGRADED']]);
+    expect(outbox.map((n) => [n.type, n.alertType])).toEqual([['SMS', 'ALERT_DEGRADED']]);
   });
 });
 

@@ -31,12 +31,12 @@ describe('D2: alert notifications are filtered by alertChannelId, hasFailures, f
     const t = testServer();
     const store = t.server.ctx.store;
     const rows = [
-      { id: 'n1', alertChannelId: 1, status: 'SENT', created_at: '2025-03-12T10:00:00.000Z' },
-      { id: 'n2', alertChannelId: 2, status: 'FAILED', created_at: '2025-03-12T11:00:00.000Z' },
-      { id: 'n3', alertChannelId: 1, status: 'FAILED', created_at: '2025-03-12T12:00:00.000Z' },
+      { id: 'n1', alertChannelId: 1, status: 'SUCCESS', created_at: '2025-03-12T10:00:00.000Z' },
+      { id: 'n2', alertChannelId: 2, status: 'FAILURE', created_at: '2025-03-12T11:00:00.000Z' },
+      { id: 'n3', alertChannelId: 1, status: 'FAILURE', created_at: '2025-03-12T12:00:00.000Z' },
     ];
     const tx = store.begin('dev');
-    for (const r of rows) tx.put(RUN_COLL.alertNotifications, r.id, { ...r, channelType: 'EMAIL', alertType: 'ALERT_FAILURE', checkId: 'c', checkResultId: null, error: null });
+    for (const r of rows) tx.put(RUN_COLL.alertNotifications, r.id, { ...r, type: 'EMAIL', alertType: 'ALERT_FAILURE', checkType: 'TCP', checkId: 'c', checkAlertId: 'a', alertConfig: {}, notificationResult: null, timestamp: null, attempts: 1 });
     tx.commit();
     const ids = async (q: string) => (await ok(t, 'GET', `/v1/alert-notifications${q}`)).map((n: any) => n.id);
     expect(await ids('')).toEqual(['n3', 'n2', 'n1']);

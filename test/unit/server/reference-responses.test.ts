@@ -142,7 +142,6 @@ const DECIDED: Array<{ op: RegExp; problem: RegExp; reason: string }> = [
   { op: /check-results/, problem: /traceId: required/, reason: 'monitoring-api.md §2.15 lists the check-result fields; traceId is not one of them' },
   { op: /check-sessions/, problem: /results\[\d+\]\.isCancelled: required/, reason: 'monitoring-api.md §2.16 lists the session-result fields; isCancelled is not one of them' },
   { op: /analytics/, problem: /\.series\[\d+\]: string where the reference has object/, reason: 'api-decisions §5.6: series is an array of strings, as the spec says' },
-  { op: /alert-notifications/, problem: /status: "(SENT|FAILED)" is not one of/, reason: 'api-decisions §5.7: the outbox status is SENT or FAILED' },
   { op: /status-pages\/(incidents|\{\}\/subscriptions)/, problem: /updated_at: null/, reason: 'monitoring-api.md §2: updated_at is a date-time or null (null until the first update)' },
 ];
 
