@@ -2,6 +2,8 @@
  * One of everything in account `dev` of a test service, through the API (and the run recorder for
  * run data, which only the scheduler writes): the fixtures of the spec-audit tests.
  */
+import { Alerter, type CheckRecord } from '../../../src/server/runs/alerts.js';
+import { COLL } from '../../../src/server/kinds.js';
 import { expect } from 'vitest';
 import { dnsBody, tcpBody, type TestClient } from './client.js';
 import { RunRecorder } from '../../../src/server/rundata/recorder.js';
@@ -61,6 +63,17 @@ export async function seedWorld(t: TestClient): Promise<World> {
   recorder.markExecuting('dev', session.checkSessionId);
   const { result, errorGroup } = recorder.finishLocation('dev', session.checkSessionId, refusedAttempt('eu-west-1', now() - 2000));
   recorder.finishLocation('dev', session.checkSessionId, tcpAttempt('us-east-1', now() - 1000));
+  // An alert of the failing result, queued as a run queues it (IN_PROGRESS), and one delivered:
+  // the e-mail channel has no SMTP server here, so it ends FAILURE with the reason.
+  const alerter = new Alerter(t.server.ctx);
+  const about = { runLocation: 'eu-west-1', responseTime: 12, startedAt: new Date(now() - 2000).toISOString(), errorMessage: 'connect ECONNREFUSED', checkResultId: result.id };
+  await ok(t, 'PUT', `/v1/alert-channels/${channel.id}/subscriptions`, { checkId: dns.id, activated: true });
+  await alerter.onVerdict('dev', t.server.ctx.store.get('dev', COLL.checks, dns.id) as unknown as CheckRecord, 'failed', about);
+  t.server.deliverer.start();
+  await t.server.deliverer.idle();
+  await t.server.deliverer.stop();
+  await ok(t, 'PUT', `/v1/alert-channels/${channel.id}/subscriptions`, { checkId: check.id, activated: true });
+  await alerter.onVerdict('dev', t.server.ctx.store.get('dev', COLL.checks, check.id) as unknown as CheckRecord, 'failed', about);
   recorder.recordHeartbeatEvent('dev', { checkId: heartbeat.id, state: 'RECEIVED', timestamp: new Date(now() - 60_000).toISOString(), source: '127.0.0.1', userAgent: 'curl/8' });
   return { check, dns, heartbeat, snippet, variable, channel, group, location, dashboard, service, page, incident, update, subscription, session, result, errorGroup: errorGroup!, trigger };
 }
