@@ -70,6 +70,7 @@ export function apiCheckResult(method: string, data: string | null, probe: Probe
     },
     assertions,
     requestError: probe.requestError,
+    ...(http?.certificate ? { certificate: http.certificate } : {}),
     jobLog: null,
     jobAssets: null,
     pcapDataUrl: null,

@@ -32,6 +32,8 @@ export interface Probe {
   values: Record<string, unknown>;
   /** HTTP only: the request as sent (credentials masked) and the response's headers and timings. */
   http?: {
+    /** The server certificate of the first request over TLS (the monitored URL's host), or null. */
+    certificate?: TlsCertificate | null;
     method: string;
     data: string;
     requestHeaders: Record<string, string>;
@@ -44,4 +46,15 @@ export interface Probe {
 /** A host as it appears in a URL: IPv6 literals in brackets. */
 export function hostForUrl(host: string): string {
   return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+}
+
+/** What a result records of a server's TLS certificate (SSL expiry alerts read `validTo`). */
+export interface TlsCertificate {
+  subject: string;
+  issuer: string;
+  validFrom: string;
+  /** When it expires (ISO 8601). */
+  validTo: string;
+  /** SHA-256 fingerprint: one certificate, whatever the host it was seen on. */
+  fingerprint256: string;
 }

@@ -1,3 +1,4 @@
+import type { TlsCertificate } from './probe.js';
 import { z } from 'zod';
 
 /**
@@ -242,6 +243,8 @@ export interface ApiCheckResult {
   };
   assertions: AssertionResult[];
   requestError: string | null;
+  /** HTTPS: the server's certificate (its expiry drives SSL expiry alerts); absent otherwise. */
+  certificate?: TlsCertificate;
   jobLog: null;
   jobAssets: null;
   pcapDataUrl: null;

@@ -4,7 +4,7 @@ import tls from 'node:tls';
 import { performance } from 'node:perf_hooks';
 import type * as Undici from 'undici';
 import type { HttpRequest } from '../types.js';
-import type { Probe, ProbeLimits } from '../probe.js';
+import type { Probe, ProbeLimits, TlsCertificate } from '../probe.js';
 import { buildRequest, shownHeaders, shownUrl } from './request.js';
 import { phasesOf, timingsOf, type HopMarks } from './phases.js';
 
@@ -39,6 +39,7 @@ interface Hop {
   /** The body as read, at most limits.maxBodyBytes. */
   body: Buffer;
   error: { message: string; network: boolean } | null;
+  certificate: TlsCertificate | null;
 }
 
 /** Runs one attempt of an HTTP check. */
@@ -107,6 +108,7 @@ export async function probeHttp(req: HttpRequest, limits: ProbeLimits): Promise<
       HEADERS: last.headers,
     },
     http: {
+      certificate: hops.find((h) => h.certificate !== null)?.certificate ?? null,
       method,
       data: body ?? '',
       requestHeaders: shownHeaders(headers, built.locked.headers),
@@ -129,7 +131,7 @@ async function request(
   // Before the first mark: loading undici is not part of the request's timings.
   const { Client } = await loadUndici();
   const marks: HopMarks = { start: performance.now(), end: NaN };
-  const hop: Hop = { marks, status: 0, statusText: '', headers: {}, body: Buffer.alloc(0), error: null };
+  const hop: Hop = { marks, status: 0, statusText: '', headers: {}, body: Buffer.alloc(0), error: null, certificate: null };
   let socket: net.Socket | undefined;
   const client = new Client(url.origin, {
     connect: (opts, callback) => {
@@ -162,7 +164,10 @@ async function request(
         let done = false;
         s.once('connect', () => (marks.connect = performance.now()));
         s.once(secure ? 'secureConnect' : 'connect', () => {
-          if (secure) marks.secureConnect = performance.now();
+          if (secure) {
+            marks.secureConnect = performance.now();
+            hop.certificate = certificateOf(s as tls.TLSSocket);
+          }
           if (!done) (done = true), callback(null, s);
         });
         s.once('error', (e) => {
@@ -222,6 +227,23 @@ async function request(
     socket?.destroy();
   }
   return hop;
+}
+
+/** The peer certificate of a TLS socket, or null (none, or not parsable). */
+export function certificateOf(socket: tls.TLSSocket): TlsCertificate | null {
+  const c = socket.getPeerCertificate();
+  if (!c || !c.valid_to) return null;
+  const validTo = Date.parse(c.valid_to);
+  const validFrom = Date.parse(c.valid_from);
+  if (Number.isNaN(validTo)) return null;
+  const name = (n: unknown) => (n && typeof n === 'object' ? String((n as Record<string, unknown>).CN ?? '') : '').slice(0, 200);
+  return {
+    subject: name(c.subject),
+    issuer: name(c.issuer),
+    validFrom: Number.isNaN(validFrom) ? '' : new Date(validFrom).toISOString(),
+    validTo: new Date(validTo).toISOString(),
+    fingerprint256: c.fingerprint256 ?? '',
+  };
 }
 
 function flatHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {

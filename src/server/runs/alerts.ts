@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ServerContext } from '../context.js';
 import { stageAlert } from '../alerts/outbox.js';
 import type { AlertMessage, ChannelRecord } from '../alerts/types.js';
+import type { TlsCertificate } from '../../runner/probe.js';
 import { COLL } from '../kinds.js';
 import type { RunRecorder } from '../rundata/recorder.js';
 import { followIncident, type TriggerIncident } from './incidents.js';
@@ -49,6 +50,10 @@ const SEND_DEFAULT: Record<AlertType, boolean> = { ALERT_FAILURE: true, ALERT_RE
 /** Webhook requests give up after this long (api-decisions §5.7). */
 export const WEBHOOK_TIMEOUT_MS = 10_000;
 
+/** Per check: which certificate each channel was last told about, and on which day. */
+export const SSL_ALERT_COLL = 'sslAlerts';
+const DAY_MS = 86_400_000;
+
 /** Per-check alert memory, journaled with the rest of the state. */
 export const ALERT_STATE_COLL = 'alertStates';
 
@@ -91,6 +96,41 @@ export class Alerter {
     if (sends.length > 0) this.ctx.outbox.kick();
     if (check.muted === true) return [];
     return step.events.map((e) => e.alertType);
+  }
+
+  /**
+   * The certificate an HTTPS check saw: each subscribed channel with `sslExpiry` gets one
+   * ALERT_SSL_EXPIRY once the days left drop to its `sslExpiryThreshold` (default 30) or below,
+   * at most one per certificate and channel per day (remembered per check in SSL_ALERT_COLL).
+   */
+  onCertificate(account: string, check: CheckRecord, certificate: TlsCertificate, about: AlertContext): void {
+    if (check.muted === true) return;
+    const now = this.ctx.options.now();
+    const daysLeft = Math.floor((Date.parse(certificate.validTo) - now) / DAY_MS);
+    const watching = this.subscribedChannels(account, check).filter((ch) => ch.sslExpiry === true && daysLeft <= (ch.sslExpiryThreshold ?? 30));
+    if (watching.length === 0) return;
+    const day = new Date(now).toISOString().slice(0, 10);
+    const mark = `${certificate.fingerprint256 || certificate.validTo}@${day}`;
+    const sent = (this.ctx.store.get(account, SSL_ALERT_COLL, check.id) as { byChannel?: Record<string, string> } | undefined)?.byChannel ?? {};
+    const due = watching.filter((ch) => sent[String(ch.id)] !== mark);
+    if (due.length === 0) return;
+    const tx = this.ctx.store.begin(account);
+    const byChannel = { ...sent };
+    for (const ch of due) {
+      byChannel[String(ch.id)] = mark;
+      const message: AlertMessage = {
+        ...alertMessage('ALERT_FAILURE', randomUUID(), check, about, this.runUrl(check, about)),
+        alertType: 'ALERT_SSL_EXPIRY',
+        errorMessage: daysLeft < 0 ? `the certificate of ${certificate.subject || 'the server'} expired on ${certificate.validTo}` : `the certificate of ${certificate.subject || 'the server'} expires in ${daysLeft} day${daysLeft === 1 ? '' : 's'} (${certificate.validTo})`,
+        sslDaysRemaining: daysLeft,
+        sslExpiresAt: certificate.validTo,
+      };
+      stageAlert(tx, ch, message, now);
+    }
+    tx.put(SSL_ALERT_COLL, check.id, { id: check.id, byChannel });
+    tx.commit();
+    this.ctx.log.event('check.certificate', { account, check: check.name, checkId: check.id, daysLeft, validTo: certificate.validTo, channels: due.length });
+    this.ctx.outbox.kick();
   }
 
   /** Channels of the check's activated subscriptions (its own, or its group's). */

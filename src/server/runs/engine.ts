@@ -192,6 +192,17 @@ export class RunEngine {
       errorMessage: worst.result.errorMessage,
       checkResultId: worst.resultId,
     });
+    // HTTPS checks: the certificate seen, for the channels that watch its expiry.
+    const seen = finals.find((f) => f.result.apiCheckResult?.certificate);
+    if (seen) {
+      this.alerter.onCertificate(account, check, seen.result.apiCheckResult!.certificate!, {
+        runLocation: seen.location,
+        responseTime: seen.result.responseTime,
+        startedAt: seen.result.startedAt,
+        errorMessage: null,
+        checkResultId: seen.resultId,
+      });
+    }
   }
 }
 

@@ -6,7 +6,7 @@ import type { AppEnv } from '../http/env.js';
 import type { ServerContext } from '../context.js';
 import { COLL } from '../kinds.js';
 import { sessionView } from '../rundata/views.js';
-import { ALERT_STATE_COLL, type CheckRecord } from './alerts.js';
+import { ALERT_STATE_COLL, SSL_ALERT_COLL, type CheckRecord } from './alerts.js';
 import { HEARTBEAT_STATE_COLL } from './heartbeats.js';
 import { isTargeted } from './target.js';
 import { runsOf } from './runs.js';
@@ -29,7 +29,7 @@ const TRIGGERABLE = new Set(['TCP', 'DNS', 'URL', 'API', 'MULTI_STEP']);
 export const runRoutes: RouteModule = (ctx) => {
   // A deleted check takes its alert memory and heartbeat timing along.
   ctx.onDelete(COLL.checks, (tx, checkId) => {
-    for (const kind of [ALERT_STATE_COLL, HEARTBEAT_STATE_COLL]) if (tx.get(kind, checkId)) tx.delete(kind, checkId);
+    for (const kind of [ALERT_STATE_COLL, SSL_ALERT_COLL, HEARTBEAT_STATE_COLL]) if (tx.get(kind, checkId)) tx.delete(kind, checkId);
   });
   return [triggerRoute(ctx)];
 };
