@@ -313,10 +313,13 @@ export class PostgresBackend implements Backend {
     const spec = this.indexed[kind];
     if (!spec) throw new Error(`${kind} is not run data`);
     // Rows another instance is taking are skipped, not waited for: each row goes to one taker.
-    const sql = `UPDATE records SET at = $1, data = jsonb_set(data::jsonb, $2::text[], to_jsonb($3::text))::text
-                 WHERE seq IN (SELECT seq FROM records WHERE kind = $4 AND at IS NOT NULL AND at <= $5 ORDER BY at LIMIT $6 FOR UPDATE SKIP LOCKED)
-                 RETURNING account, id, data`;
+    const sql = `WITH due AS (SELECT seq, at FROM records WHERE kind = $4 AND at IS NOT NULL AND at <= $5 ORDER BY at, seq LIMIT $6 FOR UPDATE SKIP LOCKED)
+                 UPDATE records r SET at = $1, data = jsonb_set(r.data::jsonb, $2::text[], to_jsonb($3::text))::text
+                 FROM due WHERE r.seq = due.seq
+                 RETURNING r.account, r.id, r.data, due.at::float8, due.seq::float8`;
     const rows = this.query1(sql, [untilMs, [spec.time], new Date(untilMs).toISOString(), kind, nowMs, limit]);
+    // RETURNING has no order: the longest due first, as taken.
+    rows.sort((x, y) => Number(x[3]) - Number(y[3]) || Number(x[4]) - Number(y[4]));
     return rows.map((r) => ({ account: dec(r[0] as string), id: dec(r[1] as string), record: JSON.parse(r[2] as string) as StoredRecord }));
   }
 

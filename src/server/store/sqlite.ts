@@ -231,11 +231,13 @@ export class SqliteBackend implements Backend {
   lease(kind: string, nowMs: number, untilMs: number, limit: number): LeasedRecord[] {
     const spec = this.indexed[kind];
     if (!spec) throw new Error(`${kind} is not run data`);
-    // One statement: the rows due are taken and moved to untilMs together (records_time index).
-    const sql = `UPDATE records SET at = ?, data = json_set(data, ?, ?)
-                 WHERE seq IN (SELECT seq FROM records WHERE kind = ? AND at <= ? ORDER BY at LIMIT ?)
-                 RETURNING account, id, data`;
-    const rows = this.db.prepare(sql).raw().all(untilMs, `$.${spec.time}`, new Date(untilMs).toISOString(), kind, nowMs, limit) as Row[];
+    // One write transaction: the rows due are read and moved to untilMs together (records_time index).
+    const due = this.db.prepare('SELECT seq FROM records WHERE kind = ? AND at <= ? ORDER BY at, seq LIMIT ?').raw();
+    const take = this.db.prepare('UPDATE records SET at = ?, data = json_set(data, ?, ?) WHERE seq = ? RETURNING account, id, data').raw();
+    const rows = this.db.transaction(() => {
+      const seqs = (due.all(kind, nowMs, limit) as Row[]).map((r) => r[0]);
+      return seqs.map((seq) => take.get(untilMs, `$.${spec.time}`, new Date(untilMs).toISOString(), seq) as Row);
+    }).immediate() as Row[];
     return rows.map((r) => ({ account: r[0] as string, id: r[1] as string, record: JSON.parse(r[2] as string) as StoredRecord }));
   }
 
