@@ -124,6 +124,13 @@ export function stageMail(tx: Transaction, mail: MailMessage, purpose: string, n
   return id;
 }
 
+/** The other queued items of `item`'s channel and check alert. */
+function sameAlert(queued: readonly OutboxItem[], item: OutboxItem): OutboxItem[] {
+  const work = item.work;
+  if (work.type !== 'alert') return [];
+  return queued.filter((o) => o.id !== item.id && o.work.type === 'alert' && o.work.channelId === work.channelId && o.work.message.checkAlertId === work.message.checkAlertId);
+}
+
 /** The wait before attempt `attempts + 1` (service-clock ms), given the attempts made and the receiver's ask. */
 export function backoffMs(attempts: number, timeScale: number, retryAfterMs?: number): number {
   const base = BACKOFF_MS[Math.min(attempts, BACKOFF_MS.length) - 1] ?? BACKOFF_MS[0];
@@ -275,12 +282,14 @@ export class Deliverer {
 
   /** An item queued before `item` for the same channel and check alert, still undelivered. */
   private earlier(account: string, item: OutboxItem): OutboxItem | undefined {
-    const work = item.work;
-    if (work.type !== 'alert' || item.checkId === null) return undefined;
-    const queued = this.ctx.store.query<OutboxItem & StoredRecord>(account, RUN_COLL.outbox, { checkId: item.checkId });
-    return queued.find(
-      (o) => o.id !== item.id && o.work.type === 'alert' && o.work.channelId === work.channelId && o.work.message.checkAlertId === work.message.checkAlertId && o.createdAt < item.createdAt,
-    );
+    const queued = item.checkId === null ? [] : this.ctx.store.query<OutboxItem & StoredRecord>(account, RUN_COLL.outbox, { checkId: item.checkId });
+    return sameAlert(queued, item).find((o) => o.createdAt < item.createdAt);
+  }
+
+  /** Items queued after `item` for the same channel and check alert (they wait for it), as `tx` sees them. */
+  private waiting(tx: Transaction, item: OutboxItem): OutboxItem[] {
+    const queued = item.checkId === null ? [] : tx.query<OutboxItem & StoredRecord>(RUN_COLL.outbox, { checkId: item.checkId });
+    return sameAlert(queued, item).filter((o) => o.createdAt > item.createdAt);
   }
 
   private async deliver(account: string, item: OutboxItem): Promise<void> {
@@ -297,8 +306,11 @@ export class Deliverer {
     const now = this.ctx.options.now();
     const step = nextStep(outcome, attempts, now, this.ctx.options.timeScale);
     this.write(account, item.id, (tx) => {
-      if (step.done) tx.delete(RUN_COLL.outbox, item.id);
-      else tx.put(RUN_COLL.outbox, item.id, { ...item, attempts, dueAt: new Date(step.dueMs).toISOString() } as unknown as StoredRecord);
+      if (step.done) {
+        tx.delete(RUN_COLL.outbox, item.id);
+        // What waited for this one (its recovery) may go now.
+        for (const later of this.waiting(tx, item)) tx.put(RUN_COLL.outbox, later.id, { ...later, dueAt: new Date(now).toISOString() } as unknown as StoredRecord);
+      } else tx.put(RUN_COLL.outbox, item.id, { ...item, attempts, dueAt: new Date(step.dueMs).toISOString() } as unknown as StoredRecord);
       if (work.type !== 'alert') return;
       const stored = tx.get(RUN_COLL.alertNotifications, item.id) as unknown as AlertNotification | undefined;
       // Deleted meanwhile (a check's cascade keeps them, so only by hand): nothing to show.

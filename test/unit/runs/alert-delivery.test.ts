@@ -1,0 +1,114 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runsHarness, type RunsHarness } from './harness.js';
+import { closedPort } from '../../helpers/tcp-server.js';
+import { backoffMs, MAX_ATTEMPTS, nextStep } from '../../../src/server/alerts/outbox.js';
+
+let h: RunsHarness;
+afterEach(async () => {
+  await h?.close();
+});
+
+/** A webhook receiver answering each request with the next status of `statuses` (the last one repeats). */
+async function scripted(statuses: number[]): Promise<{ url: string; bodies: string[]; close(): Promise<void> }> {
+  const bodies: string[] = [];
+  const srv = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (d) => (body += d));
+    req.on('end', () => {
+      bodies.push(body);
+      res.statusCode = statuses[Math.min(bodies.length - 1, statuses.length - 1)];
+      res.end(res.statusCode === 200 ? 'ok' : 'busy');
+    });
+  });
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(srv.address() as AddressInfo).port}/hook`, bodies, close: () => new Promise((r) => srv.close(() => r())) };
+}
+
+async function failOnce(check: Record<string, any>): Promise<void> {
+  const res = await h.call('POST', '/v1/check-sessions/trigger', { target: { checkId: [check.id] } });
+  expect(res.status).toBe(201);
+  await h.runs.engine.idle();
+}
+
+describe('alert delivery', () => {
+  it('retries a receiver that answers 500 and delivers once when it answers 200: SUCCESS after two attempts', async () => {
+    // Time scale 1000: the 15 s backoff before the second attempt is 15 ms.
+    h = runsHarness({ timeScale: 1000 });
+    const receiver = await scripted([500, 200]);
+    try {
+      const check = h.seedCheck({ name: 'db', request: { hostname: '127.0.0.1', port: await closedPort(), data: null, ipFamily: 'IPv4', assertions: [] } });
+      h.seedChannel(check.id, { type: 'WEBHOOK', config: { name: 'hook', url: receiver.url, method: 'POST' } });
+      await failOnce(check);
+      await waitFor(async () => (await h.call('GET', '/v1/alert-notifications')).body[0]?.status === 'SUCCESS');
+      const [n] = (await h.call('GET', '/v1/alert-notifications')).body;
+      expect(n).toMatchObject({ type: 'WEBHOOK', alertType: 'ALERT_FAILURE', status: 'SUCCESS', attempts: 2, checkId: check.id });
+      expect(receiver.bodies).toHaveLength(2);
+      expect(new Set(receiver.bodies).size).toBe(1);
+      // Nothing left queued.
+      expect(h.server.ctx.store.query('dev', 'outbox')).toEqual([]);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('never overtakes a failure with its recovery: the recovery waits until the failure is delivered', async () => {
+    h = runsHarness({ timeScale: 1000 });
+    const receiver = await scripted([500, 500, 200]);
+    try {
+      const port = await closedPort();
+      const check = h.seedCheck({ name: 'db', request: { hostname: '127.0.0.1', port, data: null, ipFamily: 'IPv4', assertions: [] } });
+      h.seedChannel(check.id, { type: 'WEBHOOK', config: { name: 'hook', url: receiver.url, method: 'POST' } });
+      await failOnce(check);
+      // Recovered while the failure is still being retried.
+      const { startTcpServer } = await import('../../helpers/tcp-server.js');
+      const tcp = await startTcpServer({ banner: '+OK\r\n' });
+      try {
+        h.seedCheck({ ...check, request: { hostname: '127.0.0.1', port: tcp.port, data: null, ipFamily: 'IPv4', assertions: [] } });
+        await failOnce(check);
+      } finally {
+        await tcp.close();
+      }
+      await waitFor(async () => (await h.call('GET', '/v1/alert-notifications')).body.every((n: any) => n.status === 'SUCCESS'));
+      const types = receiver.bodies.map((b) => JSON.parse(b).alertType);
+      expect(types.lastIndexOf('ALERT_FAILURE')).toBeLessThan(types.indexOf('ALERT_RECOVERY'));
+      expect(types.filter((t) => t === 'ALERT_RECOVERY')).toHaveLength(1);
+    } finally {
+      await receiver.close();
+    }
+  });
+});
+
+describe('the retry schedule (pure)', () => {
+  it('makes at least 10 attempts over at least an hour, then gives up with FAILURE and the last error', () => {
+    let waited = 0;
+    let at = 0;
+    for (let attempt = 1; attempt < MAX_ATTEMPTS; attempt++) {
+      const step = nextStep({ ok: false, error: 'connect ECONNREFUSED' }, attempt, at, 1);
+      expect(step.done).toBe(false);
+      if (!step.done) {
+        waited += step.dueMs - at;
+        at = step.dueMs;
+      }
+    }
+    expect(MAX_ATTEMPTS).toBeGreaterThanOrEqual(10);
+    expect(waited).toBeGreaterThanOrEqual(3_600_000);
+    expect(nextStep({ ok: false, error: 'connect ECONNREFUSED' }, MAX_ATTEMPTS, at, 1)).toEqual({ done: true, status: 'FAILURE', result: 'connect ECONNREFUSED (gave up after 10 attempts)' });
+  });
+
+  it('stops at once on a permanent failure, waits as asked on a 429, and reads SUCCESS only when accepted', () => {
+    expect(nextStep({ ok: false, error: 'no SMTP server is configured', permanent: true }, 1, 0, 1)).toMatchObject({ done: true, status: 'FAILURE' });
+    expect(nextStep({ ok: false, error: 'HTTP 429', rateLimited: true, retryAfterMs: 120_000 }, 1, 0, 1)).toEqual({ done: false, status: 'RATE_LIMITED', result: 'HTTP 429', dueMs: 120_000 });
+    expect(nextStep({ ok: true, result: '250 2.0.0 OK' }, 3, 0, 1)).toEqual({ done: true, status: 'SUCCESS', result: '250 2.0.0 OK' });
+    expect(backoffMs(1, 1000)).toBe(15);
+  });
+});
+
+async function waitFor(cond: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await cond())) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
