@@ -180,8 +180,12 @@ export class Scheduler {
     // The claim makes one instance of several run a due time (always granted on one); on a shared
     // database it commits with the sessions it starts, or not at all (Store.claimRuns).
     this.ctx.store.claimRuns(due, (i) => this.engine.startSession(due[i].account, due[i].check));
-    // Runs left waiting look again at the first tick that finds a slot free.
-    this.waitingForSlot = waiting.length > free;
+    // Runs left waiting look again at the first tick that finds a slot free. The log says when
+    // overload begins and ends (not at every tick of it).
+    const shedding = waiting.length > free;
+    if (shedding && !this.waitingForSlot) this.ctx.log.event('runs.shed', { waiting: waiting.length - free, running: this.engine.activeSessions, slots: this.maxSessions }, 'warn');
+    else if (!shedding && this.waitingForSlot) this.ctx.log.event('runs.caught-up', { running: this.engine.activeSessions, slots: this.maxSessions });
+    this.waitingForSlot = shedding;
     // Deleted or deactivated checks start afresh if they come back.
     for (const key of this.plans.keys()) if (!seen.has(key)) this.plans.delete(key);
     this.watching = seen;

@@ -248,7 +248,8 @@ describe('scheduler under overload', () => {
     // free again before its next due time) and the other 8 never ran.
     const slow = await startTcpServer({ banner: '+OK\r\n', delayMs: 60 });
     try {
-      h = runsHarness({ timeScale: 600 }, { maxSessions: 4 });
+      const events: string[] = [];
+      h = runsHarness({ timeScale: 600, log: { event: (name) => void events.push(name) } }, { maxSessions: 4 });
       const checks = Array.from({ length: 12 }, (_, i) => h.seedCheck({ name: `busy ${i}`, frequency: 1, request: tcpRequest(slow.port) }));
       // Every claim, and when it was made.
       const store = h.server.ctx.store;
@@ -278,6 +279,9 @@ describe('scheduler under overload', () => {
       for (const c of claims) expect(c.at).toBeGreaterThanOrEqual(c.dueMs);
       expect(Math.max(...claims.map((c) => c.at - c.dueMs))).toBeLessThan(100 + 50);
       expect(new Set(claims.map((c) => `${c.checkId}/${c.dueMs}`)).size).toBe(claims.length);
+      // The operator is told that runs wait for a slot (once, not at every tick).
+      expect(events.filter((e) => e === 'runs.shed').length).toBeGreaterThanOrEqual(1);
+      expect(events.filter((e) => e === 'runs.shed').length).toBeLessThan(claims.length);
     } finally {
       await slow.close();
     }
