@@ -46,8 +46,11 @@ export const BACKOFF_MS: readonly number[] = [15_000, 30_000, 60_000, 120_000, 2
  * loses an item it is sending; a dead taker's items are due again after it.
  */
 export const LEASE_MS = 60_000;
-/** Deliveries under way at most on one instance, and to one channel (a slow receiver delays only its own). */
-export const MAX_IN_FLIGHT = 64;
+/**
+ * Items one instance holds at most (under way, or leased and waiting for their channel), and
+ * deliveries under way at once to one channel: a slow or dead receiver delays only its own items.
+ */
+export const MAX_HELD = 256;
 export const MAX_IN_FLIGHT_PER_CHANNEL = 8;
 /** How often the queue is read when nothing woke the deliverer (real ms): items queued by other instances. */
 export const POLL_MS = 500;
@@ -161,7 +164,10 @@ export class Deliverer {
   private running = false;
   private stopped = false;
   private readonly inFlight = new Set<Promise<void>>();
-  private readonly perChannel = new Map<string, number>();
+  /** Per channel (mails: one lane): deliveries under way, and leased items waiting for a slot of it. */
+  private readonly lanes = new Map<string, { busy: number; queue: Array<{ account: string; item: OutboxItem; leasedAt: number }> }>();
+  /** Items leased and not finished on this instance (under way or waiting in a lane). */
+  private held = 0;
   /** Set when woken during a pass: another pass follows at once. */
   private again = false;
   /** Items the last pass took, and who waits for the next pass to end (`idle`). */
@@ -215,7 +221,7 @@ export class Deliverer {
         this.passWaiters.push(resolve);
         this.kick();
       });
-      if (this.lastTaken === 0 && this.inFlight.size === 0) return;
+      if (this.lastTaken === 0 && this.held === 0) return;
       if (Date.now() > end) throw new Error(`the outbox did not drain in ${timeoutMs} ms`);
     }
   }
@@ -231,7 +237,7 @@ export class Deliverer {
     this.again = false;
     this.lastTaken = 0;
     try {
-      const room = MAX_IN_FLIGHT - this.inFlight.size;
+      const room = MAX_HELD - this.held;
       if (room > 0) {
         const now = this.ctx.options.now();
         const taken = this.ctx.store.lease(RUN_COLL.outbox, now, now + LEASE_MS, room);
@@ -248,33 +254,44 @@ export class Deliverer {
     }
     if (this.stopped) return;
     clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.pass(), this.again && this.inFlight.size < MAX_IN_FLIGHT ? 0 : POLL_MS);
+    this.timer = setTimeout(() => this.pass(), this.again && this.held < MAX_HELD ? 0 : POLL_MS);
     this.timer.unref();
   }
 
   private begin(account: string, item: OutboxItem, nowMs: number): void {
-    const lane = item.work.type === 'alert' ? `${account}\u0000${item.work.channelId}` : 'mail';
-    const busy = this.perChannel.get(lane) ?? 0;
-    if (busy >= MAX_IN_FLIGHT_PER_CHANNEL) {
-      // This receiver has enough under way: the item waits a second, no attempt counted.
-      this.write(account, item.id, (tx) => tx.put(RUN_COLL.outbox, item.id, { ...item, dueAt: new Date(nowMs + 1000).toISOString() } as unknown as StoredRecord));
-      return;
-    }
     const before = item.work.type === 'alert' ? this.earlier(account, item) : undefined;
     if (before) {
-      // A recovery never overtakes its failure (PagerDuty would resolve nothing, then page): it waits for it.
+      // A recovery never overtakes its failure (PagerDuty would resolve nothing, then page): it
+      // waits for it, and is released the moment the failure is done (see deliver).
       this.write(account, item.id, (tx) => tx.put(RUN_COLL.outbox, item.id, { ...item, dueAt: new Date(Math.max(nowMs, Date.parse(before.dueAt)) + 1000).toISOString() } as unknown as StoredRecord));
       return;
     }
-    this.perChannel.set(lane, busy + 1);
+    const key = item.work.type === 'alert' ? `${account}\u0000${item.work.channelId}` : 'mail';
+    let lane = this.lanes.get(key);
+    if (!lane) this.lanes.set(key, (lane = { busy: 0, queue: [] }));
+    this.held += 1;
+    if (lane.busy >= MAX_IN_FLIGHT_PER_CHANNEL) lane.queue.push({ account, item, leasedAt: Date.now() });
+    else this.launch(key, lane, account, item);
+  }
+
+  private launch(key: string, lane: { busy: number; queue: Array<{ account: string; item: OutboxItem; leasedAt: number }> }, account: string, item: OutboxItem): void {
+    lane.busy += 1;
     const p = this.deliver(account, item)
       .catch((err: unknown) => this.ctx.log.event('outbox.error', { id: item.id, reason: err instanceof Error ? err.message : String(err) }, 'error'))
       .finally(() => {
         this.inFlight.delete(p);
-        const n = (this.perChannel.get(lane) ?? 1) - 1;
-        if (n <= 0) this.perChannel.delete(lane);
-        else this.perChannel.set(lane, n);
-        // A slot came free: due items waiting for one go now.
+        lane.busy -= 1;
+        this.held -= 1;
+        // The next item of this channel; one whose lease is about to end is left to be taken again.
+        while (!this.stopped && lane.queue.length > 0 && lane.busy < MAX_IN_FLIGHT_PER_CHANNEL) {
+          const next = lane.queue.shift()!;
+          if (Date.now() - next.leasedAt < LEASE_MS / 2) {
+            this.held -= 1;
+            this.begin(next.account, next.item, this.ctx.options.now());
+          } else this.held -= 1;
+        }
+        if (lane.busy === 0 && lane.queue.length === 0) this.lanes.delete(key);
+        // Room came free: due items waiting for it go now.
         if (this.again) this.kick();
       });
     this.inFlight.add(p);
