@@ -14,6 +14,8 @@ const TARGETS = {
   analyticsP95Ms: { op: '<=', value: 100 },
   multiStepOverhead: { op: '<=', value: 1.25 },
   httpRunsPerSecond: { op: '>=', value: 200 },
+  alertP95Ms: { op: '<=', value: 1000 },
+  alertDrainPerSecond: { op: '>=', value: 100 },
 };
 
 /** Every case, in the order they run; `figures` lists what a case reports when it cannot run. */
@@ -213,6 +215,39 @@ export const CASES = [
             .join('; ')}; in process, the database's reduction ${f.inProcess.databaseMs.toFixed(0)} ms against ${f.inProcess.javascriptMs.toFixed(0)} ms in JavaScript over the fields read from the store`,
         }),
       );
+    },
+  },
+  {
+    name: 'alerts',
+    module: './alerts.mjs',
+    figures: [
+      { bench: 'alert-latency', figure: 14, title: 'alert from a failing run recorded to the receiver, p95', target: TARGETS.alertP95Ms },
+      { bench: 'alert-drain', figure: 15, title: 'queued notifications drained on SQLite, per second', target: TARGETS.alertDrainPerSecond },
+    ],
+    run: async (m, { quick, log }) => {
+      const { latency: a, drain: b } = await m.main({ quick, log });
+      return [
+        figure({
+          bench: a.bench,
+          figure: 14,
+          title: `alert from a failing run recorded to a local webhook's answer, p95 of ${a.n} (time scale 1)`,
+          value: a.p95Ms,
+          unit: 'ms',
+          target: TARGETS.alertP95Ms,
+          details: { quick, ...a },
+          note: `p50 ${a.p50Ms} ms, p95 ${a.p95Ms} ms, max ${a.maxMs} ms`,
+        }),
+        figure({
+          bench: b.bench,
+          figure: 15,
+          title: `${b.n} queued notifications drained on SQLite (10 channels, one local receiver), per second`,
+          value: b.left > 0 ? 0 : b.perSecond,
+          unit: '/s',
+          target: TARGETS.alertDrainPerSecond,
+          details: { quick, ...b },
+          note: `${b.delivered} deliveries in ${b.seconds} s; ${b.left} left queued${b.delivered > b.n ? ` (${b.delivered - b.n} sent twice after a timeout: at least once)` : ''}`,
+        }),
+      ];
     },
   },
 ];

@@ -67,6 +67,7 @@ export const SCHEMA_VERSION = MIGRATIONS.length;
 export class SqliteBackend implements Backend {
   private readonly cache: MemoryBackend;
   private readonly stmts;
+  private leaseStmts: { due: Database.Statement<unknown[]>; take: Database.Statement<unknown[]> } | undefined;
 
   private constructor(
     private readonly db: Db,
@@ -232,8 +233,10 @@ export class SqliteBackend implements Backend {
     const spec = this.indexed[kind];
     if (!spec) throw new Error(`${kind} is not run data`);
     // One write transaction: the rows due are read and moved to untilMs together (records_time index).
-    const due = this.db.prepare('SELECT seq FROM records WHERE kind = ? AND at <= ? ORDER BY at, seq LIMIT ?').raw();
-    const take = this.db.prepare('UPDATE records SET at = ?, data = json_set(data, ?, ?) WHERE seq = ? RETURNING account, id, data').raw();
+    const { due, take } = (this.leaseStmts ??= {
+      due: this.db.prepare('SELECT seq FROM records WHERE kind = ? AND at <= ? ORDER BY at, seq LIMIT ?').raw(),
+      take: this.db.prepare('UPDATE records SET at = ?, data = json_set(data, ?, ?) WHERE seq = ? RETURNING account, id, data').raw(),
+    });
     const rows = this.db.transaction(() => {
       const seqs = (due.all(kind, nowMs, limit) as Row[]).map((r) => r[0]);
       return seqs.map((seq) => take.get(untilMs, `$.${spec.time}`, new Date(untilMs).toISOString(), seq) as Row);

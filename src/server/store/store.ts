@@ -148,8 +148,9 @@ export class Store {
   }
 
   /**
-   * Leases due records of an indexed kind written by immediate commits (the persisted queues):
-   * see Backend.lease. Never used on kinds written by deferred commits.
+   * Leases due records of an indexed kind (the persisted queues): see Backend.lease. Pending
+   * deferred writes are not flushed first: those of a queue only move leased records (due at their
+   * lease end) later or away, and land long before that.
    */
   lease(kind: string, nowMs: number, untilMs: number, limit: number): LeasedRecord[] {
     return this.backend.lease(kind, nowMs, untilMs, limit);
