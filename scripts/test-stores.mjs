@@ -14,6 +14,7 @@ const OWN_STORES = [
   'test/e2e/serve-postgres*.test.ts',
   'test/e2e/serve-stores.test.ts',
   'test/e2e/serve-database.test.ts',
+  'test/e2e/serve-alerts-durable.test.ts',
   'test/e2e/serve-group-commit.test.ts',
 ];
 

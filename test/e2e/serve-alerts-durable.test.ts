@@ -1,0 +1,115 @@
+import http from 'node:http';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { apiOk, callApi, startServe, waitFor, type Served } from '../helpers/serve.js';
+import { closedPort } from '../helpers/tcp-server.js';
+import { pgDatabase } from '../helpers/pg-url.js';
+
+// Alerts go through a persisted queue: nothing is lost to a kill -9, and on PostgreSQL exactly
+// one instance sends each notification. Real processes (the point is the process dying) and real
+// receivers on 127.0.0.1.
+
+/** A webhook receiver on `port` (0: any) that counts every alert it accepted. */
+async function webhookReceiver(port = 0): Promise<{ url: string; port: number; alerts: Array<{ checkId: string; alertType: string }>; close(): Promise<void> }> {
+  const alerts: Array<{ checkId: string; alertType: string }> = [];
+  const srv = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (d) => (body += d));
+    req.on('end', () => {
+      const a = JSON.parse(body) as { checkId: string; alertType: string };
+      alerts.push({ checkId: a.checkId, alertType: a.alertType });
+      res.end('ok');
+    });
+  });
+  await new Promise<void>((r) => srv.listen(port, '127.0.0.1', r));
+  const bound = (srv.address() as { port: number }).port;
+  return { url: `http://127.0.0.1:${bound}/hook`, port: bound, alerts, close: () => new Promise((r) => srv.close(() => r())) };
+}
+
+const tcpCheck = (name: string, port: number, channelId: number) => ({
+  name,
+  activated: true,
+  frequency: 10,
+  locations: ['eu-west-1'],
+  request: { hostname: '127.0.0.1', port, ipFamily: 'IPv4', assertions: [] },
+  alertChannelSubscriptions: [{ alertChannelId: channelId, activated: true }],
+});
+
+async function notifications(s: Served): Promise<any[]> {
+  return (await callApi(s, 'GET', '/v1/alert-notifications?limit=100')).body;
+}
+
+describe('alerts survive a kill -9 (SQLite)', () => {
+  it('an alert queued while its receiver was down is delivered once after the service is killed and restarted', async () => {
+    const state = join(mkdtempSync(join(tmpdir(), 'mac-alerts-kill-')), 'state.db');
+    // Time scale 60: the 15 s wait before the second attempt is 250 ms.
+    const args = ['--state', state, '--no-runs', '--time-scale', '60'];
+    const hookPort = await closedPort();
+    const down = await closedPort();
+    const a = await startServe(args);
+    let b: Served | undefined;
+    const receiver = { close: async () => undefined } as Awaited<ReturnType<typeof webhookReceiver>>;
+    try {
+      const channel = await apiOk(a, 'POST', '/v1/alert-channels', { type: 'WEBHOOK', config: { name: 'hook', url: `http://127.0.0.1:${hookPort}/hook`, method: 'POST' } });
+      const check = await apiOk(a, 'POST', '/v1/checks/tcp', tcpCheck('db', down, channel.id));
+      await apiOk(a, 'POST', '/v1/check-sessions/trigger', { target: { checkId: [check.id] } });
+      // Recorded and attempted: the receiver is not there yet.
+      await waitFor(async () => ((await notifications(a))[0]?.attempts >= 1 ? true : undefined), 20_000);
+      const before = (await notifications(a))[0];
+      expect(before).toMatchObject({ status: 'IN_PROGRESS', alertType: 'ALERT_FAILURE', type: 'WEBHOOK' });
+      expect(before.notificationResult).toMatch(/ECONNREFUSED/);
+      await a.stop('SIGKILL');
+
+      Object.assign(receiver, await webhookReceiver(hookPort));
+      b = await startServe(args);
+      const served = b;
+      await waitFor(async () => ((await notifications(served))[0]?.status === 'SUCCESS' ? true : undefined), 30_000);
+      // Give a second delivery the time to happen, if one were to.
+      await new Promise((r) => setTimeout(r, 1500));
+      expect(receiver.alerts).toEqual([{ checkId: check.id, alertType: 'ALERT_FAILURE' }]);
+      expect(b.log()).toMatch(/notification\.sent .*type=WEBHOOK/);
+    } finally {
+      await a.stop('SIGKILL');
+      await b?.stop();
+      await receiver.close();
+    }
+  });
+});
+
+describe('two instances on one PostgreSQL database', () => {
+  it('deliver each of 50 alerts exactly once, counted at the receiver', async () => {
+    const db = pgDatabase();
+    const args = ['--database', db, '--no-runs', '--rate-limit', '0/60'];
+    const receiver = await webhookReceiver();
+    const down = await closedPort();
+    const a = await startServe(args);
+    const b = await startServe(args);
+    try {
+      const channel = await apiOk(a, 'POST', '/v1/alert-channels', { type: 'WEBHOOK', config: { name: 'hook', url: receiver.url, method: 'POST' } });
+      const checks = [];
+      for (let i = 0; i < 50; i++) checks.push(await apiOk(a, 'POST', '/v1/checks/tcp', tcpCheck(`db ${i}`, down, channel.id)));
+      // Half the sessions run on each instance; both deliverers take from the one queue.
+      await Promise.all(checks.map((c, i) => apiOk(i % 2 === 0 ? a : b, 'POST', '/v1/check-sessions/trigger', { target: { checkId: [c.id] } })));
+      await waitFor(async () => (receiver.alerts.length >= 50 ? true : undefined), 60_000);
+      await waitFor(async () => {
+        const all = (await callApi(a, 'GET', '/v1/alert-notifications?limit=100')).body as any[];
+        return all.length === 50 && all.every((n) => n.status === 'SUCCESS') ? true : undefined;
+      }, 30_000);
+      await new Promise((r) => setTimeout(r, 1500));
+      const perCheck = new Map<string, number>();
+      for (const x of receiver.alerts) perCheck.set(x.checkId, (perCheck.get(x.checkId) ?? 0) + 1);
+      expect(receiver.alerts).toHaveLength(50);
+      expect([...perCheck.values()].every((n) => n === 1)).toBe(true);
+      expect(new Set(perCheck.keys())).toEqual(new Set(checks.map((c) => c.id)));
+      // Both instances sent some (the queue is shared, not partitioned by who queued).
+      const sentBy = [a, b].map((s) => (s.log().match(/notification\.sent/g) ?? []).length);
+      expect(sentBy[0] + sentBy[1]).toBe(50);
+    } finally {
+      await a.stop();
+      await b.stop();
+      await receiver.close();
+    }
+  });
+});
