@@ -2,6 +2,10 @@ import type { ServerContext } from '../context.js';
 import { COLL } from '../kinds.js';
 import type { RunRecorder } from '../rundata/recorder.js';
 import { followIncident, type TriggerIncident } from './incidents.js';
+import { renderTemplate as renderMessageTemplate } from '../alerts/render.js';
+import { resolveSenderSettings } from '../alerts/settings.js';
+import type { AlertMessage } from '../alerts/types.js';
+import { sendWebhook as sendWebhookRequest } from '../alerts/webhook.js';
 import { INITIAL_ALERT_MEMORY, SEND_FLAG, stepAlertState, type AlertMemory, type AlertSettings, type AlertType, type SessionVerdict } from './alert-state.js';
 
 /** What is stored per check: its alert memory and the incident it has open. */
@@ -140,46 +144,13 @@ export function alertPayload(alertType: AlertType, check: CheckRecord, about: Al
   };
 }
 
-// Template variables: the payload's fields in upper snake case, e.g. {{CHECK_NAME}}.
-const TEMPLATE_VARS: Record<string, string> = {
-  ALERT_TYPE: 'alertType',
-  CHECK_ID: 'checkId',
-  CHECK_NAME: 'checkName',
-  CHECK_TYPE: 'checkType',
-  RUN_LOCATION: 'runLocation',
-  RESPONSE_TIME: 'responseTime',
-  STARTED_AT: 'startedAt',
-  ERROR_MESSAGE: 'errorMessage',
-};
-
-/** Fills `{{VAR}}` placeholders of a webhook template; unknown ones become "". */
+/** Fills `{{VAR}}` placeholders of a webhook template (a payload of `alertPayload`); unknown ones become "". */
 export function renderTemplate(template: string, payload: Record<string, unknown>): string {
-  return template.replace(/\{\{\s*([A-Z_]+)\s*\}\}/g, (_, name: string) => {
-    const value = TEMPLATE_VARS[name] === undefined ? undefined : payload[TEMPLATE_VARS[name]];
-    return value === null || value === undefined ? '' : String(value);
-  });
+  return renderMessageTemplate(template, payload as Partial<AlertMessage>);
 }
 
-/** Sends one webhook request; returns null when it got a 2xx answer, else what went wrong. */
+/** Sends one webhook request; returns null when it got a 2xx answer, else what went wrong (never a credential). */
 export async function sendWebhook(config: Record<string, unknown>, payload: Record<string, unknown>): Promise<string | null> {
-  const url = new URL(String(config.url));
-  for (const p of (config.queryParameters as Array<{ key: string; value: string }> | undefined) ?? []) url.searchParams.append(p.key, p.value);
-  const method = typeof config.method === 'string' ? config.method : 'POST';
-  const headers: Record<string, string> = {};
-  for (const h of (config.headers as Array<{ key: string; value: string }> | undefined) ?? []) headers[h.key] = h.value;
-  const template = typeof config.template === 'string' ? config.template : '';
-  const body = method === 'GET' || method === 'HEAD' ? undefined : template ? renderTemplate(template, payload) : JSON.stringify(payload);
-  if (body !== undefined && !Object.keys(headers).some((k) => k.toLowerCase() === 'content-type')) {
-    headers['content-type'] = template ? 'text/plain; charset=utf-8' : 'application/json';
-  }
-  try {
-    const res = await fetch(url, { method, headers, body, signal: AbortSignal.timeout(WEBHOOK_TIMEOUT_MS) });
-    await res.arrayBuffer().catch(() => undefined);
-    return res.ok ? null : `HTTP ${res.status}`;
-  } catch (err) {
-    // fetch wraps network errors; the cause names what happened (ECONNREFUSED 127.0.0.1:9).
-    const cause = (err as { cause?: { message?: string } }).cause;
-    if ((err as Error).name === 'TimeoutError') return `timeout after ${WEBHOOK_TIMEOUT_MS} ms`;
-    return cause?.message ?? (err as Error).message;
-  }
+  const outcome = await sendWebhookRequest(resolveSenderSettings({ timeoutMs: WEBHOOK_TIMEOUT_MS }), config, payload as Partial<AlertMessage>);
+  return outcome.ok ? null : outcome.error;
 }
