@@ -22,9 +22,9 @@ export interface SmtpReceiver {
  * Starts an SMTP server that keeps every mail. `users` (user -> password) turns authentication
  * on; `starttls` false hides STARTTLS (the default offers it with smtp-server's self-signed
  * certificate, which a client that verifies certificates refuses); `rejectRecipient` refuses
- * RCPT TO of that address with 550.
+ * RCPT TO of that address with 550; `port` listens on that port (a server back after an outage).
  */
-export async function startSmtpServer(opts: { users?: Record<string, string>; starttls?: boolean; rejectRecipient?: string; extra?: Partial<SMTPServerOptions> } = {}): Promise<SmtpReceiver> {
+export async function startSmtpServer(opts: { users?: Record<string, string>; starttls?: boolean; rejectRecipient?: string; port?: number; extra?: Partial<SMTPServerOptions> } = {}): Promise<SmtpReceiver> {
   const mails: ReceivedMail[] = [];
   const server = new SMTPServer({
     authOptional: opts.users === undefined,
@@ -55,7 +55,7 @@ export async function startSmtpServer(opts: { users?: Record<string, string>; st
     },
     ...opts.extra,
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(opts.port ?? 0, '127.0.0.1', resolve));
   return {
     port: (server.server.address() as AddressInfo).port,
     mails,

@@ -115,6 +115,19 @@ describe('EMAIL over SMTP', () => {
     expect(error).not.toContain(encodeURIComponent(PASSWORD));
   });
 
+  it('delivers once the SMTP server is back, and after it restarted under a kept connection', async () => {
+    const port = await closedPort();
+    const s = senders({ smtpUrl: `smtp://127.0.0.1:${port}` });
+    expect((await s.send(email(), message())).ok).toBe(false);
+    smtp = await startSmtpServer({ port });
+    expect(await s.send(email(), message())).toMatchObject({ ok: true });
+    await smtp.close();
+    smtp = await startSmtpServer({ port });
+    // The pooled connection died with the old server: the next mail goes through a new one.
+    expect(await s.send(email(), message())).toMatchObject({ ok: true });
+    expect(smtp.mails).toHaveLength(1);
+  });
+
   it('gives up on a server that accepts the connection and never greets, within the timeout', async () => {
     const silent = await silentServer();
     const started = Date.now();
