@@ -33,6 +33,12 @@ export async function sendWebhook(settings: SenderSettings, config: Record<strin
   const method = typeof config.method === 'string' && METHODS.has(config.method.toUpperCase()) ? config.method.toUpperCase() : 'POST';
   const headers: Record<string, string> = {};
   for (const h of pairs(config.headers)) headers[h.key] = h.value;
+  // User info in the URL means basic auth, as curl reads it; undici would drop it silently.
+  if (url.username || url.password) {
+    if (!Object.keys(headers).some((k) => k.toLowerCase() === 'authorization')) headers.authorization = `Basic ${basicOf(url)}`;
+    url.username = '';
+    url.password = '';
+  }
   const template = typeof config.template === 'string' ? config.template : '';
   const body = method === 'GET' || method === 'HEAD' ? undefined : template ? renderTemplate(template, m) : JSON.stringify(alertPayload(m as AlertMessage));
   if (body !== undefined && !Object.keys(headers).some((k) => k.toLowerCase() === 'content-type')) {
@@ -52,11 +58,17 @@ export function webhookSecrets(config: Record<string, unknown>): string[] {
     const u = new URL(String(config.url));
     if (u.username) secrets.push(decodeURIComponent(u.username), u.username);
     if (u.password) secrets.push(decodeURIComponent(u.password), u.password);
+    if (u.username || u.password) secrets.push(basicOf(u));
     for (const v of u.searchParams.values()) secrets.push(v);
   } catch {
     // An invalid URL is refused before any request; nothing of it is shown.
   }
   return secrets;
+}
+
+/** The basic-auth token of a URL's user info. */
+function basicOf(u: URL): string {
+  return Buffer.from(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`).toString('base64');
 }
 
 /** `{key, value}` items with string keys and values (others are left out). */

@@ -343,7 +343,16 @@ describe('WEBHOOK', () => {
     expect(outcome).toMatchObject({ ok: false });
     expect(outcome).not.toHaveProperty('permanent');
     for (const secret of ['urlpass99', 'qs-secret-77', 'hdr-secret-88', 'param-secret-66']) expect(errorOf(outcome)).not.toContain(secret);
+    // The configured Authorization header wins over the URL's user info.
+    expect(receiver.seen[0].headers.authorization).toBe('Bearer hdr-secret-88');
     expect(errorOf(outcome)).toContain('HTTP 500 saw /h');
+  });
+
+  it("sends a URL's user info as basic auth, never shown", async () => {
+    receiver.answer = (s) => ({ status: 401, body: `who is ${String(s.headers.authorization)}?` });
+    const outcome = await senders().send(channel('WEBHOOK', { name: 'h', url: receiver.url.replace('//', '//bot:p%40ss-word-1@') + '/h' }), message());
+    expect(receiver.seen[0].headers.authorization).toBe(`Basic ${Buffer.from('bot:p@ss-word-1').toString('base64')}`);
+    expect(outcome).toEqual({ ok: false, error: 'HTTP 401 who is Basic ***?' });
   });
 
   it('takes 410 as final and 404 as worth a retry (a receiver being deployed)', async () => {
