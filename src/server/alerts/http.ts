@@ -38,11 +38,12 @@ export interface HttpCall {
 
 /** Sends `call`; never throws. A 2xx is a success whose result is the status and the start of the body. */
 export async function sendHttp(settings: Pick<SenderSettings, 'timeoutMs' | 'dispatcher' | 'now'>, call: HttpCall): Promise<SendOutcome> {
+  // Loading undici (once) is not the receiver's time.
+  const { request } = await loadUndici();
   const abort = new AbortController();
   const timer = setTimeout(() => abort.abort(), settings.timeoutMs);
   const timedOut = () => failed(`no answer within ${settings.timeoutMs} ms`, call.secrets);
   try {
-    const { request } = await loadUndici();
     const res = await request(call.url, {
       method: call.method as Undici.Dispatcher.HttpMethod,
       headers: call.headers,

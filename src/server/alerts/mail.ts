@@ -89,10 +89,18 @@ export function createMailer(settings: SenderSettings): Mailer | undefined {
       if (closed) return failed('the mailer is closed', secrets);
       const invalid = invalidMail(mail);
       if (invalid) return failed(invalid, secrets, { permanent: true });
+      let t: Nodemailer.Transporter;
+      try {
+        // Loading nodemailer (once) is not the server's time.
+        t = await transporter();
+      } catch (err) {
+        transport = undefined;
+        return failed(`SMTP: ${errorText(err)}`, secrets);
+      }
       const abort = new AbortController();
       const timer = setTimeout(() => abort.abort(), settings.timeoutMs);
       try {
-        const info = (await (await transporter()).sendMail({
+        const info = (await t.sendMail({
           to: mail.to,
           subject: mail.subject,
           text: mail.text,

@@ -11,7 +11,9 @@ export interface AlertMessage {
   alertType: AlertMessageType;
   /**
    * One id per check alert: a failure, its reminders and its recovery share it (PagerDuty's
-   * `dedup_key`, Opsgenie's `alias`), so a repeated or retried event never pages twice.
+   * `dedup_key`, Opsgenie's `alias`), so a repeated or retried event never pages twice. An
+   * ALERT_SSL_EXPIRY needs an id of its own (per certificate): sharing a failure's would fold it
+   * into that incident, and the check's recovery would resolve it.
    */
   checkAlertId: string;
   checkId: string;
