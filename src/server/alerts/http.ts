@@ -54,9 +54,10 @@ export async function sendHttp(settings: Pick<SenderSettings, 'timeoutMs' | 'dis
       headersTimeout: settings.timeoutMs,
       bodyTimeout: settings.timeoutMs,
     });
-    const answer = await readBounded(res.body);
+    // The status is the receiver's verdict: a body that stops short (or never ends) does not undo it.
+    const { text: answer, cut } = await readBounded(res.body);
     const status = res.statusCode;
-    const summary = `HTTP ${status}${answer ? ` ${answer}` : ''}`;
+    const summary = `HTTP ${status}${answer ? ` ${answer}` : ''}${cut ? ` (the rest of the answer did not come within ${settings.timeoutMs} ms)` : ''}`;
     if (status >= 200 && status < 300) return succeeded(summary, call.secrets);
     if (status === 429) {
       const retryAfterMs = parseRetryAfter(res.headers['retry-after'], (settings.now ?? Date.now)());
@@ -73,10 +74,14 @@ export async function sendHttp(settings: Pick<SenderSettings, 'timeoutMs' | 'dis
   }
 }
 
-/** Up to MAX_ANSWER_BYTES of a body as text; the rest is dropped unread and the stream closed. */
-async function readBounded(body: Undici.Dispatcher.ResponseData['body']): Promise<string> {
+/**
+ * Up to MAX_ANSWER_BYTES of a body as text; the rest is dropped unread and the stream closed.
+ * `cut` when the body failed or was aborted before its end (what came is kept).
+ */
+async function readBounded(body: Undici.Dispatcher.ResponseData['body']): Promise<{ text: string; cut: boolean }> {
   const chunks: Buffer[] = [];
   let size = 0;
+  let cut = false;
   try {
     for await (const chunk of body) {
       const buf = chunk as Buffer;
@@ -84,11 +89,13 @@ async function readBounded(body: Undici.Dispatcher.ResponseData['body']): Promis
       size += Math.min(buf.length, MAX_ANSWER_BYTES - size);
       if (size >= MAX_ANSWER_BYTES) break;
     }
+  } catch {
+    cut = true;
   } finally {
     // Breaking out of the loop leaves the rest unread: destroying the stream frees the connection.
     if (!body.destroyed) body.destroy();
   }
-  return Buffer.concat(chunks).toString('utf8').replace(/\uFFFD+$/, '').trim();
+  return { text: Buffer.concat(chunks).toString('utf8').replace(/\uFFFD+$/, '').trim(), cut };
 }
 
 /** A URL under `base` (which may carry a path prefix, e.g. a proxy's): `base` + `path`. */
