@@ -9,6 +9,8 @@ export interface ReceivedMail {
   user?: string;
   /** The raw message (headers and MIME body). */
   raw: string;
+  /** Whether the session was over TLS (STARTTLS or smtps). */
+  secure: boolean;
 }
 
 /** A real SMTP server (the `smtp-server` package) on 127.0.0.1, port 0. */
@@ -49,12 +51,15 @@ export async function startSmtpServer(opts: { users?: Record<string, string>; st
           to: session.envelope.rcptTo.map((r) => r.address),
           user: typeof session.user === 'string' ? session.user : undefined,
           raw: Buffer.concat(chunks).toString('utf8'),
+          secure: session.secure === true,
         });
         callback();
       });
     },
     ...opts.extra,
   });
+  // A client that refuses the certificate closes mid-handshake: the server reports it, the test checks the client.
+  server.on('error', () => undefined);
   await new Promise<void>((resolve) => server.listen(opts.port ?? 0, '127.0.0.1', resolve));
   return {
     port: (server.server.address() as AddressInfo).port,

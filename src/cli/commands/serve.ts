@@ -17,6 +17,7 @@ import {
   DEFAULT_PAGERDUTY_URL,
   DEFAULT_TWILIO_URL,
   parseBaseUrl,
+  parseCaFile,
   parseMailFrom,
   parsePhoneNumber,
   parseSmtpUrl,
@@ -44,6 +45,7 @@ interface ServeFlags {
   logFormat: string;
   smtp?: string;
   smtpPasswordFile?: string;
+  smtpCa?: string;
   mailFrom?: string;
   publicUrl?: string;
   pagerdutyUrl?: string;
@@ -88,6 +90,7 @@ export const register: RegisterCommand = (program, ctx) => {
     .option('--log-format <format>', 'event lines on stderr (state changes, notifications sent, retried or failed, runs shed): text or json', 'text')
     .option('--smtp <url>', 'SMTP server of alert and subscriber mails: smtp://[USER[:PASSWORD]@]HOST[:PORT] (STARTTLS when offered) or smtps://... (TLS)')
     .option('--smtp-password-file <file>', 'file holding the SMTP password (instead of one in the --smtp URL)')
+    .option('--smtp-ca <file>', "PEM certificates to trust for the SMTP server's TLS besides the system's (a relay with its own CA)")
     .option('--mail-from <address>', `From of every mail: ADDRESS or "Name <ADDRESS>" (default: ${DEFAULT_MAIL_FROM})`)
     .option('--public-url <url>', 'URL at which people reach this service (links in alerts and mails)')
     .option('--pagerduty-url <url>', 'base URL of PagerDuty\'s Events API v2', DEFAULT_PAGERDUTY_URL)
@@ -222,6 +225,7 @@ function toOptions(flags: ServeFlags): Partial<ServerOptions> & { keys: ApiKeySp
 // The alert flags: each URL and address checked here, secrets read from their files, never shown.
 function alertsOf(flags: ServeFlags): SenderSettings {
   if (flags.smtpPasswordFile !== undefined && flags.smtp === undefined) throw new UsageError('--smtp-password-file needs --smtp');
+  if (flags.smtpCa !== undefined && flags.smtp === undefined) throw new UsageError('--smtp-ca needs --smtp');
   const smtpUrl = flags.smtp === undefined ? undefined : usage(() => parseSmtpUrl(flags.smtp!));
   if (smtpUrl && flags.smtpPasswordFile !== undefined && new URL(smtpUrl).password) throw new UsageError('--smtp holds a password and --smtp-password-file gives another; pass one');
   if (flags.smtpPasswordFile !== undefined && !new URL(smtpUrl!).username) throw new UsageError('--smtp-password-file needs a user in --smtp (smtp://USER@HOST)');
@@ -230,6 +234,7 @@ function alertsOf(flags: ServeFlags): SenderSettings {
   return resolveSenderSettings({
     smtpUrl,
     smtpPassword: flags.smtpPasswordFile === undefined ? undefined : secretFile('--smtp-password-file', flags.smtpPasswordFile),
+    smtpCa: flags.smtpCa === undefined ? undefined : caFile(flags.smtpCa),
     mailFrom: flags.mailFrom === undefined ? undefined : usage(() => parseMailFrom(flags.mailFrom!)),
     publicUrl: flags.publicUrl === undefined ? undefined : usage(() => parseBaseUrl('--public-url', flags.publicUrl!)),
     pagerdutyUrl: usage(() => parseBaseUrl('--pagerduty-url', flags.pagerdutyUrl ?? DEFAULT_PAGERDUTY_URL)),
@@ -261,6 +266,17 @@ function phoneOf(flags: ServeFlags): PhoneSettings | undefined {
     authToken: secretFile('--twilio-token-file', flags.twilioTokenFile!),
     from: usage(() => parsePhoneNumber('--phone-from', flags.phoneFrom!)),
   };
+}
+
+// --smtp-ca's certificates.
+function caFile(file: string): string {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new UsageError(`--smtp-ca: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+  }
+  return usage(() => parseCaFile(`--smtp-ca ${file}`, text));
 }
 
 // A secret's file: read, checked, never echoed.

@@ -1,3 +1,4 @@
+import tls from 'node:tls';
 import type * as Nodemailer from 'nodemailer';
 import { errorText, failed, succeeded } from './outcome.js';
 import type { MailMessage, SendOutcome, SenderSettings } from './types.js';
@@ -36,7 +37,7 @@ async function loadNodemailer(): Promise<typeof Nodemailer> {
 }
 
 /** The transport options of `--smtp URL` (and the password of `--smtp-password-file`). */
-export function smtpOptions(settings: Pick<SenderSettings, 'smtpUrl' | 'smtpPassword' | 'timeoutMs'>): Nodemailer.TransportOptions & Record<string, unknown> {
+export function smtpOptions(settings: Pick<SenderSettings, 'smtpUrl' | 'smtpPassword' | 'smtpCa' | 'timeoutMs'>): Nodemailer.TransportOptions & Record<string, unknown> {
   const u = new URL(settings.smtpUrl!);
   const secure = u.protocol === 'smtps:';
   const user = decodeURIComponent(u.username);
@@ -47,6 +48,8 @@ export function smtpOptions(settings: Pick<SenderSettings, 'smtpUrl' | 'smtpPass
     port: u.port ? Number(u.port) : secure ? 465 : 587,
     secure,
     auth: user ? { user, pass } : undefined,
+    // The certificate is always verified; --smtp-ca adds the CA of a relay with its own.
+    tls: settings.smtpCa ? { ca: [...tls.rootCertificates, settings.smtpCa] } : undefined,
     connectionTimeout: t,
     greetingTimeout: t,
     socketTimeout: t,

@@ -94,6 +94,12 @@ export function parseTwilioSid(value: string): string {
   return value;
 }
 
+/** Parses `--smtp-ca`'s file: one or more PEM certificates. */
+export function parseCaFile(flag: string, text: string): string {
+  if (!/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/.test(text)) throw new Error(`${flag}: no PEM certificate (-----BEGIN CERTIFICATE-----) in the file`);
+  return text;
+}
+
 /** A secret read from a file (`--smtp-password-file`, `--twilio-token-file`): the content without its final newline. */
 export function secretOfFile(flag: string, text: string): string {
   const secret = text.replace(/\r?\n$/, '');

@@ -91,6 +91,8 @@ export interface SenderSettings {
   smtpUrl?: string;
   /** `--smtp-password-file`'s content: replaces a password in the URL. A credential, never shown. */
   smtpPassword?: string;
+  /** `--smtp-ca`'s PEM: certificates trusted for the SMTP server's TLS besides the system's (an internal relay's own CA). */
+  smtpCa?: string;
   /** `--mail-from`: the From of every mail. */
   mailFrom: string;
   /** `--public-url`: where people reach the service (links in alerts and mails). */

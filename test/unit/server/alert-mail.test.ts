@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createSenders } from '../../../src/server/alerts/channels.js';
 import { resolveSenderSettings } from '../../../src/server/alerts/settings.js';
 import type { AlertMessage, ChannelRecord, SenderSettings } from '../../../src/server/alerts/types.js';
+import { selfSignedCert } from '../../helpers/http-target.js';
 import { mailHeader, mailPart, startSmtpServer, type SmtpReceiver } from '../../helpers/smtp-server.js';
 
 // EMAIL channels and subscriber mails against a real SMTP server (smtp-server) on 127.0.0.1.
@@ -145,6 +146,22 @@ describe('EMAIL over SMTP', () => {
     expect(outcome.ok).toBe(false);
     expect(!outcome.ok && outcome.error).toMatch(/certificate/i);
     expect(smtp.mails).toHaveLength(0);
+  });
+
+  it('upgrades with STARTTLS when offered, and speaks TLS from the start with smtps://, trusting --smtp-ca', async () => {
+    const { key, cert } = selfSignedCert();
+    smtp = await startSmtpServer({ starttls: true, users: { alerts: PASSWORD }, extra: { key, cert } });
+    const starttls = await senders({ smtpUrl: `smtp://alerts@127.0.0.1:${smtp.port}`, smtpPassword: PASSWORD, smtpCa: cert }).send(email(), message());
+    expect(starttls).toMatchObject({ ok: true });
+    expect(smtp.mails[0]).toMatchObject({ secure: true, user: 'alerts' });
+    await smtp.close();
+    smtp = await startSmtpServer({ extra: { secure: true, key, cert } });
+    expect(await senders({ smtpUrl: `smtps://127.0.0.1:${smtp.port}`, smtpCa: cert }).send(email(), message())).toMatchObject({ ok: true });
+    expect(smtp.mails[0].secure).toBe(true);
+    // The same server without its CA trusted: refused, not sent.
+    const untrusted = await senders({ smtpUrl: `smtps://127.0.0.1:${smtp.port}` }).send(email(), message());
+    expect(untrusted.ok).toBe(false);
+    expect(smtp.mails).toHaveLength(1);
   });
 
   it('treats a refused recipient (550) as final', async () => {

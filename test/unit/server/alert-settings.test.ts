@@ -3,6 +3,7 @@ import { MAX_OUTCOME_CHARS, MAX_RETRY_AFTER_MS, parseRetryAfter, scrub, settle }
 import { alertMail, renderTemplate } from '../../../src/server/alerts/render.js';
 import {
   parseBaseUrl,
+  parseCaFile,
   parseMailFrom,
   parsePhoneNumber,
   parseSmtpUrl,
@@ -80,6 +81,7 @@ describe('flags', () => {
     expect(secretOfFile('--twilio-token-file t', 'abc\n')).toBe('abc');
     expect(() => secretOfFile('--smtp-password-file p', '\n')).toThrow('--smtp-password-file p: the file is empty');
     expect(() => secretOfFile('--smtp-password-file p', 'a\nb\n')).toThrow(/more than one line/);
+    expect(() => parseCaFile('--smtp-ca ca.pem', 'not a certificate')).toThrow('--smtp-ca ca.pem: no PEM certificate');
   });
 
   it("defaults to the providers' public endpoints and a 10 s attempt", () => {
