@@ -4,7 +4,7 @@ import type { RunRecorder } from '../rundata/recorder.js';
 import { followIncident, type TriggerIncident } from './incidents.js';
 import { renderTemplate as renderMessageTemplate } from '../alerts/render.js';
 import { resolveSenderSettings } from '../alerts/settings.js';
-import type { AlertMessage } from '../alerts/types.js';
+import type { AlertMessage, ChannelRecord } from '../alerts/types.js';
 import { sendWebhook as sendWebhookRequest } from '../alerts/webhook.js';
 import { INITIAL_ALERT_MEMORY, SEND_FLAG, stepAlertState, type AlertMemory, type AlertSettings, type AlertType, type SessionVerdict } from './alert-state.js';
 
@@ -30,16 +30,6 @@ export interface CheckRecord {
   alertSettings?: AlertSettings;
   alertChannelSubscriptions?: Array<{ alertChannelId: number; activated: boolean }>;
   triggerIncident?: TriggerIncident | null;
-}
-
-/** An alert channel as stored (api-decisions §3.5). */
-interface ChannelRecord {
-  id: number;
-  type: string;
-  config: Record<string, unknown>;
-  sendFailure?: boolean;
-  sendRecovery?: boolean;
-  sendDegraded?: boolean;
 }
 
 /** What an alert says about the run that caused it. */
