@@ -5,7 +5,7 @@ import { authenticate, faults, latency, rateLimit } from './http/guards.js';
 import { toHandler, type RouteModule } from './http/route.js';
 import { reservedSegments } from './http/paths.js';
 import type { AppEnv } from './http/env.js';
-import type { Senders } from './alerts/types.js';
+import type { Senders } from './alerts/channels.js';
 import type { ServerContext } from './context.js';
 import { snippetRoutes } from './routes/snippets.js';
 import { checkRoutes } from './routes/checks.js';

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import type { LogFormat, ServiceLog } from './log.js';
+import { resolveSenderSettings } from './alerts/settings.js';
+import type { SenderSettings } from './alerts/types.js';
 
 /** A role an API key has: `admin` may write, `read-only` may only GET. */
 export type KeyRole = 'admin' | 'read-only';
@@ -59,6 +61,8 @@ export interface ServerOptions {
   logFormat: LogFormat;
   /** Where events go instead of stderr (tests). */
   log?: ServiceLog;
+  /** How alerts and mails reach their receivers (`--smtp`, `--mail-from`, `--public-url`, provider URLs). */
+  alerts: SenderSettings;
 }
 
 /** The key `mac serve` accepts when no key is configured. */
@@ -89,6 +93,7 @@ export function resolveServerOptions(partial: Partial<ServerOptions> = {}): Serv
     publicUrl: partial.publicUrl,
     logFormat: partial.logFormat ?? 'text',
     log: partial.log,
+    alerts: resolveSenderSettings(partial.alerts),
   };
 }
 

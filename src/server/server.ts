@@ -9,7 +9,7 @@ import { Retention } from './store/retention.js';
 import { DatabaseUnavailable } from './store/errors.js';
 import { RUN_INDEX } from './rundata/collections.js';
 import { Deliverer } from './alerts/outbox.js';
-import { createSenders } from './alerts/senders.js';
+import { createSenders } from './alerts/channels.js';
 
 /** Delay of the first retention step after the service starts listening (ms). */
 export const RETENTION_FIRST_STEP_MS = 5_000;
@@ -42,7 +42,7 @@ export function createServer(partial: Partial<ServerOptions> = {}, extras: AppEx
   // A failed group commit of run data (kept and retried, or dropped with its count).
   store.onError = onInternalError;
   const app = createApp(ctx, { onInternalError, ...extras });
-  const deliverer = new Deliverer(ctx, extras.senders ?? createSenders(options));
+  const deliverer = new Deliverer(ctx, extras.senders ?? createSenders(options.alerts));
   ctx.outbox = deliverer;
   const closers: Array<() => void | Promise<void>> = [];
   let retention: Retention | undefined;

@@ -10,6 +10,23 @@ import { redactUrl } from '../../server/store/postgres.js';
 import { DEV_KEY, DEFAULT_RETENTION_DAYS, parseApiKey, parseDatabaseUrl, parseFaults, parseKeysFile, parseRateLimit, type ApiKeySpec, type ServerOptions } from '../../server/options.js';
 import { runsOf, startRuns } from '../../server/runs/runs.js';
 import { parseLogFormat } from '../../server/log.js';
+import { DEFAULT_MAIL_FROM } from '../../server/alerts/mail.js';
+import {
+  DEFAULT_ALERT_TIMEOUT_MS,
+  DEFAULT_OPSGENIE_URL,
+  DEFAULT_PAGERDUTY_URL,
+  DEFAULT_TWILIO_URL,
+  parseBaseUrl,
+  parseCaFile,
+  parseMailFrom,
+  parsePhoneNumber,
+  parseSmtpUrl,
+  parseTwilioSid,
+  redactSmtpUrl,
+  resolveSenderSettings,
+  secretOfFile,
+} from '../../server/alerts/settings.js';
+import type { PhoneSettings, SenderSettings } from '../../server/alerts/types.js';
 
 interface ServeFlags {
   host: string;
@@ -26,6 +43,19 @@ interface ServeFlags {
   timeScale: string;
   runs: boolean;
   logFormat: string;
+  smtp?: string;
+  smtpPasswordFile?: string;
+  smtpCa?: string;
+  mailFrom?: string;
+  publicUrl?: string;
+  pagerdutyUrl?: string;
+  opsgenieUrl?: string;
+  phoneProvider?: string;
+  twilioUrl?: string;
+  twilioAccountSid?: string;
+  twilioTokenFile?: string;
+  phoneFrom?: string;
+  alertTimeout: string;
 }
 
 const collect = (value: string, prev: string[]) => [...prev, value];
@@ -58,6 +88,19 @@ export const register: RegisterCommand = (program, ctx) => {
     .option('--time-scale <k>', 'run schedules K times faster', '1')
     .option('--no-runs', 'do not run the stored checks')
     .option('--log-format <format>', 'event lines on stderr (state changes, notifications sent, retried or failed, runs shed): text or json', 'text')
+    .option('--smtp <url>', 'SMTP server of alert and subscriber mails: smtp://[USER[:PASSWORD]@]HOST[:PORT] (STARTTLS when offered) or smtps://... (TLS)')
+    .option('--smtp-password-file <file>', 'file holding the SMTP password (instead of one in the --smtp URL)')
+    .option('--smtp-ca <file>', "PEM certificates to trust for the SMTP server's TLS besides the system's (a relay with its own CA)")
+    .option('--mail-from <address>', `From of every mail: ADDRESS or "Name <ADDRESS>" (default: ${DEFAULT_MAIL_FROM})`)
+    .option('--public-url <url>', 'URL at which people reach this service (links in alerts and mails)')
+    .option('--pagerduty-url <url>', 'base URL of PagerDuty\'s Events API v2', DEFAULT_PAGERDUTY_URL)
+    .option('--opsgenie-url <url>', `base URL of Opsgenie's Alert API for both regions (default: ${DEFAULT_OPSGENIE_URL.US}, EU: ${DEFAULT_OPSGENIE_URL.EU})`)
+    .option('--phone-provider <name>', 'provider of SMS and CALL channels: twilio (none: they fail, saying so)')
+    .option('--twilio-url <url>', 'base URL of Twilio\'s REST API', DEFAULT_TWILIO_URL)
+    .option('--twilio-account-sid <sid>', 'Twilio account SID (AC...)')
+    .option('--twilio-token-file <file>', 'file holding the Twilio auth token')
+    .option('--phone-from <number>', 'E.164 number SMS and calls come from')
+    .option('--alert-timeout <ms>', 'how long one delivery attempt of an alert or mail may take', String(DEFAULT_ALERT_TIMEOUT_MS))
     .action(async (flags: ServeFlags) => {
       const options = toOptions(flags);
       boundHeapGrowth();
@@ -91,6 +134,7 @@ export const register: RegisterCommand = (program, ctx) => {
         lines.push(`  account ${k.accountId}: API key ${shown} (${k.role})`);
       }
       if (options.stateFile) lines.push(isPostgresUrl(options.stateFile) ? `  state: ${redactUrl(options.stateFile)} (PostgreSQL)` : `  state: ${options.stateFile} (SQLite)`);
+      lines.push(...alertLines(options.alerts));
       const imported = server.ctx.store.imported;
       if (imported) lines.push(`  imported ${imported.entries} journal entries; the journal is kept as ${imported.backup}`);
       ctx.output.result(lines.join('\n'));
@@ -133,6 +177,16 @@ export const register: RegisterCommand = (program, ctx) => {
     });
 };
 
+/** What the start line says of the alert settings: where mail and phone alerts go, no credential. */
+function alertLines(a: SenderSettings | undefined): string[] {
+  if (!a) return [];
+  const lines: string[] = [];
+  if (a.smtpUrl) lines.push(`  mail: ${redactSmtpUrl(a.smtpUrl)}${a.smtpPassword ? ' (password from file)' : ''}, from ${a.mailFrom}`);
+  if (a.phone) lines.push(`  phone: ${a.phone.provider} at ${a.phone.url}, from ${a.phone.from}`);
+  if (a.publicUrl) lines.push(`  public URL: ${a.publicUrl}`);
+  return lines;
+}
+
 /**
  * A service that runs for months keeps its heap near what is live. Left to itself V8 lets the heap
  * grow up to 4 times the live objects between two full collections when the service allocates
@@ -164,7 +218,76 @@ function toOptions(flags: ServeFlags): Partial<ServerOptions> & { keys: ApiKeySp
     timeScale,
     runs: flags.runs,
     logFormat: usage(() => parseLogFormat(flags.logFormat)),
+    alerts: alertsOf(flags),
   };
+}
+
+// The alert flags: each URL and address checked here, secrets read from their files, never shown.
+function alertsOf(flags: ServeFlags): SenderSettings {
+  if (flags.smtpPasswordFile !== undefined && flags.smtp === undefined) throw new UsageError('--smtp-password-file needs --smtp');
+  if (flags.smtpCa !== undefined && flags.smtp === undefined) throw new UsageError('--smtp-ca needs --smtp');
+  const smtpUrl = flags.smtp === undefined ? undefined : usage(() => parseSmtpUrl(flags.smtp!));
+  if (smtpUrl && flags.smtpPasswordFile !== undefined && new URL(smtpUrl).password) throw new UsageError('--smtp holds a password and --smtp-password-file gives another; pass one');
+  if (flags.smtpPasswordFile !== undefined && !new URL(smtpUrl!).username) throw new UsageError('--smtp-password-file needs a user in --smtp (smtp://USER@HOST)');
+  const timeoutMs = parseCount('--alert-timeout', flags.alertTimeout, { fallback: DEFAULT_ALERT_TIMEOUT_MS, min: 100, max: 600_000, hint: usageHint('serve') });
+  const opsgenie = flags.opsgenieUrl === undefined ? undefined : usage(() => parseBaseUrl('--opsgenie-url', flags.opsgenieUrl!));
+  return resolveSenderSettings({
+    smtpUrl,
+    smtpPassword: flags.smtpPasswordFile === undefined ? undefined : secretFile('--smtp-password-file', flags.smtpPasswordFile),
+    smtpCa: flags.smtpCa === undefined ? undefined : caFile(flags.smtpCa),
+    mailFrom: flags.mailFrom === undefined ? undefined : usage(() => parseMailFrom(flags.mailFrom!)),
+    publicUrl: flags.publicUrl === undefined ? undefined : usage(() => parseBaseUrl('--public-url', flags.publicUrl!)),
+    pagerdutyUrl: usage(() => parseBaseUrl('--pagerduty-url', flags.pagerdutyUrl ?? DEFAULT_PAGERDUTY_URL)),
+    opsgenieUrl: opsgenie === undefined ? undefined : { US: opsgenie, EU: opsgenie },
+    phone: phoneOf(flags),
+    timeoutMs,
+  });
+}
+
+// --phone-provider twilio and its flags; a Twilio flag without the provider is a mistake worth naming.
+function phoneOf(flags: ServeFlags): PhoneSettings | undefined {
+  const needed = [
+    ['--twilio-account-sid', flags.twilioAccountSid],
+    ['--twilio-token-file', flags.twilioTokenFile],
+    ['--phone-from', flags.phoneFrom],
+  ] as const;
+  if (flags.phoneProvider === undefined) {
+    const given = needed.find(([, v]) => v !== undefined);
+    if (given) throw new UsageError(`${given[0]} needs --phone-provider twilio`);
+    return undefined;
+  }
+  if (flags.phoneProvider !== 'twilio') throw new UsageError(`--phone-provider must be twilio, not "${flags.phoneProvider.slice(0, 40)}"`);
+  const missing = needed.find(([, v]) => v === undefined);
+  if (missing) throw new UsageError(`--phone-provider twilio needs ${missing[0]}`);
+  return {
+    provider: 'twilio',
+    url: usage(() => parseBaseUrl('--twilio-url', flags.twilioUrl ?? DEFAULT_TWILIO_URL)),
+    accountSid: usage(() => parseTwilioSid(flags.twilioAccountSid!)),
+    authToken: secretFile('--twilio-token-file', flags.twilioTokenFile!),
+    from: usage(() => parsePhoneNumber('--phone-from', flags.phoneFrom!)),
+  };
+}
+
+// --smtp-ca's certificates.
+function caFile(file: string): string {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new UsageError(`--smtp-ca: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+  }
+  return usage(() => parseCaFile(`--smtp-ca ${file}`, text));
+}
+
+// A secret's file: read, checked, never echoed.
+function secretFile(flag: string, file: string): string {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new UsageError(`${flag}: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+  }
+  return usage(() => secretOfFile(`${flag} ${file}`, text));
 }
 
 // --state FILE and --database sqlite:FILE name the same thing; one of them at most.

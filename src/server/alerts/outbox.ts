@@ -15,7 +15,8 @@ import { RUN_COLL } from '../rundata/collections.js';
 import type { AlertNotification, NotificationStatus } from '../rundata/types.js';
 import type { Transaction } from '../store/store.js';
 import type { StoredRecord } from '../store/backend.js';
-import type { AlertMessage, ChannelRecord, MailMessage, SendOutcome, Senders } from './types.js';
+import type { AlertMessage, ChannelRecord, MailMessage, SendOutcome } from './types.js';
+import type { Senders } from './channels.js';
 
 /** What one queued item delivers. */
 export type OutboxWork =

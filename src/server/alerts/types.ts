@@ -11,7 +11,9 @@ export interface AlertMessage {
   alertType: AlertMessageType;
   /**
    * One id per check alert: a failure, its reminders and its recovery share it (PagerDuty's
-   * `dedup_key`, Opsgenie's `alias`), so a repeated or retried event never pages twice.
+   * `dedup_key`, Opsgenie's `alias`), so a repeated or retried event never pages twice. An
+   * ALERT_SSL_EXPIRY needs an id of its own (per certificate): sharing a failure's would fold it
+   * into that incident, and the check's recovery would resolve it.
    */
   checkAlertId: string;
   checkId: string;
@@ -70,9 +72,44 @@ export type SendOutcome =
       retryAfterMs?: number;
     };
 
-/** What delivers one attempt per channel type (alerts/senders.ts); never throws. */
-export interface Senders {
-  send(channel: ChannelRecord, message: AlertMessage): Promise<SendOutcome>;
-  sendMail(mail: MailMessage): Promise<SendOutcome>;
-  close(): void;
+/** The phone provider of SMS and CALL channels (`mac serve --phone-provider twilio ...`). */
+export interface PhoneSettings {
+  provider: 'twilio';
+  /** The provider's API base URL (Twilio: `https://api.twilio.com`). */
+  url: string;
+  /** Twilio's account SID: the user of its basic auth and part of every path. */
+  accountSid: string;
+  /** Twilio's auth token (`--twilio-token-file`): a credential, never shown. */
+  authToken: string;
+  /** The sender number (E.164) messages and calls come from. */
+  from: string;
+}
+
+/** How the senders reach the receivers: the `mac serve` alert flags, defaults filled. */
+export interface SenderSettings {
+  /** `--smtp`: `smtp://` or `smtps://` URL, credentials optionally in it; no mail without it. */
+  smtpUrl?: string;
+  /** `--smtp-password-file`'s content: replaces a password in the URL. A credential, never shown. */
+  smtpPassword?: string;
+  /** `--smtp-ca`'s PEM: certificates trusted for the SMTP server's TLS besides the system's (an internal relay's own CA). */
+  smtpCa?: string;
+  /** `--mail-from`: the From of every mail. */
+  mailFrom: string;
+  /** `--public-url`: where people reach the service (links in alerts and mails). */
+  publicUrl?: string;
+  /** PagerDuty's Events API base URL (`--pagerduty-url`). */
+  pagerdutyUrl: string;
+  /** Opsgenie's API base URL per region (`--opsgenie-url` sets both). */
+  opsgenieUrl: { US: string; EU: string };
+  /** The provider of SMS and CALL channels; none: they fail, saying so. */
+  phone?: PhoneSettings;
+  /** How long one delivery attempt may take: an HTTP request and its answer, each SMTP phase. */
+  timeoutMs: number;
+  /**
+   * The undici dispatcher every HTTP request goes through (the network policy); undici's global
+   * one when not given.
+   */
+  dispatcher?: import('undici').Dispatcher;
+  /** Clock for Retry-After dates (ms since epoch). */
+  now?: () => number;
 }

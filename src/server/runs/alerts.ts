@@ -47,9 +47,6 @@ export interface AlertContext {
 // Channel defaults (api-decisions §3.5), for records stored without the flags.
 const SEND_DEFAULT: Record<AlertType, boolean> = { ALERT_FAILURE: true, ALERT_RECOVERY: true, ALERT_DEGRADED: false };
 
-/** Webhook requests give up after this long (api-decisions §5.7). */
-export const WEBHOOK_TIMEOUT_MS = 10_000;
-
 /** Per check: which certificate each channel was last told about, and on which day. */
 export const SSL_ALERT_COLL = 'sslAlerts';
 const DAY_MS = 86_400_000;
@@ -150,7 +147,7 @@ export class Alerter {
 
   /** The public page of the run, when the service knows its public URL. */
   private runUrl(check: CheckRecord, about: AlertContext): string | null {
-    const base = this.ctx.options.publicUrl;
+    const base = this.ctx.options.alerts.publicUrl ?? this.ctx.options.publicUrl;
     if (!base || !about.checkResultId) return null;
     return `${base.replace(/\/+$/, '')}/checks/${encodeURIComponent(check.id)}/results/${encodeURIComponent(about.checkResultId)}`;
   }
@@ -179,62 +176,4 @@ function sameState(a: StoredAlertState, b: StoredAlertState): boolean {
   const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
   for (const k of keys) if ((a as unknown as Record<string, unknown>)[k] !== (b as unknown as Record<string, unknown>)[k]) return false;
   return true;
-}
-
-/** The JSON body a webhook receives (api-decisions §5.7). */
-export function alertPayload(alertType: AlertType, check: CheckRecord, about: AlertContext): Record<string, unknown> {
-  return {
-    alertType,
-    checkId: check.id,
-    checkName: check.name,
-    checkType: check.checkType,
-    runLocation: about.runLocation,
-    responseTime: about.responseTime,
-    startedAt: about.startedAt,
-    errorMessage: about.errorMessage,
-  };
-}
-
-// Template variables: the payload's fields in upper snake case, e.g. {{CHECK_NAME}}.
-const TEMPLATE_VARS: Record<string, string> = {
-  ALERT_TYPE: 'alertType',
-  CHECK_ID: 'checkId',
-  CHECK_NAME: 'checkName',
-  CHECK_TYPE: 'checkType',
-  RUN_LOCATION: 'runLocation',
-  RESPONSE_TIME: 'responseTime',
-  STARTED_AT: 'startedAt',
-  ERROR_MESSAGE: 'errorMessage',
-};
-
-/** Fills `{{VAR}}` placeholders of a webhook template; unknown ones become "". */
-export function renderTemplate(template: string, payload: Record<string, unknown>): string {
-  return template.replace(/\{\{\s*([A-Z_]+)\s*\}\}/g, (_, name: string) => {
-    const value = TEMPLATE_VARS[name] === undefined ? undefined : payload[TEMPLATE_VARS[name]];
-    return value === null || value === undefined ? '' : String(value);
-  });
-}
-
-/** Sends one webhook request; returns null when it got a 2xx answer, else what went wrong. */
-export async function sendWebhook(config: Record<string, unknown>, payload: Record<string, unknown>): Promise<string | null> {
-  const url = new URL(String(config.url));
-  for (const p of (config.queryParameters as Array<{ key: string; value: string }> | undefined) ?? []) url.searchParams.append(p.key, p.value);
-  const method = typeof config.method === 'string' ? config.method : 'POST';
-  const headers: Record<string, string> = {};
-  for (const h of (config.headers as Array<{ key: string; value: string }> | undefined) ?? []) headers[h.key] = h.value;
-  const template = typeof config.template === 'string' ? config.template : '';
-  const body = method === 'GET' || method === 'HEAD' ? undefined : template ? renderTemplate(template, payload) : JSON.stringify(payload);
-  if (body !== undefined && !Object.keys(headers).some((k) => k.toLowerCase() === 'content-type')) {
-    headers['content-type'] = template ? 'text/plain; charset=utf-8' : 'application/json';
-  }
-  try {
-    const res = await fetch(url, { method, headers, body, signal: AbortSignal.timeout(WEBHOOK_TIMEOUT_MS) });
-    await res.arrayBuffer().catch(() => undefined);
-    return res.ok ? null : `HTTP ${res.status}`;
-  } catch (err) {
-    // fetch wraps network errors; the cause names what happened (ECONNREFUSED 127.0.0.1:9).
-    const cause = (err as { cause?: { message?: string } }).cause;
-    if ((err as Error).name === 'TimeoutError') return `timeout after ${WEBHOOK_TIMEOUT_MS} ms`;
-    return cause?.message ?? (err as Error).message;
-  }
 }
