@@ -88,6 +88,25 @@ describe('mac serve runs ICMP monitors', () => {
       return r.body.length > 0 ? r.body : undefined;
     });
     expect(groups[0]).toMatchObject({ rawErrorMessage: 'Packet loss 100% reached 20%' });
+    // Analytics: latencyAvg is the stored responseTime (the average latency of each run).
+    await api('PUT', `/v1/checks/icmp/${ok.body.id}`, { activated: false });
+    await new Promise((r) => setTimeout(r, 1500));
+    const stored = (await api('GET', `/v1/check-results/${ok.body.id}?limit=100`)).body as Array<{ responseTime: number }>;
+    const analytics = await api('GET', `/v1/analytics/icmp/${ok.body.id}?metrics=latencyAvg,latencyAvg_max,availability,retries`);
+    expect(analytics.status).toBe(200);
+    expect(analytics.body).toMatchObject({ checkType: 'ICMP', metadata: { latencyAvg: { unit: 'milliseconds', aggregation: 'avg' } } });
+    const point = JSON.parse(analytics.body.series[0]).data[0];
+    const times = stored.map((r) => r.responseTime);
+    expect(point.availability).toBe(100);
+    expect(point.retries).toBe(0);
+    expect(point.latencyAvg_max).toBe(Math.round(Math.max(...times) * 100) / 100);
+    expect(Math.abs(point.latencyAvg - times.reduce((x, y) => x + y, 0) / times.length)).toBeLessThanOrEqual(0.005);
+    expect(decided(validator.validate(analytics.body, responseSchema('/v1/analytics/icmp/{id}', 'get', '200'))).filter((p) => !/series\[\d+\]: string/.test(p))).toEqual([]);
+    const unrecorded = await api('GET', `/v1/analytics/icmp/${ok.body.id}?metrics=packetLoss_p95`);
+    expect(unrecorded.status).toBe(400);
+    expect(JSON.stringify(unrecorded.body)).toContain('does not record yet');
+    await api('PUT', `/v1/checks/icmp/${ok.body.id}`, { activated: true });
+
     // A triggered session: its results fit the reference's session schema once it has finished.
     const trigger = await api('POST', '/v1/check-sessions/trigger', { target: { checkId: [ok.body.id] } });
     expect(trigger.status).toBe(201);

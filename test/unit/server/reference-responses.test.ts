@@ -22,6 +22,7 @@ const CALLS: Record<string, Call> = {
   'GET /v1/accounts/me': () => ({ path: '/v1/accounts/me' }),
   'GET /v1/analytics/url-monitors/{}': (w) => ({ path: `/v1/analytics/url-monitors/${w.check.id}?metrics=responseTime_p95,availability` }),
   'GET /v1/analytics/api-checks/{}': (w) => ({ path: `/v1/analytics/api-checks/${w.check.id}?metrics=dns_p95,firstByte,download_max,retries` }),
+  'GET /v1/analytics/icmp/{}': (w) => ({ path: `/v1/analytics/icmp/${w.check.id}?metrics=latencyAvg,latencyAvg_p95,availability,retries` }),
   'GET /v1/checks': () => ({ path: '/v1/checks' }),
   'POST /v1/checks/tcp': () => ({ path: '/v1/checks/tcp', body: tcpBody({ name: 'ref tcp' }) }),
   'PUT /v1/checks/tcp/{}': (w) => ({ path: `/v1/checks/tcp/${w.check.id}`, body: tcpBody({ groupId: w.group.id }) }),
