@@ -3,7 +3,7 @@ import { lookup } from 'node:dns/promises';
 import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { IcmpRequest } from './types.js';
-import type { Probe, ProbeLimits } from './probe.js';
+import { hostForUrl, type Probe, type ProbeLimits } from './probe.js';
 
 /**
  * ICMP monitors: echo requests sent by Debian's `ping` (iputils), whose summary is parsed into
@@ -216,7 +216,7 @@ function latencyValues(l: Latency): Record<string, number | null> {
  */
 export async function probeIcmp(req: IcmpRequest, limits: ProbeLimits, opts: IcmpOptions = DEFAULT_ICMP_OPTIONS): Promise<Probe> {
   const start = performance.now();
-  const url = `icmp://${req.hostname.includes(':') && !req.hostname.startsWith('[') ? `[${req.hostname}]` : req.hostname}`;
+  const url = `icmp://${hostForUrl(req.hostname)}`;
   const doc: IcmpDocument = {
     hostname: req.hostname,
     resolvedIp: null,
