@@ -18,6 +18,7 @@ const TARGETS = {
   senderAttemptsPerSecond: { op: '>=', value: 100 },
   alertP95Ms: { op: '<=', value: 1000 },
   alertDrainPerSecond: { op: '>=', value: 100 },
+  icmpRatio: { op: '>=', value: 0.8 },
 };
 
 /** Every case, in the order they run; `figures` lists what a case reports when it cannot run. */
@@ -188,6 +189,26 @@ export const CASES = [
             failures: r.failures,
           },
           note: `bare undici loop (fresh connection per request) ${Math.round(r.bareRequestsPerSecond)}/s: runner / bare = ${r.ratio.toFixed(2)}; CPU per run ${r.runnerCpuMs.toFixed(2)} ms, per bare request ${r.bareCpuMs.toFixed(2)} ms; concurrency ${r.concurrency}, medians of ${r.rounds} interleaved rounds.${r.failures > 0 ? ` MISS: ${r.failures} runs failed.` : ''}`,
+        }),
+      ];
+    },
+  },
+  {
+    name: 'icmp',
+    module: './icmp.mjs',
+    figures: [{ bench: 'icmp-runs', figure: 30, title: 'ICMP runs (1 ping of 127.0.0.1) per second, runner / bare ping loop', target: TARGETS.icmpRatio }],
+    run: async (m, { quick, log }) => {
+      log('icmp: ICMP-monitor runs of 127.0.0.1, interleaved with a bare ping loop ...');
+      const r = await m.main({ quick, log });
+      return [
+        figure({
+          bench: r.bench,
+          figure: 30,
+          title: 'ICMP runs (1 ping of 127.0.0.1) per second, runner / bare ping loop',
+          value: r.failures > 0 ? 0 : r.ratio,
+          target: TARGETS.icmpRatio,
+          details: { quick, runsPerSecond: Math.round(r.runsPerSecond), barePerSecond: Math.round(r.barePerSecond), runnerCpuMs: Number(r.runnerCpuMs.toFixed(3)), bareCpuMs: Number(r.bareCpuMs.toFixed(3)), concurrency: r.concurrency, rounds: r.rounds, failures: r.failures },
+          note: `runner ${Math.round(r.runsPerSecond)}/s, bare ping ${Math.round(r.barePerSecond)}/s; CPU of this process per run ${r.runnerCpuMs.toFixed(2)} ms, per bare ping ${r.bareCpuMs.toFixed(2)} ms; concurrency ${r.concurrency}, medians of ${r.rounds} interleaved rounds.${r.failures > 0 ? ` MISS: ${r.failures} runs failed.` : ''}`,
         }),
       ];
     },

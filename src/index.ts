@@ -5,12 +5,12 @@
  */
 import type {
   AlertChannelDefinition, CheckGroupDefinition, DashboardDefinition, PrivateLocationDefinition, StatusPageDefinition, StatusPageServiceDefinition, DnsCheckDefinition, EnvironmentVariableDefinition,
-  HeartbeatCheckDefinition, MultiStepCheckDefinition, SnippetDefinition, TcpCheckDefinition, UrlMonitorDefinition, ApiCheckDefinition,
+  HeartbeatCheckDefinition, MultiStepCheckDefinition, SnippetDefinition, TcpCheckDefinition, UrlMonitorDefinition, ApiCheckDefinition, IcmpMonitorDefinition,
 } from './schema/definitions.js';
 
 export type {
   AlertChannelDefinition, CheckGroupDefinition, DashboardDefinition, PrivateLocationDefinition, StatusPageDefinition, StatusPageServiceDefinition, DefinitionDocument, DnsCheckDefinition, EnvironmentVariableDefinition,
-  HeartbeatCheckDefinition, MultiStepCheckDefinition, SnippetDefinition, TcpCheckDefinition, UrlMonitorDefinition, ApiCheckDefinition,
+  HeartbeatCheckDefinition, MultiStepCheckDefinition, SnippetDefinition, TcpCheckDefinition, UrlMonitorDefinition, ApiCheckDefinition, IcmpMonitorDefinition,
 } from './schema/definitions.js';
 
 // Omit that keeps a union a union (AlertChannel differs by type).
@@ -32,6 +32,8 @@ export const heartbeatCheck = helper<HeartbeatCheckDefinition>('HeartbeatCheck')
 export const urlMonitor = helper<UrlMonitorDefinition>('UrlMonitor');
 /** An API check definition (one HTTP request with assertions; setupSnippet / tearDownSnippet by logical id). */
 export const apiCheck = helper<ApiCheckDefinition>('ApiCheck');
+/** An ICMP monitor definition (echo requests to request.hostname; loss and latency thresholds, LATENCY and JSON_RESPONSE assertions). */
+export const icmpMonitor = helper<IcmpMonitorDefinition>('IcmpMonitor');
 /** A snippet definition. */
 export const snippet = helper<SnippetDefinition>('Snippet');
 /** A dashboard definition. */

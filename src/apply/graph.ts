@@ -31,6 +31,7 @@ const KIND_TIER: Record<Kind, number> = {
   HeartbeatCheck: 1,
   UrlMonitor: 1,
   ApiCheck: 1,
+  IcmpMonitor: 1,
   Dashboard: 2,
   StatusPage: 2,
 };

@@ -12,6 +12,8 @@ const ALIASES: Record<string, Kind> = {
   'url-monitor': 'UrlMonitor',
   api: 'ApiCheck',
   'api-check': 'ApiCheck',
+  icmp: 'IcmpMonitor',
+  'icmp-monitor': 'IcmpMonitor',
   snippet: 'Snippet',
   snippets: 'Snippet',
   dashboard: 'Dashboard',

@@ -111,6 +111,12 @@ export const IMPORT_KINDS: Record<Kind, ImportKindSpec> = {
     idSource: byName,
     fallbackId: 'api-check',
   },
+  IcmpMonitor: {
+    kind: 'IcmpMonitor',
+    file: 'checks/icmp.yaml',
+    idSource: byName,
+    fallbackId: 'icmp-monitor',
+  },
   Dashboard: {
     kind: 'Dashboard',
     file: 'dashboards.yaml',

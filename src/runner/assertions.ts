@@ -14,13 +14,15 @@ export const ASSERTION_SOURCES = {
   DNS: ['RESPONSE_TIME', 'RESPONSE_CODE', 'TEXT_ANSWER', 'JSON_ANSWER'],
   URL: ['STATUS_CODE'],
   API: ['STATUS_CODE', 'JSON_BODY', 'HEADERS', 'TEXT_BODY', 'RESPONSE_TIME'],
+  ICMP: ['LATENCY', 'JSON_RESPONSE'],
 } as const;
 
 // Sources whose value is JSON, so that `property` reads into it directly.
-const JSON_SOURCES = new Set(['JSON_ANSWER', 'JSON_BODY']);
-// Sources whose `property` names a key of an object of text values, case-insensitively (HTTP headers).
-const NAMED_SOURCES = new Set(['HEADERS']);
-const NUMERIC_SOURCES = new Set(['RESPONSE_TIME']);
+const JSON_SOURCES = new Set(['JSON_ANSWER', 'JSON_BODY', 'JSON_RESPONSE']);
+// Sources whose `property` names a key of an object of values, case-insensitively (HTTP headers;
+// ICMP latency statistics: avg, min, max, stdDev).
+const NAMED_SOURCES = new Set(['HEADERS', 'LATENCY']);
+const NUMERIC_SOURCES = new Set(['RESPONSE_TIME', 'LATENCY']);
 
 /** Text form of a value: strings as they are, null/undefined as "", anything else as JSON. */
 export function asText(value: unknown): string {

@@ -1,5 +1,5 @@
 /**
- * The check runner shared by `mac serve` and `mac test`: TCP and DNS probes, multi-step scripts, the assertion
+ * The check runner shared by `mac serve` and `mac test`: TCP, DNS, HTTP and ICMP probes, multi-step scripts, the assertion
  * evaluator, outcomes and retries (api-decisions §5.2-§5.4). It depends on neither the engine
  * nor the service.
  */
@@ -11,5 +11,6 @@ export { evaluateAssertion, assertionFailureMessage, ASSERTION_SOURCES, COMPARIS
 export { judge, type Outcome, type Verdict } from './outcome.js';
 export { nextRetryDelay, backoffMs, maxRetries, type RetryState } from './retry.js';
 export { systemNameServer } from './dns/client.js';
+export { PING_MISSING, parsePingOutput, type IcmpDocument, type IcmpOptions } from './icmp.js';
 export type { NameServerSource, JsonAnswer } from './dns/probe.js';
 export * from './types.js';

@@ -7,6 +7,9 @@ export interface Verdict {
   shouldFail: boolean;
   degradedResponseTime: number | null;
   maxResponseTime: number | null;
+  /** ICMP: packet loss (%) from which the attempt is degraded, and from which it fails. */
+  degradedPacketLossThreshold?: number | null;
+  maxPacketLossThreshold?: number | null;
 }
 
 /** The outcome of one attempt (api-decisions §5.2). */
@@ -30,19 +33,22 @@ export function judge(probe: Probe, assertions: Assertion[], verdict: Verdict): 
   const firstFailed = results.find((r) => !r.passed);
   const reaches = (limit: number | null) => limit !== null && probe.responseTime >= limit;
   const overMaxResponseTime = reaches(verdict.maxResponseTime);
-  const rawFailed = probe.requestError !== null || firstFailed !== undefined || overMaxResponseTime;
+  const loses = (limit: number | null | undefined) => probe.packetLoss !== undefined && limit !== null && limit !== undefined && probe.packetLoss >= limit;
+  const overMaxLoss = probe.requestError === null && loses(verdict.maxPacketLossThreshold);
+  const rawFailed = probe.requestError !== null || overMaxLoss || firstFailed !== undefined || overMaxResponseTime;
   const hasFailures = rawFailed !== verdict.shouldFail;
   let errorMessage: string | null = null;
   if (hasFailures) {
     if (!rawFailed) errorMessage = 'Check was expected to fail but passed';
     else if (probe.requestError !== null) errorMessage = probe.requestError;
+    else if (overMaxLoss) errorMessage = `Packet loss ${probe.packetLoss}% reached ${verdict.maxPacketLossThreshold}%`;
     else if (firstFailed) errorMessage = assertionFailureMessage(firstFailed);
     else errorMessage = `Response time ${probe.responseTime}ms exceeded ${verdict.maxResponseTime}ms`;
   }
   return {
     rawFailed,
     hasFailures,
-    isDegraded: !hasFailures && reaches(verdict.degradedResponseTime),
+    isDegraded: !hasFailures && (reaches(verdict.degradedResponseTime) || loses(verdict.degradedPacketLossThreshold)),
     overMaxResponseTime,
     errorMessage,
     assertions: results,

@@ -17,7 +17,7 @@ export const DEFAULT_LIMITS: ProbeLimits = { timeoutMs: 30_000, idleMs: 1_000, m
 
 /** What one network exchange observed, before assertions and thresholds are applied. */
 export interface Probe {
-  /** The request as a URL: `tcp://host:port` or `dns://server:port/query?type=T`. */
+  /** The request as a URL: `tcp://host:port`, `dns://server:port/query?type=T` or `icmp://host`. */
   url: string;
   status: number;
   statusText: string;
@@ -28,6 +28,8 @@ export interface Probe {
   requestError: string | null;
   /** Whether requestError is a network error (what `onlyOn: [NETWORK_ERROR]` retries). */
   networkError: boolean;
+  /** ICMP only: percent of echo requests without a reply (judged against the loss thresholds). */
+  packetLoss?: number;
   /** Values of the assertion sources this kind offers, except RESPONSE_TIME (taken from responseTime). */
   values: Record<string, unknown>;
   /** HTTP only: the request as sent (credentials masked) and the response's headers and timings. */

@@ -9,10 +9,12 @@ import {
   type TcpCheck,
   type UrlCheck,
   type ApiCheck,
+  type IcmpCheck,
 } from './types.js';
 import { DEFAULT_LIMITS, type Probe, type ProbeLimits } from './probe.js';
 import { probeTcp } from './tcp.js';
 import { probeHttp } from './http/probe.js';
+import { DEFAULT_ICMP_OPTIONS, probeIcmp, type IcmpOptions } from './icmp.js';
 import { probeDns, type NameServerSource } from './dns/probe.js';
 import { systemNameServer } from './dns/client.js';
 import { apiCheckResult, judge } from './outcome.js';
@@ -32,6 +34,8 @@ export interface RunOptions {
   onAttempt?: (attempt: AttemptResult) => void | Promise<void>;
   /** Time limit and log bound of multi-step runs. */
   multiStep?: Partial<MultiStepLimits>;
+  /** The ping ICMP monitors run. */
+  icmp?: Partial<IcmpOptions>;
 }
 
 /** One attempt's result: the check-result fields the runner owns (api-decisions §5.2, §5.3). */
@@ -94,6 +98,13 @@ const HTTP: KindRunner<UrlCheck | ApiCheck> = {
   data: () => null,
 };
 
+const ICMP: KindRunner<IcmpCheck> = {
+  method: 'ICMP',
+  probe: (check, limits, opts) => probeIcmp(check.request, limits, { ...DEFAULT_ICMP_OPTIONS, ...opts.icmp }),
+  assertions: (check) => check.request.assertions,
+  data: () => null,
+};
+
 /** The message a check gets when its kind is not executed here (api-decisions §5.1). */
 export const NOT_EXECUTED: Record<'HEARTBEAT', string> = {
   HEARTBEAT: 'heartbeat checks are not run; they are fed by pings',
@@ -110,17 +121,18 @@ export async function runCheck(input: RunnableCheckInput | RunnableCheck, opts: 
   if (check.checkType === 'DNS') return runAttempts(check, DNS, opts);
   if (check.checkType === 'MULTI_STEP') return runMultiStep(check, opts);
   if (check.checkType === 'URL' || check.checkType === 'API') return runAttempts(check, HTTP, opts);
+  if (check.checkType === 'ICMP') return runAttempts(check, ICMP, opts);
   const result = notExecuted(NOT_EXECUTED[check.checkType]);
   await opts.onAttempt?.(result);
   return [result];
 }
 
-async function runAttempts<C extends TcpCheck | DnsCheck | UrlCheck | ApiCheck>(check: C, kind: KindRunner<C>, opts: RunOptions): Promise<AttemptResult[]> {
+async function runAttempts<C extends TcpCheck | DnsCheck | UrlCheck | ApiCheck | IcmpCheck>(check: C, kind: KindRunner<C>, opts: RunOptions): Promise<AttemptResult[]> {
   const limits = { ...DEFAULT_LIMITS, ...opts.limits };
   return attemptWithRetries(check, () => attempt(check, kind, limits, opts), opts);
 }
 
-async function attempt<C extends TcpCheck | DnsCheck | UrlCheck | ApiCheck>(check: C, kind: KindRunner<C>, limits: ProbeLimits, opts: RunOptions): Promise<AttemptResult> {
+async function attempt<C extends TcpCheck | DnsCheck | UrlCheck | ApiCheck | IcmpCheck>(check: C, kind: KindRunner<C>, limits: ProbeLimits, opts: RunOptions): Promise<AttemptResult> {
   const startedAt = new Date();
   let probe: Probe;
   let fault = false;

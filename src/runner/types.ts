@@ -46,6 +46,16 @@ export const dnsRequestSchema = z.object({
 /** A DNS request with defaults applied. */
 export type DnsRequest = z.infer<typeof dnsRequestSchema>;
 
+/** The `request` of an ICMP monitor (reference ChecksV1IcmpRequest: pingCount 1..50, default 10). */
+export const icmpRequestSchema = z.object({
+  hostname: z.string().min(1).max(2048),
+  ipFamily: z.enum(['IPv4', 'IPv6']).nullish().transform((v) => v ?? 'IPv4'),
+  pingCount: z.number().int().min(1).max(50).nullish().transform((v) => v ?? 10),
+  assertions,
+});
+/** An ICMP request with defaults applied. */
+export type IcmpRequest = z.infer<typeof icmpRequestSchema>;
+
 /** HTTP methods of an API check (ChecksV1ApiRequest); URL monitors only GET. */
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'HEAD', 'DELETE', 'PATCH'] as const;
 /** Body types of an API check (ChecksV1ApiRequest). */
@@ -173,6 +183,19 @@ export const apiCheckSchema = z.object({
   degradedResponseTime: threshold(5000),
   maxResponseTime: threshold(20000),
 });
+/** An ICMP monitor (ChecksV1IcmpMonitorCreate defaults): latency thresholds in ms, loss thresholds in %. */
+export const icmpCheckSchema = z.object({
+  ...common,
+  checkType: z.literal('ICMP'),
+  request: icmpRequestSchema,
+  degradedResponseTime: threshold(10000),
+  maxResponseTime: threshold(20000),
+  degradedPacketLossThreshold: threshold(10),
+  maxPacketLossThreshold: threshold(20),
+});
+/** An ICMP monitor with defaults applied. */
+export type IcmpCheck = z.infer<typeof icmpCheckSchema>;
+
 /** A check whose kind this runner does not execute (heartbeats). */
 export const otherCheckSchema = z.object({
   ...common,
@@ -185,6 +208,7 @@ export const runnableCheckSchema = z.discriminatedUnion('checkType', [
   dnsCheckSchema,
   urlCheckSchema,
   apiCheckSchema,
+  icmpCheckSchema,
   multiStepCheckSchema,
   otherCheckSchema,
 ]);

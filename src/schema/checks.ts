@@ -104,6 +104,19 @@ export const ApiCheckSchema = z.strictObject({
   tearDownSnippet: snippetRefField('teardown'),
 });
 
+/** An ICMP monitor definition: echo requests to one host, judged by loss and latency (reference ChecksV1IcmpMonitorCreate). */
+export const IcmpMonitorSchema = z.strictObject({
+  kind: kindField('IcmpMonitor'),
+  ...checkDefinitionFields,
+  ...f.checkShared,
+  privateLocations: privateLocationsField,
+  triggerIncident: triggerIncidentField,
+  ...required,
+  ...f.icmpThresholds,
+  frequency: doc(subminuteFrequency.optional(), 'Minutes between runs; 0 runs every frequencyOffset (10, 20 or 30) seconds', 10),
+  request: doc(f.icmpRequest, 'The host pinged, how many echo requests, and the assertions on latency and the JSON document of the run'),
+});
+
 /** Fields `defaults.check` of mac.config.yaml may set: any field of any check kind except identity. */
 export const CheckDefaultsSchema = z
   .strictObject({

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import type { Kind } from './kinds.js';
 import { alertChannelRuleIssues, checkRuleIssues, type ApiCheckType, type FieldIssue } from './fields.js';
-import { ApiCheckSchema, DnsCheckSchema, HeartbeatCheckSchema, MultiStepCheckSchema, TcpCheckSchema, UrlMonitorSchema } from './checks.js';
+import { ApiCheckSchema, DnsCheckSchema, HeartbeatCheckSchema, IcmpMonitorSchema, MultiStepCheckSchema, TcpCheckSchema, UrlMonitorSchema } from './checks.js';
 import {
   AlertChannelSchema, CheckGroupSchema, DashboardSchema, EnvironmentVariableSchema, PrivateLocationSchema, SnippetSchema, StatusPageSchema,
   StatusPageServiceSchema,
@@ -114,6 +114,7 @@ export const DEFINITIONS: Record<Kind, KindSpec> = {
   ApiCheck: check(ApiCheckSchema, 'An API check: one HTTP request (method, headers, body, basic auth) with assertions on status, headers, body and time. May run setup and teardown snippets.', 'API', {
     refs: [...CHECK_REFS, ...SNIPPET_REFS],
   }),
+  IcmpMonitor: check(IcmpMonitorSchema, 'An ICMP monitor: pings a host (pingCount echo requests) and judges packet loss and latency (min/avg/max/stdDev).', 'ICMP'),
   Snippet: matchedByField(SnippetSchema, 'A snippet: reusable JavaScript, e.g. the setup or teardown of DNS checks.', 'name', 'required'),
   PrivateLocation: matchedByField(PrivateLocationSchema, 'A private location: where checks run on agents of your own; checks name it in privateLocations.', 'slugName', 'none'),
   CheckGroup: {
@@ -166,6 +167,7 @@ export const DefinitionDocumentSchema = z.discriminatedUnion('kind', [
   HeartbeatCheckSchema,
   UrlMonitorSchema,
   ApiCheckSchema,
+  IcmpMonitorSchema,
   SnippetSchema,
   DashboardSchema,
   EnvironmentVariableSchema,
@@ -188,6 +190,8 @@ export type HeartbeatCheckDefinition = z.input<typeof HeartbeatCheckSchema>;
 export type UrlMonitorDefinition = z.input<typeof UrlMonitorSchema>;
 /** An API check definition as written. */
 export type ApiCheckDefinition = z.input<typeof ApiCheckSchema>;
+/** An ICMP monitor definition as written. */
+export type IcmpMonitorDefinition = z.input<typeof IcmpMonitorSchema>;
 /** A snippet definition as written. */
 export type SnippetDefinition = z.input<typeof SnippetSchema>;
 /** A dashboard definition as written. */

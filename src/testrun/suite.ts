@@ -4,7 +4,7 @@ import type { Kind } from '../schema/kinds.js';
 import { runCheck, type AttemptResult, type RunOptions } from '../runner/index.js';
 
 /**
- * `mac test`'s stage between loading and rendering: runs every TCP, DNS, URL, API and multi-step check of a project
+ * `mac test`'s stage between loading and rendering: runs every TCP, DNS, URL, API, ICMP and multi-step check of a project
  * once from this machine, with a bound on how many run at once, and summarises the outcome.
  */
 
@@ -16,7 +16,7 @@ export interface TestEntry {
   kind: Kind;
   id: string;
   name: string;
-  /** `TCP`, `DNS`, `URL`, `API`, `MULTI_STEP` or `HEARTBEAT`. */
+  /** `TCP`, `DNS`, `URL`, `API`, `ICMP`, `MULTI_STEP` or `HEARTBEAT`. */
   checkType: string;
   file: string;
   line: number;
@@ -59,6 +59,7 @@ const KIND_TABLE: Partial<Record<Kind, { checkType: string; skip: string | null 
   DnsCheck: { checkType: 'DNS', skip: null },
   UrlMonitor: { checkType: 'URL', skip: null },
   ApiCheck: { checkType: 'API', skip: null },
+  IcmpMonitor: { checkType: 'ICMP', skip: null },
   MultiStepCheck: { checkType: 'MULTI_STEP', skip: null },
   HeartbeatCheck: { checkType: 'HEARTBEAT', skip: 'heartbeat checks wait for pings; there is nothing to run' },
 };

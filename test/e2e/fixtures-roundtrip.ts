@@ -240,6 +240,32 @@ localSetupScript: "prepare()"
 localTearDownScript: "cleanup()"
 alertChannels: [webhook]
 `,
+    'checks/icmp.yaml': `kind: IcmpMonitor
+id: gateway
+name: Gateway with every field
+activated: false
+muted: true
+doubleCheck: false
+shouldFail: true
+locations: [ap-south-1]
+tags: [net]
+runParallel: true
+frequency: 0
+frequencyOffset: 30
+degradedResponseTime: 0
+maxResponseTime: 300000
+degradedPacketLossThreshold: 0.5
+maxPacketLossThreshold: null
+retryStrategy: { type: LINEAR, baseBackoffSeconds: 5, maxRetries: 3, maxDurationSeconds: 60, sameRegion: false, onlyOn: [NETWORK_ERROR] }
+request:
+  hostname: "2001:db8::1"
+  ipFamily: IPv6
+  pingCount: 50
+  assertions:
+    - { source: LATENCY, property: stdDev, comparison: LESS_THAN, target: "3" }
+    - { source: JSON_RESPONSE, property: "$.pingResults[0].ttl", comparison: NOT_NULL, target: "", regex: "(\\\\d+)" }
+alertChannels: [email]
+`,
     'dashboards.yaml': `kind: Dashboard
 id: status
 customUrl: shop-status-rt

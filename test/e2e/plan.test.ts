@@ -48,7 +48,7 @@ describe('mac plan against mac serve', () => {
     expect(changed.map((c) => ({ ref: `${c.kind}/${c.id}`, patch: c.patch }))).toEqual([]);
     expect(r.code).toBe(0);
     // 2 snippets, 2 variables, 7 alert channels (one per type), 6 checks (one per kind), 1 dashboard.
-    expect(plan.summary).toEqual({ create: 0, update: 0, delete: 0, noop: 18, orphaned: 0 });
+    expect(plan.summary).toEqual({ create: 0, update: 0, delete: 0, noop: 19, orphaned: 0 });
     // Every field of the fixture is known to the kind table (none dropped unsent and uncompared).
     expect(plan.changes.flatMap((c) => c.notes ?? []).filter((n) => n.includes('unknown to mac'))).toEqual([]);
     const text = await mac(['plan', '.', '--detailed-exitcode']);

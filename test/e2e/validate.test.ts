@@ -15,7 +15,7 @@ describe('mac validate (built CLI)', () => {
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^shop: \d+ definitions in \d+ files, valid/);
-    for (const kind of ['TcpCheck', 'DnsCheck', 'MultiStepCheck', 'HeartbeatCheck', 'Snippet', 'Dashboard', 'EnvironmentVariable', 'AlertChannel', 'PrivateLocation', 'CheckGroup']) {
+    for (const kind of ['TcpCheck', 'DnsCheck', 'MultiStepCheck', 'HeartbeatCheck', 'IcmpMonitor', 'Snippet', 'Dashboard', 'EnvironmentVariable', 'AlertChannel', 'PrivateLocation', 'CheckGroup']) {
       expect(r.stdout).toContain(kind);
     }
     expect(r.stdout + r.stderr).not.toContain('sk_test_do_not_print');

@@ -26,6 +26,18 @@ const facts = (over: Partial<FailureFacts>): FailureFacts => ({
 });
 
 describe('rawErrorMessage', () => {
+  it('an ICMP run that lost too many replies names its loss and the threshold, before its assertions', () => {
+    const icmp = (loss: number) =>
+      api({
+        request: { method: 'ICMP', url: 'icmp://10.0.0.9', data: '', headers: {}, params: {} },
+        response: { ...api().response, body: JSON.stringify({ packetLoss: loss, packetsSent: 10, packetsReceived: 10 - loss / 10 }) },
+        assertions: [{ source: 'LATENCY', property: 'avg', comparison: 'LESS_THAN', target: '5', actual: null, passed: false }],
+      });
+    expect(rawErrorMessage(facts({ apiCheckResult: icmp(100), maxPacketLossThreshold: 20 }))).toBe('Packet loss 100% reached 20%');
+    expect(rawErrorMessage(facts({ apiCheckResult: icmp(10), maxPacketLossThreshold: 20 }))).toBe('LATENCY LESS_THAN "5" failed, actual ""');
+    expect(rawErrorMessage(facts({ apiCheckResult: icmp(100), maxPacketLossThreshold: null }))).toBe('LATENCY LESS_THAN "5" failed, actual ""');
+    expect(cleanErrorMessage('Packet loss 100% reached 20%')).toBe('Packet loss <num>% reached <num>%');
+  });
   it('prefers the request error', () => {
     const a = api({ requestError: 'connect ECONNREFUSED 10.0.0.7:5432', assertions: [{ source: 'RESPONSE_DATA', comparison: 'EQUALS', target: 'x', actual: 'y', passed: false }] });
     expect(rawErrorMessage(facts({ apiCheckResult: a }))).toBe('connect ECONNREFUSED 10.0.0.7:5432');

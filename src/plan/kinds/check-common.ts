@@ -12,6 +12,7 @@ export const CHECK_TYPE: Record<CheckKind, string> = {
   HeartbeatCheck: 'HEARTBEAT',
   UrlMonitor: 'URL',
   ApiCheck: 'API',
+  IcmpMonitor: 'ICMP',
 };
 
 // Writes never let the service subscribe every alert channel on its own (api-decisions §1.8):

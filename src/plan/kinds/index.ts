@@ -12,6 +12,7 @@ import { snippet } from './snippet.js';
 import { tcpCheck } from './tcp-check.js';
 import { urlMonitor } from './url-monitor.js';
 import { apiCheck } from './api-check.js';
+import { icmpMonitor } from './icmp-monitor.js';
 import type { KindSpec } from './types.js';
 import { variable } from './variable.js';
 
@@ -29,6 +30,7 @@ export const KIND_SPECS: Record<Kind, KindSpec> = {
   HeartbeatCheck: heartbeatCheck,
   UrlMonitor: urlMonitor,
   ApiCheck: apiCheck,
+  IcmpMonitor: icmpMonitor,
   Dashboard: dashboard,
   StatusPage: statusPage,
 };

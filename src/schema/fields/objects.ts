@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import {
   API_ASSERTION_SOURCES, API_COMPARISONS, HTTP_MAX_RESPONSE_TIME, URL_ASSERTION_SOURCES, URL_COMPARISONS, apiMethod, bodyType,
-  DNS_ASSERTION_SOURCES, DNS_COMPARISONS, HEARTBEAT_UNITS, MINUTES_FAILING_THRESHOLDS, PAGINATION_RATES,
+  DNS_ASSERTION_SOURCES, DNS_COMPARISONS, HEARTBEAT_UNITS, ICMP_ASSERTION_SOURCES, ICMP_COMPARISONS, ICMP_MAX_RESPONSE_TIME, ICMP_PING_COUNT, MINUTES_FAILING_THRESHOLDS, PAGINATION_RATES,
   REFRESH_RATES, REMINDER_INTERVALS, TCP_ASSERTION_SOURCES, TCP_COMPARISONS, alertChannelType, dashboardWidth,
   dnsProtocol, escalationType, heartbeatUnit, ipFamily, location, minuteFrequency, oneOfNumbers, opsgeniePriority, opsgenieRegion,
   recordType, retryStrategyType, runtimeId, severity, subminuteFrequency, webhookMethod,
@@ -106,6 +106,34 @@ function build(mode: ObjectMode) {
           : doc(z.string().max(8192), 'Parameter value (URL-encoded when sent)'),
       locked: doc(z.boolean().optional(), 'Hide the value in the UI and in plans', false),
     });
+  // ICMP monitors (reference ChecksV1IcmpRequest / ChecksV1IcmpAssertion).
+  const icmpAssertion = obj({
+    source: z.enum(ICMP_ASSERTION_SOURCES),
+    comparison: z.enum(ICMP_COMPARISONS),
+    property: doc(z.string().optional(), 'LATENCY: avg, min, max or stdDev; JSON_RESPONSE: JSON path such as $.packetLoss', ''),
+    target: doc(z.string().optional(), 'Value compared with the source', ''),
+    regex: doc(z.string().nullable().optional(), 'Regular expression applied to the source; its first group is compared', ''),
+  });
+  const icmpRequest = obj({
+    hostname: doc(z.string().min(1).max(2048), 'Host name or IP address to ping'),
+    ipFamily: doc(z.enum(['IPv4', 'IPv6']).nullable().optional(), 'IP family of the echo requests', 'IPv4'),
+    pingCount: doc(
+      z.number().int().min(ICMP_PING_COUNT.min).max(ICMP_PING_COUNT.max).nullable().optional(),
+      `Echo requests per run (${ICMP_PING_COUNT.min}..${ICMP_PING_COUNT.max})`,
+      ICMP_PING_COUNT.default,
+    ),
+    assertions: doc(z.array(icmpAssertion).optional(), 'Assertions on the latency and on the JSON document of the run', []),
+  });
+  const icmpResponseTime = () => z.number().min(0).max(ICMP_MAX_RESPONSE_TIME).nullable().optional();
+  const packetLoss = () => z.number().gt(0).max(100).nullable().optional();
+  /** Thresholds of ICMP monitors: average latency (ms) and packet loss (%). */
+  const icmpThresholds = {
+    degradedResponseTime: doc(icmpResponseTime(), `Average latency (ms, 0..${ICMP_MAX_RESPONSE_TIME}) from which the monitor is degraded`, 10000),
+    maxResponseTime: doc(icmpResponseTime(), `Average latency (ms, 0..${ICMP_MAX_RESPONSE_TIME}) from which the monitor fails`, 20000),
+    degradedPacketLossThreshold: doc(packetLoss(), 'Packet loss (%, above 0, at most 100) from which the monitor is degraded', 10),
+    maxPacketLossThreshold: doc(packetLoss(), 'Packet loss (%, above 0, at most 100) from which the monitor fails', 20),
+  };
+
   const basicAuth = obj({
     username: doc(z.string(), 'User name'),
     password: doc(z.string(), 'Password; masked in plans'),
@@ -350,11 +378,12 @@ function build(mode: ObjectMode) {
     HEARTBEAT: { ...checkShared, frequency: minuteFrequency.optional(), heartbeat: heartbeat.optional() },
     URL: { ...checkShared, ...httpThresholds, frequency: subminuteFrequency.optional(), request: urlRequest.optional() },
     API: { ...checkShared, ...httpThresholds, ...apiExtras, frequency: subminuteFrequency.optional(), request: apiRequest.optional() },
+    ICMP: { ...checkShared, ...icmpThresholds, frequency: subminuteFrequency.optional(), request: icmpRequest.optional() },
   };
 
   return {
     checkBodies,
-    tcpAssertion, dnsAssertion, tcpRequest, dnsRequest, urlAssertion, apiAssertion, urlRequest, apiRequest, basicAuth, httpThresholds, apiExtras, alertSettings, retryStrategy, triggerIncident,
+    tcpAssertion, dnsAssertion, tcpRequest, dnsRequest, icmpAssertion, icmpRequest, icmpThresholds, urlAssertion, apiAssertion, urlRequest, apiRequest, basicAuth, httpThresholds, apiExtras, alertSettings, retryStrategy, triggerIncident,
     environmentVariable, environmentVariables, alertChannelSubscription, dnsHeartbeat, heartbeat,
     checkShared, thresholds, dnsExtras, multiStepExtras, alertChannelConfigs, alertChannelSubscriptionItem,
     alertChannelShared, dashboard, snippet, variable, keyValue,

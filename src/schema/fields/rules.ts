@@ -3,7 +3,7 @@
  * plain bodies, so the definitions' rules phase and the local service (on merged PUT results)
  * apply the same rules.
  */
-import { MINUTE_FREQUENCIES, SUBMINUTE_FREQUENCIES } from './values.js';
+import { ICMP_LATENCY_PROPERTIES, MINUTE_FREQUENCIES, SUBMINUTE_FREQUENCIES } from './values.js';
 
 /** One rule violation: a dot-joined field path ('' = whole body) and what is wrong. */
 export interface FieldIssue {
@@ -12,7 +12,7 @@ export interface FieldIssue {
 }
 
 /** The API's check types that definitions can declare. */
-export type ApiCheckType = 'TCP' | 'DNS' | 'MULTI_STEP' | 'HEARTBEAT' | 'URL' | 'API';
+export type ApiCheckType = 'TCP' | 'DNS' | 'MULTI_STEP' | 'HEARTBEAT' | 'URL' | 'API' | 'ICMP';
 
 /** Per check type: allowed frequencies, whether frequency 0 exists, and threshold defaults. */
 export interface CheckTypeRules {
@@ -34,6 +34,8 @@ export const CHECK_TYPE_RULES: Record<ApiCheckType, CheckTypeRules> = {
   // checks for sub-minute runs) and thresholds (0..45000 ms).
   URL: { frequencies: SUBMINUTE_FREQUENCIES, subMinute: true, hasFrequencyOffset: true, thresholds: { degradedResponseTime: 3000, maxResponseTime: 5000 } },
   API: { frequencies: SUBMINUTE_FREQUENCIES, subMinute: true, hasFrequencyOffset: true, thresholds: { degradedResponseTime: 5000, maxResponseTime: 20000 } },
+  // ICMP monitors (reference ChecksV1IcmpMonitorCreate): response time is the average latency.
+  ICMP: { frequencies: SUBMINUTE_FREQUENCIES, subMinute: true, hasFrequencyOffset: true, thresholds: { degradedResponseTime: 10000, maxResponseTime: 20000 } },
   MULTI_STEP: { frequencies: MINUTE_FREQUENCIES, subMinute: false, hasFrequencyOffset: false, thresholds: null },
   HEARTBEAT: { frequencies: MINUTE_FREQUENCIES, subMinute: false, hasFrequencyOffset: true, thresholds: null },
 };
@@ -85,7 +87,18 @@ export function checkRuleIssues(type: ApiCheckType, body: Record<string, unknown
   }
   const retry = retryStrategyIssue(body.retryStrategy);
   if (retry) issues.push(retry);
+  if (type === 'ICMP') issues.push(...icmpAssertionIssues(body.request));
   return issues;
+}
+
+/** A LATENCY assertion names the statistic it reads: avg, min, max or stdDev (the reference's latency(property)). */
+export function icmpAssertionIssues(request: unknown): FieldIssue[] {
+  if (!isRecord(request) || !Array.isArray(request.assertions)) return [];
+  return request.assertions.flatMap((a: unknown, i) =>
+    isRecord(a) && a.source === 'LATENCY' && !(ICMP_LATENCY_PROPERTIES as readonly unknown[]).includes(a.property)
+      ? [{ path: `request.assertions.${i}.property`, message: `a LATENCY assertion reads ${ICMP_LATENCY_PROPERTIES.join(', ')}, got ${JSON.stringify(a.property ?? '')}` }]
+      : [],
+  );
 }
 
 /** Alert-channel subscription items name a check or a group, never both (api-decisions §3.5). */

@@ -49,6 +49,17 @@ export const DNS_COMPARISONS = [
   ...TCP_COMPARISONS, 'HAS_KEY', 'NOT_HAS_KEY', 'HAS_VALUE', 'NOT_HAS_VALUE', 'IS_NULL', 'NOT_NULL',
 ] as const;
 
+/** Assertion sources of ICMP monitors (reference ChecksV1IcmpAssertion). */
+export const ICMP_ASSERTION_SOURCES = ['LATENCY', 'JSON_RESPONSE'] as const;
+/** Assertion comparisons of ICMP monitors. */
+export const ICMP_COMPARISONS = [...TCP_COMPARISONS, 'IS_NULL', 'NOT_NULL'] as const;
+/** What a LATENCY assertion reads: round-trip statistics of the received echo replies (ms). */
+export const ICMP_LATENCY_PROPERTIES = ['avg', 'min', 'max', 'stdDev'] as const;
+/** Pings per ICMP run (reference ChecksV1IcmpRequest: 1..50, default 10). */
+export const ICMP_PING_COUNT = { min: 1, max: 50, default: 10 } as const;
+/** Largest response-time threshold (ms) of ICMP monitors (reference: 0..300000). */
+export const ICMP_MAX_RESPONSE_TIME = 300000;
+
 /** Assertion sources of URL monitors: the status code only (reference ChecksV1UrlAssertion). */
 export const URL_ASSERTION_SOURCES = ['STATUS_CODE'] as const;
 /** Assertion comparisons of URL monitors. */

@@ -60,6 +60,8 @@ function withKeyValueDefaults(items: unknown): unknown {
 const REQUEST_DEFAULTS: Record<string, (v: Obj) => Obj> = {
   TCP: (v) => ({ data: null, ipFamily: 'IPv4', ...v, assertions: withAssertionDefaults(v.assertions) }),
   DNS: (v) => ({ port: 53, protocol: 'UDP', ...v, assertions: withAssertionDefaults(v.assertions) }),
+  // ipFamily and pingCount are nullable in the reference; null means the default.
+  ICMP: (v) => ({ ...v, ipFamily: v.ipFamily ?? 'IPv4', pingCount: v.pingCount ?? 10, assertions: withHttpAssertionDefaults(v.assertions) }),
   URL: (v) => ({ method: 'GET', followRedirects: true, skipSSL: false, ipFamily: 'IPv4', ...v, assertions: withHttpAssertionDefaults(v.assertions) }),
   API: (v) => ({
     followRedirects: true,

@@ -83,6 +83,11 @@ const httpShape = (t: 'URL' | 'API') => ({
 const urlCreate = z.object({ ...httpShape('URL'), name: z.string().min(1), request: strip.urlRequest });
 const apiCreate = z.object({ ...httpShape('API'), name: z.string().min(1), request: strip.apiRequest });
 
+// ICMP monitors (reference POST/PUT /v1/checks/icmp): name and request required on create; a
+// request sent on update replaces the stored one whole, so it carries its hostname.
+const icmpShape = { ...strip.checkBodies.ICMP, checkType: checkTypeField('ICMP') };
+const icmpCreate = z.object({ ...icmpShape, name: z.string().min(1), request: strip.icmpRequest });
+
 const SHARED_OBJECTS = ['alertSettings', 'retryStrategy', 'triggerIncident'] as const;
 
 /** One row per stored check type. */
@@ -152,6 +157,15 @@ export const CHECK_TYPES: Record<ApiCheckType, CheckTypeSpec> = {
       localSetupScript: null,
       localTearDownScript: null,
     },
+    writeOnly: [],
+    objects: [...SHARED_OBJECTS, 'request'],
+  },
+  ICMP: {
+    checkType: 'ICMP',
+    segment: 'icmp',
+    create: icmpCreate,
+    update: z.object(icmpShape),
+    defaults: { ...CHECK_TYPE_RULES.ICMP.thresholds, degradedPacketLossThreshold: 10, maxPacketLossThreshold: 20 },
     writeOnly: [],
     objects: [...SHARED_OBJECTS, 'request'],
   },

@@ -4,7 +4,7 @@ import { arrayParam, intParam, stringParam } from '../http/query.js';
 import { invalid } from '../http/errors.js';
 import { RUN_COLL } from '../rundata/collections.js';
 import { mustCheck, unixParam } from '../rundata/query.js';
-import { metricMetadata, parseMetrics } from '../rundata/analytics-metrics.js';
+import { ICMP_METRICS, ICMP_UNRECORDED, metricMetadata, parseMetrics, type MetricVocabulary } from '../rundata/analytics-metrics.js';
 import { analyticsSeries, type SeriesQuery } from '../rundata/analytics.js';
 import { QUICK_RANGES, analyticsWindow } from '../rundata/time-window.js';
 
@@ -25,20 +25,27 @@ const analyticsQuery = z.object({
   page: intParam(1).default(1),
 });
 
+/** The analytics routes and the metric names each accepts (the reference's, as far as they are recorded). */
+const ANALYTICS_PATHS: Array<{ path: string; vocabulary?: MetricVocabulary; unrecorded?: readonly string[] }> = [
+  { path: '/v1/analytics/url-monitors/:id' },
+  { path: '/v1/analytics/api-checks/:id' },
+  { path: '/v1/analytics/icmp/:id', vocabulary: ICMP_METRICS, unrecorded: ICMP_UNRECORDED },
+];
+
 /**
- * Routes of `/v1/analytics/url-monitors/{id}` and `/v1/analytics/api-checks/{id}`: the same
- * query parameters and metric names in the reference, and here the same answer, for any check
- * of the account (decisions §5.6).
+ * Routes of `/v1/analytics/url-monitors/{id}` and `/v1/analytics/api-checks/{id}` (the same
+ * query parameters and metric names in the reference, and here the same answer) and of
+ * `/v1/analytics/icmp/{id}` (ICMP metric names), for any check of the account (decisions §5.6).
  */
 export const analyticsRoutes: RouteModule = ({ store, options }) =>
-  ['/v1/analytics/url-monitors/:id', '/v1/analytics/api-checks/:id'].map((path) =>
+  ANALYTICS_PATHS.map(({ path, vocabulary, unrecorded }) =>
     route({
       method: 'GET',
       path,
       params: z.object({ id: z.string() }),
       query: analyticsQuery,
       handle: ({ account, params, query }) => {
-        const parsed = parseMetrics(query.metrics ?? []);
+        const parsed = parseMetrics(query.metrics ?? [], vocabulary, unrecorded);
         if (!parsed.ok) throw invalid('query', 'metrics', parsed.message);
         const w = analyticsWindow(query, options.now());
         if (!w.ok) throw invalid('query', w.path, w.message);

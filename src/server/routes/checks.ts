@@ -28,9 +28,9 @@ const listQuery = pageQuery.extend({
   apiCheckUrlFilterPattern: stringParam().pipe(z.string().min(1)).optional(),
 });
 
-/** "a TCP check", "an API check": a check type in a message. */
+/** "a TCP check", "an API check", "an ICMP check": a check type in a message. */
 function aCheck(checkType: string): string {
-  return `${checkType === 'API' ? 'an' : 'a'} ${checkType} check`;
+  return `${checkType === 'API' || checkType === 'ICMP' ? 'an' : 'a'} ${checkType} check`;
 }
 
 /** Whether a check is an API check whose request URL contains `pattern`. */

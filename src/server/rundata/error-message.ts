@@ -10,6 +10,8 @@ import type { ApiCheckResult, MultiStepCheckResult } from './types.js';
 export interface FailureFacts {
   shouldFail: boolean;
   maxResponseTime: number | null;
+  /** ICMP monitors: the loss (%) from which a run fails; null for other types. */
+  maxPacketLossThreshold?: number | null;
   responseTime: number;
   apiCheckResult: ApiCheckResult | null;
   multiStepCheckResult: MultiStepCheckResult | null;
@@ -21,12 +23,27 @@ export function rawErrorMessage(f: FailureFacts): string {
   if (f.shouldFail) return 'Check was expected to fail but passed';
   const requestError = f.apiCheckResult?.requestError ?? f.multiStepCheckResult?.errors[0] ?? null;
   if (requestError) return requestError;
+  const loss = icmpPacketLoss(f.apiCheckResult);
+  if (loss !== null && f.maxPacketLossThreshold != null && loss >= f.maxPacketLossThreshold) {
+    return `Packet loss ${loss}% reached ${f.maxPacketLossThreshold}%`;
+  }
   const failed = f.apiCheckResult?.assertions.find((a) => !a.passed);
   if (failed) return `${failed.source} ${failed.comparison} "${failed.target}" failed, actual "${failed.actual ?? ''}"`;
   if (f.maxResponseTime !== null && f.responseTime >= f.maxResponseTime) {
     return `Response time ${Math.round(f.responseTime)}ms exceeded ${f.maxResponseTime}ms`;
   }
   return 'Check failed';
+}
+
+/** The packet loss an ICMP result's JSON document records; null for other results. */
+function icmpPacketLoss(r: ApiCheckResult | null): number | null {
+  if (r?.request.method !== 'ICMP') return null;
+  try {
+    const loss = (JSON.parse(r.response.body) as { packetLoss?: unknown }).packetLoss;
+    return typeof loss === 'number' ? loss : null;
+  } catch {
+    return null;
+  }
 }
 
 const MAX_CLEANED = 1000;

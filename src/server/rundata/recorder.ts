@@ -98,6 +98,7 @@ export class RunRecorder {
       checkRunId: tx.nextInt(CHECK_RUN_COUNTER, CHECK_RUN_ID_BLOCK),
       shouldFail: input.check.shouldFail,
       maxResponseTime: input.check.maxResponseTime,
+      ...(input.check.maxPacketLossThreshold !== undefined ? { maxPacketLossThreshold: input.check.maxPacketLossThreshold } : {}),
       resultIds: [],
     };
     tx.put(RUN_COLL.checkSessions, session.checkSessionId, asRecord(session));
@@ -221,7 +222,12 @@ export class RunRecorder {
   }
 
   private feedErrorGroup(tx: Transaction, session: StoredSession, result: CheckResult): StoredErrorGroup {
-    const raw = rawErrorMessage({ ...result, shouldFail: session.shouldFail, maxResponseTime: session.maxResponseTime });
+    const raw = rawErrorMessage({
+      ...result,
+      shouldFail: session.shouldFail,
+      maxResponseTime: session.maxResponseTime,
+      maxPacketLossThreshold: session.maxPacketLossThreshold ?? null,
+    });
     const cleaned = cleanErrorMessage(raw);
     const hash = errorHash(cleaned);
     const known = tx

@@ -32,7 +32,10 @@ export interface EvaluatedAssertion {
   passed: boolean;
 }
 
-/** `apiCheckResult` of a TCP, DNS, URL or API attempt (decisions §5.3). */
+/**
+ * `apiCheckResult` of a TCP, DNS, URL, API or ICMP attempt (decisions §5.3). ICMP: method `ICMP`,
+ * url `icmp://host`, body = the run's JSON document (packets, loss, latency).
+ */
 export interface ApiCheckResult {
   assertions: EvaluatedAssertion[];
   request: { method: string; url: string; data: string; headers: Record<string, string>; params: Record<string, string> };
@@ -80,6 +83,8 @@ export interface SessionCheckSnapshot {
   checkType: string;
   shouldFail: boolean;
   maxResponseTime: number | null;
+  /** ICMP monitors: the packet loss (%) from which a run fails; absent for other types. */
+  maxPacketLossThreshold?: number | null;
 }
 
 /** A stored check session; `results` and links are projected on read. */
@@ -102,6 +107,8 @@ export interface StoredSession {
   checkRunId: number;
   shouldFail: boolean;
   maxResponseTime: number | null;
+  /** ICMP monitors: the packet loss (%) from which a run fails (sessions of other types lack it). */
+  maxPacketLossThreshold?: number | null;
   /** Ids of the finished attempts, in the order they ended. */
   resultIds: string[];
 }

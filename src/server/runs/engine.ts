@@ -13,11 +13,11 @@ import { DatabaseUnavailable } from '../store/errors.js';
 export const SERVICE_MAX_WAIT_MS = 2000;
 
 /** Check types the service executes; heartbeat checks are fed by pings, never run. */
-export const EXECUTED = new Set(['TCP', 'DNS', 'URL', 'API', 'MULTI_STEP']);
+export const EXECUTED = new Set(['TCP', 'DNS', 'URL', 'API', 'ICMP', 'MULTI_STEP']);
 
 /** Options of the engine beyond the service context (tests shorten limits). */
 export interface EngineOptions {
-  runner?: Pick<RunOptions, 'limits' | 'systemNameServer' | 'multiStep'>;
+  runner?: Pick<RunOptions, 'limits' | 'systemNameServer' | 'multiStep' | 'icmp'>;
   /** Where unexpected errors of background runs are reported. */
   onError?: (err: unknown) => void;
 }
@@ -69,6 +69,8 @@ export class RunEngine {
         checkType: check.checkType,
         shouldFail: check.shouldFail === true,
         maxResponseTime: typeof check.maxResponseTime === 'number' ? check.maxResponseTime : null,
+        // The create default (20%) when a stored ICMP monitor has none; null = never fails by loss.
+        ...(check.checkType === 'ICMP' ? { maxPacketLossThreshold: check.maxPacketLossThreshold === undefined ? 20 : (check.maxPacketLossThreshold as number | null) } : {}),
       },
       runLocations: sessionLocations(check, turn),
       durable,

@@ -45,7 +45,7 @@ interface Waiting {
 }
 
 /**
- * Runs every activated TCP, DNS, URL, API and multi-step check when due (api-decisions §5.1) and lets heartbeat
+ * Runs every activated TCP, DNS, URL, API, ICMP and multi-step check when due (api-decisions §5.1) and lets heartbeat
  * checks miss their deadlines. A check is first due `frequencyOffset` seconds after the
  * scheduler first sees it, then every period; a run still going when the next is due skips it.
  */

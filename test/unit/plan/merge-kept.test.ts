@@ -74,6 +74,7 @@ describe('fields a merging PUT keeps when omitted', () => {
       HeartbeatCheck: ['name', 'frequencyOffset', 'heartbeat'],
       UrlMonitor: ['name', 'frequencyOffset', 'request'],
       ApiCheck: ['name', 'frequencyOffset', 'request'],
+      IcmpMonitor: ['name', 'frequencyOffset', 'request'],
       Dashboard: ['customUrl', 'header'],
       // Status-page and service PUTs replace.
       StatusPageService: [],

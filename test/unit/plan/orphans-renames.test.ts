@@ -50,7 +50,7 @@ describe('orphans', () => {
 
   it('an owned check of a kind the project no longer defines at all is still seen (owned kinds, checks and check groups, are always read)', async () => {
     const { kindsToFetch } = await import('../../../src/plan/index.js');
-    expect(kindsToFetch([def('Snippet', 's', { name: 's', script: '1' })])).toEqual(['Snippet', 'CheckGroup', 'TcpCheck', 'DnsCheck', 'MultiStepCheck', 'HeartbeatCheck', 'UrlMonitor', 'ApiCheck']);
+    expect(kindsToFetch([def('Snippet', 's', { name: 's', script: '1' })])).toEqual(['Snippet', 'CheckGroup', 'TcpCheck', 'DnsCheck', 'MultiStepCheck', 'HeartbeatCheck', 'UrlMonitor', 'ApiCheck', 'IcmpMonitor']);
   });
 });
 

@@ -56,4 +56,6 @@ export const dnsBody = (extra: Record<string, unknown> = {}) => ({ name: 'dns', 
 /** A valid URL monitor body. */
 export const urlBody = (extra: Record<string, unknown> = {}) => ({ name: 'home', request: { url: 'https://example.com/' }, ...extra });
 /** A valid API check body. */
+export const icmpBody = (extra: Record<string, unknown> = {}) => ({ name: 'gateway', request: { hostname: '10.0.0.1' }, ...extra });
+
 export const apiBody = (extra: Record<string, unknown> = {}) => ({ name: 'orders', request: { method: 'GET', url: 'https://api.example.com/orders' }, ...extra });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { apiBody, dnsBody, tcpBody, testServer, urlBody } from './client.js';
+import { apiBody, dnsBody, icmpBody, tcpBody, testServer, urlBody } from './client.js';
 import { fuzzInput, prng } from './fuzzing.js';
 
 const VALID: Record<string, unknown> = {
@@ -14,6 +14,7 @@ const VALID: Record<string, unknown> = {
       assertions: [{ source: 'JSON_BODY', comparison: 'EQUALS', property: '$.a', target: '1' }],
     },
   }),
+  icmp: icmpBody({ degradedPacketLossThreshold: 5, request: { hostname: 'h', ipFamily: 'IPv6', pingCount: 3, assertions: [{ source: 'LATENCY', comparison: 'LESS_THAN', property: 'avg', target: '9' }] } }),
   heartbeat: { name: 'h', heartbeat: { period: 1, periodUnit: 'hours', grace: 1, graceUnit: 'hours' } },
   snippet: { name: 's', script: 'x' },
   variable: { key: 'K', value: 'v', secret: false },
@@ -37,6 +38,7 @@ describe('fuzzing every write endpoint', () => {
     const hb = (await t.call('POST', '/v1/checks/heartbeat', VALID.heartbeat)).body;
     const url = (await t.call('POST', '/v1/checks/url', VALID.url)).body;
     const api = (await t.call('POST', '/v1/checks/api', VALID.api)).body;
+    const icmp = (await t.call('POST', '/v1/checks/icmp', VALID.icmp)).body;
     await t.call('POST', '/v1/snippets', VALID.snippet);
     await t.call('POST', '/v1/variables', VALID.variable);
     await t.call('POST', '/v1/alert-channels', VALID.channel);
@@ -59,6 +61,9 @@ describe('fuzzing every write endpoint', () => {
       ['PUT', `/v1/checks/url/${url.id}`, VALID.url],
       ['PUT', `/v1/checks/api/${api.id}`, VALID.api],
       ['PUT', `/v1/checks/${api.id}`, VALID.api],
+      ['POST', '/v1/checks/icmp', VALID.icmp],
+      ['PUT', `/v1/checks/icmp/${icmp.id}`, VALID.icmp],
+      ['PUT', `/v1/checks/${icmp.id}`, VALID.icmp],
       ['POST', '/v1/snippets', VALID.snippet],
       ['PUT', '/v1/snippets/1', VALID.snippet],
       ['POST', '/v1/variables', VALID.variable],

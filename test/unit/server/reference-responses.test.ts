@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { MODULES } from '../../../src/server/app.js';
 import { OpenApiValidator, type Schema } from '../../helpers/openapi-validate.js';
-import { apiBody, dnsBody, tcpBody, testServer, urlBody, type TestClient } from './client.js';
+import { apiBody, dnsBody, icmpBody, tcpBody, testServer, urlBody, type TestClient } from './client.js';
 import { seedWorld, type World } from './world.js';
 
 // Every operation the service shares with the reference OpenAPI document answers with a body that
@@ -22,6 +22,7 @@ const CALLS: Record<string, Call> = {
   'GET /v1/accounts/me': () => ({ path: '/v1/accounts/me' }),
   'GET /v1/analytics/url-monitors/{}': (w) => ({ path: `/v1/analytics/url-monitors/${w.check.id}?metrics=responseTime_p95,availability` }),
   'GET /v1/analytics/api-checks/{}': (w) => ({ path: `/v1/analytics/api-checks/${w.check.id}?metrics=dns_p95,firstByte,download_max,retries` }),
+  'GET /v1/analytics/icmp/{}': (w) => ({ path: `/v1/analytics/icmp/${w.check.id}?metrics=latencyAvg,latencyAvg_p95,availability,retries` }),
   'GET /v1/checks': () => ({ path: '/v1/checks' }),
   'POST /v1/checks/tcp': () => ({ path: '/v1/checks/tcp', body: tcpBody({ name: 'ref tcp' }) }),
   'PUT /v1/checks/tcp/{}': (w) => ({ path: `/v1/checks/tcp/${w.check.id}`, body: tcpBody({ groupId: w.group.id }) }),
@@ -58,6 +59,23 @@ const CALLS: Record<string, Call> = {
   'PUT /v1/checks/api/{}': async (w, t) => {
     const api = (await t.call('POST', '/v1/checks/api', apiBody())).body;
     return { path: `/v1/checks/api/${api.id}`, body: { name: 'api2', degradedResponseTime: 10000, maxResponseTime: 45000, request: { method: 'HEAD', url: 'https://api.example.com/' } } };
+  },
+  'POST /v1/checks/icmp': () => ({
+    path: '/v1/checks/icmp',
+    body: icmpBody({
+      name: 'ref icmp',
+      frequency: 0,
+      frequencyOffset: 10,
+      degradedPacketLossThreshold: 5,
+      request: { hostname: 'gateway.example.com', ipFamily: 'IPv6', pingCount: 50, assertions: [{ source: 'LATENCY', property: 'avg', comparison: 'LESS_THAN', target: '100' }] },
+    }),
+  }),
+  'PUT /v1/checks/icmp/{}': async (w, t) => {
+    const icmp = (await t.call('POST', '/v1/checks/icmp', icmpBody())).body;
+    return {
+      path: `/v1/checks/icmp/${icmp.id}`,
+      body: { name: 'icmp2', maxPacketLossThreshold: 50, request: { hostname: '10.0.0.2', pingCount: null, assertions: [{ source: 'JSON_RESPONSE', property: '$.packetLoss', comparison: 'LESS_THAN', target: '10', regex: null }] } },
+    };
   },
   'GET /v1/checks/{}': (w) => ({ path: `/v1/checks/${w.check.id}` }),
   'PUT /v1/checks/{}': (w) => ({ path: `/v1/checks/${w.check.id}`, body: { ...tcpBody(), checkType: 'TCP' } }),
