@@ -257,6 +257,11 @@ export const CASES = [
           target: TARGETS.senderAttemptsPerSecond,
           details: { quick, httpP95Ms: Number(http.p95Ms.toFixed(1)), mailPerSecond: Math.round(mail.perSecond), mailP95Ms: Number(mail.p95Ms.toFixed(1)), mailFailures: mail.failures, mailsReceived: mail.received },
           note: `${http.n} webhook attempts at concurrency ${http.concurrency}: p50 ${http.p50Ms.toFixed(0)} ms, p95 ${http.p95Ms.toFixed(0)} ms; mail over SMTP (pooled, ${mail.n} at concurrency ${mail.concurrency}): ${Math.round(mail.perSecond)}/s, p95 ${mail.p95Ms.toFixed(0)} ms, ${mail.received} received.${http.failures + mail.failures > 0 ? ` MISS: ${http.failures + mail.failures} attempts failed (${http.lastError || mail.lastError}).` : ''}`,
+        }),
+      ];
+    },
+  },
+  {
     name: 'alerts',
     module: './alerts.mjs',
     figures: [
