@@ -2,6 +2,7 @@ import type { ServerContext } from '../context.js';
 import { COLL } from '../kinds.js';
 import type { RunRecorder } from '../rundata/recorder.js';
 import { followIncident, type TriggerIncident } from './incidents.js';
+import { activeWindow, type MaintenanceWindowRecord } from './maintenance.js';
 import { INITIAL_ALERT_MEMORY, SEND_FLAG, stepAlertState, type AlertMemory, type AlertSettings, type AlertType, type SessionVerdict } from './alert-state.js';
 
 /** What is stored per check: its alert memory and the incident it has open. */
@@ -80,6 +81,7 @@ export class Alerter {
       tx.commit();
     }
     if (check.muted === true || step.events.length === 0) return [];
+    if (activeWindow(this.ctx.store.list<MaintenanceWindowRecord>(account, COLL.maintenanceWindows), check.tags ?? [], this.ctx.options.now()) !== null) return [];
     const channels = this.subscribedChannels(account, check);
     await Promise.all(
       step.events.flatMap((event) =>

@@ -1,0 +1,175 @@
+/**
+ * Maintenance windows (issue 25): when a window is in progress, which checks it silences, and
+ * what comes next. Pure functions over stored records and times in ms; the callers own the clock.
+ *
+ * A window's first occurrence is `startsAt`..`endsAt`. With `repeatInterval` set it recurs every
+ * `repeatInterval` days, weeks or months (`repeatUnit`) from that first occurrence, in UTC, for
+ * as long as an occurrence starts on or before the calendar date `repeatEndsAt` (inclusive; the
+ * last occurrence runs its full length). A monthly window anchored on the 31st falls on the last
+ * day of shorter months, each occurrence counted from the anchor (Jan 31, Feb 28, Mar 31).
+ */
+
+/** The repeat units of the reference's `repeatUnit`. */
+export const REPEAT_UNITS = ['DAY', 'WEEK', 'MONTH'] as const;
+
+/** A repeat unit. */
+export type RepeatUnit = (typeof REPEAT_UNITS)[number];
+
+/** A maintenance window as stored and returned by `/v1/maintenance-windows` (reference `MaintenanceWindow`). */
+export interface MaintenanceWindowRecord {
+  [key: string]: unknown;
+  id: number;
+  name: string;
+  tags: string[];
+  /** ISO 8601 instant (UTC, ms). */
+  startsAt: string;
+  endsAt: string;
+  repeatInterval: number | null;
+  repeatUnit: RepeatUnit | null;
+  /** `YYYY-MM-DD` (UTC), inclusive. */
+  repeatEndsAt: string | null;
+  timezone: string | null;
+  description: string | null;
+  pauseAllChecks: boolean;
+  silenceAlertsTags: string[];
+  silenceAllAlerts: boolean;
+  created_at: string;
+  updated_at: string | null;
+}
+
+/** The fields the schedule reads. */
+export type WindowSchedule = Pick<MaintenanceWindowRecord, 'startsAt' | 'endsAt' | 'repeatInterval' | 'repeatUnit' | 'repeatEndsAt'>;
+
+/** The fields that say which checks a window covers. */
+export type WindowScope = Pick<MaintenanceWindowRecord, 'tags' | 'silenceAlertsTags' | 'silenceAllAlerts'>;
+
+/** One occurrence of a window: [startMs, endMs). */
+export interface Occurrence {
+  startMs: number;
+  endMs: number;
+}
+
+/** An occurrence together with its window. */
+export interface WindowOccurrence<W> extends Occurrence {
+  window: W;
+}
+
+const DAY_MS = 86_400_000;
+
+/** The shortest length of one repeat unit, in days (a month has at least 28). */
+export const MIN_UNIT_DAYS: Record<RepeatUnit, number> = { DAY: 1, WEEK: 7, MONTH: 28 };
+
+/** Whether a window recurs (both its interval and its unit are set). */
+export function repeats(w: WindowSchedule): boolean {
+  return w.repeatInterval !== null && w.repeatInterval >= 1 && w.repeatUnit !== null;
+}
+
+/**
+ * Start (ms) of occurrence `k` (0 = the first), or null when it would start after `repeatEndsAt`.
+ * Months are counted from the anchor and clamp to the month's last day.
+ */
+export function occurrenceStart(w: WindowSchedule, k: number): number | null {
+  const first = Date.parse(w.startsAt);
+  let start: number;
+  if (k === 0 || !repeats(w)) start = first;
+  else if (w.repeatUnit === 'MONTH') start = addMonths(first, k * w.repeatInterval!);
+  else start = first + k * w.repeatInterval! * (w.repeatUnit === 'WEEK' ? 7 : 1) * DAY_MS;
+  if (k > 0 && w.repeatEndsAt !== null && new Date(start).toISOString().slice(0, 10) > w.repeatEndsAt) return null;
+  return start;
+}
+
+/** `ms` moved by `months` calendar months (UTC), the day clamped to the target month's length. */
+function addMonths(ms: number, months: number): number {
+  const d = new Date(ms);
+  const total = d.getUTCMonth() + months;
+  const year = d.getUTCFullYear() + Math.floor(total / 12);
+  const month = ((total % 12) + 12) % 12;
+  const lastDay = new Date(Date.UTC(year, month + 1, 0)).getUTCDate();
+  const dayMs = ms - Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate());
+  return Date.UTC(year, month, Math.min(d.getUTCDate(), lastDay)) + dayMs;
+}
+
+/** Index of the last occurrence starting at or before `nowMs` (ignoring repeatEndsAt), -1 before the first. */
+function lastStartedIndex(w: WindowSchedule, nowMs: number): number {
+  const first = Date.parse(w.startsAt);
+  if (nowMs < first) return -1;
+  if (!repeats(w)) return 0;
+  const interval = w.repeatInterval!;
+  if (w.repeatUnit !== 'MONTH') {
+    const periodMs = interval * (w.repeatUnit === 'WEEK' ? 7 : 1) * DAY_MS;
+    return Math.floor((nowMs - first) / periodMs);
+  }
+  const a = new Date(first);
+  const n = new Date(nowMs);
+  const months = (n.getUTCFullYear() - a.getUTCFullYear()) * 12 + (n.getUTCMonth() - a.getUTCMonth());
+  let k = Math.floor(months / interval);
+  // Within the month of occurrence k, it may still be ahead (a later day or hour).
+  if (k > 0 && addMonths(first, k * interval) > nowMs) k -= 1;
+  return k;
+}
+
+/** Length of each occurrence (ms). */
+function durationMs(w: WindowSchedule): number {
+  return Date.parse(w.endsAt) - Date.parse(w.startsAt);
+}
+
+/**
+ * The occurrence in progress at `nowMs`, or null. Only the last started occurrence can be: the
+ * API keeps an occurrence no longer than one repeat period (see MIN_UNIT_DAYS).
+ */
+export function occurrenceAt(w: WindowSchedule, nowMs: number): Occurrence | null {
+  const k = lastStartedIndex(w, nowMs);
+  if (k < 0) return null;
+  const startMs = occurrenceStart(w, k);
+  if (startMs === null) return null;
+  const endMs = startMs + durationMs(w);
+  return nowMs < endMs ? { startMs, endMs } : null;
+}
+
+/** The first occurrence starting after `nowMs`, or null when the window has none left. */
+export function nextOccurrence(w: WindowSchedule, nowMs: number): Occurrence | null {
+  const k = lastStartedIndex(w, nowMs) + 1;
+  if (k > 0 && !repeats(w)) return null;
+  const startMs = occurrenceStart(w, k);
+  return startMs === null ? null : { startMs, endMs: startMs + durationMs(w) };
+}
+
+/**
+ * Whether a window covers a check with these tags: every check when `silenceAllAlerts`, else
+ * a check sharing a tag with `tags` or `silenceAlertsTags`. A window without tags covers none.
+ */
+export function coversTags(w: WindowScope, checkTags: readonly string[]): boolean {
+  if (w.silenceAllAlerts === true) return true;
+  if (checkTags.length === 0) return false;
+  const own = new Set(checkTags);
+  return (w.tags ?? []).some((t) => own.has(t)) || (w.silenceAlertsTags ?? []).some((t) => own.has(t));
+}
+
+/** The first window in progress at `nowMs` that covers a check with `checkTags` (its alerts go to no one), or null. */
+export function activeWindow<W extends WindowSchedule & WindowScope>(windows: readonly W[], checkTags: readonly string[], nowMs: number): W | null {
+  for (const w of windows) if (coversTags(w, checkTags) && occurrenceAt(w, nowMs) !== null) return w;
+  return null;
+}
+
+/** Windows in progress at `nowMs` with their current occurrence, the soonest to end first. */
+export function currentWindows<W extends WindowSchedule>(windows: readonly W[], nowMs: number): Array<WindowOccurrence<W>> {
+  const out: Array<WindowOccurrence<W>> = [];
+  for (const window of windows) {
+    const occ = occurrenceAt(window, nowMs);
+    if (occ) out.push({ window, ...occ });
+  }
+  return out.sort((a, b) => a.endMs - b.endMs);
+}
+
+/**
+ * The next occurrence of each window that starts within `horizonMs` after `nowMs` (one per
+ * window), the soonest first, at most `limit` of them.
+ */
+export function upcomingWindows<W extends WindowSchedule>(windows: readonly W[], nowMs: number, horizonMs: number, limit: number): Array<WindowOccurrence<W>> {
+  const out: Array<WindowOccurrence<W>> = [];
+  for (const window of windows) {
+    const occ = nextOccurrence(window, nowMs);
+    if (occ && occ.startMs <= nowMs + horizonMs) out.push({ window, ...occ });
+  }
+  return out.sort((a, b) => a.startMs - b.startMs).slice(0, limit);
+}
