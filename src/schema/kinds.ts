@@ -14,6 +14,7 @@ export const KINDS = [
   'ApiCheck',
   'Dashboard',
   'StatusPage',
+  'MaintenanceWindow',
 ] as const;
 
 /** A resource kind. */

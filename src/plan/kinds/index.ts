@@ -12,6 +12,7 @@ import { snippet } from './snippet.js';
 import { tcpCheck } from './tcp-check.js';
 import { urlMonitor } from './url-monitor.js';
 import { apiCheck } from './api-check.js';
+import { maintenanceWindow } from './maintenance-window.js';
 import type { KindSpec } from './types.js';
 import { variable } from './variable.js';
 
@@ -31,6 +32,7 @@ export const KIND_SPECS: Record<Kind, KindSpec> = {
   ApiCheck: apiCheck,
   Dashboard: dashboard,
   StatusPage: statusPage,
+  MaintenanceWindow: maintenanceWindow,
 };
 
 /** The table entry of a kind. */
