@@ -163,8 +163,8 @@ const instant = z.union([z.iso.datetime({ offset: true }), z.iso.date()], { erro
 const windowTags = z.array(z.string().min(1).max(255)).max(100);
 
 /**
- * A maintenance window (reference MaintenanceWindowCreate): matched by `name`. Scheduled in UTC;
- * the service refuses other time zones and `pauseAllChecks`, so neither is a field here.
+ * A maintenance window (reference MaintenanceWindowCreate): matched by `name`. The service
+ * refuses `pauseAllChecks: true` (checks keep running in maintenance), so it is not a field here.
  */
 export const MaintenanceWindowSchema = z.strictObject({
   kind: kindField('MaintenanceWindow'),
@@ -177,11 +177,27 @@ export const MaintenanceWindowSchema = z.strictObject({
   endsAt: doc(instant, 'End of the first occurrence; after startsAt'),
   repeatUnit: doc(z.enum(REPEAT_UNITS).nullable().optional(), 'DAY, WEEK or MONTH; the window repeats when repeatInterval is set too', null),
   repeatInterval: doc(z.number().int().min(1).max(365).nullable().optional(), 'Repeat every N units from the first occurrence', null),
-  repeatEndsAt: doc(z.union([z.iso.date(), z.iso.datetime({ offset: true })]).nullable().optional(), 'Last UTC date (inclusive) on which an occurrence may start', null),
+  repeatEndsAt: doc(z.union([z.iso.date(), z.iso.datetime({ offset: true })]).nullable().optional(), 'Last date (inclusive, in timezone) on which an occurrence may start', null),
+  timezone: doc(
+    z.string().refine(isTimeZoneName, 'must be an IANA time zone name such as "Europe/Berlin" (UTC offsets are not accepted)').nullable().optional(),
+    'IANA time zone whose days, weeks and months the window repeats by (startsAt and endsAt stay instants); UTC when null',
+    null,
+  ),
   description: doc(z.string().max(2000).nullable().optional(), 'Shown on status pages with the window', null),
   silenceAlertsTags: doc(windowTags.optional(), 'More tags whose checks alert no one during the window', []),
   silenceAllAlerts: doc(z.boolean().optional(), 'Silence the alerts of every check of the account during the window', false),
 });
+
+/** Whether a string names an IANA time zone known to this runtime (offsets such as "+05:00" are not names). */
+function isTimeZoneName(tz: string): boolean {
+  if (!/^[A-Za-z][A-Za-z0-9_+\-/]{0,63}$/.test(tz)) return false;
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** Cross-field rules of a maintenance window's body (the service's, so that a plan fails before apply does). */
 export function maintenanceWindowRuleIssues(spec: Record<string, unknown>): Array<{ path: string; message: string }> {
@@ -194,7 +210,9 @@ export function maintenanceWindowRuleIssues(spec: Record<string, unknown>): Arra
   if (end <= start) issues.push({ path: 'endsAt', message: 'must be after startsAt' });
   if (interval !== null && unit === null) issues.push({ path: 'repeatUnit', message: 'is required when repeatInterval is set' });
   if (endsOn !== null && interval === null) issues.push({ path: 'repeatEndsAt', message: 'is only allowed on a repeating window (set repeatInterval)' });
-  if (endsOn !== null && Number.isFinite(start) && endsOn < new Date(start).toISOString().slice(0, 10)) issues.push({ path: 'repeatEndsAt', message: 'must not be before the date of startsAt' });
+  // In another zone the start's date may differ from its UTC date: the service checks that one.
+  const utc = spec.timezone === undefined || spec.timezone === null || spec.timezone === 'UTC';
+  if (utc && endsOn !== null && Number.isFinite(start) && endsOn < new Date(start).toISOString().slice(0, 10)) issues.push({ path: 'repeatEndsAt', message: 'must not be before the date of startsAt' });
   if (interval !== null && unit !== null && end > start && end - start > interval * MIN_UNIT_DAYS[unit] * 86_400_000) {
     issues.push({ path: 'endsAt', message: `must be at most one repeat period (${interval} ${unit}) after startsAt` });
   }

@@ -47,6 +47,7 @@ endsAt: 2030-01-07T00:30:00Z
 repeatUnit: WEEK
 repeatInterval: 1
 repeatEndsAt: ${weeklyEnd}
+timezone: Europe/Berlin
 `,
 });
 
@@ -59,9 +60,9 @@ describe('MaintenanceWindow with mac plan and mac apply', () => {
     expect(plan.summary).toMatchObject({ create: 2, update: 0, delete: 0 });
     await applied(dir);
     const live = await windows();
-    expect(live.map((w) => [w.name, w.startsAt, w.endsAt, w.repeatUnit, w.repeatInterval, w.repeatEndsAt])).toEqual([
-      ['Database upgrade', '2030-01-05T02:00:00.000Z', '2030-01-05T04:00:00.000Z', null, null, null],
-      ['Weekly deploy', '2030-01-07T00:00:00.000Z', '2030-01-07T00:30:00.000Z', 'WEEK', 1, '2030-12-31'],
+    expect(live.map((w) => [w.name, w.startsAt, w.endsAt, w.repeatUnit, w.repeatInterval, w.repeatEndsAt, w.timezone])).toEqual([
+      ['Database upgrade', '2030-01-05T02:00:00.000Z', '2030-01-05T04:00:00.000Z', null, null, null, null],
+      ['Weekly deploy', '2030-01-07T00:00:00.000Z', '2030-01-07T00:30:00.000Z', 'WEEK', 1, '2030-12-31', 'Europe/Berlin'],
     ]);
     const again = await planJson(dir);
     expect(again.r.code, again.r.stdout).toBe(0);
@@ -86,12 +87,16 @@ describe('MaintenanceWindow with mac plan and mac apply', () => {
   it('a window the service would refuse fails validation with the file position', async () => {
     const bad = writeProject({
       'mac.config.yaml': 'project: maint-bad\n',
-      'w.yaml': 'kind: MaintenanceWindow\nid: bad\nname: Bad\nstartsAt: 2030-01-05T04:00:00Z\nendsAt: 2030-01-05T02:00:00Z\nrepeatInterval: 2\n',
+      'w.yaml': [
+        'kind: MaintenanceWindow\nid: bad\nname: Bad\nstartsAt: 2030-01-05T04:00:00Z\nendsAt: 2030-01-05T02:00:00Z\nrepeatInterval: 2\n',
+        'kind: MaintenanceWindow\nid: bad-zone\nname: Bad zone\nstartsAt: 2030-01-05T04:00:00Z\nendsAt: 2030-01-05T05:00:00Z\ntimezone: "+05:00"\n',
+      ].join('---\n'),
     });
     const r = await mac(served, ['validate', bad]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/w\.yaml:5:\d+: error: .*endsAt.*must be after startsAt/);
     expect(r.stderr).toMatch(/w\.yaml:\d+:\d+: error: .*repeatUnit.*is required when repeatInterval is set/);
+    expect(r.stderr).toMatch(/w\.yaml:13:\d+: error: .*timezone.*IANA time zone name/);
   });
 
   it('round-trips through mac import: the imported directory plans no change', async () => {

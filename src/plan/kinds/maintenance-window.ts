@@ -9,15 +9,15 @@ function utcInstant(v: unknown): unknown {
   return Number.isNaN(ms) ? v : new Date(ms).toISOString();
 }
 
-/** A calendar date as the service stores it: a date-time counts as its UTC date (the reference's rule). */
+/** A calendar date as the service stores it: a date-time counts as its UTC date (the reference's rule, whatever the zone). */
 function utcDate(v: unknown): unknown {
   if (typeof v !== 'string' || /^\d{4}-\d{2}-\d{2}$/.test(v)) return v;
   const ms = Date.parse(v);
   return Number.isNaN(ms) ? v : new Date(ms).toISOString().slice(0, 10);
 }
 
-// `timezone` (always UTC here) and `pauseAllChecks` (always false) are not managed: the service
-// refuses other values. `id` and timestamps are server-owned.
+// `pauseAllChecks` is not managed: the service refuses anything but false. `id` and timestamps
+// are server-owned.
 const SHAPE: Shape = {
   name: {},
   tags: { default: [], set: true },
@@ -26,6 +26,7 @@ const SHAPE: Shape = {
   repeatUnit: { default: null, nullable: true },
   repeatInterval: { default: null, nullable: true },
   repeatEndsAt: { default: null, nullable: true, canonical: utcDate },
+  timezone: { default: null, nullable: true },
   description: { default: null, nullable: true },
   silenceAlertsTags: { default: [], set: true },
   silenceAllAlerts: { default: false },

@@ -5,13 +5,13 @@ import { pageOf, pageQuery } from '../http/lists.js';
 import { intParam, stringParam } from '../http/query.js';
 import { mustGet } from '../http/lookup.js';
 import { COLL } from '../kinds.js';
-import { MIN_UNIT_DAYS, REPEAT_UNITS, repeats, type MaintenanceWindowRecord } from '../runs/maintenance.js';
+import { isTimeZoneName, localDate, MIN_UNIT_DAYS, REPEAT_UNITS, repeats, type MaintenanceWindowRecord } from '../runs/maintenance.js';
 
 // Maintenance windows (reference MaintenanceWindowCreate / MaintenanceWindow, issue 25): integer
 // ids, PUT merges (the reference: "only fields included in the request body are modified").
 // Checks covered by an active window still run and record; their alerts go to no one
-// (runs/alerts.ts). Scheduling is in UTC: a named time zone other than UTC is refused rather
-// than stored and ignored; so is `pauseAllChecks: true` (checks keep running here).
+// (runs/alerts.ts). Repeats follow the calendar of `timezone` (an IANA name; UTC when null);
+// `pauseAllChecks: true` is refused rather than stored and ignored (checks keep running here).
 
 /** Windows one account may hold: the alerter reads them all on each state change. */
 export const MAX_WINDOWS_PER_ACCOUNT = 1000;
@@ -39,7 +39,7 @@ const fields = {
   timezone: z
     .string()
     .nullable()
-    .refine((tz) => tz === null || tz === 'UTC', 'only UTC (or null) is supported: windows are scheduled in UTC'),
+    .refine((tz) => tz === null || isTimeZoneName(tz), 'must be an IANA time zone name such as "Europe/Berlin" (UTC offsets are not accepted)'),
   description: z.string().max(2000).nullable(),
   pauseAllChecks: z.boolean().refine((v) => v === false, 'true is not supported: checks keep running during maintenance, only their alerts are silenced'),
   silenceAlertsTags: tagList,
@@ -99,7 +99,7 @@ export function windowProblems(w: Fields): FieldProblem[] {
   if (end <= start) problems.push({ path: 'endsAt', message: 'must be after startsAt' });
   if (w.repeatInterval !== null && w.repeatUnit === null) problems.push({ path: 'repeatUnit', message: 'is required when repeatInterval is set' });
   if (w.repeatEndsAt !== null && w.repeatInterval === null) problems.push({ path: 'repeatEndsAt', message: 'is only allowed on a repeating window (set repeatInterval)' });
-  if (w.repeatEndsAt !== null && w.repeatEndsAt < w.startsAt.slice(0, 10)) problems.push({ path: 'repeatEndsAt', message: 'must not be before the date of startsAt' });
+  if (w.repeatEndsAt !== null && w.repeatEndsAt < localDate(start, w.timezone)) problems.push({ path: 'repeatEndsAt', message: 'must not be before the date of startsAt' });
   if (repeats(w) && end > start && end - start > w.repeatInterval! * MIN_UNIT_DAYS[w.repeatUnit!] * 86_400_000) {
     problems.push({ path: 'endsAt', message: `must be at most one repeat period (${w.repeatInterval} ${w.repeatUnit}) after startsAt` });
   }

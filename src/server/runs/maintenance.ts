@@ -3,10 +3,13 @@
  * what comes next. Pure functions over stored records and times in ms; the callers own the clock.
  *
  * A window's first occurrence is `startsAt`..`endsAt`. With `repeatInterval` set it recurs every
- * `repeatInterval` days, weeks or months (`repeatUnit`) from that first occurrence, in UTC, for
- * as long as an occurrence starts on or before the calendar date `repeatEndsAt` (inclusive; the
- * last occurrence runs its full length). A monthly window anchored on the 31st falls on the last
- * day of shorter months, each occurrence counted from the anchor (Jan 31, Feb 28, Mar 31).
+ * `repeatInterval` days, weeks or months (`repeatUnit`) from that first occurrence, for as long
+ * as an occurrence starts on or before the calendar date `repeatEndsAt` (inclusive; the last
+ * occurrence runs its full length). Days, weeks, months and that date are those of the window's
+ * `timezone` (UTC when null): a weekly 02:00 Europe/Berlin window stays at 02:00 local time across
+ * daylight-saving changes, each occurrence as long as the first. A monthly window anchored on the
+ * 31st falls on the last day of shorter months, each occurrence counted from the anchor (Jan 31,
+ * Feb 28, Mar 31).
  */
 
 /** The repeat units of the reference's `repeatUnit`. */
@@ -38,7 +41,7 @@ export interface MaintenanceWindowRecord {
 }
 
 /** The fields the schedule reads. */
-export type WindowSchedule = Pick<MaintenanceWindowRecord, 'startsAt' | 'endsAt' | 'repeatInterval' | 'repeatUnit' | 'repeatEndsAt'>;
+export type WindowSchedule = Pick<MaintenanceWindowRecord, 'startsAt' | 'endsAt' | 'repeatInterval' | 'repeatUnit' | 'repeatEndsAt'> & { timezone?: string | null };
 
 /** The fields that say which checks a window covers. */
 export type WindowScope = Pick<MaintenanceWindowRecord, 'tags' | 'silenceAlertsTags' | 'silenceAllAlerts'>;
@@ -64,18 +67,71 @@ export function repeats(w: WindowSchedule): boolean {
   return w.repeatInterval !== null && w.repeatInterval >= 1 && w.repeatUnit !== null;
 }
 
+/** Whether a string names an IANA time zone (offsets such as "+05:00" are not names). */
+export function isTimeZoneName(tz: string): boolean {
+  if (!/^[A-Za-z][A-Za-z0-9_+\-/]{0,63}$/.test(tz)) return false;
+  try {
+    formatterOf(tz);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+// One formatter per zone: building one costs far more than formatting with it.
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function formatterOf(tz: string): Intl.DateTimeFormat {
+  let f = formatters.get(tz);
+  if (f === undefined) {
+    f = new Intl.DateTimeFormat('en-US', { timeZone: tz, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' });
+    // Zones are few (a few hundred names), but the map must not grow with hostile input.
+    if (formatters.size < 1000) formatters.set(tz, f);
+  }
+  return f;
+}
+
+/** The zone's offset from UTC at `ms` (local wall clock minus UTC, in ms); 0 for UTC. */
+function offsetAt(ms: number, tz: string | null | undefined): number {
+  if (!tz || tz === 'UTC') return 0;
+  const p: Record<string, number> = {};
+  for (const part of formatterOf(tz).formatToParts(new Date(ms))) if (part.type !== 'literal') p[part.type] = Number(part.value);
+  const wall = Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second);
+  return wall - (ms - (((ms % 1000) + 1000) % 1000));
+}
+
+/** The instant of a local wall-clock time (given as if it were UTC); a time skipped by a DST change moves by the change. */
+function fromWall(wallMs: number, tz: string | null | undefined): number {
+  const guess = wallMs - offsetAt(wallMs, tz);
+  return wallMs - offsetAt(guess, tz);
+}
+
+/** The calendar date (`YYYY-MM-DD`) of `ms` in a zone (UTC when null). */
+export function localDate(ms: number, tz: string | null | undefined): string {
+  return new Date(ms + offsetAt(ms, tz)).toISOString().slice(0, 10);
+}
+
+/** Local wall clock (as if UTC) of occurrence `k`, ignoring repeatEndsAt. */
+function wallStart(w: WindowSchedule, k: number): number {
+  const first = Date.parse(w.startsAt);
+  const anchor = first + offsetAt(first, w.timezone);
+  if (k === 0 || !repeats(w)) return anchor;
+  if (w.repeatUnit === 'MONTH') return addMonths(anchor, k * w.repeatInterval!);
+  return anchor + k * w.repeatInterval! * (w.repeatUnit === 'WEEK' ? 7 : 1) * DAY_MS;
+}
+
+/** Start (ms) of occurrence `k` ignoring repeatEndsAt. */
+function rawStart(w: WindowSchedule, k: number): number {
+  return k === 0 ? Date.parse(w.startsAt) : fromWall(wallStart(w, k), w.timezone);
+}
+
 /**
- * Start (ms) of occurrence `k` (0 = the first), or null when it would start after `repeatEndsAt`.
- * Months are counted from the anchor and clamp to the month's last day.
+ * Start (ms) of occurrence `k` (0 = the first), or null when it would start after `repeatEndsAt`
+ * (a date of the window's zone). Months are counted from the anchor and clamp to the month's last day.
  */
 export function occurrenceStart(w: WindowSchedule, k: number): number | null {
-  const first = Date.parse(w.startsAt);
-  let start: number;
-  if (k === 0 || !repeats(w)) start = first;
-  else if (w.repeatUnit === 'MONTH') start = addMonths(first, k * w.repeatInterval!);
-  else start = first + k * w.repeatInterval! * (w.repeatUnit === 'WEEK' ? 7 : 1) * DAY_MS;
-  if (k > 0 && w.repeatEndsAt !== null && new Date(start).toISOString().slice(0, 10) > w.repeatEndsAt) return null;
-  return start;
+  if (k > 0 && w.repeatEndsAt !== null && new Date(wallStart(w, k)).toISOString().slice(0, 10) > w.repeatEndsAt) return null;
+  return rawStart(w, k);
 }
 
 /** `ms` moved by `months` calendar months (UTC), the day clamped to the target month's length. */
@@ -94,17 +150,21 @@ function lastStartedIndex(w: WindowSchedule, nowMs: number): number {
   const first = Date.parse(w.startsAt);
   if (nowMs < first) return -1;
   if (!repeats(w)) return 0;
+  // Estimated on wall clocks, then corrected: a DST change moves a start by an hour at most.
+  const anchor = wallStart(w, 0);
+  const nowWall = nowMs + offsetAt(nowMs, w.timezone);
   const interval = w.repeatInterval!;
+  let k: number;
   if (w.repeatUnit !== 'MONTH') {
-    const periodMs = interval * (w.repeatUnit === 'WEEK' ? 7 : 1) * DAY_MS;
-    return Math.floor((nowMs - first) / periodMs);
+    k = Math.floor((nowWall - anchor) / (interval * (w.repeatUnit === 'WEEK' ? 7 : 1) * DAY_MS));
+  } else {
+    const a = new Date(anchor);
+    const n = new Date(nowWall);
+    k = Math.floor(((n.getUTCFullYear() - a.getUTCFullYear()) * 12 + (n.getUTCMonth() - a.getUTCMonth())) / interval);
   }
-  const a = new Date(first);
-  const n = new Date(nowMs);
-  const months = (n.getUTCFullYear() - a.getUTCFullYear()) * 12 + (n.getUTCMonth() - a.getUTCMonth());
-  let k = Math.floor(months / interval);
-  // Within the month of occurrence k, it may still be ahead (a later day or hour).
-  if (k > 0 && addMonths(first, k * interval) > nowMs) k -= 1;
+  k = Math.max(0, k);
+  for (let i = 0; i < 3 && k > 0 && rawStart(w, k) > nowMs; i++) k -= 1;
+  for (let i = 0; i < 3 && rawStart(w, k + 1) <= nowMs; i++) k += 1;
   return k;
 }
 

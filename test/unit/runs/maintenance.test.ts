@@ -3,6 +3,7 @@ import {
   activeWindow,
   coversTags,
   currentWindows,
+  isTimeZoneName,
   nextOccurrence,
   occurrenceAt,
   upcomingWindows,
@@ -105,6 +106,36 @@ describe('repeating windows', () => {
     const w = win({ repeatUnit: 'WEEK', repeatInterval: 1, repeatEndsAt: '2026-01-20' });
     expect(occurrenceAt(w, at('2026-01-03T03:00:00Z'))).toBeNull();
     expect(occurrenceAt(w, at('2026-01-31T03:00:00Z'))).toBeNull();
+  });
+});
+
+describe('repeating windows in a time zone', () => {
+  it('weekly at 02:00 Europe/Berlin stays at 02:00 local across the change to summer time', () => {
+    // 2030-03-17 02:00 CET = 01:00Z; summer time starts 2030-03-31.
+    const w = win({ startsAt: '2030-03-17T01:00:00.000Z', endsAt: '2030-03-17T02:00:00.000Z', repeatUnit: 'WEEK', repeatInterval: 1, timezone: 'Europe/Berlin' });
+    expect(iso(occurrenceAt(w, at('2030-03-24T01:30:00Z'))?.startMs)).toBe('2030-03-24T01:00:00.000Z');
+    // 02:00 CEST = 00:00Z, one hour long as the first.
+    expect(occurrenceAt(w, at('2030-04-07T01:30:00Z'))).toBeNull();
+    expect(occurrenceAt(w, at('2030-04-07T00:30:00Z'))).toEqual({ startMs: at('2030-04-07T00:00:00Z'), endMs: at('2030-04-07T01:00:00Z') });
+    // On the night of the change 02:00 does not exist: that occurrence starts at 03:00 CEST (01:00Z).
+    expect(iso(nextOccurrence(w, at('2030-03-25T00:00:00Z'))?.startMs)).toBe('2030-03-31T01:00:00.000Z');
+    // The same window in UTC keeps 01:00Z.
+    expect(iso(occurrenceAt({ ...w, timezone: null }, at('2030-04-07T01:30:00Z'))?.startMs)).toBe('2030-04-07T01:00:00.000Z');
+  });
+
+  it('monthly in America/New_York across both changes; repeatEndsAt is a local date', () => {
+    // 23:30 local on Jan 31 (04:30Z Feb 1), every month until 2030-04-30 local.
+    const w = win({ startsAt: '2030-02-01T04:30:00.000Z', endsAt: '2030-02-01T05:30:00.000Z', repeatUnit: 'MONTH', repeatInterval: 1, repeatEndsAt: '2030-04-30', timezone: 'America/New_York' });
+    expect(iso(nextOccurrence(w, at('2030-02-02T00:00:00Z'))?.startMs)).toBe('2030-03-01T04:30:00.000Z'); // Feb 28 23:30 EST
+    expect(iso(nextOccurrence(w, at('2030-03-02T00:00:00Z'))?.startMs)).toBe('2030-04-01T03:30:00.000Z'); // Mar 31 23:30 EDT
+    // Apr 30 23:30 EDT is May 1 in UTC, still on the last local date allowed.
+    expect(iso(occurrenceAt(w, at('2030-05-01T04:00:00Z'))?.startMs)).toBe('2030-05-01T03:30:00.000Z');
+    expect(nextOccurrence(w, at('2030-05-01T04:00:00Z'))).toBeNull();
+  });
+
+  it('only IANA names are zones', () => {
+    expect(['UTC', 'Europe/Berlin', 'America/Argentina/Buenos_Aires', 'Etc/GMT+5'].map(isTimeZoneName)).toEqual([true, true, true, true]);
+    expect(['+05:00', 'Mars/Base', '', 'Europe/Berlin\n', 'x'.repeat(80)].map(isTimeZoneName)).toEqual([false, false, false, false, false]);
   });
 });
 

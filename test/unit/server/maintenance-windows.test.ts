@@ -83,7 +83,12 @@ describe('/v1/maintenance-windows', () => {
     expect(await keys(body({ repeatUnit: 'DAY', repeatInterval: 1, repeatEndsAt: '2029-12-31' }))).toEqual(['repeatEndsAt']);
     // Occurrences longer than the repeat period would overlap.
     expect(await keys(body({ repeatUnit: 'DAY', repeatInterval: 1, endsAt: '2030-01-06T02:00:00Z' }))).toEqual(['endsAt']);
-    expect(await keys(body({ timezone: 'Europe/Berlin', pauseAllChecks: true }))).toEqual(['timezone', 'pauseAllChecks']);
+    expect(await keys(body({ timezone: '+05:00', pauseAllChecks: true }))).toEqual(['timezone', 'pauseAllChecks']);
+    expect(await keys(body({ timezone: 'Mars/Olympus_Mons' }))).toEqual(['timezone']);
+    // repeatEndsAt is a date of the window's zone: 23:30 in New York on Jan 4 is Jan 5 in UTC.
+    const ny = body({ startsAt: '2030-01-05T04:30:00Z', endsAt: '2030-01-05T05:00:00Z', repeatUnit: 'DAY', repeatInterval: 1, repeatEndsAt: '2030-01-04' });
+    expect(await keys(ny)).toEqual(['repeatEndsAt']);
+    expect((await t.call('POST', '/v1/maintenance-windows', { ...ny, timezone: 'America/New_York' })).body).toMatchObject({ timezone: 'America/New_York', repeatEndsAt: '2030-01-04' });
     expect(await keys(body({ name: 'x'.repeat(201), tags: Array(101).fill('t') }))).toEqual(['name', 'tags']);
     const { id } = (await t.call('POST', '/v1/maintenance-windows', body())).body;
     // A PUT is checked merged with what is stored.
