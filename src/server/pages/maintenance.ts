@@ -6,10 +6,16 @@
  */
 import type { AccountView } from '../store/store.js';
 import { COLL } from '../kinds.js';
-import type { CheckRecord } from '../runs/alerts.js';
 import { coversTags, currentWindows, upcomingWindows, type MaintenanceWindowRecord, type WindowOccurrence } from '../runs/maintenance.js';
 import type { StoredStatusPage } from '../status-pages/model.js';
 import { html, type Html } from './html.js';
+
+/** The fields of a stored check that tie it to services and windows. */
+interface CheckLink {
+  [key: string]: unknown;
+  tags?: string[];
+  triggerIncident?: { serviceId?: unknown } | null;
+}
 
 /** How far ahead a page lists scheduled maintenance. */
 export const UPCOMING_DAYS = 7;
@@ -29,7 +35,7 @@ export function pageMaintenance(src: AccountView, page: StoredStatusPage, nowMs:
   const windows = src.list<MaintenanceWindowRecord>(COLL.maintenanceWindows).slice(0, MAX_PAGE_WINDOWS);
   if (windows.length === 0) return { current: [], upcoming: [] };
   const serviceIds = new Set(page.cards.flatMap((c) => c.services.map((s) => s.id)));
-  const behind = src.list<CheckRecord>(COLL.checks).filter((c) => typeof c.triggerIncident?.serviceId === 'string' && serviceIds.has(c.triggerIncident.serviceId));
+  const behind = src.list<CheckLink>(COLL.checks).filter((c) => typeof c.triggerIncident?.serviceId === 'string' && serviceIds.has(c.triggerIncident.serviceId));
   if (behind.length === 0) return { current: [], upcoming: [] };
   const tags = [...new Set(behind.flatMap((c) => c.tags ?? []))];
   const shown = windows.filter((w) => coversTags(w, tags));
