@@ -16,9 +16,13 @@ import { isTimeZoneName, localDate, MIN_UNIT_DAYS, REPEAT_UNITS, repeats, type M
 /** Windows one account may hold: the alerter reads them all on each state change. */
 export const MAX_WINDOWS_PER_ACCOUNT = 1000;
 
-/** An instant: ISO 8601 date-time with an offset, or a date (midnight UTC); stored as UTC with ms. */
+/**
+ * An instant: ISO 8601 date-time with an offset, or a date (midnight UTC); stored as UTC with ms.
+ * From 1970 on: time-zone data (and so the schedule) means nothing before it.
+ */
 const instant = z
   .union([z.iso.datetime({ offset: true }), z.iso.date()], { error: 'must be an ISO 8601 date-time or date' })
+  .refine((s) => Date.parse(s) >= 0, 'must not be before 1970')
   .transform((s) => new Date(Date.parse(s)).toISOString());
 
 /** An inclusive calendar date; a date-time counts as its UTC date (the reference's rule). */

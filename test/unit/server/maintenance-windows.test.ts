@@ -75,6 +75,7 @@ describe('/v1/maintenance-windows', () => {
     };
     expect(await keys({ tags: 'db' })).toEqual(['name', 'tags', 'startsAt', 'endsAt', 'repeatUnit']);
     expect(await keys(body({ startsAt: 'tomorrow' }))).toEqual(['startsAt']);
+    expect(await keys(body({ startsAt: '0001-01-01', repeatUnit: 'DAY', repeatInterval: 1 }))).toEqual(['startsAt']);
     expect(await keys(body({ endsAt: '2030-01-05T01:00:00Z' }))).toEqual(['endsAt']);
     expect(await keys(body({ repeatInterval: 1 }))).toEqual(['repeatUnit']);
     expect(await keys(body({ repeatUnit: 'YEAR' }))).toEqual(['repeatUnit']);
