@@ -6,11 +6,13 @@
 import type {
   AlertChannelDefinition, CheckGroupDefinition, DashboardDefinition, PrivateLocationDefinition, StatusPageDefinition, StatusPageServiceDefinition, DnsCheckDefinition, EnvironmentVariableDefinition,
   HeartbeatCheckDefinition, MultiStepCheckDefinition, SnippetDefinition, TcpCheckDefinition, UrlMonitorDefinition, ApiCheckDefinition, IcmpMonitorDefinition,
+  MaintenanceWindowDefinition,
 } from './schema/definitions.js';
 
 export type {
   AlertChannelDefinition, CheckGroupDefinition, DashboardDefinition, PrivateLocationDefinition, StatusPageDefinition, StatusPageServiceDefinition, DefinitionDocument, DnsCheckDefinition, EnvironmentVariableDefinition,
   HeartbeatCheckDefinition, MultiStepCheckDefinition, SnippetDefinition, TcpCheckDefinition, UrlMonitorDefinition, ApiCheckDefinition, IcmpMonitorDefinition,
+  MaintenanceWindowDefinition,
 } from './schema/definitions.js';
 
 // Omit that keeps a union a union (AlertChannel differs by type).
@@ -50,3 +52,5 @@ export const checkGroup = helper<CheckGroupDefinition>('CheckGroup');
 export const statusPageService = helper<StatusPageServiceDefinition>('StatusPageService');
 /** A status page definition (matched by url; cards name services by logical id). */
 export const statusPage = helper<StatusPageDefinition>('StatusPage');
+/** A maintenance window definition (matched by name; checks with its tags alert no one while it is in progress). */
+export const maintenanceWindow = helper<MaintenanceWindowDefinition>('MaintenanceWindow');

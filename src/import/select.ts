@@ -32,6 +32,8 @@ const ALIASES: Record<string, Kind> = {
   services: 'StatusPageService',
   'status-page': 'StatusPage',
   'status-pages': 'StatusPage',
+  'maintenance-window': 'MaintenanceWindow',
+  'maintenance-windows': 'MaintenanceWindow',
 };
 
 /**

@@ -129,4 +129,10 @@ export const IMPORT_KINDS: Record<Kind, ImportKindSpec> = {
     idSource: (body) => String(body.url ?? body.name ?? ''),
     fallbackId: 'status-page',
   },
+  MaintenanceWindow: {
+    kind: 'MaintenanceWindow',
+    file: 'maintenance-windows.yaml',
+    idSource: byName,
+    fallbackId: 'maintenance-window',
+  },
 };

@@ -8,7 +8,7 @@ import { alertChannelRuleIssues, checkRuleIssues, type ApiCheckType, type FieldI
 import { ApiCheckSchema, DnsCheckSchema, HeartbeatCheckSchema, IcmpMonitorSchema, MultiStepCheckSchema, TcpCheckSchema, UrlMonitorSchema } from './checks.js';
 import {
   AlertChannelSchema, CheckGroupSchema, DashboardSchema, EnvironmentVariableSchema, PrivateLocationSchema, SnippetSchema, StatusPageSchema,
-  StatusPageServiceSchema,
+  StatusPageServiceSchema, MaintenanceWindowSchema, maintenanceWindowRuleIssues,
 } from './resources.js';
 
 /** A reference field of a definition and the kind it points to. */
@@ -129,6 +129,10 @@ export const DEFINITIONS: Record<Kind, KindSpec> = {
   StatusPageService: matchedByField(StatusPageServiceSchema, 'A status-page service: a name that status-page cards show and incidents are opened on.', 'name', 'none'),
   StatusPage: matchedByField(StatusPageSchema, 'A status page: cards of services, public at its url.', 'url', 'none'),
   Dashboard: matchedByField(DashboardSchema, 'A dashboard: a public or private page showing the state of checks.', 'customUrl', 'none'),
+  MaintenanceWindow: {
+    ...matchedByField(MaintenanceWindowSchema, 'A maintenance window: while it is in progress, checks with its tags still run but alert no one; status pages show it.', 'name', 'none'),
+    rules: maintenanceWindowRuleIssues,
+  },
   EnvironmentVariable: {
     description: 'An account environment variable, identified by its key.',
     schema: EnvironmentVariableSchema,
@@ -176,6 +180,7 @@ export const DefinitionDocumentSchema = z.discriminatedUnion('kind', [
   CheckGroupSchema,
   StatusPageServiceSchema,
   StatusPageSchema,
+  MaintenanceWindowSchema,
 ]);
 
 /** A TCP check definition as written. */
@@ -208,5 +213,7 @@ export type CheckGroupDefinition = z.input<typeof CheckGroupSchema>;
 export type StatusPageServiceDefinition = z.input<typeof StatusPageServiceSchema>;
 /** A status page definition as written. */
 export type StatusPageDefinition = z.input<typeof StatusPageSchema>;
+/** A maintenance window definition as written. */
+export type MaintenanceWindowDefinition = z.input<typeof MaintenanceWindowSchema>;
 /** Any definition document as written. */
 export type DefinitionDocument = z.input<typeof DefinitionDocumentSchema>;

@@ -15,6 +15,7 @@ export const KINDS = [
   'IcmpMonitor',
   'Dashboard',
   'StatusPage',
+  'MaintenanceWindow',
 ] as const;
 
 /** A resource kind. */

@@ -1,4 +1,4 @@
-/** Definition schemas of snippets, dashboards, environment variables and alert channels. */
+/** Definition schemas of snippets, dashboards, environment variables, alert channels, private locations, status pages and maintenance windows. */
 import { z } from 'zod';
 import { ALERT_CHANNEL_TYPES, CUSTOM_URL, LOCATIONS, PRIVATE_LOCATION_SLUG, apiFields, doc } from './fields.js';
 import { THEME_COLOR_KEYS } from '../server/status-pages/schemas.js';
@@ -152,3 +152,69 @@ export const StatusPageSchema = z.strictObject({
   defaultTheme: doc(z.enum(['LIGHT', 'DARK', 'AUTO']).optional(), 'Theme shown first', 'AUTO'),
   whiteLabel: doc(z.boolean().optional(), 'Hide the vendor branding', false),
 });
+
+/** Repeat units of a maintenance window (reference `repeatUnit`). */
+export const REPEAT_UNITS = ['DAY', 'WEEK', 'MONTH'] as const;
+
+/** Shortest length of one repeat unit in days: an occurrence may not outlast its period. */
+const MIN_UNIT_DAYS: Record<(typeof REPEAT_UNITS)[number], number> = { DAY: 1, WEEK: 7, MONTH: 28 };
+
+const instant = z.union([z.iso.datetime({ offset: true }), z.iso.date()], { error: 'must be an ISO 8601 date-time (2030-01-05T02:00:00Z) or date' });
+const windowTags = z.array(z.string().min(1).max(255)).max(100);
+
+/**
+ * A maintenance window (reference MaintenanceWindowCreate): matched by `name`. The service
+ * refuses `pauseAllChecks: true` (checks keep running in maintenance), so it is not a field here.
+ */
+export const MaintenanceWindowSchema = z.strictObject({
+  kind: kindField('MaintenanceWindow'),
+  id: idField,
+  renamedFrom: renamedFromField,
+  state: stateField,
+  name: doc(z.string().min(1).max(200), 'Window name; live windows are matched by it'),
+  tags: doc(windowTags.optional(), 'Checks with any of these tags alert no one while the window is in progress (they still run)', []),
+  startsAt: doc(instant, 'Start of the first occurrence (ISO 8601; stored in UTC)'),
+  endsAt: doc(instant, 'End of the first occurrence; after startsAt'),
+  repeatUnit: doc(z.enum(REPEAT_UNITS).nullable().optional(), 'DAY, WEEK or MONTH; the window repeats when repeatInterval is set too', null),
+  repeatInterval: doc(z.number().int().min(1).max(365).nullable().optional(), 'Repeat every N units from the first occurrence', null),
+  repeatEndsAt: doc(z.union([z.iso.date(), z.iso.datetime({ offset: true })]).nullable().optional(), 'Last date (inclusive, in timezone) on which an occurrence may start', null),
+  timezone: doc(
+    z.string().refine(isTimeZoneName, 'must be an IANA time zone name such as "Europe/Berlin" (UTC offsets are not accepted)').nullable().optional(),
+    'IANA time zone whose days, weeks and months the window repeats by (startsAt and endsAt stay instants); UTC when null',
+    null,
+  ),
+  description: doc(z.string().max(2000).nullable().optional(), 'Shown on status pages with the window', null),
+  silenceAlertsTags: doc(windowTags.optional(), 'More tags whose checks alert no one during the window', []),
+  silenceAllAlerts: doc(z.boolean().optional(), 'Silence the alerts of every check of the account during the window', false),
+});
+
+/** Whether a string names an IANA time zone known to this runtime (offsets such as "+05:00" are not names). */
+function isTimeZoneName(tz: string): boolean {
+  if (!/^[A-Za-z][A-Za-z0-9_+\-/]{0,63}$/.test(tz)) return false;
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Cross-field rules of a maintenance window's body (the service's, so that a plan fails before apply does). */
+export function maintenanceWindowRuleIssues(spec: Record<string, unknown>): Array<{ path: string; message: string }> {
+  const issues: Array<{ path: string; message: string }> = [];
+  const start = Date.parse(String(spec.startsAt));
+  const end = Date.parse(String(spec.endsAt));
+  const interval = typeof spec.repeatInterval === 'number' ? spec.repeatInterval : null;
+  const unit = typeof spec.repeatUnit === 'string' ? (spec.repeatUnit as (typeof REPEAT_UNITS)[number]) : null;
+  const endsOn = typeof spec.repeatEndsAt === 'string' ? spec.repeatEndsAt.slice(0, 10) : null;
+  if (end <= start) issues.push({ path: 'endsAt', message: 'must be after startsAt' });
+  if (interval !== null && unit === null) issues.push({ path: 'repeatUnit', message: 'is required when repeatInterval is set' });
+  if (endsOn !== null && interval === null) issues.push({ path: 'repeatEndsAt', message: 'is only allowed on a repeating window (set repeatInterval)' });
+  // In another zone the start's date may differ from its UTC date: the service checks that one.
+  const utc = spec.timezone === undefined || spec.timezone === null || spec.timezone === 'UTC';
+  if (utc && endsOn !== null && Number.isFinite(start) && endsOn < new Date(start).toISOString().slice(0, 10)) issues.push({ path: 'repeatEndsAt', message: 'must not be before the date of startsAt' });
+  if (interval !== null && unit !== null && end > start && end - start > interval * MIN_UNIT_DAYS[unit] * 86_400_000) {
+    issues.push({ path: 'endsAt', message: `must be at most one repeat period (${interval} ${unit}) after startsAt` });
+  }
+  return issues;
+}

@@ -23,6 +23,7 @@ import { alertNotificationRoutes } from './routes/alert-notifications.js';
 import { statusPageServiceRoutes } from './routes/status-page-services.js';
 import { incidentRoutes } from './routes/incidents.js';
 import { statusPageRoutes } from './routes/status-pages.js';
+import { maintenanceWindowRoutes } from './routes/maintenance-windows.js';
 import { registerPingRoute, runRoutes } from './runs/routes.js';
 import { publicPages } from './pages/routes.js';
 
@@ -45,6 +46,7 @@ export const MODULES: RouteModule[] = [
   statusPageServiceRoutes,
   incidentRoutes,
   statusPageRoutes,
+  maintenanceWindowRoutes,
   runRoutes,
 ];
 

@@ -15,4 +15,6 @@ export const COLL = {
   privateLocations: 'privateLocations',
   /** Status-page services (referenced by checks' triggerIncident.serviceId). */
   services: 'services',
+  /** Maintenance windows: their tags silence the alerts of checks while one is in progress. */
+  maintenanceWindows: 'maintenanceWindows',
 } as const;

@@ -13,6 +13,7 @@ import { tcpCheck } from './tcp-check.js';
 import { urlMonitor } from './url-monitor.js';
 import { apiCheck } from './api-check.js';
 import { icmpMonitor } from './icmp-monitor.js';
+import { maintenanceWindow } from './maintenance-window.js';
 import type { KindSpec } from './types.js';
 import { variable } from './variable.js';
 
@@ -33,6 +34,7 @@ export const KIND_SPECS: Record<Kind, KindSpec> = {
   IcmpMonitor: icmpMonitor,
   Dashboard: dashboard,
   StatusPage: statusPage,
+  MaintenanceWindow: maintenanceWindow,
 };
 
 /** The table entry of a kind. */

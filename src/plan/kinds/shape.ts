@@ -24,6 +24,8 @@ export interface Rule {
   set?: true | string;
   /** A free-form object: kept as given (keys sorted when compared). */
   free?: true;
+  /** The one spelling the service stores a set value in (an instant as UTC with ms), so that equal values compare equal. */
+  canonical?: (v: unknown) => unknown;
 }
 
 /** The rules of every field a resource (or nested object) may have; other fields are dropped. */
@@ -116,6 +118,7 @@ function normalizeValue(
     v = rule.defaultFrom ? rule.defaultFrom(parent) : typeof d === 'object' && d !== null && !Array.isArray(d) && !rule.object ? structuredClone(d) : d;
   }
   if (v === undefined || v === null) return v;
+  if (rule.canonical) v = rule.canonical(v);
   if (rule.object && isRecord(v)) return normalizeObject(v, rule.object, parentAt + segment, dropped, track);
   if (rule.free && isRecord(v)) return JSON.parse(canonicalJson(v)) as Record<string, unknown>;
   if (Array.isArray(v)) {

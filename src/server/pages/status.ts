@@ -7,6 +7,7 @@ import { STATUS_COLL } from '../rundata/collections.js';
 import { expandServices, type Service, type StoredIncident, type StoredStatusPage, type Subscription } from '../status-pages/model.js';
 import { html, safeUrl, xmlEsc, type Html } from './html.js';
 import { layout } from './layout.js';
+import { pageMaintenance, renderMaintenance, type PageMaintenance } from './maintenance.js';
 import { themeCss, type Theme, type ThemeMode } from './theme.js';
 
 const DAY = 86_400_000;
@@ -72,6 +73,8 @@ export interface StatusPageModel {
   overall: ServiceState;
   open: IncidentFacts[];
   past: IncidentFacts[];
+  /** Maintenance windows of the page's services in progress and coming up. */
+  maintenance: PageMaintenance;
 }
 
 /** The incidents that touch the page: those naming one of its services, newest first. */
@@ -115,7 +118,7 @@ export function statusPageModel(src: AccountView, page: StoredStatusPage, nowMs:
   }));
   const overall = worst(cards.flatMap((c) => c.services.map((s) => s.state)));
   const past = incidents.filter((f) => !f.open && f.startMs >= nowMs - HISTORY_DAYS * DAY);
-  return { page, cards, overall, open, past };
+  return { page, cards, overall, open, past, maintenance: pageMaintenance(src, page, nowMs) };
 }
 
 const OVERALL: Record<ServiceState, string> = {
@@ -178,6 +181,7 @@ function notice(url: string, n: SubscribeNotice | undefined): Html {
 export function renderLive(m: StatusPageModel): Html {
   return html`<div id="live">
 <p class="card overall" role="status">${stateText(m.overall, OVERALL[m.overall])}</p>
+${renderMaintenance(m.maintenance)}
 ${m.open.length > 0 ? html`<section aria-labelledby="open-h"><h2 id="open-h">Open incidents</h2>${m.open.map(incidentBlock)}</section>` : ''}
 <section aria-labelledby="services-h"><h2 id="services-h">Services</h2>
 ${m.cards.map(

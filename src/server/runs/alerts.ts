@@ -6,6 +6,7 @@ import type { TlsCertificate } from '../../runner/probe.js';
 import { COLL } from '../kinds.js';
 import type { RunRecorder } from '../rundata/recorder.js';
 import { followIncident, type TriggerIncident } from './incidents.js';
+import { activeWindow, type MaintenanceWindowRecord } from './maintenance.js';
 import { INITIAL_ALERT_MEMORY, SEND_FLAG, stepAlertState, type AlertMemory, type AlertSettings, type AlertType, type SessionVerdict } from './alert-state.js';
 
 /**
@@ -82,16 +83,18 @@ export class Alerter {
     if (step.previous !== step.memory.state) {
       this.ctx.log.event('check.state', { account, check: check.name, checkId: check.id, from: step.previous, to: step.memory.state, location: about.runLocation });
     }
-    const channels = check.muted === true || step.events.length === 0 ? [] : this.subscribedChannels(account, check);
+    // Muted checks, and checks in a maintenance window in progress, alert no one (their state still moves).
+    const silenced = check.muted === true || (step.events.length > 0 && this.inMaintenance(account, check, now));
+    const channels = silenced || step.events.length === 0 ? [] : this.subscribedChannels(account, check);
     const sends = step.events.flatMap((event) => channels.filter((ch) => ch[SEND_FLAG[event.alertType]] ?? SEND_DEFAULT[event.alertType]).map((ch) => ({ ch, event })));
     // Most sessions leave the state as it was and alert no one: then there is nothing to write.
-    if (stored && sameState(stored, next) && sends.length === 0) return check.muted === true ? [] : step.events.map((e) => e.alertType);
+    if (stored && sameState(stored, next) && sends.length === 0) return silenced ? [] : step.events.map((e) => e.alertType);
     const tx = this.ctx.store.begin(account);
     tx.put(ALERT_STATE_COLL, check.id, next as unknown as Record<string, unknown>);
     for (const { ch, event } of sends) stageAlert(tx, ch, alertMessage(event.alertType, alertId, check, about, this.runUrl(check, about), event.reminder), now);
     tx.commit();
     if (sends.length > 0) this.ctx.outbox.kick();
-    if (check.muted === true) return [];
+    if (silenced) return [];
     return step.events.map((e) => e.alertType);
   }
 
@@ -143,6 +146,11 @@ export class Alerter {
       .sort((a, b) => a - b)
       .map((id) => this.ctx.store.get(account, COLL.alertChannels, id) as ChannelRecord | undefined)
       .filter((ch): ch is ChannelRecord => ch !== undefined);
+  }
+
+  /** Whether a maintenance window in progress covers the check (runs/maintenance.ts). */
+  private inMaintenance(account: string, check: CheckRecord, nowMs: number): boolean {
+    return activeWindow(this.ctx.store.list<MaintenanceWindowRecord>(account, COLL.maintenanceWindows), check.tags ?? [], nowMs) !== null;
   }
 
   /** The public page of the run, when the service knows its public URL. */

@@ -79,6 +79,8 @@ describe('fields a merging PUT keeps when omitted', () => {
       // Status-page and service PUTs replace.
       StatusPageService: [],
       StatusPage: [],
+      // name, startsAt and endsAt are required by the definition schema.
+      MaintenanceWindow: ['name', 'startsAt', 'endsAt'],
     });
   });
 

@@ -71,6 +71,24 @@ describe('normalization per kind: a minimal definition equals what the service s
   });
 });
 
+describe('normalization of MaintenanceWindow', () => {
+  const live = {
+    id: 1, name: 'Upgrade', tags: ['b', 'a'], startsAt: '2030-01-05T01:00:00.000Z', endsAt: '2030-01-05T03:00:00.000Z',
+    repeatInterval: null, repeatUnit: null, repeatEndsAt: null, timezone: null, description: null, pauseAllChecks: false,
+    silenceAlertsTags: [], silenceAllAlerts: false, created_at: '2030-01-01T00:00:00.000Z', updated_at: null,
+  };
+  it('instants compare in UTC whatever their spelling; tags are a set; server-owned fields are not compared', () => {
+    expect(diff('MaintenanceWindow', { name: 'Upgrade', tags: ['a', 'b'], startsAt: '2030-01-05T02:00:00+01:00', endsAt: '2030-01-05T03:00:00Z' }, live)).toEqual([]);
+    const d = buildDesired(def('MaintenanceWindow', 'x', { name: 'Upgrade', startsAt: '2030-01-05', endsAt: '2030-01-05T03:00:00Z', repeatEndsAt: '2030-02-01T23:30:00-05:00' }), 'shop', resolveNothing);
+    expect(d.body).toMatchObject({ startsAt: '2030-01-05T00:00:00.000Z', repeatEndsAt: '2030-02-02', repeatUnit: null, timezone: null, silenceAllAlerts: false });
+  });
+  it('a different instant is a change', () => {
+    expect(diff('MaintenanceWindow', { name: 'Upgrade', tags: ['a', 'b'], startsAt: '2030-01-05T02:00:00Z', endsAt: '2030-01-05T03:00:00Z' }, live)).toEqual([
+      { op: 'replace', path: '/startsAt', oldValue: '2030-01-05T01:00:00.000Z', value: '2030-01-05T02:00:00.000Z' },
+    ]);
+  });
+});
+
 describe('normalization rules', () => {
   const live = liveTcp('u', 'DB', ['mac:shop/x', 'b', 'a'], { locations: ['us-east-1', 'eu-west-1'] });
   const spec = { name: 'DB', request: { hostname: 'db.internal', port: 5432 } };

@@ -18,6 +18,7 @@ const shape = (path: string) => path.replace(/:[A-Za-z]+/g, '{}').replace(/\{[A-
 type Call = (w: World, t: TestClient) => { path: string; body?: unknown } | Promise<{ path: string; body?: unknown }>;
 
 const service = (w: World) => w.service.id as string;
+const windowBody = () => ({ name: 'Ref window', tags: ['prod'], startsAt: '2030-01-05T02:00:00Z', endsAt: '2030-01-05T04:00:00Z', repeatUnit: 'WEEK' });
 const CALLS: Record<string, Call> = {
   'GET /v1/accounts/me': () => ({ path: '/v1/accounts/me' }),
   'GET /v1/analytics/url-monitors/{}': (w) => ({ path: `/v1/analytics/url-monitors/${w.check.id}?metrics=responseTime_p95,availability` }),
@@ -142,6 +143,13 @@ const CALLS: Record<string, Call> = {
   'POST /v1/status-pages/{}/subscriptions/bulk': (w) => ({
     path: `/v1/status-pages/${w.page.id}/subscriptions/bulk`,
     body: { subscriptions: [{ type: 'EMAIL', config: 'b@example.com' }] },
+  }),
+  'GET /v1/maintenance-windows': () => ({ path: '/v1/maintenance-windows' }),
+  'POST /v1/maintenance-windows': () => ({ path: '/v1/maintenance-windows', body: windowBody() }),
+  'GET /v1/maintenance-windows/{}': async (w, t) => ({ path: `/v1/maintenance-windows/${(await t.call('POST', '/v1/maintenance-windows', windowBody())).body.id}` }),
+  'PUT /v1/maintenance-windows/{}': async (w, t) => ({
+    path: `/v1/maintenance-windows/${(await t.call('POST', '/v1/maintenance-windows', windowBody())).body.id}`,
+    body: { repeatInterval: 1, repeatEndsAt: '2031-01-01', description: 'weekly' },
   }),
 };
 
