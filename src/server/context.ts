@@ -13,6 +13,8 @@ export interface ServerContext {
   log: ServiceLog;
   /** The persisted queue's deliverer (alerts/outbox.ts): `kick` after queueing, so it goes now. */
   outbox: { kick(): void };
+  /** The URL the service listens on, once it does (`listen`): links in mails use it without `--public-url`. */
+  listenUrl?: string;
   /** Now as an ISO 8601 UTC timestamp with milliseconds (the API's timestamp format). */
   isoNow(): string;
   /** Registers a cascade run inside the deleting transaction of a record of `kind`. */

@@ -71,7 +71,8 @@ export function createServer(partial: Partial<ServerOptions> = {}, extras: AppEx
           // What the queue holds (from before a restart too) goes out once the service is up.
           deliverer.start();
           const host = options.host.includes(':') ? `[${options.host}]` : options.host;
-          resolve(`http://${host}:${port}`);
+          ctx.listenUrl = `http://${host}:${port}`;
+          resolve(ctx.listenUrl);
         });
       });
     },

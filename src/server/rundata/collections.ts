@@ -24,6 +24,10 @@ export const STATUS_COLL = {
   services: COLL.services,
   incidents: 'incidents',
   subscriptions: 'statusPageSubscriptions',
+  /** Per address (id: sha256 of it, lower case): its subscriptions and mails of the hour (status-pages/subscriptions.ts). */
+  subscribers: 'statusPageSubscribers',
+  /** Per page (id: the page's): how many subscriptions it has. */
+  subscriptionTallies: 'statusPageSubscriptionTallies',
 } as const;
 
 /**
