@@ -26,6 +26,7 @@ interface ServeFlags {
   timeScale: string;
   runs: boolean;
   logFormat: string;
+  publicUrl?: string;
 }
 
 const collect = (value: string, prev: string[]) => [...prev, value];
@@ -57,6 +58,7 @@ export const register: RegisterCommand = (program, ctx) => {
     .option('--rate-limit <n/seconds>', 'requests per key per window; 0/60 disables', '600/60')
     .option('--time-scale <k>', 'run schedules K times faster', '1')
     .option('--no-runs', 'do not run the stored checks')
+    .option('--public-url <url>', 'the URL people reach the service at (http:// or https://): links in mails (status-page subscriptions) start with it; default: the URL it listens on')
     .option('--log-format <format>', 'event lines on stderr (state changes, notifications sent, retried or failed, runs shed): text or json', 'text')
     .action(async (flags: ServeFlags) => {
       const options = toOptions(flags);
@@ -164,7 +166,21 @@ function toOptions(flags: ServeFlags): Partial<ServerOptions> & { keys: ApiKeySp
     timeScale,
     runs: flags.runs,
     logFormat: usage(() => parseLogFormat(flags.logFormat)),
+    ...(flags.publicUrl !== undefined ? { publicUrl: usage(() => parsePublicUrl(flags.publicUrl!)) } : {}),
   };
+}
+
+/** `--public-url`: an absolute http(s) URL without credentials, query or fragment; returned without a trailing slash. */
+export function parsePublicUrl(value: string): string {
+  let u: URL;
+  try {
+    u = new URL(value);
+  } catch {
+    throw new Error(`--public-url must be an absolute http:// or https:// URL, not "${value}"`);
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error(`--public-url must be an http:// or https:// URL, not "${u.protocol}..."`);
+  if (u.username || u.password || u.search || u.hash) throw new Error('--public-url must not hold credentials, a query or a fragment');
+  return u.toString().replace(/\/+$/, '');
 }
 
 // --state FILE and --database sqlite:FILE name the same thing; one of them at most.

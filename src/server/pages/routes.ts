@@ -41,9 +41,6 @@ function decode(segment: string): string | null {
   }
 }
 
-/** Subscribe-form posts one client address may send per minute (per instance). */
-export const FORM_POSTS_PER_MINUTE = 10;
-
 /** The answer to a confirmation or unsubscribe link that is forged, used up or expired: nothing changes. */
 function linkRefused(why: LinkRefusal): Response {
   return why === 'expired'
@@ -98,7 +95,7 @@ function htmlResponse(body: string, nonce: string, status = 200): Response {
 /** The middleware serving the public pages; installed before authentication. */
 export function publicPages(ctx: ServerContext): MiddlewareHandler<AppEnv> {
   const { store, options } = ctx;
-  const formPosts = new ClientLimiter(FORM_POSTS_PER_MINUTE, 60_000);
+  const formPosts = new ClientLimiter(options.subscribeRateLimit.limit, options.subscribeRateLimit.windowSeconds * 1000);
 
   const statusBy = (match: (p: StoredStatusPage) => boolean): Found<StoredStatusPage> => {
     for (const found of store.everywhere<StoredStatusPage>(STATUS_COLL.statusPages)) if (match(found.record)) return found;
@@ -186,7 +183,7 @@ export function publicPages(ctx: ServerContext): MiddlewareHandler<AppEnv> {
    * reads a fixed number of records whatever the number of subscriptions.
    */
   const subscribe = async (c: Context<AppEnv>, account: string, page: StoredStatusPage, now: number): Promise<Response> => {
-    const wait = formPosts.take(c.env?.incoming?.socket.remoteAddress ?? 'in-process', now);
+    const wait = options.subscribeRateLimit.limit === 0 ? 0 : formPosts.take(c.env?.incoming?.socket.remoteAddress ?? 'in-process', now);
     if (wait > 0) return plainPage(429, 'Too many requests', `This address sent too many subscriptions. Try again in ${wait} s.`, { 'retry-after': String(wait) });
     const form = await readForm(c);
     if (form === null) return plainPage(413, 'Too large', 'The form sent more than a subscription needs.');

@@ -3,7 +3,7 @@ import { createServer, type MacServer } from '../../../src/server/server.js';
 import type { ServerOptions } from '../../../src/server/options.js';
 import { SILENT_LOG, type ServiceLog } from '../../../src/server/log.js';
 import { STATUS_COLL } from '../../../src/server/rundata/collections.js';
-import { FORM_POSTS_PER_MINUTE } from '../../../src/server/pages/routes.js';
+import { DEFAULT_SUBSCRIBE_RATE_LIMIT } from '../../../src/server/options.js';
 import { addressKey, MAX_SUBSCRIPTIONS_PER_PAGE, PENDING_TTL_MS } from '../../../src/server/status-pages/subscriptions.js';
 import { startSmtpServer, smtpSendMail, type ReceivedMail, type SmtpServer } from '../../helpers/smtp.js';
 import { testStateFile } from '../../helpers/store-mode.js';
@@ -162,6 +162,20 @@ describe('status-page subscribers (double opt-in, incident mails, one-click unsu
     expect(mailsTo(who, after)).toEqual([]);
   });
 
+  it('links start with the public URL when the service has one', async () => {
+    const s = await startService({ publicUrl: 'https://status.example.com/mon' });
+    await pageOf(s, 'public');
+    const before = smtp.messages.length;
+    await s.post('/status/public/subscriptions', { email: 'pub@example.com' });
+    await s.server.deliverer.idle();
+    await smtp.waitFor(before + 1);
+    const link = linkIn(mailsTo('pub@example.com', before)[0], 'confirm')!;
+    expect(link.startsWith('https://status.example.com/mon/status/public/confirm/')).toBe(true);
+    expect(mailsTo('pub@example.com', before)[0].text).toContain('(https://status.example.com/mon/status/public)');
+    // The same token works on the service itself.
+    expect((await s.post(`/status/public/confirm/${link.slice(link.lastIndexOf('/') + 1)}`)).status).toBe(200);
+  });
+
   it('mails only confirmed subscribers of pages that show the incident, one each', async () => {
     const s = await startService();
     const a = await pageOf(s, 'fan-a');
@@ -282,7 +296,7 @@ describe('status-page subscribers (double opt-in, incident mails, one-click unsu
     let ahead = 0;
     const s = await startService({ now: () => Date.now() + ahead });
     await pageOf(s, 'rate');
-    for (let i = 0; i < FORM_POSTS_PER_MINUTE; i++) expect((await s.post('/status/rate/subscriptions', { email: `r${i}@example.com` })).status).toBe(200);
+    for (let i = 0; i < DEFAULT_SUBSCRIBE_RATE_LIMIT.limit; i++) expect((await s.post('/status/rate/subscriptions', { email: `r${i}@example.com` })).status).toBe(200);
     const refused = await s.post('/status/rate/subscriptions', { email: 'one-more@example.com' });
     expect(refused.status).toBe(429);
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
