@@ -10,6 +10,7 @@ import { DatabaseUnavailable } from './store/errors.js';
 import { RUN_INDEX } from './rundata/collections.js';
 import { Deliverer } from './alerts/outbox.js';
 import { createSenders } from './alerts/senders.js';
+import { SubscriberMailer } from './status-pages/fanout.js';
 
 /** Delay of the first retention step after the service starts listening (ms). */
 export const RETENTION_FIRST_STEP_MS = 5_000;
@@ -25,6 +26,8 @@ export interface MacServer {
   close(): Promise<void>;
   /** Delivers the queued alerts and mails (started by `listen`). */
   deliverer: Deliverer;
+  /** Works off the incident mails to many subscribers (started by `listen`). */
+  subscriberMail: SubscriberMailer;
   /** Registers work to stop on close (the scheduler's timers, for instance). */
   onClose(fn: () => void | Promise<void>): void;
 }
@@ -44,6 +47,8 @@ export function createServer(partial: Partial<ServerOptions> = {}, extras: AppEx
   const app = createApp(ctx, { onInternalError, ...extras });
   const deliverer = new Deliverer(ctx, extras.senders ?? createSenders(options));
   ctx.outbox = deliverer;
+  const subscriberMail = new SubscriberMailer(ctx);
+  ctx.subscriberMail = subscriberMail;
   const closers: Array<() => void | Promise<void>> = [];
   let retention: Retention | undefined;
   if (options.retentionDays > 0) {
@@ -56,6 +61,7 @@ export function createServer(partial: Partial<ServerOptions> = {}, extras: AppEx
   return {
     ctx,
     deliverer,
+    subscriberMail,
     request: (path, init) => Promise.resolve(app.request(path, init)),
     onClose: (fn) => closers.push(fn),
     listen() {
@@ -70,6 +76,7 @@ export function createServer(partial: Partial<ServerOptions> = {}, extras: AppEx
           retention?.start(options.retention.firstMs ?? RETENTION_FIRST_STEP_MS);
           // What the queue holds (from before a restart too) goes out once the service is up.
           deliverer.start();
+          subscriberMail.start();
           const host = options.host.includes(':') ? `[${options.host}]` : options.host;
           ctx.listenUrl = `http://${host}:${port}`;
           resolve(ctx.listenUrl);
@@ -87,6 +94,7 @@ export function createServer(partial: Partial<ServerOptions> = {}, extras: AppEx
         });
       }
       for (const fn of closers.splice(0)) await fn();
+      subscriberMail.stop();
       // After the runs: the alerts their last sessions queued get their chance to go.
       await deliverer.stop();
       store.close();

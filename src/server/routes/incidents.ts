@@ -13,7 +13,7 @@ import {
 } from '../status-pages/schemas.js';
 import { checkServiceRefs, incidentView, type IncidentUpdate, type StoredIncident } from '../status-pages/model.js';
 import type { Transaction } from '../store/store.js';
-import { notifySubscribers } from '../status-pages/mails.js';
+import { kickMail, notifySubscribers } from '../status-pages/mails.js';
 
 // Incidents and their updates (spec endpoints 1-3, decisions §2 and §4). PUT and PATCH merge.
 const incidentParams = z.object({ incidentId: z.string() });
@@ -116,9 +116,9 @@ export const incidentRoutes: RouteModule = (ctx) => {
           updated_at: null,
         };
         tx.put(STATUS_COLL.incidents, incident.id, incident);
-        const mails = incident.incidentUpdates[0].notifySubscribers ? notifySubscribers(ctx, tx, incident, incident.incidentUpdates[0], ctx.options.now()).queued : 0;
+        const mails = incident.incidentUpdates[0].notifySubscribers ? notifySubscribers(ctx, tx, incident, incident.incidentUpdates[0], ctx.options.now()) : null;
         tx.commit();
-        if (mails > 0) ctx.outbox.kick();
+        if (mails) kickMail(ctx, mails);
         return created(incidentView(src, incident));
       },
     }),
@@ -156,9 +156,9 @@ export const incidentRoutes: RouteModule = (ctx) => {
         const next = { ...incident, incidentUpdates: [...incident.incidentUpdates, update] };
         tx.put(STATUS_COLL.incidents, incident.id, next);
         // The subscribers' mails are queued with the update, in its transaction.
-        const mails = update.notifySubscribers ? notifySubscribers(ctx, tx, next, update, ctx.options.now()).queued : 0;
+        const mails = update.notifySubscribers ? notifySubscribers(ctx, tx, next, update, ctx.options.now()) : null;
         tx.commit();
-        if (mails > 0) ctx.outbox.kick();
+        if (mails) kickMail(ctx, mails);
         // 200, not 201: the reference answers this creation with 200 (decisions §0, endpoint 1).
         return ok(update);
       },

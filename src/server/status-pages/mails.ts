@@ -95,29 +95,56 @@ export function stageConfirmation(ctx: ServerContext, tx: Transaction, page: Sto
   return true;
 }
 
+/** Subscribers mailed per transaction: an update with more stages a job worked off in chunks this size (fanout.ts). */
+export const FANOUT_CHUNK = 500;
+
+/** A stored job of fanout.ts: the subscriptions still to mail about one update. */
+export interface MailJob {
+  [key: string]: unknown;
+  id: string;
+  incidentId: string;
+  updateId: string;
+  /** When it is due: now, or the end of its taker's lease. */
+  dueAt: string;
+  /** Subscription ids not mailed yet, in order. */
+  pending: string[];
+}
+
 /** What notifying the subscribers of one update came to. */
 export interface NotifyCount {
   queued: number;
   /** Mails not queued because the address's hourly allowance was spent. */
   dropped: number;
+  /** Subscribers left to a job (more than FANOUT_CHUNK of them). */
+  deferred: number;
+}
+
+/** The account's pages that show one of the incident's services, by id. */
+export function subscriberPages(tx: Transaction, incident: StoredIncident): Map<string, StoredStatusPage> {
+  const serviceIds = new Set(incident.services.map((s) => s.id));
+  const pages = tx.list<StoredStatusPage>(STATUS_COLL.statusPages).filter((p) => p.cards.some((c) => c.services.some((s) => serviceIds.has(s.id))));
+  return new Map(pages.map((p) => [p.id, p]));
 }
 
 /**
- * Stages one mail per confirmed subscriber of every page of the account that shows one of the
- * incident's services, for `update` (which the caller saw has `notifySubscribers`). A subscriber
- * of two such pages gets one mail per page (each with its own unsubscribe link).
+ * Stages the mail of `update` to each of `subs` that is confirmed and subscribed to one of
+ * `pages`, within the hourly allowance of its address (the rest dropped, with a log line).
  */
-export function notifySubscribers(ctx: ServerContext, tx: Transaction, incident: StoredIncident, update: IncidentUpdate, nowMs: number): NotifyCount {
-  const count: NotifyCount = { queued: 0, dropped: 0 };
-  const serviceIds = new Set(incident.services.map((s) => s.id));
-  const pages = tx.list<StoredStatusPage>(STATUS_COLL.statusPages).filter((p) => p.cards.some((c) => c.services.some((s) => serviceIds.has(s.id))));
-  if (pages.length === 0) return count;
-  const byPage = new Map(pages.map((p) => [p.id, p]));
+export function mailSubscribers(
+  ctx: ServerContext,
+  tx: Transaction,
+  incident: StoredIncident,
+  update: IncidentUpdate,
+  pages: Map<string, StoredStatusPage>,
+  subs: Subscription[],
+  nowMs: number,
+): NotifyCount {
+  const count: NotifyCount = { queued: 0, dropped: 0, deferred: 0 };
   const key = linkKey(ctx.store);
   const base = publicBase(ctx);
   const first = incident.incidentUpdates[0]?.id === update.id;
-  for (const sub of tx.list<Subscription>(STATUS_COLL.subscriptions)) {
-    const page = byPage.get(sub.statusPageId);
+  for (const sub of subs) {
+    const page = pages.get(sub.statusPageId);
     if (!page || sub.status !== 'VERIFIED') continue;
     if (!takeMailAllowance(tx, sub.address, nowMs)) {
       count.dropped++;
@@ -131,4 +158,27 @@ export function notifySubscribers(ctx: ServerContext, tx: Transaction, incident:
     ctx.log.event('subscription.mail-dropped', { account: tx.account, incident: incident.id, mails: count.dropped, reason: 'hourly allowance of the addresses spent' }, 'warn');
   }
   return count;
+}
+
+/**
+ * Stages, in `tx` (the transaction of the incident or update), the mails of `update` (which the
+ * caller saw has `notifySubscribers`) to every confirmed subscriber of the account's pages that
+ * show one of the incident's services: at once for up to FANOUT_CHUNK subscribers, else as a job
+ * the SubscriberMailer works off in chunks. A subscriber of two such pages gets one mail per page
+ * (each with its own unsubscribe link). The caller commits, then calls `kickMail`.
+ */
+export function notifySubscribers(ctx: ServerContext, tx: Transaction, incident: StoredIncident, update: IncidentUpdate, nowMs: number): NotifyCount {
+  const pages = subscriberPages(tx, incident);
+  if (pages.size === 0) return { queued: 0, dropped: 0, deferred: 0 };
+  const subs = tx.list<Subscription>(STATUS_COLL.subscriptions).filter((s) => s.status === 'VERIFIED' && pages.has(s.statusPageId));
+  if (subs.length <= FANOUT_CHUNK) return mailSubscribers(ctx, tx, incident, update, pages, subs, nowMs);
+  const job: MailJob = { id: tx.uuid(), incidentId: incident.id, updateId: update.id, dueAt: new Date(nowMs).toISOString(), pending: subs.map((s) => s.id) };
+  tx.put(STATUS_COLL.mailJobs, job.id, job);
+  return { queued: 0, dropped: 0, deferred: subs.length };
+}
+
+/** After the commit of what `notifySubscribers` staged: the outbox and the mailer look at once. */
+export function kickMail(ctx: ServerContext, count: NotifyCount): void {
+  if (count.queued > 0) ctx.outbox.kick();
+  if (count.deferred > 0) ctx.subscriberMail.kick();
 }

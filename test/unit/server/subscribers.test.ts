@@ -4,7 +4,8 @@ import type { ServerOptions } from '../../../src/server/options.js';
 import { SILENT_LOG, type ServiceLog } from '../../../src/server/log.js';
 import { STATUS_COLL } from '../../../src/server/rundata/collections.js';
 import { DEFAULT_SUBSCRIBE_RATE_LIMIT } from '../../../src/server/options.js';
-import { addressKey, MAX_SUBSCRIPTIONS_PER_PAGE, PENDING_TTL_MS } from '../../../src/server/status-pages/subscriptions.js';
+import { addressKey, addSubscription, MAX_SUBSCRIPTIONS_PER_PAGE, PENDING_TTL_MS } from '../../../src/server/status-pages/subscriptions.js';
+import { FANOUT_CHUNK } from '../../../src/server/status-pages/mails.js';
 import { startSmtpServer, smtpSendMail, type ReceivedMail, type SmtpServer } from '../../helpers/smtp.js';
 import { testStateFile } from '../../helpers/store-mode.js';
 
@@ -404,5 +405,66 @@ describe('subscription bounds and keyed lookups', () => {
     const made = await s.api('POST', `/v1/status-pages/${pages[20].id}/subscriptions/bulk`, { subscriptions: [{ type: 'EMAIL', config: 'many@example.com' }], autoVerify: true });
     expect(made.body).toMatchObject({ created: 1 });
     expect(s.server.ctx.store.get('dev', STATUS_COLL.subscriptionTallies, pages[0].id)).toBeUndefined();
+  });
+});
+
+describe('incident mails to many subscribers, in chunks', () => {
+  /** An in-process service (no listening, nothing delivered) whose page has `n` confirmed subscribers. */
+  async function many(n: number, clock: () => number) {
+    const server = createServer({ runs: false, log: SILENT_LOG, stateFile: testStateFile(), now: clock });
+    // The queue is counted, not delivered.
+    await server.deliverer.stop();
+    const call = async (method: string, path: string, body?: unknown) => {
+      const res = await server.request(`http://127.0.0.1${path}`, { method, headers: { authorization: 'Bearer mac-dev-key', 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+      return res.json() as Promise<any>;
+    };
+    const service = await call('POST', '/v1/status-pages/services', { name: 'API' });
+    const page = await call('POST', '/v1/status-pages', { name: 'Big', url: 'big', cards: [{ name: 'Main', services: [{ id: service.id }] }] });
+    const tx = server.ctx.store.begin('dev');
+    for (let i = 0; i < n; i++) addSubscription(tx, page.id, `m${i}@example.com`, 'VERIFIED', clock());
+    tx.commit();
+    const incident = await call('POST', '/v1/status-pages/incidents', { name: 'Big one', severity: 'MAJOR', services: [{ id: service.id }], incidentUpdates: [{ description: 'quiet' }] });
+    const outbox = () => server.ctx.store.query<any>('dev', 'outbox', {});
+    const jobs = () => server.ctx.store.query<any>('dev', STATUS_COLL.mailJobs, {});
+    return { server, call, incident, outbox, jobs };
+  }
+
+  it('stages a job with the update, then the mails a chunk per transaction: each subscriber once', async () => {
+    const n = FANOUT_CHUNK * 2 + 200;
+    const m = await many(n, Date.now);
+    try {
+      await m.call('POST', `/v1/status-pages/incidents/${m.incident.id}/incident-updates`, { description: 'Everyone', notifySubscribers: true });
+      // Nothing is mailed in the update's transaction: one job names every subscriber.
+      expect(m.outbox()).toHaveLength(0);
+      expect(m.jobs().map((j) => j.pending.length)).toEqual([n]);
+      m.server.subscriberMail.start();
+      await m.server.subscriberMail.idle();
+      const to = m.outbox().map((o) => o.work.mail.to);
+      expect(to).toHaveLength(n);
+      expect(new Set(to).size).toBe(n);
+      expect(m.jobs()).toEqual([]);
+    } finally {
+      await m.server.close();
+    }
+  });
+
+  it('a job whose taker died is taken again when its lease ends, and finished', async () => {
+    let ahead = 0;
+    const m = await many(FANOUT_CHUNK + 10, () => Date.now() + ahead);
+    try {
+      await m.call('POST', `/v1/status-pages/incidents/${m.incident.id}/incident-updates`, { description: 'Everyone', notifySubscribers: true });
+      // Another instance leased it and died.
+      const now = Date.now() + ahead;
+      expect(m.server.ctx.store.lease(STATUS_COLL.mailJobs, now, now + 60_000, 10)).toHaveLength(1);
+      m.server.subscriberMail.start();
+      await m.server.subscriberMail.idle();
+      expect(m.outbox()).toHaveLength(0);
+      ahead += 61_000;
+      await m.server.subscriberMail.idle();
+      expect(m.outbox()).toHaveLength(FANOUT_CHUNK + 10);
+      expect(m.jobs()).toEqual([]);
+    } finally {
+      await m.server.close();
+    }
   });
 });
