@@ -11,6 +11,7 @@ import { RUN_INDEX } from './rundata/collections.js';
 import { Deliverer } from './alerts/outbox.js';
 import { createSenders } from './alerts/senders.js';
 import { SubscriberMailer } from './status-pages/fanout.js';
+import { indexSubscriptions } from './status-pages/subscriptions.js';
 
 /** Delay of the first retention step after the service starts listening (ms). */
 export const RETENTION_FIRST_STEP_MS = 5_000;
@@ -47,6 +48,8 @@ export function createServer(partial: Partial<ServerOptions> = {}, extras: AppEx
   const app = createApp(ctx, { onInternalError, ...extras });
   const deliverer = new Deliverer(ctx, extras.senders ?? createSenders(options));
   ctx.outbox = deliverer;
+  // Subscriptions stored before their subscriber records existed get them (once per account).
+  indexSubscriptions(store, options.now());
   const subscriberMail = new SubscriberMailer(ctx);
   ctx.subscriberMail = subscriberMail;
   const closers: Array<() => void | Promise<void>> = [];

@@ -7,7 +7,8 @@
  */
 import { createHash } from 'node:crypto';
 import { STATUS_COLL } from '../rundata/collections.js';
-import type { AccountView, Transaction } from '../store/store.js';
+import type { AccountView, Store, Transaction } from '../store/store.js';
+import { SERVICE_ACCOUNT, SERVICE_SETTINGS } from './links.js';
 import type { Subscription } from './model.js';
 
 /** Subscriptions a page may have at most. */
@@ -159,20 +160,28 @@ export function takeMailAllowance(tx: Transaction, address: string, nowMs: numbe
   return true;
 }
 
+/** The record (in each account's SERVICE_SETTINGS) saying its subscriptions have their subscriber records and tallies. */
+const INDEXED_MARK = 'subscriptions-indexed';
+
 /**
- * Builds the subscriber records and tallies of subscriptions stored before they existed (once per
- * account: a subscription without an entry in its address's record). Returns how many it indexed.
+ * Builds the subscriber records and tallies of subscriptions stored before they existed: once per
+ * account (a mark records it), at the service's start. Returns how many subscriptions it indexed.
  */
-export function indexSubscriptions(tx: Transaction, nowMs: number): number {
+export function indexSubscriptions(store: Store, nowMs: number): number {
   let n = 0;
-  const subs = tx.list<Subscription>(STATUS_COLL.subscriptions);
-  for (const sub of subs) {
-    const rec = subscriberFor(tx, sub.address);
-    if (rec.subscriptions.some((s) => s.id === sub.id)) continue;
-    rec.subscriptions.push({ id: sub.id, statusPageId: sub.statusPageId });
-    putSubscriber(tx, rec, nowMs);
-    addToTally(tx, sub.statusPageId, 1);
-    n++;
+  for (const account of store.accountIds()) {
+    if (account === SERVICE_ACCOUNT || store.get(account, SERVICE_SETTINGS, INDEXED_MARK)) continue;
+    const tx = store.begin(account);
+    for (const sub of tx.list<Subscription>(STATUS_COLL.subscriptions)) {
+      const rec = subscriberFor(tx, sub.address);
+      if (rec.subscriptions.some((s) => s.id === sub.id)) continue;
+      rec.subscriptions.push({ id: sub.id, statusPageId: sub.statusPageId });
+      putSubscriber(tx, rec, nowMs);
+      addToTally(tx, sub.statusPageId, 1);
+      n++;
+    }
+    tx.put(SERVICE_SETTINGS, INDEXED_MARK, { at: new Date(nowMs).toISOString() });
+    tx.commit();
   }
   return n;
 }

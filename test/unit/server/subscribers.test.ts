@@ -1,3 +1,6 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type MacServer } from '../../../src/server/server.js';
 import type { ServerOptions } from '../../../src/server/options.js';
@@ -465,6 +468,30 @@ describe('incident mails to many subscribers, in chunks', () => {
       expect(m.jobs()).toEqual([]);
     } finally {
       await m.server.close();
+    }
+  });
+});
+
+describe('subscriptions stored before subscriber records existed', () => {
+  it('get their records and tallies at the next start: the form finds them, the bounds count them', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'mac-subs-')), 'state.db');
+    const first = createServer({ runs: false, log: SILENT_LOG, stateFile: file });
+    const tx = first.ctx.store.begin('dev');
+    tx.put(STATUS_COLL.statusPages, 'p1', { id: 'p1', name: 'Old', url: 'old', cards: [], created_at: new Date().toISOString(), updated_at: null });
+    // As an earlier version stored it: the subscription alone.
+    tx.put(STATUS_COLL.subscriptions, 's1', { id: 's1', statusPageId: 'p1', type: 'EMAIL', address: 'Old@Example.com', status: 'VERIFIED', created_at: new Date().toISOString(), updated_at: null });
+    tx.commit();
+    await first.close();
+    const second = createServer({ runs: false, log: SILENT_LOG, stateFile: file });
+    try {
+      const store = second.ctx.store;
+      expect(store.get('dev', STATUS_COLL.subscribers, addressKey('old@example.com'))).toMatchObject({ subscriptions: [{ id: 's1', statusPageId: 'p1' }] });
+      expect(store.get('dev', STATUS_COLL.subscriptionTallies, 'p1')).toEqual({ id: 'p1', count: 1 });
+      const res = await second.request('http://127.0.0.1/status/old/subscriptions', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'email=old%40example.com' });
+      expect(res.status).toBe(200);
+      expect(store.list('dev', STATUS_COLL.subscriptions)).toHaveLength(1);
+    } finally {
+      await second.close();
     }
   });
 });
