@@ -2,7 +2,7 @@
 // - the time of one subscribe-form post with 100 and with 20,000 subscriptions stored (each post
 //   reads the address's record and the page's tally, never the list of subscriptions);
 // - an incident update with notifySubscribers to 10,000 confirmed subscribers: the time of its
-//   answer (it stages one job), until the 10,000 mails are in the outbox (500 per transaction,
+//   answer (it stages one job), until the 10,000 mails are in the outbox (200 per transaction,
 //   status-pages/fanout.ts), and the longest pause of the event loop meanwhile.
 // `npm run build && node bench/subscribers.mjs [--posts 300] [--fanout 10000]`
 import { mkdtempSync, rmSync } from 'node:fs';

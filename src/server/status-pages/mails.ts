@@ -96,7 +96,7 @@ export function stageConfirmation(ctx: ServerContext, tx: Transaction, page: Sto
 }
 
 /** Subscribers mailed per transaction: an update with more stages a job worked off in chunks this size (fanout.ts). */
-export const FANOUT_CHUNK = 500;
+export const FANOUT_CHUNK = 200;
 
 /** A stored job of fanout.ts: the subscriptions still to mail about one update. */
 export interface MailJob {
