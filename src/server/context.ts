@@ -13,6 +13,10 @@ export interface ServerContext {
   log: ServiceLog;
   /** The persisted queue's deliverer (alerts/outbox.ts): `kick` after queueing, so it goes now. */
   outbox: { kick(): void };
+  /** The mailer of incident mails to many subscribers (status-pages/fanout.ts): `kick` after staging a job. */
+  subscriberMail: { kick(): void };
+  /** The URL the service listens on, once it does (`listen`): links in mails use it without `--public-url`. */
+  listenUrl?: string;
   /** Now as an ISO 8601 UTC timestamp with milliseconds (the API's timestamp format). */
   isoNow(): string;
   /** Registers a cascade run inside the deleting transaction of a record of `kind`. */
@@ -37,6 +41,7 @@ export function createContext(options: ServerOptions, store: Store): ServerConte
     log: options.log ?? createLog(options.logFormat, undefined, options.now),
     // Replaced by the service's deliverer (server.ts); a context without one queues only.
     outbox: { kick() {} },
+    subscriberMail: { kick() {} },
     isoNow: () => new Date(options.now()).toISOString(),
     onDelete(kind, cascade) {
       cascades.set(kind, [...(cascades.get(kind) ?? []), cascade]);

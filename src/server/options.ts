@@ -47,6 +47,8 @@ export interface ServerOptions {
   latencyMs: number;
   faults: FaultSpec[];
   rateLimit: RateLimitSpec;
+  /** Posts of a status page's subscribe form per client address (fixed window, per instance); `limit` 0 disables it. */
+  subscribeRateLimit: RateLimitSpec;
   /** Divides every scheduling period and wait of the runs (tests see minutes pass in seconds). */
   timeScale: number;
   /** Whether the scheduler runs the stored checks. */
@@ -69,6 +71,8 @@ export interface ServerOptions {
 export const DEV_KEY: ApiKeySpec = { key: 'mac-dev-key', accountId: 'dev', role: 'admin' };
 /** The decided default rate limit: 600 requests per 60 s per key. */
 export const DEFAULT_RATE_LIMIT: RateLimitSpec = { limit: 600, windowSeconds: 60 };
+/** The default bound of subscribe-form posts: 10 per minute per client address. */
+export const DEFAULT_SUBSCRIBE_RATE_LIMIT: RateLimitSpec = { limit: 10, windowSeconds: 60 };
 /** Days run data is kept without --retention-days. */
 export const DEFAULT_RETENTION_DAYS = 30;
 /** The largest request body accepted. */
@@ -86,6 +90,7 @@ export function resolveServerOptions(partial: Partial<ServerOptions> = {}): Serv
     latencyMs: partial.latencyMs ?? 0,
     faults: partial.faults ?? [],
     rateLimit: partial.rateLimit ?? DEFAULT_RATE_LIMIT,
+    subscribeRateLimit: partial.subscribeRateLimit ?? DEFAULT_SUBSCRIBE_RATE_LIMIT,
     timeScale: partial.timeScale ?? 1,
     runs: partial.runs ?? true,
     random: partial.random ?? Math.random,

@@ -10,6 +10,8 @@ import { DatabaseUnavailable } from './store/errors.js';
 import { RUN_INDEX } from './rundata/collections.js';
 import { Deliverer } from './alerts/outbox.js';
 import { createSenders } from './alerts/channels.js';
+import { SubscriberMailer } from './status-pages/fanout.js';
+import { indexSubscriptions } from './status-pages/subscriptions.js';
 
 /** Delay of the first retention step after the service starts listening (ms). */
 export const RETENTION_FIRST_STEP_MS = 5_000;
@@ -25,6 +27,8 @@ export interface MacServer {
   close(): Promise<void>;
   /** Delivers the queued alerts and mails (started by `listen`). */
   deliverer: Deliverer;
+  /** Works off the incident mails to many subscribers (started by `listen`). */
+  subscriberMail: SubscriberMailer;
   /** Registers work to stop on close (the scheduler's timers, for instance). */
   onClose(fn: () => void | Promise<void>): void;
 }
@@ -44,6 +48,10 @@ export function createServer(partial: Partial<ServerOptions> = {}, extras: AppEx
   const app = createApp(ctx, { onInternalError, ...extras });
   const deliverer = new Deliverer(ctx, extras.senders ?? createSenders(options.alerts));
   ctx.outbox = deliverer;
+  // Subscriptions stored before their subscriber records existed get them (once per account).
+  indexSubscriptions(store, options.now());
+  const subscriberMail = new SubscriberMailer(ctx);
+  ctx.subscriberMail = subscriberMail;
   const closers: Array<() => void | Promise<void>> = [];
   let retention: Retention | undefined;
   if (options.retentionDays > 0) {
@@ -56,6 +64,7 @@ export function createServer(partial: Partial<ServerOptions> = {}, extras: AppEx
   return {
     ctx,
     deliverer,
+    subscriberMail,
     request: (path, init) => Promise.resolve(app.request(path, init)),
     onClose: (fn) => closers.push(fn),
     listen() {
@@ -70,8 +79,10 @@ export function createServer(partial: Partial<ServerOptions> = {}, extras: AppEx
           retention?.start(options.retention.firstMs ?? RETENTION_FIRST_STEP_MS);
           // What the queue holds (from before a restart too) goes out once the service is up.
           deliverer.start();
+          subscriberMail.start();
           const host = options.host.includes(':') ? `[${options.host}]` : options.host;
-          resolve(`http://${host}:${port}`);
+          ctx.listenUrl = `http://${host}:${port}`;
+          resolve(ctx.listenUrl);
         });
       });
     },
@@ -86,6 +97,7 @@ export function createServer(partial: Partial<ServerOptions> = {}, extras: AppEx
         });
       }
       for (const fn of closers.splice(0)) await fn();
+      subscriberMail.stop();
       // After the runs: the alerts their last sessions queued get their chance to go.
       await deliverer.stop();
       store.close();

@@ -53,7 +53,7 @@ describe('mac serve alert flags', () => {
       [['--smtp', 'http://u:hunter22@mail.example.com'], '--smtp must start with smtp://'],
       [['--smtp', 'smtp://u:hunter22@mail.example.com', '--smtp-password-file', secretFile('other\n')], '--smtp holds a password and --smtp-password-file gives another'],
       [['--smtp', 'smtp://u@mail.example.com', '--smtp-password-file', join(tmpdir(), 'no-such-mac-password')], '--smtp-password-file: cannot read'],
-      [['--public-url', 'mon.example.com'], '--public-url must be an http:// or https:// URL'],
+      [['--public-url', 'mon.example.com'], '--public-url must be an absolute http:// or https:// URL'],
       [['--phone-provider', 'twilio', '--twilio-account-sid', SID], '--phone-provider twilio needs --twilio-token-file'],
       [['--twilio-account-sid', SID], '--twilio-account-sid needs --phone-provider twilio'],
     ];

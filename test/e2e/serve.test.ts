@@ -103,5 +103,11 @@ describe('mac serve (built CLI)', () => {
     const k = await runMac(['serve', '--port', '0', '--api-key', 'a', '--api-key', 'b', '--account', 'x', '--account', 'y', '--account', 'z']);
     expect(k.code).toBe(1);
     expect(k.stderr).toContain('2 --api-key but 3 --account');
+    for (const bad of ['ftp://status.example.com', 'status.example.com', 'https://u:p@status.example.com', 'https://status.example.com/?q=1']) {
+      const u = await runMac(['serve', '--port', '0', '--public-url', bad]);
+      expect([bad, u.code]).toEqual([bad, 1]);
+      expect(u.stderr).toContain('--public-url must');
+      expect(u.stderr).not.toContain('u:p@');
+    }
   });
 });

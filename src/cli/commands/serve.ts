@@ -87,12 +87,12 @@ export const register: RegisterCommand = (program, ctx) => {
     .option('--rate-limit <n/seconds>', 'requests per key per window; 0/60 disables', '600/60')
     .option('--time-scale <k>', 'run schedules K times faster', '1')
     .option('--no-runs', 'do not run the stored checks')
+    .option('--public-url <url>', 'the URL people reach the service at (http:// or https://): links in alerts and in mails to status-page subscribers start with it; default: the URL it listens on')
     .option('--log-format <format>', 'event lines on stderr (state changes, notifications sent, retried or failed, runs shed): text or json', 'text')
     .option('--smtp <url>', 'SMTP server of alert and subscriber mails: smtp://[USER[:PASSWORD]@]HOST[:PORT] (STARTTLS when offered) or smtps://... (TLS)')
     .option('--smtp-password-file <file>', 'file holding the SMTP password (instead of one in the --smtp URL)')
     .option('--smtp-ca <file>', "PEM certificates to trust for the SMTP server's TLS besides the system's (a relay with its own CA)")
     .option('--mail-from <address>', `From of every mail: ADDRESS or "Name <ADDRESS>" (default: ${DEFAULT_MAIL_FROM})`)
-    .option('--public-url <url>', 'URL at which people reach this service (links in alerts and mails)')
     .option('--pagerduty-url <url>', 'base URL of PagerDuty\'s Events API v2', DEFAULT_PAGERDUTY_URL)
     .option('--opsgenie-url <url>', `base URL of Opsgenie's Alert API for both regions (default: ${DEFAULT_OPSGENIE_URL.US}, EU: ${DEFAULT_OPSGENIE_URL.EU})`)
     .option('--phone-provider <name>', 'provider of SMS and CALL channels: twilio (none: they fail, saying so)')
@@ -219,6 +219,7 @@ function toOptions(flags: ServeFlags): Partial<ServerOptions> & { keys: ApiKeySp
     runs: flags.runs,
     logFormat: usage(() => parseLogFormat(flags.logFormat)),
     alerts: alertsOf(flags),
+    ...(flags.publicUrl !== undefined ? { publicUrl: usage(() => parsePublicUrl(flags.publicUrl!)) } : {}),
   };
 }
 
@@ -236,7 +237,7 @@ function alertsOf(flags: ServeFlags): SenderSettings {
     smtpPassword: flags.smtpPasswordFile === undefined ? undefined : secretFile('--smtp-password-file', flags.smtpPasswordFile),
     smtpCa: flags.smtpCa === undefined ? undefined : caFile(flags.smtpCa),
     mailFrom: flags.mailFrom === undefined ? undefined : usage(() => parseMailFrom(flags.mailFrom!)),
-    publicUrl: flags.publicUrl === undefined ? undefined : usage(() => parseBaseUrl('--public-url', flags.publicUrl!)),
+    publicUrl: flags.publicUrl === undefined ? undefined : usage(() => parsePublicUrl(flags.publicUrl!)),
     pagerdutyUrl: usage(() => parseBaseUrl('--pagerduty-url', flags.pagerdutyUrl ?? DEFAULT_PAGERDUTY_URL)),
     opsgenieUrl: opsgenie === undefined ? undefined : { US: opsgenie, EU: opsgenie },
     phone: phoneOf(flags),
@@ -288,6 +289,19 @@ function secretFile(flag: string, file: string): string {
     throw new UsageError(`${flag}: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
   }
   return usage(() => secretOfFile(`${flag} ${file}`, text));
+}
+
+/** `--public-url`: an absolute http(s) URL without credentials, query or fragment; returned without a trailing slash. */
+export function parsePublicUrl(value: string): string {
+  let u: URL;
+  try {
+    u = new URL(value);
+  } catch {
+    throw new Error(`--public-url must be an absolute http:// or https:// URL, not "${value}"`);
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error(`--public-url must be an http:// or https:// URL, not "${u.protocol}..."`);
+  if (u.username || u.password || u.search || u.hash) throw new Error('--public-url must not hold credentials, a query or a fragment');
+  return u.toString().replace(/\/+$/, '');
 }
 
 // --state FILE and --database sqlite:FILE name the same thing; one of them at most.

@@ -14,12 +14,15 @@ import type { ServerContext } from '../context.js';
 import { COLL } from '../kinds.js';
 import { STATUS_COLL } from '../rundata/collections.js';
 import type { StoredStatusPage, Subscription } from '../status-pages/model.js';
-import { addSubscriptions } from '../status-pages/subscriptions.js';
+import { addSubscription, MAX_SUBSCRIPTIONS_PER_ADDRESS, MAX_SUBSCRIPTIONS_PER_PAGE, removeSubscription } from '../status-pages/subscriptions.js';
+import { verifyLink, type LinkPurpose, type LinkRefusal } from '../status-pages/links.js';
+import { stageConfirmation } from '../status-pages/mails.js';
+import { ClientLimiter } from '../http/client-limit.js';
 import { hashKey, type StoredKey } from '../resources/keys.js';
 import { html } from './html.js';
 import { layout, newNonce, pageHeaders, SCRIPT_PATH } from './layout.js';
 import { PAGE_SCRIPT } from './script.js';
-import { renderAtom, renderLive, renderStatusPage, renderUnsubscribe, statusPageModel, type SubscribeNotice } from './status.js';
+import { renderAtom, renderLive, renderLinkForm, renderStatusPage, statusPageModel, type SubscribeNotice } from './status.js';
 import { dashboardData, dashboardPath, dashboardRun, renderDashboard, renderRun, type DashboardRecord } from './dashboard.js';
 import { themeCss } from './theme.js';
 
@@ -36,6 +39,13 @@ function decode(segment: string): string | null {
   } catch {
     return null;
   }
+}
+
+/** The answer to a confirmation or unsubscribe link that is forged, used up or expired: nothing changes. */
+function linkRefused(why: LinkRefusal): Response {
+  return why === 'expired'
+    ? plainPage(400, 'Link expired', 'This confirmation link has expired. Subscribe again on the status page to get a new one.')
+    : plainPage(400, 'Invalid link', 'This link is not valid, or what it was for is done already.');
 }
 
 /** Bytes a subscribe form may send (an address is at most 320 characters). */
@@ -85,6 +95,7 @@ function htmlResponse(body: string, nonce: string, status = 200): Response {
 /** The middleware serving the public pages; installed before authentication. */
 export function publicPages(ctx: ServerContext): MiddlewareHandler<AppEnv> {
   const { store, options } = ctx;
+  const formPosts = new ClientLimiter(options.subscribeRateLimit.limit, options.subscribeRateLimit.windowSeconds * 1000);
 
   const statusBy = (match: (p: StoredStatusPage) => boolean): Found<StoredStatusPage> => {
     for (const found of store.everywhere<StoredStatusPage>(STATUS_COLL.statusPages)) if (match(found.record)) return found;
@@ -144,40 +155,54 @@ export function publicPages(ctx: ServerContext): MiddlewareHandler<AppEnv> {
         headers: { 'content-type': 'application/atom+xml; charset=utf-8', 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' },
       });
     }
-    if (rest === '/subscriptions' && method === 'POST') {
-      const form = await readForm(c);
-      if (form === null) return plainPage(413, 'Too large', 'The form sent more than a subscription needs.');
-      const address = (form.get('email') ?? '').trim();
-      let n: SubscribeNotice;
-      let status = 200;
-      if (!email.safeParse(address).success || address.length > 320) {
-        n = { kind: 'invalid', message: 'Please enter a valid e-mail address.' };
-        status = 400;
-      } else {
-        const tx = store.begin(account);
-        const made = addSubscriptions(tx, page.id, [address], 'PENDING', () => ctx.isoNow());
-        tx.commit();
-        n = made.length > 0 ? { kind: 'subscribed', subscription: made[0] } : { kind: 'already' };
-        status = made.length > 0 ? 201 : 200;
-      }
+    if (rest === '/subscriptions' && method === 'POST') return subscribe(c, account, page, now);
+    const link = /^\/(confirm|unsubscribe)\/([^/]+)$/.exec(rest);
+    if (link && (read || method === 'POST')) {
+      const purpose = link[1] as LinkPurpose;
+      const token = decode(link[2]) ?? '';
+      const found = verifyLink(store, purpose, page.id, token, (id) => store.get<Subscription>(account, STATUS_COLL.subscriptions, id), now);
+      if (typeof found === 'string') return linkRefused(found);
       const nonce = newNonce();
-      return htmlResponse(renderStatusPage(statusPageModel(store.view(account), page, now), nonce, n), nonce, status);
-    }
-    const unsub = /^\/unsubscribe\/([^/]+)$/.exec(rest);
-    if (unsub) {
-      const id = decode(unsub[1]);
-      const sub = id === null ? undefined : store.view(account).get<Subscription>(STATUS_COLL.subscriptions, id);
-      if (!sub || sub.statusPageId !== page.id) return notFoundPage();
-      const nonce = newNonce();
-      if (read) return htmlResponse(renderUnsubscribe(page, sub, nonce), nonce);
-      if (method === 'POST') {
-        const tx = store.begin(account);
-        tx.delete(STATUS_COLL.subscriptions, sub.id);
-        tx.commit();
-        return htmlResponse(renderStatusPage(statusPageModel(store.view(account), page, now), nonce, { kind: 'unsubscribed' }), nonce);
-      }
+      // GET shows a button; only its POST (or a mail client's one-click POST, RFC 8058) acts.
+      if (read) return htmlResponse(renderLinkForm(page, purpose, token, nonce), nonce);
+      const tx = store.begin(account);
+      if (purpose === 'confirm') {
+        if (found.status !== 'VERIFIED') tx.put(STATUS_COLL.subscriptions, found.id, { ...found, status: 'VERIFIED', updated_at: ctx.isoNow() });
+      } else removeSubscription(tx, found, now);
+      tx.commit();
+      const n: SubscribeNotice = { kind: purpose === 'confirm' ? 'confirmed' : 'unsubscribed' };
+      return htmlResponse(renderStatusPage(statusPageModel(store.view(account), page, now), nonce, n), nonce);
     }
     return notFoundPage();
+  };
+
+  /**
+   * A post of the subscribe form. Every valid address gets the same answer ("check your inbox"),
+   * whatever happened: a new subscription and its confirmation mail, the confirmation sent again
+   * for a pending one, nothing for a confirmed one or when a bound is reached (logged). Each post
+   * reads a fixed number of records whatever the number of subscriptions.
+   */
+  const subscribe = async (c: Context<AppEnv>, account: string, page: StoredStatusPage, now: number): Promise<Response> => {
+    const wait = options.subscribeRateLimit.limit === 0 ? 0 : formPosts.take(c.env?.incoming?.socket.remoteAddress ?? 'in-process', now);
+    if (wait > 0) return plainPage(429, 'Too many requests', `This address sent too many subscriptions. Try again in ${wait} s.`, { 'retry-after': String(wait) });
+    const form = await readForm(c);
+    if (form === null) return plainPage(413, 'Too large', 'The form sent more than a subscription needs.');
+    const address = (form.get('email') ?? '').trim();
+    const nonce = newNonce();
+    if (address.length > 320 || !email.safeParse(address).success) {
+      const n: SubscribeNotice = { kind: 'invalid', message: 'Please enter a valid e-mail address.' };
+      return htmlResponse(renderStatusPage(statusPageModel(store.view(account), page, now), nonce, n), nonce, 400);
+    }
+    const tx = store.begin(account);
+    const made = addSubscription(tx, page.id, address, 'PENDING', now);
+    let queued = false;
+    if ((made.kind === 'created' || made.kind === 'exists') && made.subscription.status === 'PENDING') queued = stageConfirmation(ctx, tx, page, made.subscription, now);
+    else if (made.kind === 'page-full' || made.kind === 'address-full') {
+      ctx.log.event('subscription.refused', { account, page: page.id, reason: made.kind === 'page-full' ? `the page has ${MAX_SUBSCRIPTIONS_PER_PAGE} subscriptions` : `the address has ${MAX_SUBSCRIPTIONS_PER_ADDRESS} subscriptions` }, 'warn');
+    }
+    tx.commit();
+    if (queued) ctx.outbox.kick();
+    return htmlResponse(renderStatusPage(statusPageModel(store.view(account), page, now), nonce, { kind: 'check-inbox' }), nonce);
   };
 
   const dashboard = (c: Context<AppEnv>, lookup: Found<Dashboard>, rest: string): Response => {

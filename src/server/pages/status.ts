@@ -4,7 +4,7 @@
  */
 import type { AccountView } from '../store/store.js';
 import { STATUS_COLL } from '../rundata/collections.js';
-import { expandServices, type Service, type StoredIncident, type StoredStatusPage, type Subscription } from '../status-pages/model.js';
+import { expandServices, type Service, type StoredIncident, type StoredStatusPage } from '../status-pages/model.js';
 import { html, safeUrl, xmlEsc, type Html } from './html.js';
 import { layout } from './layout.js';
 import { pageMaintenance, renderMaintenance, type PageMaintenance } from './maintenance.js';
@@ -160,20 +160,17 @@ function incidentBlock(f: IncidentFacts): Html {
 </article>`;
 }
 
-/** What the subscribe form last did, shown above it. */
-export type SubscribeNotice =
-  | { kind: 'subscribed'; subscription: Subscription }
-  | { kind: 'already' }
-  | { kind: 'invalid'; message: string }
-  | { kind: 'unsubscribed' };
+/**
+ * What the subscribe form last did, shown above it. A post of a valid address always reads the
+ * same (`check-inbox`), whether the address was subscribed already or not.
+ */
+export type SubscribeNotice = { kind: 'check-inbox' } | { kind: 'invalid'; message: string } | { kind: 'unsubscribed' } | { kind: 'confirmed' };
 
-function notice(url: string, n: SubscribeNotice | undefined): Html {
+function notice(n: SubscribeNotice | undefined): Html {
   if (!n) return html``;
-  if (n.kind === 'subscribed') {
-    return html`<p role="status">Subscribed ${n.subscription.address} (pending confirmation). To stop these e-mails: <a href="${statusPath(url, `/unsubscribe/${n.subscription.id}`)}">unsubscribe</a>.</p>`;
-  }
-  if (n.kind === 'already') return html`<p role="status">That address is already subscribed.</p>`;
-  if (n.kind === 'unsubscribed') return html`<p role="status">Unsubscribed.</p>`;
+  if (n.kind === 'check-inbox') return html`<p role="status">Check your inbox to confirm: we sent a link to the address unless it is subscribed already.</p>`;
+  if (n.kind === 'unsubscribed') return html`<p role="status">Unsubscribed. You will get no more e-mails from this page.</p>`;
+  if (n.kind === 'confirmed') return html`<p role="status">Subscription confirmed. You will get an e-mail for each incident update.</p>`;
   return html`<p role="alert">${n.message}</p>`;
 }
 
@@ -211,7 +208,7 @@ ${home ? html`<a href="${home}">${brand}</a>` : brand}
   const main = html`<h1>${p.name}</h1>
 ${renderLive(m)}
 <section aria-labelledby="sub-h" id="subscribe"><h2 id="sub-h">Get updates by e-mail</h2>
-${notice(p.url, n)}
+${notice(n)}
 <form class="subscribe" method="post" action="${statusPath(p.url, '/subscriptions')}">
 <label for="email">E-mail address</label>
 <input id="email" name="email" type="email" required autocomplete="email">
@@ -231,16 +228,23 @@ ${notice(p.url, n)}
   });
 }
 
-/** The confirmation page of an unsubscribe link (a form, so link prefetchers cannot unsubscribe). */
-export function renderUnsubscribe(page: StoredStatusPage, sub: Subscription, nonce: string): string {
+/**
+ * The page a confirmation or unsubscribe link opens: a button that POSTs the link back (a link
+ * prefetcher or a mail scanner following it changes nothing).
+ */
+export function renderLinkForm(page: StoredStatusPage, purpose: 'confirm' | 'unsubscribe', token: string, nonce: string): string {
+  const [title, question, button] =
+    purpose === 'confirm'
+      ? ['Confirm your subscription', `Receive an e-mail for each incident update of ${page.name}?`, 'Confirm subscription']
+      : ['Unsubscribe', `Stop e-mail updates of ${page.name}?`, 'Unsubscribe'];
   return layout({
     nonce,
-    title: `Unsubscribe: ${page.name}`,
+    title: `${title}: ${page.name}`,
     themeCss: themeCss(page.themeColors as { light: Theme; dark: Theme } | null, page.defaultTheme as ThemeMode),
     favicon: page.favicon,
     header: html`<header class="top"><div class="inner"><span class="site">${page.name}</span></div></header>`,
-    main: html`<h1>Unsubscribe</h1><p>Stop e-mail updates of ${page.name} to ${sub.address}?</p>
-<form method="post" action="${statusPath(page.url, `/unsubscribe/${sub.id}`)}"><button type="submit">Unsubscribe</button></form>
+    main: html`<h1>${title}</h1><p>${question}</p>
+<form method="post" action="${statusPath(page.url, `/${purpose}/${token}`)}"><button type="submit">${button}</button></form>
 <p><a href="${statusPath(page.url)}">Back to the status page</a></p>`,
   });
 }

@@ -13,6 +13,7 @@ import {
 } from '../status-pages/schemas.js';
 import { checkServiceRefs, incidentView, type IncidentUpdate, type StoredIncident } from '../status-pages/model.js';
 import type { Transaction } from '../store/store.js';
+import { kickMail, notifySubscribers } from '../status-pages/mails.js';
 
 // Incidents and their updates (spec endpoints 1-3, decisions §2 and §4). PUT and PATCH merge.
 const incidentParams = z.object({ incidentId: z.string() });
@@ -39,7 +40,8 @@ function mustUpdate(incident: StoredIncident, updateId: string): IncidentUpdate 
 }
 
 /** Routes of `/v1/status-pages/incidents`; registered before `/v1/status-pages/:statusPageId`. */
-export const incidentRoutes: RouteModule = ({ store, isoNow }) => {
+export const incidentRoutes: RouteModule = (ctx) => {
+  const { store, isoNow } = ctx;
   const mergeIncident = route({
     method: 'PUT',
     path: '/v1/status-pages/incidents/:incidentId',
@@ -114,7 +116,9 @@ export const incidentRoutes: RouteModule = ({ store, isoNow }) => {
           updated_at: null,
         };
         tx.put(STATUS_COLL.incidents, incident.id, incident);
+        const mails = incident.incidentUpdates[0].notifySubscribers ? notifySubscribers(ctx, tx, incident, incident.incidentUpdates[0], ctx.options.now()) : null;
         tx.commit();
+        if (mails) kickMail(ctx, mails);
         return created(incidentView(src, incident));
       },
     }),
@@ -149,8 +153,12 @@ export const incidentRoutes: RouteModule = ({ store, isoNow }) => {
         const incident = mustGet<StoredIncident>(tx, STATUS_COLL.incidents, params.incidentId);
         const last = incident.incidentUpdates[incident.incidentUpdates.length - 1];
         const update = newUpdate(tx, body, last?.status, isoNow());
-        tx.put(STATUS_COLL.incidents, incident.id, { ...incident, incidentUpdates: [...incident.incidentUpdates, update] });
+        const next = { ...incident, incidentUpdates: [...incident.incidentUpdates, update] };
+        tx.put(STATUS_COLL.incidents, incident.id, next);
+        // The subscribers' mails are queued with the update, in its transaction.
+        const mails = update.notifySubscribers ? notifySubscribers(ctx, tx, next, update, ctx.options.now()) : null;
         tx.commit();
+        if (mails) kickMail(ctx, mails);
         // 200, not 201: the reference answers this creation with 200 (decisions §0, endpoint 1).
         return ok(update);
       },

@@ -7,7 +7,8 @@ import { STATUS_COLL } from '../rundata/collections.js';
 import { bulkSubscriptionsBody, statusPageBody, type StatusPageBody } from '../status-pages/schemas.js';
 import { checkServiceRefs, statusPageView, subscriptionView, type StoredCard, type StoredStatusPage, type Subscription } from '../status-pages/model.js';
 import type { Store, Transaction } from '../store/store.js';
-import { addSubscriptions } from '../status-pages/subscriptions.js';
+import { addSubscription, isExpired, MAX_SUBSCRIPTIONS_PER_PAGE, removePageSubscriptions, removeSubscription } from '../status-pages/subscriptions.js';
+import { stageConfirmation } from '../status-pages/mails.js';
 
 // Status pages (spec endpoints 4 and 5, decisions §3.6 and §4): PUT replaces; `url` and
 // `customDomain` are unique across every account (409); cards keep a given id.
@@ -79,110 +80,125 @@ function pageView(store: Store, account: string, page: StoredStatusPage) {
 }
 
 /** Routes of `/v1/status-pages` and page subscriptions; registered after services and incidents. */
-export const statusPageRoutes: RouteModule = ({ store, isoNow }) => [
-  route({
-    method: 'GET',
-    path: '/v1/status-pages',
-    query: cursorQuery(20),
-    handle: ({ account, query }) => {
-      const page = cursorOf(store.list<StoredStatusPage>(account, STATUS_COLL.statusPages).reverse(), query, (p) => p.id);
-      return ok({ ...page, entries: page.entries.map((p) => pageView(store, account, p)) });
-    },
-  }),
-  route({
-    method: 'POST',
-    path: '/v1/status-pages',
-    body: statusPageBody,
-    handle: ({ account, body }) => {
-      const tx = store.begin(account);
-      checkCardIds(body);
-      checkCardServices(tx, body);
-      checkUnique(store, tx, body);
-      const page = toStored(tx, body, isoNow());
-      tx.put(STATUS_COLL.statusPages, page.id, page);
-      tx.commit();
-      return created(pageView(store, account, page));
-    },
-  }),
-  route({
-    method: 'GET',
-    path: '/v1/status-pages/:statusPageId',
-    params: pageParams,
-    handle: ({ account, params }) =>
-      ok(pageView(store, account, mustGet<StoredStatusPage>(store.view(account), STATUS_COLL.statusPages, params.statusPageId))),
-  }),
-  route({
-    method: 'PUT',
-    path: '/v1/status-pages/:statusPageId',
-    params: pageParams,
-    body: statusPageBody,
-    handle: ({ account, params, body }) => {
-      checkCardIds(body);
-      const tx = store.begin(account);
-      const prior = mustGet<StoredStatusPage>(tx, STATUS_COLL.statusPages, params.statusPageId);
-      checkCardServices(tx, body);
-      checkUnique(store, tx, body, prior.id);
-      const page = toStored(tx, body, isoNow(), prior);
-      tx.put(STATUS_COLL.statusPages, page.id, page);
-      tx.commit();
-      return ok(pageView(store, account, page));
-    },
-  }),
-  route({
-    method: 'DELETE',
-    path: '/v1/status-pages/:statusPageId',
-    params: pageParams,
-    handle: ({ account, params }) => {
-      const tx = store.begin(account);
-      mustGet(tx, STATUS_COLL.statusPages, params.statusPageId);
-      tx.delete(STATUS_COLL.statusPages, params.statusPageId);
-      for (const sub of tx.list<Subscription>(STATUS_COLL.subscriptions)) {
-        if (sub.statusPageId === params.statusPageId) tx.delete(STATUS_COLL.subscriptions, sub.id);
-      }
-      tx.commit();
-      return noContent();
-    },
-  }),
-  route({
-    method: 'GET',
-    path: '/v1/status-pages/:statusPageId/subscriptions',
-    params: pageParams,
-    handle: ({ account, params }) => {
-      mustGet(store.view(account), STATUS_COLL.statusPages, params.statusPageId);
-      const subs = store
-        .list<Subscription>(account, STATUS_COLL.subscriptions)
-        .filter((s) => s.statusPageId === params.statusPageId)
-        .map(subscriptionView);
-      return ok(subs, { 'content-range': contentRange(0, subs.length, subs.length) });
-    },
-  }),
-  route({
-    method: 'POST',
-    path: '/v1/status-pages/:statusPageId/subscriptions/bulk',
-    params: pageParams,
-    body: bulkSubscriptionsBody,
-    handle: ({ account, params, body }) => {
-      const tx = store.begin(account);
-      mustGet(tx, STATUS_COLL.statusPages, params.statusPageId);
-      const status = body.autoVerify ? 'VERIFIED' : 'PENDING';
-      const createdCount = addSubscriptions(tx, params.statusPageId, body.subscriptions.map((s) => s.config), status, isoNow).length;
-      tx.commit();
-      return created({ created: createdCount, skipped: body.subscriptions.length - createdCount, status });
-    },
-  }),
-  route({
-    method: 'DELETE',
-    path: '/v1/status-pages/:statusPageId/subscriptions/:subscriptionId',
-    params: z.object({ statusPageId: z.string(), subscriptionId: z.string() }),
-    handle: ({ account, params }) => {
-      const tx = store.begin(account);
-      mustGet(tx, STATUS_COLL.statusPages, params.statusPageId);
-      const sub = tx.get<Subscription>(STATUS_COLL.subscriptions, params.subscriptionId);
-      // A subscription of another page is not found under this one (decisions §5.8).
-      if (!sub || sub.statusPageId !== params.statusPageId) throw notFound();
-      tx.delete(STATUS_COLL.subscriptions, sub.id);
-      tx.commit();
-      return noContent();
-    },
-  }),
-];
+export const statusPageRoutes: RouteModule = (ctx) => {
+  const { store, isoNow } = ctx;
+  return [
+    route({
+      method: 'GET',
+      path: '/v1/status-pages',
+      query: cursorQuery(20),
+      handle: ({ account, query }) => {
+        const page = cursorOf(store.list<StoredStatusPage>(account, STATUS_COLL.statusPages).reverse(), query, (p) => p.id);
+        return ok({ ...page, entries: page.entries.map((p) => pageView(store, account, p)) });
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/v1/status-pages',
+      body: statusPageBody,
+      handle: ({ account, body }) => {
+        const tx = store.begin(account);
+        checkCardIds(body);
+        checkCardServices(tx, body);
+        checkUnique(store, tx, body);
+        const page = toStored(tx, body, isoNow());
+        tx.put(STATUS_COLL.statusPages, page.id, page);
+        tx.commit();
+        return created(pageView(store, account, page));
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/v1/status-pages/:statusPageId',
+      params: pageParams,
+      handle: ({ account, params }) =>
+        ok(pageView(store, account, mustGet<StoredStatusPage>(store.view(account), STATUS_COLL.statusPages, params.statusPageId))),
+    }),
+    route({
+      method: 'PUT',
+      path: '/v1/status-pages/:statusPageId',
+      params: pageParams,
+      body: statusPageBody,
+      handle: ({ account, params, body }) => {
+        checkCardIds(body);
+        const tx = store.begin(account);
+        const prior = mustGet<StoredStatusPage>(tx, STATUS_COLL.statusPages, params.statusPageId);
+        checkCardServices(tx, body);
+        checkUnique(store, tx, body, prior.id);
+        const page = toStored(tx, body, isoNow(), prior);
+        tx.put(STATUS_COLL.statusPages, page.id, page);
+        tx.commit();
+        return ok(pageView(store, account, page));
+      },
+    }),
+    route({
+      method: 'DELETE',
+      path: '/v1/status-pages/:statusPageId',
+      params: pageParams,
+      handle: ({ account, params }) => {
+        const tx = store.begin(account);
+        mustGet(tx, STATUS_COLL.statusPages, params.statusPageId);
+        tx.delete(STATUS_COLL.statusPages, params.statusPageId);
+        removePageSubscriptions(tx, params.statusPageId, ctx.options.now());
+        tx.commit();
+        return noContent();
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/v1/status-pages/:statusPageId/subscriptions',
+      params: pageParams,
+      handle: ({ account, params }) => {
+        mustGet(store.view(account), STATUS_COLL.statusPages, params.statusPageId);
+        const now = ctx.options.now();
+        // An unconfirmed subscription past its time is gone (status-pages/subscriptions.ts).
+        const subs = store
+          .list<Subscription>(account, STATUS_COLL.subscriptions)
+          .filter((s) => s.statusPageId === params.statusPageId && !isExpired(s, now))
+          .map(subscriptionView);
+        return ok(subs, { 'content-range': contentRange(0, subs.length, subs.length) });
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/v1/status-pages/:statusPageId/subscriptions/bulk',
+      params: pageParams,
+      body: bulkSubscriptionsBody,
+      handle: ({ account, params, body }) => {
+        const tx = store.begin(account);
+        const page = mustGet<StoredStatusPage>(tx, STATUS_COLL.statusPages, params.statusPageId);
+        const status = body.autoVerify ? 'VERIFIED' : 'PENDING';
+        const now = ctx.options.now();
+        let createdCount = 0;
+        let queued = false;
+        // An address subscribed already, repeated, or at its bound of subscriptions is skipped.
+        for (const { config } of body.subscriptions) {
+          const made = addSubscription(tx, page.id, config, status, now);
+          if (made.kind === 'page-full') throw conflict(`The status page has ${MAX_SUBSCRIPTIONS_PER_PAGE} subscriptions, the most a page may have; nothing was added`);
+          if (made.kind !== 'created') continue;
+          createdCount++;
+          // Without autoVerify, each new address confirms through the link of its mail (double opt-in).
+          if (status === 'PENDING' && stageConfirmation(ctx, tx, page, made.subscription, now)) queued = true;
+        }
+        tx.commit();
+        if (queued) ctx.outbox.kick();
+        return created({ created: createdCount, skipped: body.subscriptions.length - createdCount, status });
+      },
+    }),
+    route({
+      method: 'DELETE',
+      path: '/v1/status-pages/:statusPageId/subscriptions/:subscriptionId',
+      params: z.object({ statusPageId: z.string(), subscriptionId: z.string() }),
+      handle: ({ account, params }) => {
+        const tx = store.begin(account);
+        mustGet(tx, STATUS_COLL.statusPages, params.statusPageId);
+        const sub = tx.get<Subscription>(STATUS_COLL.subscriptions, params.subscriptionId);
+        // A subscription of another page is not found under this one (decisions §5.8).
+        if (!sub || sub.statusPageId !== params.statusPageId || isExpired(sub, ctx.options.now())) throw notFound();
+        removeSubscription(tx, sub, ctx.options.now());
+        tx.commit();
+        return noContent();
+      },
+    }),
+  ];
+};

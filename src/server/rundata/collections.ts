@@ -24,6 +24,12 @@ export const STATUS_COLL = {
   services: COLL.services,
   incidents: 'incidents',
   subscriptions: 'statusPageSubscriptions',
+  /** Per address (id: sha256 of it, lower case): its subscriptions and mails of the hour (status-pages/subscriptions.ts). */
+  subscribers: 'statusPageSubscribers',
+  /** Per page (id: the page's): how many subscriptions it has. */
+  subscriptionTallies: 'statusPageSubscriptionTallies',
+  /** Incident mails to many subscribers, worked off in chunks (status-pages/fanout.ts). */
+  mailJobs: 'subscriberMailJobs',
 } as const;
 
 /**
@@ -40,5 +46,7 @@ export const RUN_INDEX = {
   [RUN_COLL.alertNotifications]: { check: 'checkId', time: 'created_at', expires: true, keepWhile: { field: 'status', values: ['IN_PROGRESS', 'RATE_LIMITED'] } },
   // Indexed by when each delivery is due: the sender leases the due ones (Store.lease).
   [RUN_COLL.outbox]: { check: 'checkId', time: 'dueAt', expires: false },
+  // Leased like the outbox: one taker per job across instances (status-pages/fanout.ts).
+  [STATUS_COLL.mailJobs]: { check: 'incidentId', time: 'dueAt', expires: false },
   [RUN_COLL.errorGroups]: { check: 'checkId', time: 'lastSeen', expires: false, editable: true },
 } as const satisfies IndexedKinds;

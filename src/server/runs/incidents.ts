@@ -2,6 +2,7 @@ import type { ServerContext } from '../context.js';
 import { STATUS_COLL } from '../rundata/collections.js';
 import type { IncidentUpdate, StoredIncident } from '../status-pages/model.js';
 import type { AlertState } from './alert-state.js';
+import { kickMail, notifySubscribers } from '../status-pages/mails.js';
 
 /** A check's `triggerIncident` (all five fields are required when it is set). */
 export interface TriggerIncident {
@@ -54,16 +55,18 @@ export function followIncident(
       updated_at: null,
     };
     tx.put(STATUS_COLL.incidents, incident.id, incident);
+    const mails = trigger.notifySubscribers ? notifySubscribers(ctx, tx, incident, incident.incidentUpdates[0], ctx.options.now()) : null;
     tx.commit();
+    if (mails) kickMail(ctx, mails);
     return incident.id;
   }
   if (previous === 'FAILING' && next !== 'FAILING' && stillOpen) {
-    tx.put(STATUS_COLL.incidents, open.id, {
-      ...open,
-      incidentUpdates: [...open.incidentUpdates, update('RESOLVED', `${check.name} has recovered.`)],
-      updated_at: now,
-    });
+    const resolved = update('RESOLVED', `${check.name} has recovered.`);
+    const next: StoredIncident = { ...open, incidentUpdates: [...open.incidentUpdates, resolved], updated_at: now };
+    tx.put(STATUS_COLL.incidents, open.id, next);
+    const mails = trigger.notifySubscribers ? notifySubscribers(ctx, tx, next, resolved, ctx.options.now()) : null;
     tx.commit();
+    if (mails) kickMail(ctx, mails);
     return null;
   }
   return stillOpen ? open.id : null;

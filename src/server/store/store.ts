@@ -149,10 +149,11 @@ export class Store {
 
   /**
    * Leases due records of an indexed kind (the persisted queues): see Backend.lease. Pending
-   * deferred writes are not flushed first: those of a queue only move leased records (due at their
-   * lease end) later or away, and land long before that.
+   * deferred writes of the kind land first (a delivered failure releases its waiting recovery in
+   * one of them); the deliverer leases once per batch of room, so this is one write per batch.
    */
   lease(kind: string, nowMs: number, untilMs: number, limit: number): LeasedRecord[] {
+    this.settle(kind);
     return this.backend.lease(kind, nowMs, untilMs, limit);
   }
 
