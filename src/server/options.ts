@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { LogFormat, ServiceLog } from './log.js';
+import type { DenyTargets } from './net/policy.js';
 
 /** A role an API key has: `admin` may write, `read-only` may only GET. */
 export type KeyRole = 'admin' | 'read-only';
@@ -57,6 +58,8 @@ export interface ServerOptions {
   logFormat: LogFormat;
   /** Where events go instead of stderr (tests). */
   log?: ServiceLog;
+  /** What the checks and webhooks the service runs may not connect to (`--deny-targets`). */
+  denyTargets: DenyTargets;
 }
 
 /** The key `mac serve` accepts when no key is configured. */
@@ -68,12 +71,38 @@ export const DEFAULT_RETENTION_DAYS = 30;
 /** The largest request body accepted. */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
-/** Fills the defaults of every option not given. */
+/**
+ * Whether `--host` is a loopback address (127.0.0.0/8, ::1, `localhost`): only there is the dev
+ * key accepted, since only the machine itself can reach the service.
+ */
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  if (bare === 'localhost' || bare === '::1' || bare === '0:0:0:0:0:0:0:1') return true;
+  const v4 = /^(?:::ffff:)?(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(bare);
+  return v4 !== null && Number(v4[1]) === 127 && v4.slice(2).every((p) => Number(p) <= 255);
+}
+
+/**
+ * Why the keys cannot be used on `host`, or null: the well-known dev key (the default when no
+ * key is given, or given explicitly) is refused unless the service listens on loopback.
+ */
+export function devKeyProblem(host: string, keys: readonly ApiKeySpec[]): string | null {
+  if (isLoopbackHost(host)) return null;
+  if (keys.length === 0) return `--host ${host} is not a loopback address: pass API keys (--api-key KEY --account ID, or --keys FILE); the dev key ${DEV_KEY.key} is accepted only on loopback`;
+  if (keys.some((k) => k.key === DEV_KEY.key)) return `--host ${host} is not a loopback address: the dev key ${DEV_KEY.key} is accepted only on loopback; give another key`;
+  return null;
+}
+
+/** Fills the defaults of every option not given; throws when the dev key would serve beyond loopback. */
 export function resolveServerOptions(partial: Partial<ServerOptions> = {}): ServerOptions {
+  const host = partial.host ?? '127.0.0.1';
+  const keys = partial.keys && partial.keys.length > 0 ? partial.keys : [];
+  const problem = devKeyProblem(host, keys);
+  if (problem) throw new Error(problem);
   return {
-    host: partial.host ?? '127.0.0.1',
+    host,
     port: partial.port ?? 4010,
-    keys: partial.keys && partial.keys.length > 0 ? partial.keys : [DEV_KEY],
+    keys: keys.length > 0 ? keys : [DEV_KEY],
     stateFile: partial.stateFile,
     retentionDays: partial.retentionDays ?? DEFAULT_RETENTION_DAYS,
     retention: partial.retention ?? { batch: 500, idleMs: 60_000 },
@@ -86,6 +115,7 @@ export function resolveServerOptions(partial: Partial<ServerOptions> = {}): Serv
     now: partial.now ?? Date.now,
     logFormat: partial.logFormat ?? 'text',
     log: partial.log,
+    denyTargets: partial.denyTargets ?? { defaults: true, entries: [] },
   };
 }
 

@@ -8,6 +8,8 @@ import { Store } from './store/store.js';
 import { Retention } from './store/retention.js';
 import { DatabaseUnavailable } from './store/errors.js';
 import { RUN_INDEX } from './rundata/collections.js';
+import { databaseTarget, policyRules } from './net/policy.js';
+import { isPostgresUrl } from './options.js';
 
 /** Delay of the first retention step after the service starts listening (ms). */
 export const RETENTION_FIRST_STEP_MS = 5_000;
@@ -17,7 +19,10 @@ export interface MacServer {
   ctx: ServerContext;
   /** Handles a request in process (tests, fuzzing), without a socket. */
   request(path: string, init?: RequestInit): Promise<Response>;
-  /** Starts listening; resolves with the URL (`http://host:port`). */
+  /**
+   * Starts listening; resolves with the URL (`http://host:port`) once the network policy knows
+   * the port (rejects, not listening, when an item of `--deny-targets` does not resolve).
+   */
   listen(): Promise<string>;
   /** Stops accepting connections, ends open ones and closes the database. */
   close(): Promise<void>;
@@ -55,15 +60,23 @@ export function createServer(partial: Partial<ServerOptions> = {}, extras: AppEx
       const listener = getRequestListener(app.fetch);
       http = createHttpServer(listener);
       const server = http;
-      return new Promise((resolve, reject) => {
+      return new Promise<number>((resolve, reject) => {
         server.once('error', reject);
-        server.listen(options.port, options.host, () => {
-          const { port } = server.address() as AddressInfo;
-          // The first retention step waits until the service listens, and a little more.
-          retention?.start(options.retention.firstMs ?? RETENTION_FIRST_STEP_MS);
-          const host = options.host.includes(':') ? `[${options.host}]` : options.host;
-          resolve(`http://${host}:${port}`);
-        });
+        server.listen(options.port, options.host, () => resolve((server.address() as AddressInfo).port));
+      }).then(async (port) => {
+        // No check runs before its policy knows the service's port.
+        try {
+          const database = options.stateFile && isPostgresUrl(options.stateFile) ? databaseTarget(options.stateFile) : null;
+          ctx.policy.replace(await policyRules(options.denyTargets, { listen: { host: options.host, port }, database }));
+        } catch (err) {
+          await new Promise<void>((done) => server.close(() => done()));
+          http = undefined;
+          throw err;
+        }
+        // The first retention step waits until the service listens, and a little more.
+        retention?.start(options.retention.firstMs ?? RETENTION_FIRST_STEP_MS);
+        const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+        return `http://${host}:${port}`;
       });
     },
     async close() {

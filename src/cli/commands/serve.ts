@@ -7,7 +7,8 @@ import { parseCount } from '../../config/options.js';
 import { usageHint } from '../help.js';
 import { isPostgresUrl } from '../../server/options.js';
 import { redactUrl } from '../../server/store/postgres.js';
-import { DEV_KEY, DEFAULT_RETENTION_DAYS, parseApiKey, parseDatabaseUrl, parseFaults, parseKeysFile, parseRateLimit, type ApiKeySpec, type ServerOptions } from '../../server/options.js';
+import { parseDenyTargets } from '../../server/net/policy.js';
+import { DEV_KEY, DEFAULT_RETENTION_DAYS, devKeyProblem, parseApiKey, parseDatabaseUrl, parseFaults, parseKeysFile, parseRateLimit, type ApiKeySpec, type ServerOptions } from '../../server/options.js';
 import { runsOf, startRuns } from '../../server/runs/runs.js';
 import { parseLogFormat } from '../../server/log.js';
 
@@ -26,6 +27,7 @@ interface ServeFlags {
   timeScale: string;
   runs: boolean;
   logFormat: string;
+  denyTargets: string[];
 }
 
 const collect = (value: string, prev: string[]) => [...prev, value];
@@ -57,6 +59,12 @@ export const register: RegisterCommand = (program, ctx) => {
     .option('--rate-limit <n/seconds>', 'requests per key per window; 0/60 disables', '600/60')
     .option('--time-scale <k>', 'run schedules K times faster', '1')
     .option('--no-runs', 'do not run the stored checks')
+    .option(
+      '--deny-targets <list>',
+      'addresses the checks and webhooks may not reach, added to the defaults (the service itself, its database, link-local and cloud metadata): CIDR, ADDRESS, HOST:PORT, [IPV6]:PORT, comma separated, repeatable; "none" drops the defaults',
+      collect,
+      [],
+    )
     .option('--log-format <format>', 'event lines on stderr (state changes, notifications sent, retried or failed, runs shed): text or json', 'text')
     .action(async (flags: ServeFlags) => {
       const options = toOptions(flags);
@@ -69,6 +77,8 @@ export const register: RegisterCommand = (program, ctx) => {
       } catch (err) {
         server.ctx.store.close();
         const code = (err as NodeJS.ErrnoException).code;
+        // An item of --deny-targets that does not resolve: the error names it.
+        if (code === undefined && err instanceof Error) throw new UsageError(err.message);
         throw new MacError(`cannot listen on ${options.host}:${options.port}: ${code ?? String(err)}`, {
           cause: err,
           hint: code === 'EADDRINUSE' ? 'another process uses this port; pick one with --port' : undefined,
@@ -152,12 +162,16 @@ function toOptions(flags: ServeFlags): Partial<ServerOptions> & { keys: ApiKeySp
   const latencyMs = intFlag('--latency', flags.latency, 600_000);
   const timeScale = Number(flags.timeScale);
   if (!(timeScale > 0)) throw new UsageError(`--time-scale must be a positive number, not "${flags.timeScale}"`);
+  const keys = allKeys(flags);
+  const problem = devKeyProblem(flags.host, keys);
+  if (problem) throw new UsageError(problem);
   return {
     host: flags.host,
     port,
     stateFile: stateFileOf(flags),
     retentionDays: intFlag('--retention-days', flags.retentionDays, 36_500),
-    keys: allKeys(flags),
+    keys: keys.length > 0 ? keys : [DEV_KEY],
+    denyTargets: usage(() => parseDenyTargets(flags.denyTargets)),
     latencyMs,
     faults: flags.faults === undefined ? [] : usage(() => parseFaults(flags.faults!)),
     rateLimit: usage(() => parseRateLimit(flags.rateLimit)),
@@ -174,7 +188,7 @@ function stateFileOf(flags: ServeFlags): string | undefined {
   return usage(() => parseDatabaseUrl(flags.database!));
 }
 
-// Keys of --keys FILE and of --api-key together; without either, the dev key.
+// Keys of --keys FILE and of --api-key together; none without either (the dev key, on loopback only).
 function allKeys(flags: ServeFlags): ApiKeySpec[] {
   if (flags.keys === undefined) return keysOf(flags.apiKey, flags.account);
   const file = flags.keys;
@@ -195,7 +209,7 @@ function allKeys(flags: ServeFlags): ApiKeySpec[] {
 function keysOf(keys: string[], accounts: string[]): ApiKeySpec[] {
   if (keys.length === 0) {
     if (accounts.length > 0) throw new UsageError('--account needs an --api-key', { hint: 'pass --api-key KEY --account ID pairs' });
-    return [DEV_KEY];
+    return [];
   }
   if (accounts.length > 1 && accounts.length !== keys.length) {
     throw new UsageError(`${keys.length} --api-key but ${accounts.length} --account`, { hint: 'pass one --account per --api-key, or a single --account for all keys' });
