@@ -207,5 +207,28 @@ export function parseDatabaseUrl(url: string): string {
   const m = /^sqlite:(.+)$/.exec(url);
   if (m) return m[1].replace(/^\/\/(?=\/)/, '');
   if (isPostgresUrl(url) && url.length > url.indexOf('//') + 2) return url;
-  throw new Error(`--database must be sqlite:FILE or postgres://USER:PASSWORD@HOST:PORT/DATABASE, not "${/^postgres/.test(url) ? 'postgres:...' : url}"`);
+  throw new Error(`--database must be sqlite:FILE or postgres://USER@HOST:PORT/DATABASE, not "${shownDatabaseArg(url)}"`);
+}
+
+/** What an error shows of a `--database` it cannot read: the scheme of anything URL-like, never its user info or query. */
+function shownDatabaseArg(url: string): string {
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url);
+  return scheme ? `${scheme[1]}:...` : url.length > 80 ? `${url.slice(0, 77)}...` : url;
+}
+
+/** The largest `--database-password-file` read. */
+export const MAX_PASSWORD_FILE_BYTES = 4096;
+
+/**
+ * The PostgreSQL URL with the password of `--database-password-file` (its text without the final
+ * newline), so that the password is never in argv. Throws an Error naming the flag when the URL
+ * already holds a password (user info or `?password=`) or the file's text is empty.
+ */
+export function withPassword(url: string, password: string): string {
+  const u = new URL(url);
+  if (u.password || u.searchParams.has('password')) throw new Error('--database-password-file: the --database URL already holds a password; give it in one place');
+  const text = password.replace(/\r?\n$/, '');
+  if (text === '' || /[\r\n]/.test(text)) throw new Error('--database-password-file: the file must hold the password on one line');
+  u.password = encodeURIComponent(text);
+  return u.toString();
 }

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
 import type { RegisterCommand } from '../context.js';
 import { MacError, UsageError } from '../../errors.js';
@@ -8,7 +8,7 @@ import { usageHint } from '../help.js';
 import { isPostgresUrl } from '../../server/options.js';
 import { redactUrl } from '../../server/store/postgres.js';
 import { parseDenyTargets } from '../../server/net/policy.js';
-import { DEV_KEY, DEFAULT_RETENTION_DAYS, devKeyProblem, parseApiKey, parseDatabaseUrl, parseFaults, parseKeysFile, parseRateLimit, type ApiKeySpec, type ServerOptions } from '../../server/options.js';
+import { DEV_KEY, DEFAULT_RETENTION_DAYS, MAX_PASSWORD_FILE_BYTES, devKeyProblem, parseApiKey, withPassword, parseDatabaseUrl, parseFaults, parseKeysFile, parseRateLimit, type ApiKeySpec, type ServerOptions } from '../../server/options.js';
 import { runsOf, startRuns } from '../../server/runs/runs.js';
 import { parseLogFormat } from '../../server/log.js';
 
@@ -28,6 +28,7 @@ interface ServeFlags {
   runs: boolean;
   logFormat: string;
   denyTargets: string[];
+  databasePasswordFile?: string;
 }
 
 const collect = (value: string, prev: string[]) => [...prev, value];
@@ -50,6 +51,10 @@ export const register: RegisterCommand = (program, ctx) => {
     .option('--port <port>', 'port to listen on (0 picks a free one)', '4010')
     .option('--state <file>', 'SQLite database that keeps the state across restarts (default: memory only); a journal of an earlier mac serve is imported once')
     .option('--database <url>', 'database of the state: sqlite:FILE (same as --state FILE), or postgres://USER:PASSWORD@HOST:PORT/DATABASE (several instances may share it)')
+    .option(
+      '--database-password-file <file>',
+      'file holding the PostgreSQL password of --database (keeps it out of the command line; PGPASSWORD in the environment works too)',
+    )
     .option('--retention-days <n>', 'days run data (results, sessions, heartbeat events, alert notifications) is kept; 0 keeps it forever', String(DEFAULT_RETENTION_DAYS))
     .option('--api-key <key>', 'accepted API key, KEY or KEY:read-only (repeatable, paired with --account)', collect, [])
     .option('--account <id>', 'account of the --api-key at the same position (repeatable)', collect, [])
@@ -181,11 +186,36 @@ function toOptions(flags: ServeFlags): Partial<ServerOptions> & { keys: ApiKeySp
   };
 }
 
-// --state FILE and --database sqlite:FILE name the same thing; one of them at most.
+// --state FILE and --database sqlite:FILE name the same thing; one of them at most. A PostgreSQL
+// URL gets the password of --database-password-file.
 function stateFileOf(flags: ServeFlags): string | undefined {
-  if (flags.database === undefined) return flags.state;
-  if (flags.state !== undefined) throw new UsageError('--state and --database both name the database; pass one');
-  return usage(() => parseDatabaseUrl(flags.database!));
+  const file = flags.databasePasswordFile;
+  if (flags.database !== undefined && flags.state !== undefined) throw new UsageError('--state and --database both name the database; pass one');
+  const parsed = flags.database === undefined ? flags.state : usage(() => parseDatabaseUrl(flags.database!));
+  if (file === undefined) return parsed;
+  if (parsed === undefined || !isPostgresUrl(parsed)) throw new UsageError('--database-password-file needs a PostgreSQL --database (postgres://USER@HOST:PORT/DATABASE)');
+  return usage(() => withPassword(parsed, readPasswordFile(file)));
+}
+
+// Bounded: a password file is a few bytes; a FIFO or a huge file is not read past the bound.
+function readPasswordFile(file: string): string {
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch (err) {
+    throw new UsageError(`--database-password-file: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+  }
+  try {
+    const buf = Buffer.alloc(MAX_PASSWORD_FILE_BYTES + 1);
+    const n = readSync(fd, buf, 0, buf.length, null);
+    if (n > MAX_PASSWORD_FILE_BYTES) throw new UsageError(`--database-password-file: ${file} is longer than ${MAX_PASSWORD_FILE_BYTES} bytes`);
+    return buf.subarray(0, n).toString('utf8');
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    throw new UsageError(`--database-password-file: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 // Keys of --keys FILE and of --api-key together; none without either (the dev key, on loopback only).
