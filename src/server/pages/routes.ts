@@ -16,6 +16,7 @@ import { STATUS_COLL } from '../rundata/collections.js';
 import type { StoredStatusPage, Subscription } from '../status-pages/model.js';
 import { addSubscriptions } from '../status-pages/subscriptions.js';
 import { hashKey, type StoredKey } from '../resources/keys.js';
+import { sameDomain } from '../resources/custom-domains.js';
 import { html } from './html.js';
 import { layout, newNonce, pageHeaders, SCRIPT_PATH } from './layout.js';
 import { PAGE_SCRIPT } from './script.js';
@@ -56,9 +57,6 @@ function hostName(c: Context<AppEnv>): string | null {
   return host.replace(/:\d+$/, '').replace(/^\[|\]$/g, '').toLowerCase();
 }
 
-function sameDomain(a: unknown, host: string): boolean {
-  return typeof a === 'string' && a.toLowerCase() === host;
-}
 
 function plainPage(status: number, title: string, message: string, extra: Record<string, string> = {}): Response {
   const nonce = newNonce();
