@@ -206,6 +206,23 @@ describe('the policy after resolution', () => {
     expect(ok.hasFailures).toBe(false);
   });
 
+  it('refuses IPv6 forms of this host (mapped, loopback, unspecified) where a dual-stack listener would answer', async () => {
+    const dual = http.createServer((_req, res) => res.end('inside'));
+    await new Promise<void>((r) => dual.listen(0, '::', () => r()));
+    const dualPort = (dual.address() as AddressInfo).port;
+    try {
+      const p = await policyOf([], dualPort);
+      for (const url of [`http://[::ffff:127.0.0.1]:${dualPort}/`, `http://[::1]:${dualPort}/`, `http://[::]:${dualPort}/`]) {
+        const [open] = await runCheck({ checkType: 'URL', name: 'u', request: { url, ipFamily: 'IPv6' } }, { limits: { timeoutMs: 3000 } });
+        expect(open.apiCheckResult?.response.body, `${url} without a policy`).toBe('inside');
+        const [r] = await runCheck({ checkType: 'URL', name: 'u', request: { url, ipFamily: 'IPv6' } }, { guard: p, limits: { timeoutMs: 3000 } });
+        expect(r.apiCheckResult?.requestError, url).toMatch(/^target (127\.0\.0\.1|\[::1\]|\[::\]):\d+ is refused by the service's network policy/);
+      }
+    } finally {
+      await new Promise<void>((r) => dual.close(() => r()));
+    }
+  });
+
   it('refuses a DNS check whose name server is refused', async () => {
     const p = await policyOf(['127.0.0.1:5399']);
     const [r] = await runCheck(
