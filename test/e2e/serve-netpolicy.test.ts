@@ -88,6 +88,7 @@ describe('mac serve --deny-targets (default policy)', () => {
     await served.stop();
 
     served = await startServe(['--no-runs', '--deny-targets', 'none']);
+    await waitFor(async () => (served!.log().includes('network policy: --deny-targets none') ? true : undefined), 5000);
     const self = await runOnce(served, 'url', { request: { url: `${served.url}/v1/checks` } });
     // Reached: the service answers 401 to a request without a key.
     expect(self.apiCheckResult).toMatchObject({ requestError: null, response: { status: 401 } });

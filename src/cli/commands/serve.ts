@@ -106,6 +106,10 @@ export const register: RegisterCommand = (program, ctx) => {
         lines.push(`  account ${k.accountId}: API key ${shown} (${k.role})`);
       }
       if (options.stateFile) lines.push(isPostgresUrl(options.stateFile) ? `  state: ${redactUrl(options.stateFile)} (PostgreSQL)` : `  state: ${options.stateFile} (SQLite)`);
+      // Named at start: a service whose checks may reach itself and its database is a choice.
+      if (options.denyTargets && !options.denyTargets.defaults) {
+        lines.push('  network policy: --deny-targets none: checks may reach this service, its database and link-local addresses');
+      }
       const imported = server.ctx.store.imported;
       if (imported) lines.push(`  imported ${imported.entries} journal entries; the journal is kept as ${imported.backup}`);
       ctx.output.result(lines.join('\n'));
