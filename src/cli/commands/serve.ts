@@ -50,7 +50,7 @@ export const register: RegisterCommand = (program, ctx) => {
     .option('--host <host>', 'address to bind', '127.0.0.1')
     .option('--port <port>', 'port to listen on (0 picks a free one)', '4010')
     .option('--state <file>', 'SQLite database that keeps the state across restarts (default: memory only); a journal of an earlier mac serve is imported once')
-    .option('--database <url>', 'database of the state: sqlite:FILE (same as --state FILE), or postgres://USER:PASSWORD@HOST:PORT/DATABASE (several instances may share it)')
+    .option('--database <url>', 'database of the state: sqlite:FILE (same as --state FILE), or postgres://USER@HOST:PORT/DATABASE (several instances may share it; its password from --database-password-file or PGPASSWORD)')
     .option(
       '--database-password-file <file>',
       'file holding the PostgreSQL password of --database (keeps it out of the command line; PGPASSWORD in the environment works too)',
