@@ -20,6 +20,7 @@ import { systemNameServer } from './dns/client.js';
 import { apiCheckResult, judge } from './outcome.js';
 import { attemptWithRetries } from './retry.js';
 import { runMultiStep, type MultiStepLimits } from './multistep/run.js';
+import type { TargetGuard } from './guard.js';
 
 /** How a run behaves; every field has a production default. */
 export interface RunOptions {
@@ -36,6 +37,12 @@ export interface RunOptions {
   multiStep?: Partial<MultiStepLimits>;
   /** The ping ICMP monitors run. */
   icmp?: Partial<IcmpOptions>;
+  /**
+   * The service's network policy, asked with every resolved address before a URL, API or TCP
+   * check connects (every redirect hop included) and before a DNS check queries its own name
+   * server; none in `mac test`. Multi-step scripts make their own connections: not covered.
+   */
+  guard?: TargetGuard;
 }
 
 /** One attempt's result: the check-result fields the runner owns (api-decisions §5.2, §5.3). */
@@ -71,14 +78,14 @@ interface KindRunner<C> {
 
 const TCP: KindRunner<TcpCheck> = {
   method: 'TCP',
-  probe: (check, limits) => probeTcp(check.request, limits),
+  probe: (check, limits, opts) => probeTcp(check.request, limits, opts.guard),
   assertions: (check) => check.request.assertions,
   data: (check) => check.request.data,
 };
 
 const DNS: KindRunner<DnsCheck> = {
   method: 'DNS',
-  probe: (check, limits, opts) => probeDns(check.request, limits, opts.systemNameServer ?? systemNameServer),
+  probe: (check, limits, opts) => probeDns(check.request, limits, opts.systemNameServer ?? systemNameServer, opts.guard),
   // The reference passes only NOERROR unless the check asserts on the response code itself.
   assertions: (check) =>
     check.request.assertions.some((a) => a.source === 'RESPONSE_CODE')
@@ -92,7 +99,7 @@ export const IMPLIED_STATUS: Assertion = { source: 'STATUS_CODE', comparison: 'L
 
 const HTTP: KindRunner<UrlCheck | ApiCheck> = {
   method: 'GET',
-  probe: (check, limits) => probeHttp(check.request, limits),
+  probe: (check, limits, opts) => probeHttp(check.request, limits, opts.guard),
   assertions: (check) =>
     check.request.assertions.some((a) => a.source === 'STATUS_CODE') ? check.request.assertions : [...check.request.assertions, IMPLIED_STATUS],
   data: () => null,

@@ -2,18 +2,29 @@ import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { TcpRequest } from './types.js';
 import { hostForUrl, type Probe, type ProbeLimits } from './probe.js';
+import { guardedLookup, type TargetGuard } from './guard.js';
 
 /**
  * Connects to hostname:port, sends `data` when set and reads the reply until the peer closes,
- * `maxBytes` arrived, or the line stayed quiet for `idleMs` (api-decisions §5.3).
+ * `maxBytes` arrived, or the line stayed quiet for `idleMs` (api-decisions §5.3). `guard` (the
+ * service's network policy) is asked with the resolved address before the connection opens.
  */
-export function probeTcp(req: TcpRequest, limits: ProbeLimits): Promise<Probe> {
+export function probeTcp(req: TcpRequest, limits: ProbeLimits, guard?: TargetGuard): Promise<Probe> {
   const start = performance.now();
   const at = { lookup: NaN, connect: NaN, firstByte: NaN, end: NaN };
   const chunks: Buffer[] = [];
   let size = 0;
+  // net.connect does not look an address literal up: the guard sees those here, names in the lookup.
+  const literal = req.hostname.replace(/^\[(.*)\]$/, '$1');
+  const refusedLiteral = guard && net.isIP(literal) ? guard.refuses(literal, req.port) : null;
+  if (refusedLiteral) return Promise.resolve(refusedProbe(req, refusedLiteral));
   return new Promise((resolve) => {
-    const socket = net.connect({ host: req.hostname, port: req.port, family: req.ipFamily === 'IPv6' ? 6 : 4 });
+    const socket = net.connect({
+      host: req.hostname,
+      port: req.port,
+      family: req.ipFamily === 'IPv6' ? 6 : 4,
+      lookup: guard ? guardedLookup(guard, req.port) : undefined,
+    });
     let idle: NodeJS.Timeout | undefined;
     let settled = false;
 
@@ -43,7 +54,8 @@ export function probeTcp(req: TcpRequest, limits: ProbeLimits): Promise<Probe> {
         },
         responseTime: dns + tcp,
         requestError: error ? error.message : null,
-        networkError: error !== null,
+        // A refused target is no network fault: retrying on network errors cannot help.
+        networkError: error !== null && error.code !== 'EPOLICY',
         values: { RESPONSE_DATA: body },
       });
     };
@@ -76,4 +88,19 @@ export function probeTcp(req: TcpRequest, limits: ProbeLimits): Promise<Probe> {
       finish({ message: err.message, code: err.code ?? 'EIO' });
     });
   });
+}
+
+/** The probe of a connection the guard refused before it opened. */
+function refusedProbe(req: TcpRequest, message: string): Probe {
+  return {
+    url: `tcp://${hostForUrl(req.hostname)}:${req.port}`,
+    status: 0,
+    statusText: 'EPOLICY',
+    body: '',
+    timingPhases: { wait: 0, dns: 0, tcp: 0, firstByte: 0, download: 0, total: 0 },
+    responseTime: 0,
+    requestError: message,
+    networkError: false,
+    values: { RESPONSE_DATA: '' },
+  };
 }

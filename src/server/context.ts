@@ -1,6 +1,7 @@
 import type { ServerOptions, KeyRole } from './options.js';
 import type { Store, Transaction } from './store/store.js';
 import { createLog, type ServiceLog } from './log.js';
+import { TargetPolicy, staticRules } from './net/policy.js';
 
 /** Work staged in the same transaction when a record of a kind is deleted (results of a check, ...). */
 export type Cascade = (tx: Transaction, id: string) => void;
@@ -17,6 +18,11 @@ export interface ServerContext {
   subscriberMail: { kick(): void };
   /** The URL the service listens on, once it does (`listen`): links in mails use it without `--public-url`. */
   listenUrl?: string;
+  /**
+   * The network policy (`--deny-targets`) of every check run and webhook: its defaults that
+   * depend on the port are added once the service listens (MacServer.listen).
+   */
+  policy: TargetPolicy;
   /** Now as an ISO 8601 UTC timestamp with milliseconds (the API's timestamp format). */
   isoNow(): string;
   /** Registers a cascade run inside the deleting transaction of a record of `kind`. */
@@ -42,6 +48,7 @@ export function createContext(options: ServerOptions, store: Store): ServerConte
     // Replaced by the service's deliverer (server.ts); a context without one queues only.
     outbox: { kick() {} },
     subscriberMail: { kick() {} },
+    policy: new TargetPolicy(staticRules(options.denyTargets)),
     isoNow: () => new Date(options.now()).toISOString(),
     onDelete(kind, cascade) {
       cascades.set(kind, [...(cascades.get(kind) ?? []), cascade]);

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { LogFormat, ServiceLog } from './log.js';
 import { resolveSenderSettings } from './alerts/settings.js';
 import type { SenderSettings } from './alerts/types.js';
+import type { DenyTargets } from './net/policy.js';
 
 /** A role an API key has: `admin` may write, `read-only` may only GET. */
 export type KeyRole = 'admin' | 'read-only';
@@ -65,6 +66,8 @@ export interface ServerOptions {
   log?: ServiceLog;
   /** How alerts and mails reach their receivers (`--smtp`, `--mail-from`, `--public-url`, provider URLs). */
   alerts: SenderSettings;
+  /** What the checks and webhooks the service runs may not connect to (`--deny-targets`). */
+  denyTargets: DenyTargets;
 }
 
 /** The key `mac serve` accepts when no key is configured. */
@@ -78,12 +81,38 @@ export const DEFAULT_RETENTION_DAYS = 30;
 /** The largest request body accepted. */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
-/** Fills the defaults of every option not given. */
+/**
+ * Whether `--host` is a loopback address (127.0.0.0/8, ::1, `localhost`): only there is the dev
+ * key accepted, since only the machine itself can reach the service.
+ */
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  if (bare === 'localhost' || bare === '::1' || bare === '0:0:0:0:0:0:0:1') return true;
+  const v4 = /^(?:::ffff:)?(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(bare);
+  return v4 !== null && Number(v4[1]) === 127 && v4.slice(2).every((p) => Number(p) <= 255);
+}
+
+/**
+ * Why the keys cannot be used on `host`, or null: the well-known dev key (the default when no
+ * key is given, or given explicitly) is refused unless the service listens on loopback.
+ */
+export function devKeyProblem(host: string, keys: readonly ApiKeySpec[]): string | null {
+  if (isLoopbackHost(host)) return null;
+  if (keys.length === 0) return `--host ${host} is not a loopback address: pass API keys (--api-key KEY --account ID, or --keys FILE); the dev key ${DEV_KEY.key} is accepted only on loopback`;
+  if (keys.some((k) => k.key === DEV_KEY.key)) return `--host ${host} is not a loopback address: the dev key ${DEV_KEY.key} is accepted only on loopback; give another key`;
+  return null;
+}
+
+/** Fills the defaults of every option not given; throws when the dev key would serve beyond loopback. */
 export function resolveServerOptions(partial: Partial<ServerOptions> = {}): ServerOptions {
+  const host = partial.host ?? '127.0.0.1';
+  const keys = partial.keys && partial.keys.length > 0 ? partial.keys : [];
+  const problem = devKeyProblem(host, keys);
+  if (problem) throw new Error(problem);
   return {
-    host: partial.host ?? '127.0.0.1',
+    host,
     port: partial.port ?? 4010,
-    keys: partial.keys && partial.keys.length > 0 ? partial.keys : [DEV_KEY],
+    keys: keys.length > 0 ? keys : [DEV_KEY],
     stateFile: partial.stateFile,
     retentionDays: partial.retentionDays ?? DEFAULT_RETENTION_DAYS,
     retention: partial.retention ?? { batch: 500, idleMs: 60_000 },
@@ -99,6 +128,7 @@ export function resolveServerOptions(partial: Partial<ServerOptions> = {}): Serv
     logFormat: partial.logFormat ?? 'text',
     log: partial.log,
     alerts: resolveSenderSettings(partial.alerts),
+    denyTargets: partial.denyTargets ?? { defaults: true, entries: [] },
   };
 }
 
@@ -190,5 +220,28 @@ export function parseDatabaseUrl(url: string): string {
   const m = /^sqlite:(.+)$/.exec(url);
   if (m) return m[1].replace(/^\/\/(?=\/)/, '');
   if (isPostgresUrl(url) && url.length > url.indexOf('//') + 2) return url;
-  throw new Error(`--database must be sqlite:FILE or postgres://USER:PASSWORD@HOST:PORT/DATABASE, not "${/^postgres/.test(url) ? 'postgres:...' : url}"`);
+  throw new Error(`--database must be sqlite:FILE or postgres://USER@HOST:PORT/DATABASE, not "${shownDatabaseArg(url)}"`);
+}
+
+/** What an error shows of a `--database` it cannot read: the scheme of anything URL-like, never its user info or query. */
+function shownDatabaseArg(url: string): string {
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url);
+  return scheme ? `${scheme[1]}:...` : url.length > 80 ? `${url.slice(0, 77)}...` : url;
+}
+
+/** The largest `--database-password-file` read. */
+export const MAX_PASSWORD_FILE_BYTES = 4096;
+
+/**
+ * The PostgreSQL URL with the password of `--database-password-file` (its text without the final
+ * newline), so that the password is never in argv. Throws an Error naming the flag when the URL
+ * already holds a password (user info or `?password=`) or the file's text is empty.
+ */
+export function withPassword(url: string, password: string): string {
+  const u = new URL(url);
+  if (u.password || u.searchParams.has('password')) throw new Error('--database-password-file: the --database URL already holds a password; give it in one place');
+  const text = password.replace(/\r?\n$/, '');
+  if (text === '' || /[\r\n]/.test(text)) throw new Error('--database-password-file: the file must hold the password on one line');
+  u.password = encodeURIComponent(text);
+  return u.toString();
 }

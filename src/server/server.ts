@@ -12,6 +12,8 @@ import { Deliverer } from './alerts/outbox.js';
 import { createSenders } from './alerts/channels.js';
 import { SubscriberMailer } from './status-pages/fanout.js';
 import { indexSubscriptions } from './status-pages/subscriptions.js';
+import { databaseTarget, policyDispatcher, policyRules } from './net/policy.js';
+import { isPostgresUrl } from './options.js';
 
 /** Delay of the first retention step after the service starts listening (ms). */
 export const RETENTION_FIRST_STEP_MS = 5_000;
@@ -21,7 +23,10 @@ export interface MacServer {
   ctx: ServerContext;
   /** Handles a request in process (tests, fuzzing), without a socket. */
   request(path: string, init?: RequestInit): Promise<Response>;
-  /** Starts listening; resolves with the URL (`http://host:port`). */
+  /**
+   * Starts listening; resolves with the URL (`http://host:port`) once the network policy knows
+   * the port (rejects, not listening, when an item of `--deny-targets` does not resolve).
+   */
   listen(): Promise<string>;
   /** Stops accepting connections, ends open ones and closes the database. */
   close(): Promise<void>;
@@ -46,7 +51,7 @@ export function createServer(partial: Partial<ServerOptions> = {}, extras: AppEx
   // A failed group commit of run data (kept and retried, or dropped with its count).
   store.onError = onInternalError;
   const app = createApp(ctx, { onInternalError, ...extras });
-  const deliverer = new Deliverer(ctx, extras.senders ?? createSenders(options.alerts));
+  const deliverer = new Deliverer(ctx, extras.senders, () => createSenders(options.alerts));
   ctx.outbox = deliverer;
   // Subscriptions stored before their subscriber records existed get them (once per account).
   indexSubscriptions(store, options.now());
@@ -71,19 +76,29 @@ export function createServer(partial: Partial<ServerOptions> = {}, extras: AppEx
       const listener = getRequestListener(app.fetch);
       http = createHttpServer(listener);
       const server = http;
-      return new Promise((resolve, reject) => {
+      return new Promise<number>((resolve, reject) => {
         server.once('error', reject);
-        server.listen(options.port, options.host, () => {
-          const { port } = server.address() as AddressInfo;
-          // The first retention step waits until the service listens, and a little more.
-          retention?.start(options.retention.firstMs ?? RETENTION_FIRST_STEP_MS);
-          // What the queue holds (from before a restart too) goes out once the service is up.
-          deliverer.start();
-          subscriberMail.start();
-          const host = options.host.includes(':') ? `[${options.host}]` : options.host;
-          ctx.listenUrl = `http://${host}:${port}`;
-          resolve(ctx.listenUrl);
-        });
+        server.listen(options.port, options.host, () => resolve((server.address() as AddressInfo).port));
+      }).then(async (port) => {
+        // No check runs before its policy knows the service's port.
+        try {
+          const database = options.stateFile && isPostgresUrl(options.stateFile) ? databaseTarget(options.stateFile) : null;
+          ctx.policy.replace(await policyRules(options.denyTargets, { listen: { host: options.host, port }, database }));
+        } catch (err) {
+          await new Promise<void>((done) => server.close(() => done()));
+          http = undefined;
+          throw err;
+        }
+        // The first retention step waits until the service listens, and a little more.
+        retention?.start(options.retention.firstMs ?? RETENTION_FIRST_STEP_MS);
+        // Alerts obey the network policy too: every request of the senders goes through it.
+        if (!extras.senders) deliverer.useSenders(createSenders({ ...options.alerts, dispatcher: await policyDispatcher(ctx.policy) }));
+        // What the queue holds (from before a restart too) goes out once the service is up.
+        deliverer.start();
+        subscriberMail.start();
+        const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+        ctx.listenUrl = `http://${host}:${port}`;
+        return ctx.listenUrl;
       });
     },
     async close() {

@@ -46,4 +46,29 @@ describe('uniqueness rules across two instances on one PostgreSQL (built CLI)', 
       await Promise.all([a.stop(), b.stop()]);
     }
   }, 120_000);
+
+  it('custom domains across kinds, accounts and letter cases: of concurrent claims through both instances exactly one succeeds', async () => {
+    const db = pgDatabase();
+    const a = await startServe(['--database', db, '--no-runs', '--rate-limit', '0/60', '--api-key', 'k-a', '--account', 'acc-a']);
+    const b = await startServe(['--database', db, '--no-runs', '--rate-limit', '0/60', '--api-key', 'k-b', '--account', 'acc-b']);
+    try {
+      for (let round = 0; round < 6; round++) {
+        const forms = [`race-${round}.example`, `RACE-${round}.Example`, `race-${round}.example.`, `Race-${round}.EXAMPLE.`];
+        const answers = await Promise.all(
+          Array.from({ length: 8 }, (_, i) => {
+            const domain = forms[i % forms.length];
+            const via = i % 2 ? a : b;
+            return i % 4 < 2
+              ? callApi(via, 'POST', '/v1/status-pages', { name: `p${i}`, url: `r${round}-${i}`, customDomain: domain, cards: [] })
+              : callApi(via, 'POST', '/v1/dashboards', { header: `d${i}`, customDomain: domain });
+          }),
+        );
+        const statuses = answers.map((r) => r.status);
+        expect(statuses.filter((s) => s === 201), `round ${round}: ${statuses.join(',')}`).toHaveLength(1);
+        expect(statuses.filter((s) => s === 409), `round ${round}: ${statuses.join(',')}`).toHaveLength(7);
+      }
+    } finally {
+      await Promise.all([a.stop(), b.stop()]);
+    }
+  }, 120_000);
 });

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
 import type { RegisterCommand } from '../context.js';
 import { MacError, UsageError } from '../../errors.js';
@@ -7,7 +7,8 @@ import { parseCount } from '../../config/options.js';
 import { usageHint } from '../help.js';
 import { isPostgresUrl } from '../../server/options.js';
 import { redactUrl } from '../../server/store/postgres.js';
-import { DEV_KEY, DEFAULT_RETENTION_DAYS, parseApiKey, parseDatabaseUrl, parseFaults, parseKeysFile, parseRateLimit, type ApiKeySpec, type ServerOptions } from '../../server/options.js';
+import { parseDenyTargets } from '../../server/net/policy.js';
+import { DEV_KEY, DEFAULT_RETENTION_DAYS, MAX_PASSWORD_FILE_BYTES, devKeyProblem, parseApiKey, withPassword, parseDatabaseUrl, parseFaults, parseKeysFile, parseRateLimit, type ApiKeySpec, type ServerOptions } from '../../server/options.js';
 import { runsOf, startRuns } from '../../server/runs/runs.js';
 import { parseLogFormat } from '../../server/log.js';
 import { DEFAULT_MAIL_FROM } from '../../server/alerts/mail.js';
@@ -56,6 +57,8 @@ interface ServeFlags {
   twilioTokenFile?: string;
   phoneFrom?: string;
   alertTimeout: string;
+  denyTargets: string[];
+  databasePasswordFile?: string;
 }
 
 const collect = (value: string, prev: string[]) => [...prev, value];
@@ -77,7 +80,11 @@ export const register: RegisterCommand = (program, ctx) => {
     .option('--host <host>', 'address to bind', '127.0.0.1')
     .option('--port <port>', 'port to listen on (0 picks a free one)', '4010')
     .option('--state <file>', 'SQLite database that keeps the state across restarts (default: memory only); a journal of an earlier mac serve is imported once')
-    .option('--database <url>', 'database of the state: sqlite:FILE (same as --state FILE), or postgres://USER:PASSWORD@HOST:PORT/DATABASE (several instances may share it)')
+    .option('--database <url>', 'database of the state: sqlite:FILE (same as --state FILE), or postgres://USER@HOST:PORT/DATABASE (several instances may share it; its password from --database-password-file or PGPASSWORD)')
+    .option(
+      '--database-password-file <file>',
+      'file holding the PostgreSQL password of --database (keeps it out of the command line; PGPASSWORD in the environment works too)',
+    )
     .option('--retention-days <n>', 'days run data (results, sessions, heartbeat events, alert notifications) is kept; 0 keeps it forever', String(DEFAULT_RETENTION_DAYS))
     .option('--api-key <key>', 'accepted API key, KEY or KEY:read-only (repeatable, paired with --account)', collect, [])
     .option('--account <id>', 'account of the --api-key at the same position (repeatable)', collect, [])
@@ -88,6 +95,12 @@ export const register: RegisterCommand = (program, ctx) => {
     .option('--time-scale <k>', 'run schedules K times faster', '1')
     .option('--no-runs', 'do not run the stored checks')
     .option('--public-url <url>', 'the URL people reach the service at (http:// or https://): links in alerts and in mails to status-page subscribers start with it; default: the URL it listens on')
+    .option(
+      '--deny-targets <list>',
+      'addresses the checks and webhooks may not reach, added to the defaults (the service itself, its database, link-local and cloud metadata): CIDR, ADDRESS, HOST:PORT, [IPV6]:PORT, comma separated, repeatable; "none" drops the defaults',
+      collect,
+      [],
+    )
     .option('--log-format <format>', 'event lines on stderr (state changes, notifications sent, retried or failed, runs shed): text or json', 'text')
     .option('--smtp <url>', 'SMTP server of alert and subscriber mails: smtp://[USER[:PASSWORD]@]HOST[:PORT] (STARTTLS when offered) or smtps://... (TLS)')
     .option('--smtp-password-file <file>', 'file holding the SMTP password (instead of one in the --smtp URL)')
@@ -112,6 +125,8 @@ export const register: RegisterCommand = (program, ctx) => {
       } catch (err) {
         server.ctx.store.close();
         const code = (err as NodeJS.ErrnoException).code;
+        // An item of --deny-targets that does not resolve: the error names it.
+        if (code === undefined && err instanceof Error) throw new UsageError(err.message);
         throw new MacError(`cannot listen on ${options.host}:${options.port}: ${code ?? String(err)}`, {
           cause: err,
           hint: code === 'EADDRINUSE' ? 'another process uses this port; pick one with --port' : undefined,
@@ -135,6 +150,10 @@ export const register: RegisterCommand = (program, ctx) => {
       }
       if (options.stateFile) lines.push(isPostgresUrl(options.stateFile) ? `  state: ${redactUrl(options.stateFile)} (PostgreSQL)` : `  state: ${options.stateFile} (SQLite)`);
       lines.push(...alertLines(options.alerts));
+      // Named at start: a service whose checks may reach itself and its database is a choice.
+      if (options.denyTargets && !options.denyTargets.defaults) {
+        lines.push('  network policy: --deny-targets none: checks may reach this service, its database and link-local addresses');
+      }
       const imported = server.ctx.store.imported;
       if (imported) lines.push(`  imported ${imported.entries} journal entries; the journal is kept as ${imported.backup}`);
       ctx.output.result(lines.join('\n'));
@@ -206,12 +225,16 @@ function toOptions(flags: ServeFlags): Partial<ServerOptions> & { keys: ApiKeySp
   const latencyMs = intFlag('--latency', flags.latency, 600_000);
   const timeScale = Number(flags.timeScale);
   if (!(timeScale > 0)) throw new UsageError(`--time-scale must be a positive number, not "${flags.timeScale}"`);
+  const keys = allKeys(flags);
+  const problem = devKeyProblem(flags.host, keys);
+  if (problem) throw new UsageError(problem);
   return {
     host: flags.host,
     port,
     stateFile: stateFileOf(flags),
     retentionDays: intFlag('--retention-days', flags.retentionDays, 36_500),
-    keys: allKeys(flags),
+    keys: keys.length > 0 ? keys : [DEV_KEY],
+    denyTargets: usage(() => parseDenyTargets(flags.denyTargets)),
     latencyMs,
     faults: flags.faults === undefined ? [] : usage(() => parseFaults(flags.faults!)),
     rateLimit: usage(() => parseRateLimit(flags.rateLimit)),
@@ -304,14 +327,39 @@ export function parsePublicUrl(value: string): string {
   return u.toString().replace(/\/+$/, '');
 }
 
-// --state FILE and --database sqlite:FILE name the same thing; one of them at most.
+// --state FILE and --database sqlite:FILE name the same thing; one of them at most. A PostgreSQL
+// URL gets the password of --database-password-file.
 function stateFileOf(flags: ServeFlags): string | undefined {
-  if (flags.database === undefined) return flags.state;
-  if (flags.state !== undefined) throw new UsageError('--state and --database both name the database; pass one');
-  return usage(() => parseDatabaseUrl(flags.database!));
+  const file = flags.databasePasswordFile;
+  if (flags.database !== undefined && flags.state !== undefined) throw new UsageError('--state and --database both name the database; pass one');
+  const parsed = flags.database === undefined ? flags.state : usage(() => parseDatabaseUrl(flags.database!));
+  if (file === undefined) return parsed;
+  if (parsed === undefined || !isPostgresUrl(parsed)) throw new UsageError('--database-password-file needs a PostgreSQL --database (postgres://USER@HOST:PORT/DATABASE)');
+  return usage(() => withPassword(parsed, readPasswordFile(file)));
 }
 
-// Keys of --keys FILE and of --api-key together; without either, the dev key.
+// Bounded: a password file is a few bytes; a FIFO or a huge file is not read past the bound.
+function readPasswordFile(file: string): string {
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch (err) {
+    throw new UsageError(`--database-password-file: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+  }
+  try {
+    const buf = Buffer.alloc(MAX_PASSWORD_FILE_BYTES + 1);
+    const n = readSync(fd, buf, 0, buf.length, null);
+    if (n > MAX_PASSWORD_FILE_BYTES) throw new UsageError(`--database-password-file: ${file} is longer than ${MAX_PASSWORD_FILE_BYTES} bytes`);
+    return buf.subarray(0, n).toString('utf8');
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    throw new UsageError(`--database-password-file: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+// Keys of --keys FILE and of --api-key together; none without either (the dev key, on loopback only).
 function allKeys(flags: ServeFlags): ApiKeySpec[] {
   if (flags.keys === undefined) return keysOf(flags.apiKey, flags.account);
   const file = flags.keys;
@@ -332,7 +380,7 @@ function allKeys(flags: ServeFlags): ApiKeySpec[] {
 function keysOf(keys: string[], accounts: string[]): ApiKeySpec[] {
   if (keys.length === 0) {
     if (accounts.length > 0) throw new UsageError('--account needs an --api-key', { hint: 'pass --api-key KEY --account ID pairs' });
-    return [DEV_KEY];
+    return [];
   }
   if (accounts.length > 1 && accounts.length !== keys.length) {
     throw new UsageError(`${keys.length} --api-key but ${accounts.length} --account`, { hint: 'pass one --account per --api-key, or a single --account for all keys' });

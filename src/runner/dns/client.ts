@@ -5,6 +5,7 @@ import { promises as dnsPromises, getServers } from 'node:dns';
 import { randomInt } from 'node:crypto';
 import { buildQuery, decodeMessage, toFqdn, type DnsMessage } from './codec.js';
 import { DnsFormatError } from './wire.js';
+import type { TargetGuard } from '../guard.js';
 
 /** One query to one name server. */
 export interface DnsQueryOptions {
@@ -15,6 +16,8 @@ export interface DnsQueryOptions {
   port: number;
   protocol: 'UDP' | 'TCP';
   timeoutMs: number;
+  /** Asked with the name server's address before anything is sent (the service's network policy). */
+  guard?: TargetGuard;
 }
 
 /** A response and how it was obtained. */
@@ -44,6 +47,8 @@ const MAX_TCP_MESSAGE = 65535;
 export async function queryDns(opts: DnsQueryOptions): Promise<DnsExchange> {
   const deadline = Date.now() + opts.timeoutMs;
   const address = await resolveServer(opts.server, deadline);
+  const refused = opts.guard?.refuses(address, opts.port);
+  if (refused) throw new DnsQueryError(refused, 'EPOLICY');
   const id = randomInt(0, 0x10000);
   const query = buildQuery(id, opts.name, opts.type);
   const accept = (msg: DnsMessage) =>

@@ -3,6 +3,7 @@ import type { DnsRequest } from '../types.js';
 import { hostForUrl, type Probe, type ProbeLimits } from '../probe.js';
 import { rcodeName, type DnsRecord } from './codec.js';
 import { DnsQueryError, queryDns, systemNameServer } from './client.js';
+import type { TargetGuard } from '../guard.js';
 
 /** One answer as JSON_ANSWER exposes it (api-decisions §5.3). */
 export interface JsonAnswer {
@@ -15,8 +16,12 @@ export interface JsonAnswer {
 /** Where a DNS check's query goes: its own name server, or the system's when it names none. */
 export type NameServerSource = () => Promise<{ server: string; port: number }>;
 
-/** Queries `query` for `recordType` and reports rcode, answers and the resolution time. */
-export async function probeDns(req: DnsRequest, limits: ProbeLimits, systemServer: NameServerSource = systemNameServer): Promise<Probe> {
+/**
+ * Queries `query` for `recordType` and reports rcode, answers and the resolution time. `guard`
+ * (the service's network policy) is asked about the check's own name server; the system's name
+ * server is the operator's configuration (on a cloud VM often a link-local address) and is not.
+ */
+export async function probeDns(req: DnsRequest, limits: ProbeLimits, systemServer: NameServerSource = systemNameServer, guard?: TargetGuard): Promise<Probe> {
   const start = performance.now();
   const elapsed = () => Math.max(0, Math.round(performance.now() - start));
   let target = { server: req.nameServer ?? 'system', port: req.port };
@@ -29,6 +34,7 @@ export async function probeDns(req: DnsRequest, limits: ProbeLimits, systemServe
       port: target.port,
       protocol: req.protocol,
       timeoutMs: limits.timeoutMs,
+      guard: req.nameServer ? guard : undefined,
     });
     const ms = elapsed();
     const answers = response.answers.map(toJsonAnswer);
@@ -55,7 +61,7 @@ export async function probeDns(req: DnsRequest, limits: ProbeLimits, systemServe
       timingPhases: { wait: 0, dns: ms, tcp: 0, firstByte: 0, download: 0, total: ms },
       responseTime: ms,
       requestError: err.message,
-      networkError: true,
+      networkError: err.code !== 'EPOLICY',
       values: { RESPONSE_CODE: '', TEXT_ANSWER: '', JSON_ANSWER: [] },
     };
   }

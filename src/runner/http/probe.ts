@@ -7,6 +7,7 @@ import type { HttpRequest } from '../types.js';
 import type { Probe, ProbeLimits, TlsCertificate } from '../probe.js';
 import { buildRequest, shownHeaders, shownUrl } from './request.js';
 import { phasesOf, timingsOf, type HopMarks } from './phases.js';
+import { TargetRefused, type TargetGuard } from '../guard.js';
 
 /**
  * The HTTP probe of URL monitors and API checks: one attempt is one request, or a chain of them
@@ -42,8 +43,11 @@ interface Hop {
   certificate: TlsCertificate | null;
 }
 
-/** Runs one attempt of an HTTP check. */
-export async function probeHttp(req: HttpRequest, limits: ProbeLimits): Promise<Probe> {
+/**
+ * Runs one attempt of an HTTP check. `guard` (the service's network policy) is asked with the
+ * address each hop's host resolved to, before its connection opens.
+ */
+export async function probeHttp(req: HttpRequest, limits: ProbeLimits, guard?: TargetGuard): Promise<Probe> {
   const start = performance.now();
   const built = buildRequest(req);
   if (!built.ok) return failed(req.url.replace(/\/\/[^/@]*@/, '//'), start, built.message);
@@ -55,7 +59,7 @@ export async function probeHttp(req: HttpRequest, limits: ProbeLimits): Promise<
   let redirectError: string | null = null;
   try {
     for (;;) {
-      const hop = await request(method, url, headers, body, req, limits, abort.signal);
+      const hop = await request(method, url, headers, body, req, limits, abort.signal, guard);
       hops.push(hop);
       const location = hop.headers.location;
       if (hop.error || !req.followRedirects || !REDIRECTS.has(hop.status) || !location) break;
@@ -127,6 +131,7 @@ async function request(
   req: HttpRequest,
   limits: ProbeLimits,
   signal: AbortSignal,
+  guard: TargetGuard | undefined,
 ): Promise<Hop> {
   // Before the first mark: loading undici is not part of the request's timings.
   const { Client } = await loadUndici();
@@ -150,6 +155,8 @@ async function request(
         const secure = opts.protocol === 'https:';
         marks.secure = secure;
         const port = Number(opts.port) || (secure ? 443 : 80);
+        const refused = guard?.refuses(address, port);
+        if (refused) return callback(new TargetRefused(refused), null);
         const s: net.Socket = secure
           ? tls.connect({
               host: address,
@@ -254,6 +261,7 @@ function flatHeaders(headers: Record<string, string | string[] | undefined>): Re
 
 /** The requestError of a failed request, and whether it is a network error. */
 function describe(err: unknown, signal: AbortSignal): { message: string; network: boolean } {
+  if (err instanceof TargetRefused) return { message: err.message, network: false };
   if (signal.aborted) return { message: 'timeout', network: true };
   // undici's errors: only after a request, so undici is loaded.
   const undiciErrors = undici!.errors;

@@ -67,8 +67,10 @@ export async function sendHttp(settings: Pick<SenderSettings, 'timeoutMs' | 'dis
   } catch (err) {
     if (abort.signal.aborted) return timedOut();
     // undici rejects what can never be sent (a header value with a newline, an unknown method) before connecting.
+    // A receiver the service's network policy refuses (--deny-targets) stays refused: no retry helps.
     const code = (err as { code?: string }).code;
-    return failed(errorText(err), call.secrets, { permanent: code === 'UND_ERR_INVALID_ARG' || code === 'ERR_INVALID_ARG_VALUE' });
+    const cause = (err as { cause?: { code?: string } }).cause?.code;
+    return failed(errorText(err), call.secrets, { permanent: code === 'UND_ERR_INVALID_ARG' || code === 'ERR_INVALID_ARG_VALUE' || code === 'EPOLICY' || cause === 'EPOLICY' });
   } finally {
     clearTimeout(timer);
   }

@@ -177,13 +177,26 @@ export class Deliverer {
   private lastTaken = 0;
   private passWaiters: Array<() => void> = [];
 
+  /**
+   * `senders` may come later (`useSenders`, once the service listens and its network policy is
+   * complete); a start without them uses the configured senders without the policy (in-process
+   * services that never listen).
+   */
   constructor(
     private readonly ctx: ServerContext,
-    private readonly senders: Senders,
+    private senders?: Senders,
+    private readonly makeSenders?: () => Senders,
   ) {}
+
+  /** The senders every delivery goes through from now on. */
+  useSenders(senders: Senders): void {
+    this.senders?.close();
+    this.senders = senders;
+  }
 
   /** Starts reading the queue (the first pass now). */
   start(): void {
+    this.senders ??= this.makeSenders?.();
     this.stopped = false;
     this.kick();
   }
@@ -208,7 +221,7 @@ export class Deliverer {
       await Promise.race([Promise.allSettled([...this.inFlight]), new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))]);
       clearTimeout(timer);
     }
-    this.senders.close();
+    this.senders?.close();
   }
 
   /**
@@ -319,9 +332,9 @@ export class Deliverer {
     let channel: ChannelRecord | undefined;
     if (work.type === 'alert') {
       channel = this.ctx.store.get<ChannelRecord & StoredRecord>(account, COLL.alertChannels, work.channelId);
-      outcome = channel ? await this.senders.send(channel, work.message) : { ok: false, permanent: true, error: `alert channel ${work.channelId} was deleted before the alert was sent` };
+      outcome = channel ? await this.senders!.send(channel, work.message) : { ok: false, permanent: true, error: `alert channel ${work.channelId} was deleted before the alert was sent` };
     } else {
-      outcome = await this.senders.sendMail(work.mail);
+      outcome = await this.senders!.sendMail(work.mail);
     }
     const now = this.ctx.options.now();
     const step = nextStep(outcome, attempts, now, this.ctx.options.timeScale);

@@ -19,6 +19,7 @@ import { verifyLink, type LinkPurpose, type LinkRefusal } from '../status-pages/
 import { stageConfirmation } from '../status-pages/mails.js';
 import { ClientLimiter } from '../http/client-limit.js';
 import { hashKey, type StoredKey } from '../resources/keys.js';
+import { sameDomain } from '../resources/custom-domains.js';
 import { html } from './html.js';
 import { layout, newNonce, pageHeaders, SCRIPT_PATH } from './layout.js';
 import { PAGE_SCRIPT } from './script.js';
@@ -66,9 +67,6 @@ function hostName(c: Context<AppEnv>): string | null {
   return host.replace(/:\d+$/, '').replace(/^\[|\]$/g, '').toLowerCase();
 }
 
-function sameDomain(a: unknown, host: string): boolean {
-  return typeof a === 'string' && a.toLowerCase() === host;
-}
 
 function plainPage(status: number, title: string, message: string, extra: Record<string, string> = {}): Response {
   const nonce = newNonce();

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { location } from '../../schema/fields.js';
 import { created, noContent, ok, route, type RouteModule } from '../http/route.js';
 import { pageOf, pageQuery } from '../http/lists.js';
-import { intParam } from '../http/query.js';
+import { arrayParam, intParam } from '../http/query.js';
 import { mustGet } from '../http/lookup.js';
 import { conflict, notFound } from '../http/errors.js';
 import { COLL } from '../kinds.js';
@@ -23,6 +23,20 @@ const createBody = z.object(groupFields);
 const updateBody = z.object({ ...groupFields, name: groupFields.name.optional() });
 const GROUP_DEFAULTS = { activated: true, muted: false, tags: [], locations: [], concurrency: 3 };
 const idParams = z.object({ id: intParam(1) });
+// The reference's filters of the list: groups with at least one of the tags, groups whose name
+// is exactly one of the names (each repeatable, `tag[]=` accepted too); both together must hold.
+const listQuery = pageQuery.extend({
+  tag: arrayParam(z.string()).optional(),
+  name: arrayParam(z.string()).optional(),
+});
+
+/** Whether a group passes the list's filters (an empty or absent filter passes every group). */
+function listed(group: StoredRecord, query: z.output<typeof listQuery>): boolean {
+  const tags = Array.isArray(group.tags) ? (group.tags as unknown[]) : [];
+  if (query.tag && query.tag.length > 0 && !query.tag.some((t) => tags.includes(t))) return false;
+  if (query.name && query.name.length > 0 && !query.name.includes(String(group.name))) return false;
+  return true;
+}
 const groupParams = z.object({ groupId: intParam(1) });
 
 function triggerOf(view: AccountView, groupId: number): StoredRecord | undefined {
@@ -36,9 +50,12 @@ export const checkGroupRoutes: RouteModule = ({ store, isoNow }) => [
   route({
     method: 'GET',
     path: '/v1/check-groups',
-    query: pageQuery,
+    query: listQuery,
     handle: ({ account, query }) => {
-      const page = pageOf(store.list(account, COLL.checkGroups), query);
+      const page = pageOf(
+        store.list(account, COLL.checkGroups).filter((g) => listed(g, query)),
+        query,
+      );
       return ok(page.body, { 'content-range': page.contentRange });
     },
   }),

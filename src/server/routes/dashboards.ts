@@ -7,6 +7,7 @@ import { conflict } from '../http/errors.js';
 import { COLL } from '../kinds.js';
 import type { Store, StoredRecord, Transaction } from '../store/store.js';
 import { hashKey, newKey, withRawKey, type StoredKey } from '../resources/keys.js';
+import { claimDomain, domainKeyOf, withoutDomainKey } from '../resources/custom-domains.js';
 
 // Dashboards (spec 2.5, api-decisions §3.4): integer id, UUID dashboardId in paths, PUT merges.
 const f = apiFields('strip');
@@ -42,31 +43,34 @@ const DASHBOARD_DEFAULTS = {
 // it never stores; responses leave it out (view).
 type Dashboard = StoredRecord & { id: number; dashboardId: string; keys: Array<StoredKey & { keyHash?: string }> };
 
-/** The dashboard as the API returns it: keys without their hash. */
+/** The dashboard as the API returns it: keys without their hash, no domain key. */
 function view(d: StoredRecord): Record<string, unknown> {
   const keys = Array.isArray(d.keys) ? d.keys.map((k: Record<string, unknown>) => Object.fromEntries(Object.entries(k).filter(([name]) => name !== 'keyHash'))) : d.keys;
-  return { ...d, keys };
+  return { ...withoutDomainKey(d), keys };
 }
 
 /**
- * customUrl and customDomain are unique across every account (409); the commit of `tx` checks
- * them again (on a database shared by several instances, inside its transaction).
+ * customUrl is unique across every account's dashboards, customDomain across every account's
+ * dashboards and status pages, compared normalized (resources/custom-domains.ts) (409); the
+ * commit of `tx` checks them again (on a database shared by several instances, inside its
+ * transaction).
  */
 function uniqueness(store: Store, tx: Transaction, dashboard: Dashboard): void {
   const urlTaken = () => conflict(`Dashboard URL "${String(dashboard.customUrl)}" is already taken`);
-  const domainTaken = () => conflict(`Custom domain "${String(dashboard.customDomain)}" is already taken`);
   for (const { record } of store.everywhere<Dashboard>(COLL.dashboards)) {
     if (record.dashboardId === dashboard.dashboardId) continue;
     if (record.customUrl === dashboard.customUrl) throw urlTaken();
-    if (dashboard.customDomain != null && record.customDomain === dashboard.customDomain) throw domainTaken();
   }
   if (typeof dashboard.customUrl === 'string') tx.unique(COLL.dashboards, 'customUrl', dashboard.customUrl, dashboard.dashboardId, urlTaken);
-  if (typeof dashboard.customDomain === 'string') tx.unique(COLL.dashboards, 'customDomain', dashboard.customDomain, dashboard.dashboardId, domainTaken);
+  if (typeof dashboard.customDomain === 'string' && dashboard.customDomain !== '') {
+    claimDomain(store, tx, dashboard.customDomain, { coll: COLL.dashboards, id: dashboard.dashboardId });
+  }
 }
 
 /** Stores the dashboard; one that is private without keys gets one, shown raw in this response. */
 function save(tx: Transaction, store: Store, dashboard: Dashboard, now: string): Record<string, unknown> {
   uniqueness(store, tx, dashboard);
+  dashboard = { ...dashboard, customDomainKey: domainKeyOf(dashboard.customDomain) };
   let shownKeys: unknown[] = (view(dashboard).keys as unknown[]) ?? [];
   if (dashboard.isPrivate === true && dashboard.keys.length === 0) {
     const key = newKey('dk_', now);
@@ -75,7 +79,7 @@ function save(tx: Transaction, store: Store, dashboard: Dashboard, now: string):
   }
   tx.put(COLL.dashboards, dashboard.dashboardId, dashboard);
   tx.commit();
-  return { ...dashboard, keys: shownKeys };
+  return { ...withoutDomainKey(dashboard), keys: shownKeys };
 }
 
 const defined = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));

@@ -9,6 +9,7 @@ import { checkServiceRefs, statusPageView, subscriptionView, type StoredCard, ty
 import type { Store, Transaction } from '../store/store.js';
 import { addSubscription, isExpired, MAX_SUBSCRIPTIONS_PER_PAGE, removePageSubscriptions, removeSubscription } from '../status-pages/subscriptions.js';
 import { stageConfirmation } from '../status-pages/mails.js';
+import { claimDomain, domainKeyOf } from '../resources/custom-domains.js';
 
 // Status pages (spec endpoints 4 and 5, decisions §3.6 and §4): PUT replaces; `url` and
 // `customDomain` are unique across every account (409); cards keep a given id.
@@ -34,19 +35,18 @@ function checkCardServices(tx: Transaction, body: StatusPageBody): void {
 }
 
 /**
- * 409 when another page, in any account, has the same url or custom domain; the commit of `tx`
+ * 409 when another page, in any account, has the same url, or another page or dashboard the
+ * same custom domain (compared normalized: resources/custom-domains.ts); the commit of `tx`
  * checks both again (on a database shared by several instances, inside its transaction).
  */
 function checkUnique(store: Store, tx: Transaction, body: StatusPageBody, selfId?: string): void {
   const urlTaken = () => conflict(`Status page url "${body.url}" is already taken`);
-  const domainTaken = () => conflict(`Custom domain "${body.customDomain}" is already taken`);
   for (const { record } of store.everywhere<StoredStatusPage>(STATUS_COLL.statusPages)) {
     if (record.id === selfId) continue;
     if (record.url === body.url) throw urlTaken();
-    if (body.customDomain !== null && record.customDomain === body.customDomain) throw domainTaken();
   }
   tx.unique(STATUS_COLL.statusPages, 'url', body.url, selfId, urlTaken);
-  if (body.customDomain !== null) tx.unique(STATUS_COLL.statusPages, 'customDomain', body.customDomain, selfId, domainTaken);
+  if (body.customDomain !== null && body.customDomain !== '') claimDomain(store, tx, body.customDomain, { coll: STATUS_COLL.statusPages, id: selfId });
 }
 
 /** The stored page of a body; cards already on the page keep their `created_at`. */
@@ -65,6 +65,7 @@ function toStored(tx: Transaction, body: StatusPageBody, now: string, prior?: St
   return {
     id: prior?.id ?? tx.uuid(),
     ...body,
+    customDomainKey: domainKeyOf(body.customDomain),
     cards,
     created_at: prior?.created_at ?? now,
     updated_at: prior ? now : null,

@@ -43,7 +43,9 @@ export function sessionView(s: StoredSession, results: readonly CheckResult[], o
       resultType: r.resultType,
       hasErrors: r.hasErrors,
       hasFailures: r.hasFailures,
-      isDegraded: r.isDegraded,
+      // The reference requires a boolean here; kinds without response-time limits (multi-step,
+      // heartbeat) store null in their result, which is not degraded.
+      isDegraded: r.isDegraded === true,
       // Only ended attempts are stored, so none of them was cut short.
       aborted: false,
       name: r.name,

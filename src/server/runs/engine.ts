@@ -158,6 +158,7 @@ export class RunEngine {
           try {
             await runCheck(check as Parameters<typeof runCheck>[0], {
               ...this.options.runner,
+              guard: this.ctx.policy,
               maxWaitMs: SERVICE_MAX_WAIT_MS,
               sleep: (ms) => delay(ms / timeScale),
               onAttempt: (a) => {

@@ -5,6 +5,7 @@
 import { invalid } from '../http/errors.js';
 import type { AccountView } from '../store/store.js';
 import { STATUS_COLL } from '../rundata/collections.js';
+import { withoutDomainKey } from '../resources/custom-domains.js';
 
 /** A status-page service (spec §2.6). */
 export interface Service {
@@ -32,6 +33,8 @@ export interface StoredStatusPage {
   name: string;
   url: string;
   customDomain: string | null;
+  /** `customDomain` normalized, for its uniqueness rule (resources/custom-domains.ts); never shown. */
+  customDomainKey?: string | null;
   themeColors: unknown;
   logo: string | null;
   redirectTo: string | null;
@@ -95,7 +98,7 @@ export function expandServices(src: Source, refs: Array<{ id: string }>): Servic
 
 /** The status page as returned: cards with their services expanded. */
 export function statusPageView(src: Source, page: StoredStatusPage) {
-  return { ...page, cards: page.cards.map((card) => ({ ...card, services: expandServices(src, card.services) })) };
+  return { ...withoutDomainKey(page), cards: page.cards.map((card) => ({ ...card, services: expandServices(src, card.services) })) };
 }
 
 /** The incident as returned: services expanded, `lastUpdateStatus` of the newest update. */

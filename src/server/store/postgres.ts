@@ -67,14 +67,53 @@ const CALL_TIMEOUT_MS = 30_000;
 /** How long opening may take: migrations run without a statement time limit (migration 2 fills a column of every result). */
 const OPEN_TIMEOUT_MS = 60 * 60_000;
 
-/** `postgres://user:secret@host/db` -> `postgres://user:***@host/db` (for messages). */
+/** Query parameters of a connection URL that hold a secret (libpq's `password`, `sslpassword`, and the like). */
+const SECRET_PARAM = /pass|secret|token|pwd/i;
+
+/**
+ * `postgres://user:secret@host/db?sslpassword=x` -> `postgres://user:***@host/db?sslpassword=***`
+ * (for messages, the start line and logs): the user info's password and every query parameter
+ * that holds a secret are hidden.
+ */
 export function redactUrl(url: string): string {
   try {
     const u = new URL(url);
     if (u.password) u.password = '***';
-    return u.toString();
+    for (const key of [...new Set(u.searchParams.keys())]) if (SECRET_PARAM.test(key)) u.searchParams.set(key, '***');
+    return u.toString().replaceAll('%2A%2A%2A', '***');
   } catch {
     return 'postgres://(unparsable URL)';
+  }
+}
+
+/** The secrets a connection URL holds, as written and decoded (to scrub them from any message). */
+export function urlSecrets(url: string): string[] {
+  const out = new Set<string>();
+  try {
+    const u = new URL(url);
+    if (u.password) {
+      out.add(u.password);
+      out.add(safeDecode(u.password));
+    }
+    for (const [key, value] of u.searchParams) if (SECRET_PARAM.test(key) && value !== '') out.add(value);
+  } catch {
+    // An unparsable URL is never shown (redactUrl).
+  }
+  return [...out].filter((s) => s.length > 0);
+}
+
+/** `text` with every secret of `url` replaced by `***`. */
+export function scrubSecrets(text: string, url: string): string {
+  return urlSecrets(url)
+    .sort((a, b) => b.length - a.length)
+    .reduce((t, secret) => t.replaceAll(secret, '***'), text);
+}
+
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
   }
 }
 
@@ -129,7 +168,8 @@ export class PostgresBackend implements Backend {
       if (e.code === 'MAC_FOREIGN') {
         throw new StateError(`${shown}: a PostgreSQL database that mac serve did not create (it has tables but no mac schema version)`, 'point --database at a mac serve database or a new one');
       }
-      throw new StateError(`${shown}: cannot open the database: ${e.message}`, 'check that PostgreSQL runs, and the URL, user and password', { cause: err });
+      // A driver's message could quote what it was given: no secret of the URL leaves.
+      throw new StateError(`${shown}: cannot open the database: ${scrubSecrets(e.message, url)}`, 'check that PostgreSQL runs, and the URL, user and password');
     }
     return backend;
   }

@@ -95,3 +95,29 @@ describe('D4: a TCP result\'s apiCheckResult.request.data is a string', () => {
     expect(sent.apiCheckResult!.request.data).toBe('PING\r\n');
   });
 });
+
+// Issue 27.
+describe('the check-group list honours the reference filters tag and name', () => {
+  it('tag: at least one of the tags; name: exactly one of the names; both together; paging after filtering', async () => {
+    const t = testServer();
+    const a = await ok(t, 'POST', '/v1/check-groups', { name: 'Shop', tags: ['prod', 'eu'] });
+    const b = await ok(t, 'POST', '/v1/check-groups', { name: 'Shop API', tags: ['prod'] });
+    const c = await ok(t, 'POST', '/v1/check-groups', { name: 'shop', tags: ['staging'] });
+    // Another account's group of the same name and tag is never listed.
+    expect((await t.call('POST', '/v1/check-groups', { name: 'Shop', tags: ['prod'] }, { key: 'other-key' })).status).toBe(201);
+    const ids = async (query: string) => (await ok(t, 'GET', `/v1/check-groups${query}`)).map((g: { id: number }) => g.id);
+    expect(await ids('?tag=prod')).toEqual([a.id, b.id]);
+    expect(await ids('?tag=eu&tag=staging')).toEqual([a.id, c.id]);
+    expect(await ids('?tag[]=eu&tag[]=staging')).toEqual([a.id, c.id]);
+    expect(await ids('?tag=none')).toEqual([]);
+    // Exact and case-sensitive: "Shop" is neither "shop" nor "Shop API".
+    expect(await ids('?name=Shop')).toEqual([a.id]);
+    expect(await ids('?name=Shop&name=shop')).toEqual([a.id, c.id]);
+    expect(await ids(`?name=${encodeURIComponent('Shop API')}&tag=prod`)).toEqual([b.id]);
+    expect(await ids('?name=shop&tag=prod')).toEqual([]);
+    const page = await t.call('GET', '/v1/check-groups?tag=prod&limit=1&page=2');
+    expect(page.body.map((g: { id: number }) => g.id)).toEqual([b.id]);
+    expect(page.headers.get('content-range')).toBe('1-1/2');
+    expect(await ids('')).toEqual([a.id, b.id, c.id]);
+  });
+});

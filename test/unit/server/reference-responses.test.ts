@@ -3,7 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { MODULES } from '../../../src/server/app.js';
 import { OpenApiValidator, type Schema } from '../../helpers/openapi-validate.js';
 import { apiBody, dnsBody, icmpBody, tcpBody, testServer, urlBody, type TestClient } from './client.js';
-import { seedWorld, type World } from './world.js';
+import { seedSessionsOfEveryType, seedWorld, type World } from './world.js';
+import { startHttpTarget } from '../../helpers/http-target.js';
+import { closedPort, startTcpServer } from '../../helpers/tcp-server.js';
 
 // Every operation the service shares with the reference OpenAPI document answers with a body that
 // the reference's 2xx response schema accepts. Differences the spec or api-decisions.md decide are
@@ -208,6 +210,40 @@ describe('responses against the reference OpenAPI document', () => {
       for (const p of validator.validate(answer.body, schema)) if (!DECIDED.some((d) => d.op.test(op) && d.problem.test(p))) problems.push(`${op}: ${p}`);
     }
     expect(problems).toEqual([]);
+  });
+
+  it('sessions and results of every check type fit the reference', async () => {
+    const t = testServer();
+    const http = await startHttpTarget({ handler: (_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}') });
+    const tcp = await startTcpServer({ reply: () => '+OK\r\n' });
+    try {
+      const sessions = await seedSessionsOfEveryType(t, { httpOrigin: http.origin, tcpPort: tcp.port, closedPort: await closedPort() });
+      expect(sessions.map((s) => s.checkType)).toEqual(['TCP', 'DNS', 'URL', 'API', 'MULTI_STEP']);
+      const problems: string[] = [];
+      const check = (op: string, pattern: string, answer: { status: number; body: unknown }) => {
+        const refPath = Object.keys(doc.paths).find((p) => shape(p) === pattern)!;
+        const schema = doc.paths[refPath].get.responses[String(answer.status)]?.content?.['application/json']?.schema;
+        if (!schema) return void problems.push(`${op}: status ${answer.status} ${JSON.stringify(answer.body).slice(0, 200)}`);
+        for (const p of validator.validate(answer.body, schema)) if (!DECIDED.some((d) => d.op.test(op) && d.problem.test(p))) problems.push(`${op}: ${p}`);
+      };
+      for (const s of sessions) {
+        const session = await t.call('GET', `/v1/check-sessions/${s.checkSessionId}`);
+        expect(session.body.results, s.checkType).toHaveLength(1);
+        check(`GET /v1/check-sessions/{} (${s.checkType})`, '/v1/check-sessions/{}', session);
+        const results = await t.call('GET', `/v1/check-results/${s.checkId}`);
+        expect(results.body.length, s.checkType).toBeGreaterThan(0);
+        check(`GET /v1/check-results/{} (${s.checkType})`, '/v1/check-results/{}', results);
+        check(`GET /v1/check-results/{}/{} (${s.checkType})`, '/v1/check-results/{}/{}', await t.call('GET', `/v1/check-results/${s.checkId}/${results.body[0].id}`));
+      }
+      // The multi-step run really ran, and its session item says it is not degraded.
+      const ms = sessions.find((s) => s.checkType === 'MULTI_STEP')!;
+      const msSession = (await t.call('GET', `/v1/check-sessions/${ms.checkSessionId}`)).body;
+      expect(msSession.results[0]).toMatchObject({ hasFailures: false, hasErrors: false, isDegraded: false });
+      expect(problems).toEqual([]);
+    } finally {
+      await http.close();
+      await tcp.close();
+    }
   });
 
   it('the validator finds what it is meant to find', () => {

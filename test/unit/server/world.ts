@@ -8,6 +8,7 @@ import { expect } from 'vitest';
 import { dnsBody, tcpBody, type TestClient } from './client.js';
 import { RunRecorder } from '../../../src/server/rundata/recorder.js';
 import { refusedAttempt, tcpAttempt } from '../../e2e/rundata-harness.js';
+import { runsOf } from '../../../src/server/runs/runs.js';
 
 /** Ids of the seeded records. */
 export interface World {
@@ -76,4 +77,39 @@ export async function seedWorld(t: TestClient): Promise<World> {
   await alerter.onVerdict('dev', t.server.ctx.store.get('dev', COLL.checks, check.id) as unknown as CheckRecord, 'failed', about);
   recorder.recordHeartbeatEvent('dev', { checkId: heartbeat.id, state: 'RECEIVED', timestamp: new Date(now() - 60_000).toISOString(), source: '127.0.0.1', userAgent: 'curl/8' });
   return { check, dns, heartbeat, snippet, variable, channel, group, location, dashboard, service, page, incident, update, subscription, session, result, errorGroup: errorGroup!, trigger };
+}
+
+/** One session of each executed check type, run by the service's own engine, and its check. */
+export interface TypedSession {
+  checkType: string;
+  checkId: string;
+  checkSessionId: string;
+}
+
+/**
+ * Creates one check of every type the API stores (as account `dev`) and runs a session of each
+ * through the service's run engine, as a trigger would: URL and API checks against `httpOrigin`,
+ * a TCP check against `tcpPort`, a DNS check against a name server that refuses, a multi-step
+ * script (a real run). Heartbeat checks get no sessions (pings feed them; the scheduler never
+ * runs them): seedWorld's heartbeat events cover them. For the reference-schema tests of sessions
+ * and results, which must see every type's shape.
+ */
+export async function seedSessionsOfEveryType(t: TestClient, targets: { httpOrigin: string; tcpPort: number; closedPort: number }): Promise<TypedSession[]> {
+  const bodies: Array<[string, string, Record<string, unknown>]> = [
+    ['TCP', '/v1/checks/tcp', { name: 'typed tcp', request: { hostname: '127.0.0.1', port: targets.tcpPort } }],
+    ['DNS', '/v1/checks/dns', { name: 'typed dns', heartbeat: {}, script: '', request: { query: 'example.com', recordType: 'A', nameServer: '127.0.0.1', port: targets.closedPort, protocol: 'TCP' } }],
+    ['URL', '/v1/checks/url', { name: 'typed url', request: { url: `${targets.httpOrigin}/` } }],
+    ['API', '/v1/checks/api', { name: 'typed api', degradedResponseTime: 0, request: { method: 'GET', url: `${targets.httpOrigin}/api` } }],
+    ['MULTI_STEP', '/v1/checks/multistep', { name: 'typed ms', script: "const { test } = require('@playwright/test');\ntest('ok', async () => {});\n" }],
+  ];
+  const { engine } = runsOf(t.server.ctx, { runner: { limits: { timeoutMs: 5000, idleMs: 100 } } });
+  const out: TypedSession[] = [];
+  for (const [checkType, path, body] of bodies) {
+    const created = await ok(t, 'POST', path, { ...body, locations: ['eu-west-1'], doubleCheck: false, activated: true });
+    const record = t.server.ctx.store.get<CheckRecord>('dev', COLL.checks, created.id)!;
+    const session = engine.startSession('dev', record, { durable: true });
+    out.push({ checkType, checkId: created.id, checkSessionId: session.checkSessionId });
+  }
+  await engine.idle();
+  return out;
 }
