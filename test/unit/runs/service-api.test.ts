@@ -22,6 +22,7 @@ afterEach(async () => {
 async function trigger(checkId: string): Promise<void> {
   expect((await h.call('POST', '/v1/check-sessions/trigger', { target: { checkId: [checkId] } })).status).toBe(201);
   await h.runs.engine.idle();
+  await h.server.deliverer.idle();
 }
 
 describe('runs of checks created through the API', () => {
