@@ -5,12 +5,12 @@
  */
 import type {
   AlertChannelDefinition, CheckGroupDefinition, DashboardDefinition, PrivateLocationDefinition, StatusPageDefinition, StatusPageServiceDefinition, DnsCheckDefinition, EnvironmentVariableDefinition,
-  HeartbeatCheckDefinition, MultiStepCheckDefinition, SnippetDefinition, TcpCheckDefinition, UrlMonitorDefinition, ApiCheckDefinition,
+  HeartbeatCheckDefinition, MultiStepCheckDefinition, BrowserCheckDefinition, SnippetDefinition, TcpCheckDefinition, UrlMonitorDefinition, ApiCheckDefinition,
 } from './schema/definitions.js';
 
 export type {
   AlertChannelDefinition, CheckGroupDefinition, DashboardDefinition, PrivateLocationDefinition, StatusPageDefinition, StatusPageServiceDefinition, DefinitionDocument, DnsCheckDefinition, EnvironmentVariableDefinition,
-  HeartbeatCheckDefinition, MultiStepCheckDefinition, SnippetDefinition, TcpCheckDefinition, UrlMonitorDefinition, ApiCheckDefinition,
+  HeartbeatCheckDefinition, MultiStepCheckDefinition, BrowserCheckDefinition, SnippetDefinition, TcpCheckDefinition, UrlMonitorDefinition, ApiCheckDefinition,
 } from './schema/definitions.js';
 
 // Omit that keeps a union a union (AlertChannel differs by type).
@@ -26,6 +26,8 @@ export const tcpCheck = helper<TcpCheckDefinition>('TcpCheck');
 export const dnsCheck = helper<DnsCheckDefinition>('DnsCheck');
 /** A multi-step check definition. */
 export const multiStepCheck = helper<MultiStepCheckDefinition>('MultiStepCheck');
+/** A browser check definition (a Playwright Test script using page; script or scriptFile). */
+export const browserCheck = helper<BrowserCheckDefinition>('BrowserCheck');
 /** A heartbeat check definition. */
 export const heartbeatCheck = helper<HeartbeatCheckDefinition>('HeartbeatCheck');
 /** A URL monitor definition (a GET with status-code assertions). */

@@ -23,7 +23,7 @@ const MISPLACED: Record<string, string> = {
   degradedResponseTime: 'only TcpCheck, DnsCheck, UrlMonitor and ApiCheck have response-time thresholds',
   maxResponseTime: 'only TcpCheck, DnsCheck, UrlMonitor and ApiCheck have response-time thresholds',
   frequencyOffset: 'multi-step checks have no frequencyOffset (they cannot run more often than every minute)',
-  scriptFile: 'scriptFile stands for script on Snippet, MultiStepCheck and DnsCheck only',
+  scriptFile: 'scriptFile stands for script on Snippet, MultiStepCheck, BrowserCheck and DnsCheck only',
   id: 'an EnvironmentVariable is identified by its key',
 };
 

@@ -12,7 +12,7 @@ export interface FieldIssue {
 }
 
 /** The API's check types that definitions can declare. */
-export type ApiCheckType = 'TCP' | 'DNS' | 'MULTI_STEP' | 'HEARTBEAT' | 'URL' | 'API';
+export type ApiCheckType = 'TCP' | 'DNS' | 'MULTI_STEP' | 'BROWSER' | 'HEARTBEAT' | 'URL' | 'API';
 
 /** Per check type: allowed frequencies, whether frequency 0 exists, and threshold defaults. */
 export interface CheckTypeRules {
@@ -35,6 +35,8 @@ export const CHECK_TYPE_RULES: Record<ApiCheckType, CheckTypeRules> = {
   URL: { frequencies: SUBMINUTE_FREQUENCIES, subMinute: true, hasFrequencyOffset: true, thresholds: { degradedResponseTime: 3000, maxResponseTime: 5000 } },
   API: { frequencies: SUBMINUTE_FREQUENCIES, subMinute: true, hasFrequencyOffset: true, thresholds: { degradedResponseTime: 5000, maxResponseTime: 20000 } },
   MULTI_STEP: { frequencies: MINUTE_FREQUENCIES, subMinute: false, hasFrequencyOffset: false, thresholds: null },
+  // Browser checks (reference ChecksV1BrowserCheckCreate): minute frequencies, no offset, no thresholds.
+  BROWSER: { frequencies: MINUTE_FREQUENCIES, subMinute: false, hasFrequencyOffset: false, thresholds: null },
   HEARTBEAT: { frequencies: MINUTE_FREQUENCIES, subMinute: false, hasFrequencyOffset: true, thresholds: null },
 };
 

@@ -13,7 +13,7 @@ import { DatabaseUnavailable } from '../store/errors.js';
 export const SERVICE_MAX_WAIT_MS = 2000;
 
 /** Check types the service executes; heartbeat checks are fed by pings, never run. */
-export const EXECUTED = new Set(['TCP', 'DNS', 'URL', 'API', 'MULTI_STEP']);
+export const EXECUTED = new Set(['TCP', 'DNS', 'URL', 'API', 'MULTI_STEP', 'BROWSER']);
 
 /** Options of the engine beyond the service context (tests shorten limits). */
 export interface EngineOptions {
