@@ -101,7 +101,8 @@ async function testOne(def: Definition, opts: SuiteOptions): Promise<TestEntry> 
     const message = `cannot run this check: ${err instanceof Error ? err.message : String(err)}`;
     return { ...base, status: 'fail', responseTime: null, attempts: 0, message, failedAssertions: [], result: null };
   }
-  const final = attempts[attempts.length - 1];
+  // The assets' bytes (a failed browser check's screenshot and trace) stay out of the report.
+  const { assets: _assets, ...final } = attempts[attempts.length - 1];
   const failed = (final.apiCheckResult?.assertions ?? []).filter((a) => !a.passed);
   return {
     ...base,

@@ -5,7 +5,9 @@ import { invalid } from '../http/errors.js';
 import { RUN_COLL } from '../rundata/collections.js';
 import { mustCheck, unixParam } from '../rundata/query.js';
 import { metricMetadata, parseMetrics } from '../rundata/analytics-metrics.js';
-import { analyticsSeries, type SeriesQuery } from '../rundata/analytics.js';
+import { analyticsSeries, BROWSER_RESULT_FIELDS, BROWSER_ROWS_INDEX, browserSeriesRows, type SeriesQuery } from '../rundata/analytics.js';
+import { aggregateRecords } from '../store/aggregate.js';
+import type { MetricTable } from '../rundata/analytics-metrics.js';
 import { QUICK_RANGES, analyticsWindow } from '../rundata/time-window.js';
 
 // Endpoint 13 (decisions §5.6): any check of the account, series as JSON strings.
@@ -15,7 +17,7 @@ const analyticsQuery = z.object({
   to: unixParam().optional(),
   quickRange: stringParam().pipe(z.enum(QUICK_RANGES)).default('last24Hours'),
   aggregationInterval: intParam(1, 43_200).optional(),
-  groupBy: stringParam().pipe(z.enum(['runLocation', 'statusCode'])).optional(),
+  groupBy: stringParam().pipe(z.enum(['runLocation', 'statusCode', 'pageIndex'])).optional(),
   filterByStatus: z
     .union([z.string(), z.array(z.string())])
     .transform((v) => (Array.isArray(v) ? v : [v]).flatMap((s) => s.split(',')))
@@ -30,16 +32,33 @@ const analyticsQuery = z.object({
  * query parameters and metric names in the reference, and here the same answer, for any check
  * of the account (decisions §5.6).
  */
+/**
+ * `/v1/analytics/browser-checks/{id}` reads the web vitals and error counts of browser results
+ * (reference AnalyticsBrowserCheckMetadata; groupBy runLocation or pageIndex). Those are not
+ * figure columns of the database: the window's results are read (only the fields the series
+ * need, at most BROWSER_MAX_RESULTS) and reduced here by the same reduction.
+ */
+const BROWSER_MAX_RESULTS = 50_000;
+
+const ROUTES: Array<{ path: string; table: MetricTable }> = [
+  { path: '/v1/analytics/url-monitors/:id', table: 'http' },
+  { path: '/v1/analytics/api-checks/:id', table: 'http' },
+  { path: '/v1/analytics/browser-checks/:id', table: 'browser' },
+];
+
 export const analyticsRoutes: RouteModule = ({ store, options }) =>
-  ['/v1/analytics/url-monitors/:id', '/v1/analytics/api-checks/:id'].map((path) =>
+  ROUTES.map(({ path, table }) =>
     route({
       method: 'GET',
       path,
       params: z.object({ id: z.string() }),
       query: analyticsQuery,
       handle: ({ account, params, query }) => {
-        const parsed = parseMetrics(query.metrics ?? []);
+        const parsed = parseMetrics(query.metrics ?? [], table);
         if (!parsed.ok) throw invalid('query', 'metrics', parsed.message);
+        if ((table === 'browser') !== (query.groupBy === 'pageIndex') && query.groupBy !== undefined && query.groupBy !== 'runLocation') {
+          throw invalid('query', 'groupBy', table === 'browser' ? 'must be runLocation or pageIndex for browser checks' : 'must be runLocation or statusCode');
+        }
         const w = analyticsWindow(query, options.now());
         if (!w.ok) throw invalid('query', w.path, w.message);
         const check = mustCheck(store, account, params.id);
@@ -63,7 +82,13 @@ export const analyticsRoutes: RouteModule = ({ store, options }) =>
           to: new Date(w.window.toMs).toISOString(),
           tags: check.tags,
           // Buckets, groups and sums are computed by the database: only the figures leave it.
-          series: analyticsSeries((agg) => store.aggregate(account, RUN_COLL.checkResults, agg), check.id, series),
+          series:
+            table === 'http'
+              ? analyticsSeries((agg) => store.aggregate(account, RUN_COLL.checkResults, agg), check.id, series)
+              : analyticsSeries((agg) => {
+                  const results = store.query(account, RUN_COLL.checkResults, { checkId: check.id, fromMs: agg.fromMs, toMs: agg.toMs - 1, fields: BROWSER_RESULT_FIELDS, limit: BROWSER_MAX_RESULTS, order: 'time-desc' });
+                  return aggregateRecords(browserSeriesRows(results, series.groupBy), BROWSER_ROWS_INDEX, agg);
+                }, check.id, series),
           pagination: { page: query.page, limit: query.limit },
           metadata: Object.fromEntries(parsed.metrics.map((m) => [m.name, metricMetadata(m)])),
         });

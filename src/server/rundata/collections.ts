@@ -13,6 +13,7 @@ export const RUN_COLL = {
   errorGroups: 'errorGroups',
   heartbeatEvents: 'heartbeatEvents',
   alertNotifications: 'alertNotifications',
+  checkResultAssets: 'checkResultAssets',
 } as const;
 
 /** Collections of the status-page family; incident updates live inside their incident. */
@@ -27,7 +28,7 @@ export const STATUS_COLL = {
 /**
  * Run data as the store indexes it: by check and time, read by queries (never held whole in
  * memory on a database). Results, sessions, heartbeat events and alert notifications expire after
- * the retention period; error groups never do, so they keep their first and last seen. Results
+ * the retention period (the assets of results with them); error groups never do, so they keep their first and last seen. Results
  * keep what analytics reads as their summary.
  */
 export const RUN_INDEX = {
@@ -35,5 +36,6 @@ export const RUN_INDEX = {
   [RUN_COLL.checkSessions]: { check: 'checkId', time: 'startedAt', expires: true },
   [RUN_COLL.heartbeatEvents]: { check: 'checkId', time: 'timestamp', expires: true },
   [RUN_COLL.alertNotifications]: { check: 'checkId', time: 'created_at', expires: true },
+  [RUN_COLL.checkResultAssets]: { check: 'checkId', time: 'created_at', expires: true },
   [RUN_COLL.errorGroups]: { check: 'checkId', time: 'lastSeen', expires: false, editable: true },
 } as const satisfies IndexedKinds;

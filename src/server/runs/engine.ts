@@ -139,6 +139,7 @@ export class RunEngine {
     const finals: Array<{ location: string; result: AttemptResult; resultId: string }> = [];
     const finish = (location: string, result: AttemptResult, runLocation: string) => {
       const stored = this.recorder.finishLocation(account, session.checkSessionId, toAttemptInput(result, location, runLocation));
+      if (result.assets) this.recorder.storeAssets(account, check.id, stored.result.id, result.assets);
       finals.push({ location, result, resultId: stored.result.id });
     };
     if (!EXECUTED.has(check.checkType)) {
@@ -160,7 +161,11 @@ export class RunEngine {
               sleep: (ms) => delay(ms / timeScale),
               onAttempt: (a) => {
                 const runLocation = attemptLocation(check, location, a.attempts, sameRegion);
-                if (a.resultType === 'ATTEMPT') return void this.recorder.recordAttempt(account, session.checkSessionId, toAttemptInput(a, location, runLocation));
+                if (a.resultType === 'ATTEMPT') {
+                  const stored = this.recorder.recordAttempt(account, session.checkSessionId, toAttemptInput(a, location, runLocation));
+                  if (a.assets) this.recorder.storeAssets(account, check.id, stored.id, a.assets);
+                  return;
+                }
                 finish(location, a, runLocation);
                 finished = true;
               },
@@ -209,5 +214,6 @@ export function toAttemptInput(a: AttemptResult, location: string, runLocation: 
     overMaxResponseTime: a.overMaxResponseTime,
     apiCheckResult: a.apiCheckResult,
     multiStepCheckResult: a.multiStepCheckResult,
+    browserCheckResult: a.browserCheckResult,
   };
 }
