@@ -29,10 +29,14 @@ export interface MultiStepLimits {
   maxLogBytes: number;
   /** Time beyond the limit for Node to start and Playwright to report, before the group is killed. */
   killGraceMs: number;
+  /** Bytes of assets (a failed browser check's screenshot and trace) kept from one run. */
+  maxAssetBytes: number;
 }
 
-/** A run's defaults: 2 minutes, 64 KiB of log, 10 s to start and report. */
-export const MULTI_STEP_DEFAULTS: MultiStepLimits = { timeoutMs: 120_000, maxLogBytes: 64 * 1024, killGraceMs: 10_000 };
+/** Bytes of assets (screenshot, trace) kept from one run: larger ones are dropped and the log says so. */
+export const MAX_ASSET_BYTES = 5 * 1024 * 1024;
+/** A run's defaults: 2 minutes, 64 KiB of log, 10 s to start and report, 5 MiB of assets. */
+export const MULTI_STEP_DEFAULTS: MultiStepLimits = { timeoutMs: 120_000, maxLogBytes: 64 * 1024, killGraceMs: 10_000, maxAssetBytes: MAX_ASSET_BYTES };
 /** Bytes kept of the child's own stdout/stderr (Playwright's messages before tests run). */
 const MAX_OUTPUT_BYTES = 16 * 1024;
 /** Bytes of result.json read at most (the reporter keeps its entries short). */
@@ -91,9 +95,6 @@ export const CHROMIUM_ARGS = [
   '--no-first-run',
   '--disable-quic',
 ] as const;
-/** Bytes of assets (screenshot, trace) kept from one run: larger ones are dropped and the log says so. */
-export const MAX_ASSET_BYTES = 5 * 1024 * 1024;
-
 /** Runs a multi-step check with retries (api-decisions §5.2), every attempt through the pool. */
 export async function runMultiStep(check: MultiStepCheck, opts: RunOptions): Promise<AttemptResult[]> {
   return runScript(check, opts, null);
@@ -213,7 +214,7 @@ async function attempt(check: ScriptCheck, limits: MultiStepLimits, queued: numb
     const log = splitLog(await readBounded(join(dir, FILES.log), limits.maxLogBytes + 64));
     const report = parseReport(await readBounded(join(dir, FILES.result), MAX_RESULT_BYTES));
     const judged = judgeRun(end, report, limits, log);
-    const assets = browser && report ? await readAssets(report, dir, judged.log) : [];
+    const assets = browser && report ? await readAssets(report, dir, judged.log, limits.maxAssetBytes) : [];
     // Paths name the run's temp directory: drop it, so that messages (and error groups) repeat.
     const local = (text: string) => text.split(`${dir}/`).join('').split(dir!).join('.');
     return outcome(check, { startedAt, elapsed, runtimeVersion, ...judged, errors: judged.errors.map(local), log: judged.log.map(local), browser: report ? browserOf(report) : null, assets });
@@ -317,21 +318,21 @@ const ASSET_FILES: Record<string, { name: string; type: RunAsset['type'] }> = {
 
 /**
  * The screenshot and trace of the first failed test, read from the run's directory; at most
- * MAX_ASSET_BYTES in all (one that does not fit is left out and the log says so). Only files
+ * `maxBytes` in all (one that does not fit is left out and the log says so). Only files
  * inside the run's directory are read.
  */
-async function readAssets(report: Report, dir: string, log: string[]): Promise<RunAsset[]> {
+async function readAssets(report: Report, dir: string, log: string[], maxBytes: number): Promise<RunAsset[]> {
   const failed = report.tests.find((t) => !t.ok && Array.isArray(t.assets) && t.assets.length > 0);
   if (!failed) return [];
   const assets: RunAsset[] = [];
-  let left = MAX_ASSET_BYTES;
+  let left = maxBytes;
   for (const a of failed.assets!) {
     const kind = ASSET_FILES[a.name];
     if (!kind || assets.some((x) => x.name === kind.name) || typeof a.path !== 'string' || !a.path.startsWith(`${dir}/`)) continue;
     const size = (await stat(a.path).catch(() => null))?.size ?? -1;
     if (size < 0) continue;
     if (size > left) {
-      log.push(`${kind.name} (${size} bytes) is over the ${MAX_ASSET_BYTES} bytes kept of a run's assets: not kept`);
+      log.push(`${kind.name} (${size} bytes) is over the ${maxBytes} bytes kept of a run's assets: not kept`);
       continue;
     }
     const data = await readBoundedBytes(a.path, size);

@@ -85,6 +85,25 @@ describe('browser check runner (Chromium)', () => {
   });
 });
 
+describe('browser check assets bound', () => {
+  it('keeps the assets that fit in the bound, in order, and logs the one left out', async () => {
+    // A screenshot of this page is a few KiB; its trace (resources and DOM snapshots) is more than 15 KB.
+    const [r] = await runCheck(
+      check(`test('buy', async ({ page }) => {
+  await page.goto(process.env.BASE_URL + '/about');
+  await page.locator('#buy-button').click({ timeout: 1000 });
+});`),
+      { multiStep: { maxAssetBytes: 15_000 } },
+    );
+    expect(r.hasFailures).toBe(true);
+    expect(r.assets!.map((a) => a.name)).toEqual(['screenshot.png']);
+    expect(r.assets![0].data.length).toBeLessThanOrEqual(15_000);
+    expect(r.browserCheckResult!.jobAssets).toEqual(['screenshot.png']);
+    expect(r.browserCheckResult!.playwrightTestTraces).toEqual([]);
+    expect(r.browserCheckResult!.jobLog.some((l) => /^trace\.zip \(\d+ bytes\) is over the 15000 bytes kept of a run's assets: not kept$/.test(l))).toBe(true);
+  });
+});
+
 describe('browser results (pure)', () => {
   it('scores vitals at the web.dev thresholds', () => {
     expect([vitalScore('LCP', 2500), vitalScore('LCP', 2501), vitalScore('LCP', 4001)]).toEqual(['GOOD', 'NEEDS_IMPROVEMENT', 'POOR']);
