@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +9,12 @@ import { startServe, callApi, waitFor, type Served } from '../helpers/serve.js';
 import { CHROMIUM_PATH, INSTALL_CHROMIUM } from '../helpers/browser.js';
 import { browserScript, startSite } from '../helpers/site.js';
 import type { HttpServer } from '../helpers/http-server.js';
+import { OpenApiValidator, type Schema } from '../helpers/openapi-validate.js';
+
+const reference = new OpenApiValidator(JSON.parse(readFileSync(new URL('../reference/openapi.json', import.meta.url), 'utf8')) as Schema);
+/** Problems of a body against a reference schema, without those api-decisions settles (traceId: §2.15; series as strings: §5.6). */
+const problems = (body: unknown, name: string) =>
+  reference.validate(body, { $ref: `#/components/schemas/${name}` }).filter((p) => !/traceId: required|\.series\[\d+\]: string where the reference has object/.test(p));
 
 // Browser checks as a user runs them, in Debian's Chromium against a local site: `mac serve` on
 // its schedule (results, assets, sessions, error groups, alerts, analytics), `mac test`, and
@@ -81,12 +87,15 @@ describe('mac serve runs browser checks', () => {
       return r.body.length > 0 ? r.body : undefined;
     });
     expect(failed).toMatchObject({ resultType: 'FINAL', hasFailures: true, browserCheckResult: { jobAssets: ['screenshot.png', 'trace.zip'] } });
+    expect(problems(passed, 'CheckResult')).toEqual([]);
+    expect(problems(failed, 'CheckResult')).toEqual([]);
     expect(failed.browserCheckResult.errors[0]).toMatch(/^test "buy" failed at step "Click" \(line 4\) after request 1: NAVIGATE .*: TimeoutError: locator\.click: Timeout 1500ms exceeded/);
 
     // The assets: a manifest with authenticated URLs, the files for this account's key only.
     const manifestPath = `/v1/check-results/${bad.body.id}/${failed.id}/assets`;
     const manifest = await acme('GET', manifestPath);
     expect(manifest.status).toBe(200);
+    expect(problems(manifest.body, 'AssetManifest')).toEqual([]);
     expect(manifest.body.assets.map((a: any) => [a.type, a.name, a.contentType])).toEqual([
       ['screenshot', 'screenshot.png', 'image/png'],
       ['trace', 'trace.zip', 'application/zip'],
@@ -130,6 +139,7 @@ describe('mac serve runs browser checks', () => {
 
     const analytics = await acme('GET', `/v1/analytics/browser-checks/${good.body.id}?metrics=TTFB_avg,FCP_max,availability,consoleErrors&quickRange=last24Hours`);
     expect(analytics.status).toBe(200);
+    expect(problems(analytics.body, 'AnalyticsBrowserCheckResponse')).toEqual([]);
     expect(analytics.body).toMatchObject({ checkId: good.body.id, checkType: 'BROWSER', metadata: { TTFB_avg: { unit: 'milliseconds' }, availability: { unit: 'percentage' } } });
     const [point] = JSON.parse(analytics.body.series[0]).data;
     expect(point.availability).toBe(100);
