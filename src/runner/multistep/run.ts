@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, open, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, mkdtemp, open, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -307,7 +307,16 @@ export function browserOf(report: Report): BrowserSeen & { scored: BrowserPage[]
     }
     return { url: String(p.url).slice(0, 2048), webVitals };
   });
-  return { ...seen, console: seen.console.slice(0, 20), network: seen.network.slice(0, 20), scored };
+  // The fixture runs inside the script's process: what it reports is as untrusted as the script.
+  const text = (v: unknown, max: number) => String(v ?? '').slice(0, max);
+  const consoleErrors = seen.console.slice(0, 20).map((c) => ({ text: text(c?.text, 500), url: text(c?.url, 2048) }));
+  const network = seen.network.slice(0, 20).map((n) => ({
+    url: text(n?.url, 2048),
+    method: text(n?.method, 16),
+    status: Number.isInteger(n?.status) ? n.status : null,
+    error: n?.error == null ? null : text(n.error, 300),
+  }));
+  return { ...seen, console: consoleErrors, network, scored };
 }
 
 /** Asset names by the reporter's attachment name. */
@@ -326,11 +335,16 @@ async function readAssets(report: Report, dir: string, log: string[], maxBytes: 
   if (!failed) return [];
   const assets: RunAsset[] = [];
   let left = maxBytes;
+  const root = `${await realpath(dir)}/`;
   for (const a of failed.assets!) {
     const kind = ASSET_FILES[a.name];
-    if (!kind || assets.some((x) => x.name === kind.name) || typeof a.path !== 'string' || !a.path.startsWith(`${dir}/`)) continue;
-    const size = (await stat(a.path).catch(() => null))?.size ?? -1;
-    if (size < 0) continue;
+    if (!kind || assets.some((x) => x.name === kind.name) || typeof a.path !== 'string') continue;
+    // The script names these paths (testInfo.attach): only regular files really inside the
+    // run's directory are read, never a link to a file of the service.
+    const real = await realpath(a.path).catch(() => null);
+    const info = await lstat(a.path).catch(() => null);
+    if (real === null || !real.startsWith(root) || !info?.isFile()) continue;
+    const size = info.size;
     if (size > left) {
       log.push(`${kind.name} (${size} bytes) is over the ${maxBytes} bytes kept of a run's assets: not kept`);
       continue;

@@ -1,4 +1,6 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCheck, CHROMIUM_PATH } from '../../../src/runner/index.js';
 import { browserOf, vitalScore } from '../../../src/runner/multistep/run.js';
@@ -101,6 +103,30 @@ describe('browser check assets bound', () => {
     expect(r.browserCheckResult!.jobAssets).toEqual(['screenshot.png']);
     expect(r.browserCheckResult!.playwrightTestTraces).toEqual([]);
     expect(r.browserCheckResult!.jobLog.some((l) => /^trace\.zip \(\d+ bytes\) is over the 15000 bytes kept of a run's assets: not kept$/.test(l))).toBe(true);
+  });
+});
+
+describe('browser check assets from the script', () => {
+  it('reads no file outside the run directory through a link the script puts in place of its screenshot', async () => {
+    const outside = join(mkdtempSync(join(tmpdir(), 'mac-outside-')), 'service.db');
+    writeFileSync(outside, 'SECRET DATABASE');
+    const [r] = await runCheck(
+      check(`const fs = require('node:fs');
+test('attach', async ({ page }, testInfo) => {
+  fs.writeFileSync('shot.png', 'png');
+  await testInfo.attach('screenshot', { path: 'shot.png', contentType: 'image/png' });
+  // Playwright copied the file into the run's output: the copy becomes a link to a file of the service.
+  const copy = testInfo.attachments.at(-1).path;
+  fs.unlinkSync(copy);
+  fs.symlinkSync(${JSON.stringify(outside)}, copy);
+  expect(1).toBe(2);
+});`),
+    );
+    expect(r.hasFailures).toBe(true);
+    expect((r.assets ?? []).some((a) => a.data.toString('utf8').includes('SECRET DATABASE'))).toBe(false);
+    // The screenshot kept is Playwright's own of the failure, a PNG.
+    const shot = (r.assets ?? []).find((a) => a.name === 'screenshot.png');
+    expect(shot?.data.subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');
   });
 });
 
