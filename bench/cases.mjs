@@ -13,6 +13,7 @@ const TARGETS = {
   restartMs: { op: '<=', value: 2000 },
   analyticsP95Ms: { op: '<=', value: 100 },
   multiStepOverhead: { op: '<=', value: 1.25 },
+  browserOverhead: { op: '<=', value: 1.25 },
   httpRunsPerSecond: { op: '>=', value: 200 },
   // Issue 25 drains 1,000 queued notifications at 100/s or more: the senders alone must allow it.
   senderAttemptsPerSecond: { op: '>=', value: 100 },
@@ -159,6 +160,25 @@ export const CASES = [
           target: TARGETS.multiStepOverhead,
           details: { quick, n: r.n, concurrency: r.concurrency, macMs: r.macMs, bareMs: r.bareMs, runsPerSecond: r.runsPerSecond, failed: r.failed },
           note: `${r.runsPerSecond.toFixed(2)} runs/s through mac, ${r.bareRunsPerSecond.toFixed(2)} runs/s bare (two requests per script, local server).${r.failed > 0 ? ` MISS: ${r.failed} runs failed.` : ''}`,
+        }),
+      ];
+    },
+  },
+  {
+    name: 'browser',
+    module: './browser.mjs',
+    figures: [{ bench: 'browser-runs', figure: 14, title: 'browser check runs: time through mac / bare playwright test', target: TARGETS.browserOverhead }],
+    run: async (m, { quick, log }) => {
+      const r = await m.main({ n: quick ? 4 : 8, log });
+      return [
+        figure({
+          bench: r.bench,
+          figure: 14,
+          title: `browser check runs (${r.n}, pool of ${r.concurrency}): time through mac / bare playwright test`,
+          value: r.failed > 0 || r.withVitals < r.n ? Infinity : r.overhead,
+          target: TARGETS.browserOverhead,
+          details: { quick, n: r.n, concurrency: r.concurrency, macMs: r.macMs, bareMs: r.bareMs, runsPerMinute: r.runsPerMinute, failed: r.failed, withVitals: r.withVitals },
+          note: `${r.runsPerMinute.toFixed(1)} runs/min through mac, ${r.bareRunsPerMinute.toFixed(1)} runs/min bare (two pages per script in Chromium, local site).${r.failed > 0 ? ` MISS: ${r.failed} runs failed.` : ''}`,
         }),
       ];
     },

@@ -5,13 +5,13 @@
  */
 import type {
   AlertChannelDefinition, CheckGroupDefinition, DashboardDefinition, PrivateLocationDefinition, StatusPageDefinition, StatusPageServiceDefinition, DnsCheckDefinition, EnvironmentVariableDefinition,
-  HeartbeatCheckDefinition, MultiStepCheckDefinition, SnippetDefinition, TcpCheckDefinition, UrlMonitorDefinition, ApiCheckDefinition, IcmpMonitorDefinition,
+  HeartbeatCheckDefinition, MultiStepCheckDefinition, BrowserCheckDefinition, SnippetDefinition, TcpCheckDefinition, UrlMonitorDefinition, ApiCheckDefinition, IcmpMonitorDefinition,
   MaintenanceWindowDefinition,
 } from './schema/definitions.js';
 
 export type {
   AlertChannelDefinition, CheckGroupDefinition, DashboardDefinition, PrivateLocationDefinition, StatusPageDefinition, StatusPageServiceDefinition, DefinitionDocument, DnsCheckDefinition, EnvironmentVariableDefinition,
-  HeartbeatCheckDefinition, MultiStepCheckDefinition, SnippetDefinition, TcpCheckDefinition, UrlMonitorDefinition, ApiCheckDefinition, IcmpMonitorDefinition,
+  HeartbeatCheckDefinition, MultiStepCheckDefinition, BrowserCheckDefinition, SnippetDefinition, TcpCheckDefinition, UrlMonitorDefinition, ApiCheckDefinition, IcmpMonitorDefinition,
   MaintenanceWindowDefinition,
 } from './schema/definitions.js';
 
@@ -28,6 +28,8 @@ export const tcpCheck = helper<TcpCheckDefinition>('TcpCheck');
 export const dnsCheck = helper<DnsCheckDefinition>('DnsCheck');
 /** A multi-step check definition. */
 export const multiStepCheck = helper<MultiStepCheckDefinition>('MultiStepCheck');
+/** A browser check definition (a Playwright Test script using page; script or scriptFile). */
+export const browserCheck = helper<BrowserCheckDefinition>('BrowserCheck');
 /** A heartbeat check definition. */
 export const heartbeatCheck = helper<HeartbeatCheckDefinition>('HeartbeatCheck');
 /** A URL monitor definition (a GET with status-code assertions). */

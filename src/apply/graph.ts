@@ -28,6 +28,7 @@ const KIND_TIER: Record<Kind, number> = {
   TcpCheck: 1,
   DnsCheck: 1,
   MultiStepCheck: 1,
+  BrowserCheck: 1,
   HeartbeatCheck: 1,
   UrlMonitor: 1,
   ApiCheck: 1,

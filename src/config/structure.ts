@@ -25,7 +25,7 @@ const MISPLACED: Record<string, string> = {
   degradedPacketLossThreshold: 'only IcmpMonitor has packet-loss thresholds',
   maxPacketLossThreshold: 'only IcmpMonitor has packet-loss thresholds',
   frequencyOffset: 'multi-step checks have no frequencyOffset (they cannot run more often than every minute)',
-  scriptFile: 'scriptFile stands for script on Snippet, MultiStepCheck and DnsCheck only',
+  scriptFile: 'scriptFile stands for script on Snippet, MultiStepCheck, BrowserCheck and DnsCheck only',
   id: 'an EnvironmentVariable is identified by its key',
 };
 

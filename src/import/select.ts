@@ -7,6 +7,7 @@ const ALIASES: Record<string, Kind> = {
   dns: 'DnsCheck',
   multistep: 'MultiStepCheck',
   'multi-step': 'MultiStepCheck',
+  browser: 'BrowserCheck',
   heartbeat: 'HeartbeatCheck',
   url: 'UrlMonitor',
   'url-monitor': 'UrlMonitor',

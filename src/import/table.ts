@@ -93,6 +93,14 @@ export const IMPORT_KINDS: Record<Kind, ImportKindSpec> = {
     idSource: byName,
     fallbackId: 'multistep-check',
   },
+  BrowserCheck: {
+    kind: 'BrowserCheck',
+    file: 'checks/browser.yaml',
+    scriptDir: 'checks/browser',
+    scriptField: 'script',
+    idSource: byName,
+    fallbackId: 'browser-check',
+  },
   HeartbeatCheck: {
     kind: 'HeartbeatCheck',
     file: 'checks/heartbeat.yaml',

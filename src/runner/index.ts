@@ -4,7 +4,7 @@
  * nor the service.
  */
 export { runCheck, notExecuted, NOT_EXECUTED, type AttemptResult, type RunOptions } from './run.js';
-export { runMultiStep, multiStepLoad, stopMultiStepRuns, MULTI_STEP_DEFAULTS, MULTI_STEP_CONCURRENCY, type MultiStepLimits } from './multistep/run.js';
+export { runMultiStep, runBrowser, CHROMIUM_PATH, MAX_ASSET_BYTES, multiStepLoad, stopMultiStepRuns, MULTI_STEP_DEFAULTS, MULTI_STEP_CONCURRENCY, type MultiStepLimits } from './multistep/run.js';
 export { NO_BROWSER } from './multistep/files.js';
 export { DEFAULT_LIMITS, type ProbeLimits, type Probe } from './probe.js';
 export { evaluateAssertion, assertionFailureMessage, ASSERTION_SOURCES, COMPARISONS } from './assertions.js';

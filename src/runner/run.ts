@@ -3,7 +3,9 @@ import {
   type ApiCheckResult,
   type Assertion,
   type DnsCheck,
+  type BrowserCheckResult,
   type MultiStepCheckResult,
+  type RunAsset,
   type RunnableCheck,
   type RunnableCheckInput,
   type TcpCheck,
@@ -19,7 +21,7 @@ import { probeDns, type NameServerSource } from './dns/probe.js';
 import { systemNameServer } from './dns/client.js';
 import { apiCheckResult, judge } from './outcome.js';
 import { attemptWithRetries } from './retry.js';
-import { runMultiStep, type MultiStepLimits } from './multistep/run.js';
+import { runBrowser, runMultiStep, type MultiStepLimits } from './multistep/run.js';
 import type { TargetGuard } from './guard.js';
 
 /** How a run behaves; every field has a production default. */
@@ -60,8 +62,10 @@ export interface AttemptResult {
   startedAt: string;
   stoppedAt: string;
   apiCheckResult: ApiCheckResult | null;
-  browserCheckResult: null;
+  browserCheckResult: BrowserCheckResult | null;
   multiStepCheckResult: MultiStepCheckResult | null;
+  /** Files of the attempt (a failed browser check's screenshot and trace); not part of the result's JSON. */
+  assets?: RunAsset[];
   /** The §5.4 raw error message (feeds error groups); null when the attempt has no failures. */
   errorMessage: string | null;
   /** The failure was a connection or resolution error. */
@@ -127,6 +131,7 @@ export async function runCheck(input: RunnableCheckInput | RunnableCheck, opts: 
   if (check.checkType === 'TCP') return runAttempts(check, TCP, opts);
   if (check.checkType === 'DNS') return runAttempts(check, DNS, opts);
   if (check.checkType === 'MULTI_STEP') return runMultiStep(check, opts);
+  if (check.checkType === 'BROWSER') return runBrowser(check, opts);
   if (check.checkType === 'URL' || check.checkType === 'API') return runAttempts(check, HTTP, opts);
   if (check.checkType === 'ICMP') return runAttempts(check, ICMP, opts);
   const result = notExecuted(NOT_EXECUTED[check.checkType]);

@@ -167,6 +167,17 @@ export const multiStepCheckSchema = z.object({
 /** A multi-step check with defaults applied. */
 export type MultiStepCheck = z.infer<typeof multiStepCheckSchema>;
 
+/** A browser check: a Playwright Test script using `page`, run in the system's Chromium (src/runner/multistep/). */
+export const browserCheckSchema = z.object({
+  ...common,
+  checkType: z.literal('BROWSER'),
+  script: z.string().nullish().transform((v) => v ?? null),
+  runtimeId: z.string().nullish().transform((v) => v ?? null),
+  environmentVariables: z.array(checkVariableSchema).nullish().transform((v) => v ?? []),
+});
+/** A browser check with defaults applied. */
+export type BrowserCheck = z.infer<typeof browserCheckSchema>;
+
 /** A URL monitor as the runner needs it (ChecksV1UrlMonitorCreate defaults). */
 export const urlCheckSchema = z.object({
   ...common,
@@ -210,6 +221,7 @@ export const runnableCheckSchema = z.discriminatedUnion('checkType', [
   apiCheckSchema,
   icmpCheckSchema,
   multiStepCheckSchema,
+  browserCheckSchema,
   otherCheckSchema,
 ]);
 /** A URL monitor with defaults applied. */
@@ -285,4 +297,48 @@ export interface MultiStepCheckResult {
   runtimeVersion: string | null;
   jobLog: string[];
   jobAssets: null;
+}
+
+/** The web vitals measured on each page of a browser check. */
+export type WebVitalName = 'TTFB' | 'FCP' | 'LCP' | 'CLS' | 'TBT';
+
+/** One page a browser check navigated to, with the vitals it had (ms; CLS unitless); absent = not measured. */
+export interface BrowserPage {
+  url: string;
+  webVitals: Partial<Record<WebVitalName, { value: number; score: 'GOOD' | 'NEEDS_IMPROVEMENT' | 'POOR' }>>;
+}
+
+/**
+ * `browserCheckResult` (the reference's CheckResultBrowser): the multi-step fields plus the pages
+ * with their web vitals, a summary of the console, network, page-script and document errors (at
+ * most 20 of each listed), and the names of the run's assets (fetched through the service).
+ */
+export interface BrowserCheckResult {
+  type: 'PLAYWRIGHT_TEST';
+  errors: string[];
+  startTime: number;
+  endTime: number;
+  runtimeVersion: string | null;
+  jobLog: string[];
+  /** Names of the run's assets: `screenshot.png`, `trace.zip`. */
+  jobAssets: string[];
+  traceSummary: {
+    consoleErrors: number;
+    networkErrors: number;
+    userScriptErrors: number;
+    documentErrors: number;
+    console: Array<{ text: string; url: string }>;
+    network: Array<{ url: string; method: string; status: number | null; error: string | null }>;
+  };
+  pages: BrowserPage[];
+  playwrightTestVideos: string[];
+  playwrightTestTraces: string[];
+}
+
+/** A file a run produced (a failed browser check's screenshot and trace), kept beside its result. */
+export interface RunAsset {
+  name: string;
+  type: 'screenshot' | 'trace';
+  contentType: string;
+  data: Buffer;
 }

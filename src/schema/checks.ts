@@ -61,6 +61,18 @@ export const MultiStepCheckSchema = z.strictObject({
   scriptFile: scriptFileField,
 });
 
+/** A browser check definition: a Playwright Test script using `page`; `script` or `scriptFile` is required. */
+export const BrowserCheckSchema = z.strictObject({
+  kind: kindField('BrowserCheck'),
+  ...checkDefinitionFields,
+  ...f.checkBodies.BROWSER,
+  privateLocations: privateLocationsField,
+  triggerIncident: triggerIncidentField,
+  ...required,
+  frequency: doc(minuteFrequency.optional(), 'Minutes between runs', 10),
+  scriptFile: scriptFileField,
+});
+
 /** A heartbeat check definition: pinged by a job, fails when pings stop (api-decisions §5.5). */
 export const HeartbeatCheckSchema = z.strictObject({
   kind: kindField('HeartbeatCheck'),

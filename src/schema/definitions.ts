@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import type { Kind } from './kinds.js';
 import { alertChannelRuleIssues, checkRuleIssues, type ApiCheckType, type FieldIssue } from './fields.js';
-import { ApiCheckSchema, DnsCheckSchema, HeartbeatCheckSchema, IcmpMonitorSchema, MultiStepCheckSchema, TcpCheckSchema, UrlMonitorSchema } from './checks.js';
+import { ApiCheckSchema, BrowserCheckSchema, DnsCheckSchema, HeartbeatCheckSchema, IcmpMonitorSchema, MultiStepCheckSchema, TcpCheckSchema, UrlMonitorSchema } from './checks.js';
 import {
   AlertChannelSchema, CheckGroupSchema, DashboardSchema, EnvironmentVariableSchema, PrivateLocationSchema, SnippetSchema, StatusPageSchema,
   StatusPageServiceSchema, MaintenanceWindowSchema, maintenanceWindowRuleIssues,
@@ -109,6 +109,7 @@ export const DEFINITIONS: Record<Kind, KindSpec> = {
     refs: [...CHECK_REFS, ...SNIPPET_REFS],
   }),
   MultiStepCheck: check(MultiStepCheckSchema, 'A multi-step check: a script driving several requests.', 'MULTI_STEP', { script: 'required' }),
+  BrowserCheck: check(BrowserCheckSchema, 'A browser check: a Playwright Test script using page, run in Chromium, with web vitals per page.', 'BROWSER', { script: 'required' }),
   HeartbeatCheck: check(HeartbeatCheckSchema, 'A heartbeat check: fails when a job stops pinging it within period plus grace.', 'HEARTBEAT'),
   UrlMonitor: check(UrlMonitorSchema, 'A URL monitor: GETs one URL and asserts on the status code; degraded and failing by response time.', 'URL'),
   ApiCheck: check(ApiCheckSchema, 'An API check: one HTTP request (method, headers, body, basic auth) with assertions on status, headers, body and time. May run setup and teardown snippets.', 'API', {
@@ -168,6 +169,7 @@ export const DefinitionDocumentSchema = z.discriminatedUnion('kind', [
   TcpCheckSchema,
   DnsCheckSchema,
   MultiStepCheckSchema,
+  BrowserCheckSchema,
   HeartbeatCheckSchema,
   UrlMonitorSchema,
   ApiCheckSchema,
@@ -189,6 +191,8 @@ export type TcpCheckDefinition = z.input<typeof TcpCheckSchema>;
 export type DnsCheckDefinition = z.input<typeof DnsCheckSchema>;
 /** A multi-step check definition as written. */
 export type MultiStepCheckDefinition = z.input<typeof MultiStepCheckSchema>;
+/** A browser check definition as written. */
+export type BrowserCheckDefinition = z.input<typeof BrowserCheckSchema>;
 /** A heartbeat check definition as written. */
 export type HeartbeatCheckDefinition = z.input<typeof HeartbeatCheckSchema>;
 /** A URL monitor definition as written. */

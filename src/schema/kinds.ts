@@ -9,6 +9,7 @@ export const KINDS = [
   'TcpCheck',
   'DnsCheck',
   'MultiStepCheck',
+  'BrowserCheck',
   'HeartbeatCheck',
   'UrlMonitor',
   'ApiCheck',
@@ -22,7 +23,7 @@ export const KINDS = [
 export type Kind = (typeof KINDS)[number];
 
 /** The kinds that are checks (matched by ownership tag, pruned by --prune). */
-export const CHECK_KINDS = ['TcpCheck', 'DnsCheck', 'MultiStepCheck', 'HeartbeatCheck', 'UrlMonitor', 'ApiCheck', 'IcmpMonitor'] as const satisfies readonly Kind[];
+export const CHECK_KINDS = ['TcpCheck', 'DnsCheck', 'MultiStepCheck', 'BrowserCheck', 'HeartbeatCheck', 'UrlMonitor', 'ApiCheck', 'IcmpMonitor'] as const satisfies readonly Kind[];
 
 /** A check kind. */
 export type CheckKind = (typeof CHECK_KINDS)[number];

@@ -4,7 +4,7 @@ import type { Kind } from '../schema/kinds.js';
 import { runCheck, type AttemptResult, type RunOptions } from '../runner/index.js';
 
 /**
- * `mac test`'s stage between loading and rendering: runs every TCP, DNS, URL, API, ICMP and multi-step check of a project
+ * `mac test`'s stage between loading and rendering: runs every TCP, DNS, URL, API, ICMP, multi-step and browser check of a project
  * once from this machine, with a bound on how many run at once, and summarises the outcome.
  */
 
@@ -16,7 +16,7 @@ export interface TestEntry {
   kind: Kind;
   id: string;
   name: string;
-  /** `TCP`, `DNS`, `URL`, `API`, `ICMP`, `MULTI_STEP` or `HEARTBEAT`. */
+  /** `TCP`, `DNS`, `URL`, `API`, `ICMP`, `MULTI_STEP`, `BROWSER` or `HEARTBEAT`. */
   checkType: string;
   file: string;
   line: number;
@@ -46,12 +46,13 @@ export interface SuiteOptions {
   concurrency: number;
   /** Passed to the runner (limits, retry wait cap, name server). */
   run?: RunOptions;
-  /** false (--no-typescript): multi-step scripts are code from the project, listed as skipped. */
+  /** false (--no-typescript): multi-step and browser scripts are code from the project, listed as skipped. */
   scripts?: boolean;
 }
 
-/** Why a multi-step check is skipped under --no-typescript. */
+/** Why a multi-step or browser check is skipped under --no-typescript. */
 export const NO_SCRIPTS = 'multi-step scripts are code: not run with --no-typescript';
+const NO_BROWSER_SCRIPTS = 'browser check scripts are code: not run with --no-typescript';
 
 // Per check kind: the API checkType, and why a kind is not run here (null = it is run).
 const KIND_TABLE: Partial<Record<Kind, { checkType: string; skip: string | null }>> = {
@@ -61,6 +62,7 @@ const KIND_TABLE: Partial<Record<Kind, { checkType: string; skip: string | null 
   ApiCheck: { checkType: 'API', skip: null },
   IcmpMonitor: { checkType: 'ICMP', skip: null },
   MultiStepCheck: { checkType: 'MULTI_STEP', skip: null },
+  BrowserCheck: { checkType: 'BROWSER', skip: null },
   HeartbeatCheck: { checkType: 'HEARTBEAT', skip: 'heartbeat checks wait for pings; there is nothing to run' },
 };
 
@@ -79,7 +81,8 @@ export async function runSuite(definitions: Definition[], opts: SuiteOptions): P
 
 async function testOne(def: Definition, opts: SuiteOptions): Promise<TestEntry> {
   const { checkType } = KIND_TABLE[def.kind]!;
-  const skip = checkType === 'MULTI_STEP' && opts.scripts === false ? NO_SCRIPTS : KIND_TABLE[def.kind]!.skip;
+  const scriptSkip = checkType === 'MULTI_STEP' ? NO_SCRIPTS : checkType === 'BROWSER' ? NO_BROWSER_SCRIPTS : null;
+  const skip = scriptSkip !== null && opts.scripts === false ? scriptSkip : KIND_TABLE[def.kind]!.skip;
   const base = {
     kind: def.kind,
     id: def.id,
@@ -99,7 +102,8 @@ async function testOne(def: Definition, opts: SuiteOptions): Promise<TestEntry> 
     const message = `cannot run this check: ${err instanceof Error ? err.message : String(err)}`;
     return { ...base, status: 'fail', responseTime: null, attempts: 0, message, failedAssertions: [], result: null };
   }
-  const final = attempts[attempts.length - 1];
+  // The assets' bytes (a failed browser check's screenshot and trace) stay out of the report.
+  const { assets: _assets, ...final } = attempts[attempts.length - 1];
   const failed = (final.apiCheckResult?.assertions ?? []).filter((a) => !a.passed);
   return {
     ...base,

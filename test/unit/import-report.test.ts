@@ -69,10 +69,10 @@ describe('renderImport', () => {
 describe('selectKinds', () => {
   it('accepts kinds and short names, repeated or comma-separated, in dependency order', () => {
     expect(selectKinds(['tcp,Snippet', 'alert-channels'])).toEqual(['Snippet', 'AlertChannel', 'TcpCheck']);
-    expect(selectKinds(undefined)).toHaveLength(16);
+    expect(selectKinds(undefined)).toHaveLength(17);
     expect(selectKinds(['status-pages,groups', 'private-location', 'services'])).toEqual(['PrivateLocation', 'CheckGroup', 'StatusPageService', 'StatusPage']);
   });
   it('rejects an unknown kind with a usage error naming the accepted ones', () => {
-    expect(() => selectKinds(['browser'])).toThrow(UsageError);
+    expect(() => selectKinds(['agentic'])).toThrow(UsageError);
   });
 });

@@ -18,6 +18,6 @@ describe('committed schemas/', () => {
     expect(tcp.properties.frequency.default).toBe(10);
     expect(tcp.properties.request.description).toBeTruthy();
     expect(tcp.required).toEqual(expect.arrayContaining(['kind', 'id', 'name', 'request']));
-    expect(generated['definition.schema.json'].oneOf).toHaveLength(16);
+    expect(generated['definition.schema.json'].oneOf).toHaveLength(17);
   });
 });

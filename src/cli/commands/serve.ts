@@ -76,7 +76,7 @@ export const STOP_GRACE_MS = 5_000;
 export const register: RegisterCommand = (program, ctx) => {
   program
     .command('serve')
-    .description('run the monitoring service: the API and the scheduled runs of the TCP, DNS, URL, API, multi-step and heartbeat checks it holds')
+    .description('run the monitoring service: the API and the scheduled runs of the TCP, DNS, URL, API, multi-step, browser and heartbeat checks it holds')
     .option('--host <host>', 'address to bind', '127.0.0.1')
     .option('--port <port>', 'port to listen on (0 picks a free one)', '4010')
     .option('--state <file>', 'SQLite database that keeps the state across restarts (default: memory only); a journal of an earlier mac serve is imported once')

@@ -14,11 +14,11 @@ interface TestFlags {
 const FORMATS = ['text', 'json'] as const;
 const TEST_CONCURRENCY = 8;
 
-/** `mac test [DIR]`: run the TCP, DNS, URL, API, ICMP and multi-step checks of DIR once from this machine; exit 0 all pass, 1 any fail. */
+/** `mac test [DIR]`: run the TCP, DNS, URL, API, ICMP, multi-step and browser checks of DIR once from this machine; exit 0 all pass, 1 any fail. */
 export const register: RegisterCommand = (program, ctx) => {
   program
     .command('test')
-    .description('run the TCP, DNS, URL, API, ICMP and multi-step checks of DIR once from this machine (exit 0 all pass, 1 any fail)')
+    .description('run the TCP, DNS, URL, API, ICMP, multi-step and browser checks of DIR once from this machine (exit 0 all pass, 1 any fail)')
     .argument('[dir]', DIR_HELP, '.')
     .addOption(formatOption(FORMATS))
     .addOption(concurrencyOption('checks run', TEST_CONCURRENCY))

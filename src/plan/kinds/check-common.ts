@@ -9,6 +9,7 @@ export const CHECK_TYPE: Record<CheckKind, string> = {
   TcpCheck: 'TCP',
   DnsCheck: 'DNS',
   MultiStepCheck: 'MULTI_STEP',
+  BrowserCheck: 'BROWSER',
   HeartbeatCheck: 'HEARTBEAT',
   UrlMonitor: 'URL',
   ApiCheck: 'API',

@@ -8,6 +8,7 @@ import { dashboard } from './dashboard.js';
 import { dnsCheck } from './dns-check.js';
 import { heartbeatCheck } from './heartbeat-check.js';
 import { multiStepCheck } from './multistep-check.js';
+import { browserCheck } from './browser-check.js';
 import { snippet } from './snippet.js';
 import { tcpCheck } from './tcp-check.js';
 import { urlMonitor } from './url-monitor.js';
@@ -28,6 +29,7 @@ export const KIND_SPECS: Record<Kind, KindSpec> = {
   TcpCheck: tcpCheck,
   DnsCheck: dnsCheck,
   MultiStepCheck: multiStepCheck,
+  BrowserCheck: browserCheck,
   HeartbeatCheck: heartbeatCheck,
   UrlMonitor: urlMonitor,
   ApiCheck: apiCheck,

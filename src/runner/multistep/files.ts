@@ -25,10 +25,36 @@ export interface ConfigInput {
   timeoutMs: number;
   /** Bytes of log the reporter keeps. */
   maxLogBytes: number;
+  /** Browser checks: the Chromium to launch; null (multi-step checks) takes every browser away. */
+  browser?: BrowserLaunch | null;
+}
+
+/** How a browser check's Chromium is launched (no browser download: a system executable). */
+export interface BrowserLaunch {
+  executablePath: string;
+  args: readonly string[];
 }
 
 /** The generated playwright.config.cjs. */
 export function configText(input: ConfigInput): string {
+  return input.browser ? browserConfigText(input, input.browser) : multiStepConfigText(input);
+}
+
+/** Settings both kinds of script run share: one worker, no retries (mac retries), the reporter. */
+function sharedSettings(input: ConfigInput, preserveOutput: 'never' | 'failures-only'): string {
+  return `  testDir: __dirname,
+  testMatch: [${JSON.stringify(FILES.script)}],
+  outputDir: require('node:path').join(__dirname, 'out'),
+  preserveOutput: '${preserveOutput}',
+  reporter: [[require('node:path').join(__dirname, ${JSON.stringify(FILES.reporter)}), { maxLogBytes: ${input.maxLogBytes} }]],
+  workers: 1,
+  retries: 0,
+  maxFailures: 0,
+  timeout: ${input.timeoutMs},
+  updateSnapshots: 'none',`;
+}
+
+function multiStepConfigText(input: ConfigInput): string {
   return `'use strict';
 // Generated for one multi-step run. No browser ships with this service: every way to get one
 // fails at once with a clear message instead of looking for an executable or downloading.
@@ -41,17 +67,30 @@ for (const name of ['chromium', 'firefox', 'webkit']) {
   for (const method of ['launch', 'launchPersistentContext', 'launchServer', 'connect', 'connectOverCDP']) type[method] = refuse;
 }
 module.exports = {
-  testDir: __dirname,
-  testMatch: [${JSON.stringify(FILES.script)}],
-  outputDir: require('node:path').join(__dirname, 'out'),
-  preserveOutput: 'never',
-  reporter: [[require('node:path').join(__dirname, ${JSON.stringify(FILES.reporter)}), { maxLogBytes: ${input.maxLogBytes} }]],
-  workers: 1,
-  retries: 0,
-  maxFailures: 0,
-  timeout: ${input.timeoutMs},
-  updateSnapshots: 'none',
+${sharedSettings(input, 'never')}
   use: { trace: 'off', screenshot: 'off', video: 'off' },
+};
+`;
+}
+
+/**
+ * A browser check's config: the system Chromium, headless; a screenshot and a trace kept only
+ * when a test fails (the runner reads them from out/ before the directory goes).
+ */
+function browserConfigText(input: ConfigInput, browser: BrowserLaunch): string {
+  return `'use strict';
+// Generated for one browser check run.
+module.exports = {
+${sharedSettings(input, 'failures-only')}
+  use: {
+    browserName: 'chromium',
+    headless: true,
+    launchOptions: { executablePath: ${JSON.stringify(browser.executablePath)}, args: ${JSON.stringify(browser.args)} },
+    trace: 'retain-on-failure',
+    screenshot: 'only-on-failure',
+    video: 'off',
+    serviceWorkers: 'block',
+  },
 };
 `;
 }
@@ -102,6 +141,8 @@ class MultiStepReporter {
   }
   onStepEnd(test, result, step) {
     if (!['pw:api', 'test.step', 'expect', 'hook'].includes(step.category)) return;
+    // Calls of the browser checks' page fixture (node_modules/@playwright/test) are not the script's steps.
+    if (step.location && String(step.location.file).includes('node_modules')) return;
     const s = this.testState(test);
     const params = step.params || {};
     const isRequest = step.category === 'pw:api' && typeof params.url === 'string';
@@ -126,7 +167,21 @@ class MultiStepReporter {
     const s = this.testState(test);
     const ok = result.status === test.expectedStatus || result.status === 'skipped';
     const errors = result.errors.map((e) => firstLines(e.message ?? e.value, 4)).filter(Boolean);
-    if (this.tests.length < MAX_ENTRIES) this.tests.push({ title: (test.titlePath().slice(3).join(' > ') || test.title).slice(0, 500), status: result.status, ok, duration: result.duration, errors, failedStep: s.failedStep });
+    const entry = { title: (test.titlePath().slice(3).join(' > ') || test.title).slice(0, 500), status: result.status, ok, duration: result.duration, errors, failedStep: s.failedStep };
+    // Browser checks: what the page fixture saw, and the screenshot and trace of a failed test.
+    const seen = result.attachments.find((a) => a.name === 'mac-browser' && a.body);
+    if (seen) {
+      try {
+        entry.browser = JSON.parse(seen.body.toString('utf8'));
+        for (const c of entry.browser.console) this.line('  console error: ' + c.text);
+        for (const n of entry.browser.network) this.line('  network error: ' + n.method + ' ' + n.url + ' ' + (n.status ?? n.error));
+      } catch {}
+    }
+    entry.assets = result.attachments
+      .filter((a) => a.path && (a.name === 'trace' || (a.name === 'screenshot' && a.contentType === 'image/png')))
+      .slice(0, 4)
+      .map((a) => ({ name: a.name, path: a.path, contentType: a.contentType }));
+    if (this.tests.length < MAX_ENTRIES) this.tests.push(entry);
     this.line((ok ? 'passed' : result.status) + ' "' + test.title + '" (' + Math.round(result.duration) + ' ms)' + (ok || !errors[0] ? '' : ': ' + errors[0]));
   }
   onError(error) {
@@ -140,3 +195,132 @@ class MultiStepReporter {
 }
 module.exports = MultiStepReporter;
 `;
+
+/** Entries of each kind the browser fixture keeps (pages, console and network errors). */
+export const MAX_BROWSER_ENTRIES = 20;
+
+/**
+ * The page script of a browser check, run in every top-level document before its own scripts:
+ * PerformanceObserver-based web vitals (TTFB, FCP, LCP, CLS in session windows, TBT from the
+ * long tasks after FCP), sent to the fixture through a binding as they change and read once
+ * more at the end of the test (`__macVitalsNow`).
+ */
+export const VITALS_SCRIPT = `(() => {
+  if (window !== window.top || window.__macVitalsNow) return;
+  const id = Math.random().toString(36).slice(2) + Date.now().toString(36);
+  const v = { TTFB: null, FCP: null, LCP: null, CLS: null, TBT: null };
+  const tasks = [];
+  let session = 0, sessionStart = 0, sessionLast = 0, cls = 0;
+  const tbt = () => {
+    if (v.FCP === null) return;
+    let sum = 0;
+    for (const t of tasks) if (t.startTime >= v.FCP) sum += Math.max(0, t.duration - 50);
+    v.TBT = sum;
+  };
+  const now = () => {
+    const nav = performance.getEntriesByType('navigation')[0];
+    if (nav && v.TTFB === null && nav.responseStart > 0) v.TTFB = nav.responseStart;
+    return { id, url: location.href, vitals: { ...v } };
+  };
+  let pending = false;
+  const send = () => {
+    if (pending) return;
+    pending = true;
+    setTimeout(() => {
+      pending = false;
+      try { if (typeof window.__macVitals === 'function') window.__macVitals(now()); } catch {}
+    }, 0);
+  };
+  const observe = (type, fn) => {
+    try {
+      new PerformanceObserver((list) => { for (const e of list.getEntries()) fn(e); send(); }).observe({ type, buffered: true });
+    } catch {}
+  };
+  observe('navigation', (e) => { if (e.responseStart > 0) v.TTFB = e.responseStart; });
+  observe('paint', (e) => { if (e.name === 'first-contentful-paint') { v.FCP = e.startTime; if (v.CLS === null) v.CLS = 0; tbt(); } });
+  observe('largest-contentful-paint', (e) => { v.LCP = e.renderTime || e.loadTime || e.startTime; });
+  observe('layout-shift', (e) => {
+    if (e.hadRecentInput) return;
+    if (session > 0 && e.startTime - sessionLast < 1000 && e.startTime - sessionStart < 5000) session += e.value;
+    else { session = e.value; sessionStart = e.startTime; }
+    sessionLast = e.startTime;
+    cls = Math.max(cls, session);
+    v.CLS = cls;
+  });
+  observe('longtask', (e) => { if (tasks.length < 1000) tasks.push({ startTime: e.startTime, duration: e.duration }); tbt(); });
+  Object.defineProperty(window, '__macVitalsNow', { value: now, enumerable: false });
+  addEventListener('load', send);
+})();`;
+
+/**
+ * The `@playwright/test` a browser check's script requires: the real one, its `test` extended
+ * with an automatic fixture that injects the vitals script, listens for console errors, uncaught
+ * page errors and failed or 4xx/5xx requests, and attaches what it saw to the test as JSON
+ * (`mac-browser`) for the reporter.
+ */
+export function browserTestModuleText(realTestModule: string): string {
+  return `'use strict';
+const real = require(${JSON.stringify(realTestModule)});
+const VITALS = ${JSON.stringify(VITALS_SCRIPT)};
+const MAX = ${MAX_BROWSER_ENTRIES};
+const cut = (s, n) => String(s ?? '').slice(0, n);
+const test = real.test.extend({
+  _macBrowser: [async ({ context }, use, testInfo) => {
+    const docs = new Map();
+    const seen = { console: [], network: [], consoleErrors: 0, networkErrors: 0, userScriptErrors: 0, documentErrors: 0 };
+    const keep = (list, entry) => { if (list.length < MAX) list.push(entry); };
+    const record = (d) => {
+      if (!d || typeof d.id !== 'string' || typeof d.url !== 'string' || !d.vitals) return;
+      if (!docs.has(d.id) && docs.size >= MAX) return;
+      docs.set(d.id, { url: cut(d.url, 2048), vitals: d.vitals });
+    };
+    await context.exposeBinding('__macVitals', (_source, d) => record(d));
+    await context.addInitScript(VITALS);
+    const watch = (page) => {
+      page.on('console', (m) => {
+        if (m.type() !== 'error') return;
+        seen.consoleErrors += 1;
+        keep(seen.console, { text: cut(m.text(), 500), url: cut(page.url(), 2048) });
+      });
+      page.on('pageerror', (e) => {
+        seen.userScriptErrors += 1;
+        keep(seen.console, { text: cut('uncaught ' + (e && e.message), 500), url: cut(page.url(), 2048) });
+      });
+      page.on('requestfailed', (r) => {
+        seen.networkErrors += 1;
+        if (r.isNavigationRequest() && r.frame() === page.mainFrame()) seen.documentErrors += 1;
+        keep(seen.network, { url: cut(r.url(), 2048), method: r.method(), status: null, error: cut(r.failure() && r.failure().errorText, 300) });
+      });
+      page.on('response', (r) => {
+        if (r.status() < 400) return;
+        const q = r.request();
+        seen.networkErrors += 1;
+        if (q.isNavigationRequest() && q.frame() === page.mainFrame()) seen.documentErrors += 1;
+        keep(seen.network, { url: cut(r.url(), 2048), method: q.method(), status: r.status(), error: null });
+      });
+    };
+    for (const p of context.pages()) watch(p);
+    context.on('page', watch);
+    await use();
+    for (const p of context.pages()) {
+      const d = await Promise.race([
+        p.evaluate(() => (window.__macVitalsNow ? window.__macVitalsNow() : null)).catch(() => null),
+        new Promise((r) => setTimeout(() => r(null), 2000)),
+      ]);
+      record(d);
+    }
+    const pages = [...docs.values()].filter((d) => /^https?:/.test(d.url));
+    await testInfo.attach('mac-browser', { contentType: 'application/json', body: Buffer.from(JSON.stringify({ pages, ...seen })) });
+  }, { auto: true }],
+});
+const own = new Set(['test', 'default']);
+module.exports = new Proxy(test, {
+  get(target, key) {
+    if (own.has(key)) return test;
+    if (key in target) return target[key];
+    return real[key];
+  },
+  has(target, key) { return key in target || key in real; },
+});
+`;
+}

@@ -1,20 +1,24 @@
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, open, rm, symlink, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { lstat, mkdir, mkdtemp, open, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pLimit from 'p-limit';
 import type { AttemptResult, RunOptions } from '../run.js';
-import type { MultiStepCheck, MultiStepCheckResult } from '../types.js';
+import type { BrowserCheck, BrowserCheckResult, BrowserPage, MultiStepCheck, MultiStepCheckResult, RunAsset, WebVitalName } from '../types.js';
 import { attemptWithRetries } from '../retry.js';
-import { configText, FILES, REPORTER_TEXT } from './files.js';
+import { browserTestModuleText, configText, FILES, REPORTER_TEXT, type BrowserLaunch } from './files.js';
 
 /**
- * Multi-step checks: the check's `script` is a Playwright Test file run by `@playwright/test` in
- * a child process of its own (its own temp directory and process group, an environment of PATH
- * plus the check's variables, a time limit, bounded output). No browser: API calls through the
- * `request` fixture only. The child is not a sandbox: it runs as the user running mac.
+ * Multi-step and browser checks: the check's `script` is a Playwright Test file run by
+ * `@playwright/test` in a child process of its own (its own temp directory and process group, an
+ * environment of PATH plus the check's variables, a time limit, bounded output). Multi-step
+ * checks get no browser: API calls through the `request` fixture only. Browser checks get the
+ * system's Chromium (headless, no download), web vitals and error counts from a page fixture, and
+ * on failure a screenshot and a trace as assets. The child is not a sandbox: it runs as the user
+ * running mac.
  */
 
 /** Limits of one multi-step run; every field has a production default. */
@@ -25,10 +29,14 @@ export interface MultiStepLimits {
   maxLogBytes: number;
   /** Time beyond the limit for Node to start and Playwright to report, before the group is killed. */
   killGraceMs: number;
+  /** Bytes of assets (a failed browser check's screenshot and trace) kept from one run. */
+  maxAssetBytes: number;
 }
 
-/** A run's defaults: 2 minutes, 64 KiB of log, 10 s to start and report. */
-export const MULTI_STEP_DEFAULTS: MultiStepLimits = { timeoutMs: 120_000, maxLogBytes: 64 * 1024, killGraceMs: 10_000 };
+/** Bytes of assets (screenshot, trace) kept from one run: larger ones are dropped and the log says so. */
+export const MAX_ASSET_BYTES = 5 * 1024 * 1024;
+/** A run's defaults: 2 minutes, 64 KiB of log, 10 s to start and report, 5 MiB of assets. */
+export const MULTI_STEP_DEFAULTS: MultiStepLimits = { timeoutMs: 120_000, maxLogBytes: 64 * 1024, killGraceMs: 10_000, maxAssetBytes: MAX_ASSET_BYTES };
 /** Bytes kept of the child's own stdout/stderr (Playwright's messages before tests run). */
 const MAX_OUTPUT_BYTES = 16 * 1024;
 /** Bytes of result.json read at most (the reporter keeps its entries short). */
@@ -72,31 +80,78 @@ export function multiStepLoad(): { active: number; pending: number; concurrency:
   return { active: pool.activeCount, pending: pool.pendingCount, concurrency: pool.concurrency };
 }
 
+/** A check whose script this runner runs. */
+type ScriptCheck = MultiStepCheck | BrowserCheck;
+
+/** Where a browser check's Chromium is (MAC_CHROMIUM overrides): Debian's package, never a download. */
+export const CHROMIUM_PATH = process.env.MAC_CHROMIUM ?? '/usr/bin/chromium';
+/** Chromium's flags: headless in a container (no GPU, no sandbox of its own, no background traffic; without the latter its connections are refused here). */
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+] as const;
 /** Runs a multi-step check with retries (api-decisions §5.2), every attempt through the pool. */
 export async function runMultiStep(check: MultiStepCheck, opts: RunOptions): Promise<AttemptResult[]> {
+  return runScript(check, opts, null);
+}
+
+/** Runs a browser check with retries, every attempt through the same pool as multi-step runs. */
+export async function runBrowser(check: BrowserCheck, opts: RunOptions): Promise<AttemptResult[]> {
+  return runScript(check, opts, { executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+}
+
+async function runScript(check: ScriptCheck, opts: RunOptions, browser: BrowserLaunch | null): Promise<AttemptResult[]> {
   const limits = { ...MULTI_STEP_DEFAULTS, ...opts.multiStep };
   return attemptWithRetries(
     check,
     () => {
       const queued = generation;
-      return pool(() => (generation === queued ? attempt(check, limits, queued) : stoppedAttempt(check)));
+      return pool(() => (generation === queued ? attempt(check, limits, queued, browser) : stoppedAttempt(check)));
     },
     opts,
   );
 }
 
 /** An attempt that never started: the runs were stopped while it waited for the pool. */
-function stoppedAttempt(check: MultiStepCheck): Promise<AttemptResult> {
+function stoppedAttempt(check: ScriptCheck): Promise<AttemptResult> {
   const now = Date.now();
   return Promise.resolve(
     outcome(check, { startedAt: now, elapsed: 0, rawFailed: false, fault: true, errors: ['the run was stopped: mac is shutting down'], log: [], runtimeVersion: null }),
   );
 }
 
+/** What the page fixture of a browser check attaches to each test (files.ts, browserTestModuleText). */
+interface BrowserSeen {
+  pages: Array<{ url: string; vitals: Partial<Record<WebVitalName, number | null>> }>;
+  console: Array<{ text: string; url: string }>;
+  network: Array<{ url: string; method: string; status: number | null; error: string | null }>;
+  consoleErrors: number;
+  networkErrors: number;
+  userScriptErrors: number;
+  documentErrors: number;
+}
+
+/** One test as the generated reporter writes it. */
+interface ReportTest {
+  title: string;
+  status: string;
+  ok: boolean;
+  duration: number;
+  errors: string[];
+  failedStep: { label: string; after: string | null } | null;
+  browser?: BrowserSeen;
+  assets?: Array<{ name: string; path: string; contentType: string }>;
+}
+
 /** What the generated reporter writes at the end of a run. */
 interface Report {
   status: string;
-  tests: Array<{ title: string; status: string; ok: boolean; duration: number; errors: string[]; failedStep: { label: string; after: string | null } | null }>;
+  tests: ReportTest[];
   errors: string[];
 }
 
@@ -111,7 +166,7 @@ interface ChildEnd {
 }
 
 /** The child's environment: PATH and the check's variables; nothing else of this process. */
-export function childEnv(check: MultiStepCheck, dir: string): Record<string, string> {
+export function childEnv(check: ScriptCheck, dir: string): Record<string, string> {
   const env: Record<string, string> = {};
   if (process.env.PATH) env.PATH = process.env.PATH;
   env.HOME = dir;
@@ -124,7 +179,7 @@ export function childEnv(check: MultiStepCheck, dir: string): Record<string, str
   return env;
 }
 
-async function attempt(check: MultiStepCheck, limits: MultiStepLimits, queued: number): Promise<AttemptResult> {
+async function attempt(check: ScriptCheck, limits: MultiStepLimits, queued: number, browser: BrowserLaunch | null): Promise<AttemptResult> {
   const startedAt = Date.now();
   const began = performance.now();
   const pw = playwright();
@@ -132,14 +187,26 @@ async function attempt(check: MultiStepCheck, limits: MultiStepLimits, queued: n
   if (check.script === null || check.script.trim() === '') {
     return outcome(check, { startedAt, elapsed: 0, rawFailed: true, fault: false, errors: ['the check has no script to run'], log: [], runtimeVersion });
   }
+  if (browser && !existsSync(browser.executablePath)) {
+    const errors = [`browser check runner error: no Chromium at ${browser.executablePath}: install Chromium: apt-get install -y chromium`];
+    return outcome(check, { startedAt, elapsed: 0, rawFailed: false, fault: true, errors, log: errors, runtimeVersion });
+  }
   let dir: string | null = null;
   try {
-    dir = await mkdtemp(join(tmpdir(), 'mac-multistep-'));
+    dir = await mkdtemp(join(tmpdir(), browser ? 'mac-browser-' : 'mac-multistep-'));
     await mkdir(join(dir, 'node_modules', '@playwright'), { recursive: true });
-    await symlink(pw.testDir, join(dir, 'node_modules', '@playwright', 'test'), 'dir');
+    if (browser) {
+      // The script's @playwright/test: the real one with the page fixture added (files.ts).
+      const wrapper = join(dir, 'node_modules', '@playwright', 'test');
+      await mkdir(wrapper);
+      await writeFile(join(wrapper, 'package.json'), JSON.stringify({ name: '@playwright/test', version: pw.version, main: 'index.js' }));
+      await writeFile(join(wrapper, 'index.js'), browserTestModuleText(join(pw.testDir, 'index.js')));
+    } else {
+      await symlink(pw.testDir, join(dir, 'node_modules', '@playwright', 'test'), 'dir');
+    }
     await writeFile(join(dir, FILES.script), check.script);
     await writeFile(join(dir, FILES.reporter), REPORTER_TEXT);
-    await writeFile(join(dir, FILES.config), configText({ playwrightCore: pw.core, timeoutMs: limits.timeoutMs, maxLogBytes: limits.maxLogBytes }));
+    await writeFile(join(dir, FILES.config), configText({ playwrightCore: pw.core, timeoutMs: limits.timeoutMs, maxLogBytes: limits.maxLogBytes, browser }));
     // Stopped while the files were written: nothing is started (runChild registers synchronously).
     if (generation !== queued) return await stoppedAttempt(check);
     const end = await runChild(pw.cli, dir, childEnv(check, dir), limits.timeoutMs + limits.killGraceMs);
@@ -147,11 +214,12 @@ async function attempt(check: MultiStepCheck, limits: MultiStepLimits, queued: n
     const log = splitLog(await readBounded(join(dir, FILES.log), limits.maxLogBytes + 64));
     const report = parseReport(await readBounded(join(dir, FILES.result), MAX_RESULT_BYTES));
     const judged = judgeRun(end, report, limits, log);
+    const assets = browser && report ? await readAssets(report, dir, judged.log, limits.maxAssetBytes) : [];
     // Paths name the run's temp directory: drop it, so that messages (and error groups) repeat.
     const local = (text: string) => text.split(`${dir}/`).join('').split(dir!).join('.');
-    return outcome(check, { startedAt, elapsed, runtimeVersion, ...judged, errors: judged.errors.map(local), log: judged.log.map(local) });
+    return outcome(check, { startedAt, elapsed, runtimeVersion, ...judged, errors: judged.errors.map(local), log: judged.log.map(local), browser: report ? browserOf(report) : null, assets });
   } catch (err) {
-    const message = `multi-step runner error: ${err instanceof Error ? err.message : String(err)}`;
+    const message = `${check.checkType === 'BROWSER' ? 'browser check' : 'multi-step'} runner error: ${err instanceof Error ? err.message : String(err)}`;
     return outcome(check, { startedAt, elapsed: performance.now() - began, rawFailed: false, fault: true, errors: [message], log: [], runtimeVersion });
   } finally {
     if (dir) await rm(dir, { recursive: true, force: true }).catch(() => undefined);
@@ -204,11 +272,101 @@ function failureMessage(t: Report['tests'][number]): string {
   return `test "${t.title}" failed${at}: ${error}`;
 }
 
+/** Web vitals' thresholds of GOOD and POOR (web.dev): at or under the first GOOD, over the second POOR. */
+export const VITAL_THRESHOLDS: Record<WebVitalName, [number, number]> = {
+  TTFB: [800, 1800],
+  FCP: [1800, 3000],
+  LCP: [2500, 4000],
+  CLS: [0.1, 0.25],
+  TBT: [200, 600],
+};
+const VITAL_NAMES = Object.keys(VITAL_THRESHOLDS) as WebVitalName[];
+
+/** The score of one web vital's value. */
+export function vitalScore(name: WebVitalName, value: number): 'GOOD' | 'NEEDS_IMPROVEMENT' | 'POOR' {
+  const [good, poor] = VITAL_THRESHOLDS[name];
+  return value <= good ? 'GOOD' : value <= poor ? 'NEEDS_IMPROVEMENT' : 'POOR';
+}
+
+/** What the browser fixture saw over every test of a run: pages with scored vitals, errors summed. */
+export function browserOf(report: Report): BrowserSeen & { scored: BrowserPage[] } {
+  const seen: BrowserSeen = { pages: [], console: [], network: [], consoleErrors: 0, networkErrors: 0, userScriptErrors: 0, documentErrors: 0 };
+  for (const t of report.tests) {
+    const b = t.browser;
+    if (!b) continue;
+    seen.pages.push(...(Array.isArray(b.pages) ? b.pages : []));
+    seen.console.push(...(Array.isArray(b.console) ? b.console : []));
+    seen.network.push(...(Array.isArray(b.network) ? b.network : []));
+    for (const k of ['consoleErrors', 'networkErrors', 'userScriptErrors', 'documentErrors'] as const) seen[k] += Number.isFinite(b[k]) ? b[k] : 0;
+  }
+  const scored = seen.pages.slice(0, 20).map((p) => {
+    const webVitals: BrowserPage['webVitals'] = {};
+    for (const name of VITAL_NAMES) {
+      const v = p.vitals?.[name];
+      if (typeof v === 'number' && Number.isFinite(v) && v >= 0) webVitals[name] = { value: Math.round(v * 1000) / 1000, score: vitalScore(name, v) };
+    }
+    return { url: String(p.url).slice(0, 2048), webVitals };
+  });
+  // The fixture runs inside the script's process: what it reports is as untrusted as the script.
+  const text = (v: unknown, max: number) => String(v ?? '').slice(0, max);
+  const consoleErrors = seen.console.slice(0, 20).map((c) => ({ text: text(c?.text, 500), url: text(c?.url, 2048) }));
+  const network = seen.network.slice(0, 20).map((n) => ({
+    url: text(n?.url, 2048),
+    method: text(n?.method, 16),
+    status: Number.isInteger(n?.status) ? n.status : null,
+    error: n?.error == null ? null : text(n.error, 300),
+  }));
+  return { ...seen, console: consoleErrors, network, scored };
+}
+
+/** Asset names by the reporter's attachment name. */
+const ASSET_FILES: Record<string, { name: string; type: RunAsset['type'] }> = {
+  screenshot: { name: 'screenshot.png', type: 'screenshot' },
+  trace: { name: 'trace.zip', type: 'trace' },
+};
+
+/**
+ * The screenshot and trace of the first failed test, read from the run's directory; at most
+ * `maxBytes` in all (one that does not fit is left out and the log says so). Only files
+ * inside the run's directory are read.
+ */
+async function readAssets(report: Report, dir: string, log: string[], maxBytes: number): Promise<RunAsset[]> {
+  const failed = report.tests.find((t) => !t.ok && Array.isArray(t.assets) && t.assets.length > 0);
+  if (!failed) return [];
+  const assets: RunAsset[] = [];
+  let left = maxBytes;
+  const root = `${await realpath(dir)}/`;
+  for (const a of failed.assets!) {
+    const kind = ASSET_FILES[a.name];
+    if (!kind || assets.some((x) => x.name === kind.name) || typeof a.path !== 'string') continue;
+    // The script names these paths (testInfo.attach): only regular files really inside the
+    // run's directory are read, never a link to a file of the service.
+    const real = await realpath(a.path).catch(() => null);
+    const info = await lstat(a.path).catch(() => null);
+    if (real === null || !real.startsWith(root) || !info?.isFile()) continue;
+    const size = info.size;
+    if (size > left) {
+      log.push(`${kind.name} (${size} bytes) is over the ${maxBytes} bytes kept of a run's assets: not kept`);
+      continue;
+    }
+    const data = await readBoundedBytes(a.path, size);
+    left -= data.length;
+    assets.push({ name: kind.name, type: kind.type, contentType: kind.type === 'screenshot' ? 'image/png' : 'application/zip', data });
+  }
+  return assets;
+}
+
+/** What an outcome is made of. */
+type OutcomeInput = Judged & {
+  startedAt: number;
+  elapsed: number;
+  runtimeVersion: string | null;
+  browser?: (BrowserSeen & { scored: BrowserPage[] }) | null;
+  assets?: RunAsset[];
+};
+
 /** The attempt, with shouldFail applied and secret values masked. */
-function outcome(
-  check: MultiStepCheck,
-  r: Judged & { startedAt: number; elapsed: number; runtimeVersion: string | null },
-): AttemptResult {
+function outcome(check: ScriptCheck, r: OutcomeInput): AttemptResult {
   const mask = masker(check);
   const errors = r.errors.map(mask);
   const endTime = r.startedAt + Math.round(r.elapsed);
@@ -221,7 +379,28 @@ function outcome(
     jobLog: r.log.map(mask),
     jobAssets: null,
   };
+  const assets = r.assets ?? [];
+  const browserCheckResult: BrowserCheckResult | null =
+    check.checkType !== 'BROWSER'
+      ? null
+      : {
+          type: 'PLAYWRIGHT_TEST',
+          ...multiStepCheckResult,
+          jobAssets: assets.map((a) => a.name),
+          traceSummary: {
+            consoleErrors: r.browser?.consoleErrors ?? 0,
+            networkErrors: r.browser?.networkErrors ?? 0,
+            userScriptErrors: r.browser?.userScriptErrors ?? 0,
+            documentErrors: r.browser?.documentErrors ?? 0,
+            console: (r.browser?.console ?? []).map((c) => ({ text: mask(c.text), url: mask(c.url) })),
+            network: (r.browser?.network ?? []).map((n) => ({ ...n, url: mask(n.url) })),
+          },
+          pages: (r.browser?.scored ?? []).map((p) => ({ ...p, url: mask(p.url) })),
+          playwrightTestVideos: [],
+          playwrightTestTraces: assets.filter((a) => a.type === 'trace').map((a) => a.name),
+        };
   return {
+    ...(assets.length > 0 ? { assets } : {}),
     resultType: 'FINAL',
     attempts: 0,
     hasFailures,
@@ -232,15 +411,15 @@ function outcome(
     startedAt: new Date(r.startedAt).toISOString(),
     stoppedAt: new Date(endTime).toISOString(),
     apiCheckResult: null,
-    browserCheckResult: null,
-    multiStepCheckResult,
+    browserCheckResult,
+    multiStepCheckResult: browserCheckResult ? null : multiStepCheckResult,
     errorMessage: r.fault || hasFailures ? multiStepCheckResult.errors[0] ?? 'Check failed' : null,
     networkError: false,
   };
 }
 
 /** Replaces the values of the check's secret variables (the API never shows them) in text. */
-function masker(check: MultiStepCheck): (text: string) => string {
+function masker(check: ScriptCheck): (text: string) => string {
   const secrets = check.environmentVariables
     .filter((v) => v.secret && v.value.length >= MIN_MASKED_LENGTH)
     .map((v) => v.value)
@@ -312,6 +491,18 @@ async function readBounded(path: string, max: number): Promise<string> {
     const buf = Buffer.alloc(max);
     const { bytesRead } = await handle.read(buf, 0, max, 0);
     return buf.subarray(0, bytesRead).toString('utf8');
+  } finally {
+    await handle.close();
+  }
+}
+
+/** At most `max` bytes of a file. */
+async function readBoundedBytes(path: string, max: number): Promise<Buffer> {
+  const handle = await open(path, 'r');
+  try {
+    const buf = Buffer.alloc(max);
+    const { bytesRead } = await handle.read(buf, 0, max, 0);
+    return buf.subarray(0, bytesRead);
   } finally {
     await handle.close();
   }

@@ -289,6 +289,13 @@ function build(mode: ObjectMode) {
     ),
   };
 
+  /** Browser-check fields (reference ChecksV1BrowserCheckCreate): the multi-step ones plus sslCheckDomain. */
+  const browserExtras = {
+    ...multiStepExtras,
+    script: doc(z.string().min(1).nullable().optional(), 'Playwright Test script using page, run in Chromium (null or non-empty)'),
+    sslCheckDomain: doc(z.string().nullable().optional(), 'Domain whose certificate is watched', null),
+  };
+
   const keyValue = obj({ key: z.string(), value: z.string(), locked: z.boolean().optional() });
   /** Alert channel config per type (api-decisions §3.5). */
   const alertChannelConfigs = {
@@ -375,6 +382,7 @@ function build(mode: ObjectMode) {
     TCP: { ...checkShared, ...thresholds, frequency: subminuteFrequency.optional(), request: tcpRequest.optional() },
     DNS: { ...checkShared, ...thresholds, ...dnsExtras, frequency: subminuteFrequency.optional(), request: dnsRequest.optional() },
     MULTI_STEP: { ...sharedWithoutOffset, ...multiStepExtras, frequency: minuteFrequency.optional() },
+    BROWSER: { ...sharedWithoutOffset, ...browserExtras, frequency: minuteFrequency.optional() },
     HEARTBEAT: { ...checkShared, frequency: minuteFrequency.optional(), heartbeat: heartbeat.optional() },
     URL: { ...checkShared, ...httpThresholds, frequency: subminuteFrequency.optional(), request: urlRequest.optional() },
     API: { ...checkShared, ...httpThresholds, ...apiExtras, frequency: subminuteFrequency.optional(), request: apiRequest.optional() },
@@ -385,7 +393,7 @@ function build(mode: ObjectMode) {
     checkBodies,
     tcpAssertion, dnsAssertion, tcpRequest, dnsRequest, icmpAssertion, icmpRequest, icmpThresholds, urlAssertion, apiAssertion, urlRequest, apiRequest, basicAuth, httpThresholds, apiExtras, alertSettings, retryStrategy, triggerIncident,
     environmentVariable, environmentVariables, alertChannelSubscription, dnsHeartbeat, heartbeat,
-    checkShared, thresholds, dnsExtras, multiStepExtras, alertChannelConfigs, alertChannelSubscriptionItem,
+    checkShared, thresholds, dnsExtras, multiStepExtras, browserExtras, alertChannelConfigs, alertChannelSubscriptionItem,
     alertChannelShared, dashboard, snippet, variable, keyValue,
   };
 }

@@ -12,7 +12,7 @@ export interface FieldIssue {
 }
 
 /** The API's check types that definitions can declare. */
-export type ApiCheckType = 'TCP' | 'DNS' | 'MULTI_STEP' | 'HEARTBEAT' | 'URL' | 'API' | 'ICMP';
+export type ApiCheckType = 'TCP' | 'DNS' | 'MULTI_STEP' | 'BROWSER' | 'HEARTBEAT' | 'URL' | 'API' | 'ICMP';
 
 /** Per check type: allowed frequencies, whether frequency 0 exists, and threshold defaults. */
 export interface CheckTypeRules {
@@ -37,6 +37,8 @@ export const CHECK_TYPE_RULES: Record<ApiCheckType, CheckTypeRules> = {
   // ICMP monitors (reference ChecksV1IcmpMonitorCreate): response time is the average latency.
   ICMP: { frequencies: SUBMINUTE_FREQUENCIES, subMinute: true, hasFrequencyOffset: true, thresholds: { degradedResponseTime: 10000, maxResponseTime: 20000 } },
   MULTI_STEP: { frequencies: MINUTE_FREQUENCIES, subMinute: false, hasFrequencyOffset: false, thresholds: null },
+  // Browser checks (reference ChecksV1BrowserCheckCreate): minute frequencies, no offset, no thresholds.
+  BROWSER: { frequencies: MINUTE_FREQUENCIES, subMinute: false, hasFrequencyOffset: false, thresholds: null },
   HEARTBEAT: { frequencies: MINUTE_FREQUENCIES, subMinute: false, hasFrequencyOffset: true, thresholds: null },
 };
 

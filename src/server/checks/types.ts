@@ -64,6 +64,15 @@ const multiStepShape = {
 };
 const multiStepCreate = z.object({ ...multiStepShape, name: z.string().min(1), script: z.string().min(1).nullable() });
 
+// Browser (reference ChecksV1BrowserCheckCreate): the multi-step shape plus sslCheckDomain; script required on create.
+const browserShape = {
+  ...sharedNoOffset,
+  ...strip.browserExtras,
+  checkType: checkTypeField('BROWSER'),
+  frequency: minuteFrequency.optional(),
+};
+const browserCreate = z.object({ ...browserShape, name: z.string().min(1), script: z.string().min(1).nullable() });
+
 // Heartbeat (api-decisions §5.5): heartbeat object required on create; no request or thresholds.
 const heartbeatShape = {
   ...strip.checkShared,
@@ -124,6 +133,15 @@ export const CHECK_TYPES: Record<ApiCheckType, CheckTypeSpec> = {
     create: multiStepCreate,
     update: z.object(multiStepShape),
     defaults: { environmentVariables: [] },
+    writeOnly: ['scriptPath', 'dependencies'],
+    objects: [...SHARED_OBJECTS],
+  },
+  BROWSER: {
+    checkType: 'BROWSER',
+    segment: 'browser',
+    create: browserCreate,
+    update: z.object(browserShape),
+    defaults: { environmentVariables: [], sslCheckDomain: null },
     writeOnly: ['scriptPath', 'dependencies'],
     objects: [...SHARED_OBJECTS],
   },

@@ -30,6 +30,8 @@ export interface Reply {
   body?: unknown;
   /** The body already serialized as JSON (cached views, as text or UTF-8 bytes); wins over `body`. */
   json?: string | Uint8Array;
+  /** A body that is not JSON (a result's screenshot or trace) with its content type; wins over both. */
+  file?: { bytes: Uint8Array; contentType: string };
   headers?: Record<string, string>;
 }
 
@@ -85,6 +87,10 @@ export function toHandler(spec: RouteSpec<any, any, any>, ctx: ServerContext, re
 
 /** Builds the HTTP response of a reply. */
 export function toResponse(reply: Reply): Response {
+  if (reply.file) {
+    const { bytes, contentType } = reply.file;
+    return new Response(bytes, { status: reply.status, headers: { 'content-type': contentType, 'content-length': String(bytes.length), ...reply.headers } });
+  }
   if (reply.status === 204 || (reply.body === undefined && reply.json === undefined)) return new Response(null, { status: reply.status, headers: reply.headers });
   return new Response(reply.json ?? JSON.stringify(reply.body), {
     status: reply.status,

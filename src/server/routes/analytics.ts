@@ -4,8 +4,10 @@ import { arrayParam, intParam, stringParam } from '../http/query.js';
 import { invalid } from '../http/errors.js';
 import { RUN_COLL } from '../rundata/collections.js';
 import { mustCheck, unixParam } from '../rundata/query.js';
-import { ICMP_METRICS, ICMP_UNRECORDED, metricMetadata, parseMetrics, type MetricVocabulary } from '../rundata/analytics-metrics.js';
-import { analyticsSeries, type SeriesQuery } from '../rundata/analytics.js';
+import { ICMP_UNRECORDED, metricMetadata, parseMetrics } from '../rundata/analytics-metrics.js';
+import { analyticsSeries, BROWSER_RESULT_FIELDS, BROWSER_ROWS_INDEX, browserSeriesRows, type SeriesQuery } from '../rundata/analytics.js';
+import { aggregateRecords } from '../store/aggregate.js';
+import type { MetricTable } from '../rundata/analytics-metrics.js';
 import { QUICK_RANGES, analyticsWindow } from '../rundata/time-window.js';
 
 // Endpoint 13 (decisions §5.6): any check of the account, series as JSON strings.
@@ -15,7 +17,7 @@ const analyticsQuery = z.object({
   to: unixParam().optional(),
   quickRange: stringParam().pipe(z.enum(QUICK_RANGES)).default('last24Hours'),
   aggregationInterval: intParam(1, 43_200).optional(),
-  groupBy: stringParam().pipe(z.enum(['runLocation', 'statusCode'])).optional(),
+  groupBy: stringParam().pipe(z.enum(['runLocation', 'statusCode', 'pageIndex'])).optional(),
   filterByStatus: z
     .union([z.string(), z.array(z.string())])
     .transform((v) => (Array.isArray(v) ? v : [v]).flatMap((s) => s.split(',')))
@@ -25,28 +27,40 @@ const analyticsQuery = z.object({
   page: intParam(1).default(1),
 });
 
+/**
+ * Routes of `/v1/analytics/url-monitors/{id}` and `/v1/analytics/api-checks/{id}`: the same
+ * query parameters and metric names in the reference, and here the same answer, for any check
+ * of the account (decisions §5.6).
+ */
+/**
+ * `/v1/analytics/browser-checks/{id}` reads the web vitals and error counts of browser results
+ * (reference AnalyticsBrowserCheckMetadata; groupBy runLocation or pageIndex). Those are not
+ * figure columns of the database: the window's results are read (only the fields the series
+ * need, at most BROWSER_MAX_RESULTS) and reduced here by the same reduction.
+ */
+const BROWSER_MAX_RESULTS = 50_000;
+
 /** The analytics routes and the metric names each accepts (the reference's, as far as they are recorded). */
-const ANALYTICS_PATHS: Array<{ path: string; vocabulary?: MetricVocabulary; unrecorded?: readonly string[] }> = [
-  { path: '/v1/analytics/url-monitors/:id' },
-  { path: '/v1/analytics/api-checks/:id' },
-  { path: '/v1/analytics/icmp/:id', vocabulary: ICMP_METRICS, unrecorded: ICMP_UNRECORDED },
+const ROUTES: Array<{ path: string; table: MetricTable; unrecorded?: readonly string[] }> = [
+  { path: '/v1/analytics/url-monitors/:id', table: 'http' },
+  { path: '/v1/analytics/api-checks/:id', table: 'http' },
+  { path: '/v1/analytics/browser-checks/:id', table: 'browser' },
+  { path: '/v1/analytics/icmp/:id', table: 'icmp', unrecorded: ICMP_UNRECORDED },
 ];
 
-/**
- * Routes of `/v1/analytics/url-monitors/{id}` and `/v1/analytics/api-checks/{id}` (the same
- * query parameters and metric names in the reference, and here the same answer) and of
- * `/v1/analytics/icmp/{id}` (ICMP metric names), for any check of the account (decisions §5.6).
- */
 export const analyticsRoutes: RouteModule = ({ store, options }) =>
-  ANALYTICS_PATHS.map(({ path, vocabulary, unrecorded }) =>
+  ROUTES.map(({ path, table, unrecorded }) =>
     route({
       method: 'GET',
       path,
       params: z.object({ id: z.string() }),
       query: analyticsQuery,
       handle: ({ account, params, query }) => {
-        const parsed = parseMetrics(query.metrics ?? [], vocabulary, unrecorded);
+        const parsed = parseMetrics(query.metrics ?? [], table, unrecorded);
         if (!parsed.ok) throw invalid('query', 'metrics', parsed.message);
+        if ((table === 'browser') !== (query.groupBy === 'pageIndex') && query.groupBy !== undefined && query.groupBy !== 'runLocation') {
+          throw invalid('query', 'groupBy', table === 'browser' ? 'must be runLocation or pageIndex for browser checks' : 'must be runLocation or statusCode');
+        }
         const w = analyticsWindow(query, options.now());
         if (!w.ok) throw invalid('query', w.path, w.message);
         const check = mustCheck(store, account, params.id);
@@ -70,7 +84,13 @@ export const analyticsRoutes: RouteModule = ({ store, options }) =>
           to: new Date(w.window.toMs).toISOString(),
           tags: check.tags,
           // Buckets, groups and sums are computed by the database: only the figures leave it.
-          series: analyticsSeries((agg) => store.aggregate(account, RUN_COLL.checkResults, agg), check.id, series),
+          series:
+            table !== 'browser'
+              ? analyticsSeries((agg) => store.aggregate(account, RUN_COLL.checkResults, agg), check.id, series)
+              : analyticsSeries((agg) => {
+                  const results = store.query(account, RUN_COLL.checkResults, { checkId: check.id, fromMs: agg.fromMs, toMs: agg.toMs - 1, fields: BROWSER_RESULT_FIELDS, limit: BROWSER_MAX_RESULTS, order: 'time-desc' });
+                  return aggregateRecords(browserSeriesRows(results, series.groupBy), BROWSER_ROWS_INDEX, agg);
+                }, check.id, series),
           pagination: { page: query.page, limit: query.limit },
           metadata: Object.fromEntries(parsed.metrics.map((m) => [m.name, metricMetadata(m)])),
         });

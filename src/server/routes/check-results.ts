@@ -9,7 +9,7 @@ import { purgeCheckRunData } from '../rundata/recorder.js';
 import { mustCheck, unixParam } from '../rundata/query.js';
 import { resultsWindow } from '../rundata/time-window.js';
 import { sessionView } from '../rundata/views.js';
-import type { CheckResult, StoredSession } from '../rundata/types.js';
+import type { CheckResult, StoredAsset, StoredSession } from '../rundata/types.js';
 
 // Check results (endpoint 10 and the list of decisions §4) and check sessions (endpoint 11).
 const listQuery = pageQuery.extend({
@@ -60,6 +60,48 @@ export const checkResultRoutes: RouteModule = ({ store, options, onDelete }) => 
   }),
   route({
     method: 'GET',
+    path: '/v1/check-results/:checkId/:checkResultId/assets',
+    params: z.object({ checkId: z.string(), checkResultId: z.string() }),
+    query: z.object({ type: z.union([stringParam(), z.array(z.string())]).optional(), name: stringParam().pipe(z.string().max(200)).optional() }),
+    handle: ({ account, params, query, c }) => {
+      const result = store.get<CheckResult & Record<string, unknown>>(account, RUN_COLL.checkResults, params.checkResultId);
+      if (!result || result.checkId !== params.checkId) throw notFound();
+      const types = query.type === undefined ? null : new Set(Array.isArray(query.type) ? query.type : [query.type]);
+      const pattern = query.name ? globPattern(query.name) : null;
+      const origin = new URL(c.req.url).origin;
+      // The result names its assets; those dropped since (older results, retention) are left out.
+      const assets = (result.browserCheckResult?.jobAssets ?? [])
+        .map((name) => store.get<StoredAsset & Record<string, unknown>>(account, RUN_COLL.checkResultAssets, `${result.id}/${name}`))
+        .filter((a): a is StoredAsset & Record<string, unknown> => a !== undefined && a.checkId === result.checkId)
+        .filter((a) => (types === null || types.has(a.type)) && (pattern === null || pattern.test(a.name)))
+        .map((a) => ({
+          type: a.type,
+          name: a.name,
+          url: `${origin}/v1/check-results/${encodeURIComponent(result.checkId)}/${encodeURIComponent(result.id)}/assets/${encodeURIComponent(a.name)}`,
+          contentType: a.contentType,
+          source: { type: 'check-result', checkId: result.checkId, checkName: result.name, checkType: 'BROWSER', resultId: result.id },
+        }));
+      return ok({ assets });
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/check-results/:checkId/:checkResultId/assets/:name',
+    params: z.object({ checkId: z.string(), checkResultId: z.string(), name: z.string() }),
+    handle: ({ account, params }) => {
+      // Ids are per account: another account's key finds nothing here (404, like an unknown id).
+      const asset = store.get<StoredAsset & Record<string, unknown>>(account, RUN_COLL.checkResultAssets, `${params.checkResultId}/${params.name}`);
+      if (!asset || asset.checkId !== params.checkId || asset.resultId !== params.checkResultId) throw notFound();
+      const bytes = Buffer.from(asset.data, 'base64');
+      return {
+        status: 200,
+        file: { bytes, contentType: asset.contentType },
+        headers: { 'content-disposition': `attachment; filename="${asset.name}"`, 'x-content-type-options': 'nosniff', 'cache-control': 'private, max-age=0' },
+      };
+    },
+  }),
+  route({
+    method: 'GET',
     path: '/v1/check-sessions/:checkSessionId',
     params: z.object({ checkSessionId: z.string() }),
     handle: ({ account, params, c }) => {
@@ -73,3 +115,9 @@ export const checkResultRoutes: RouteModule = ({ store, options, onDelete }) => 
   }),
 ];
 };
+
+/** A case-insensitive glob (`*`, `?`) over a whole asset name (the reference's `name` filter). */
+function globPattern(glob: string): RegExp {
+  const body = [...glob].map((ch) => (ch === '*' ? '.*' : ch === '?' ? '.' : ch.replace(/[.+^${}()|[\]\\]/g, '\\$&'))).join('');
+  return new RegExp(`^${body}$`, 'i');
+}

@@ -145,19 +145,6 @@ export const checkRoutes: RouteModule = (ctx) => {
       },
     }),
     ...perType,
-    // No browser checks can be stored: a known check of another type is 400, else 404.
-    ...['browser'].map((segment) =>
-      route({
-        method: 'PUT',
-        path: `/v1/checks/${segment}/:id`,
-        params: idParams,
-        body: z.looseObject({}),
-        handle: ({ account, params }) => {
-          const stored = mustGet<StoredCheck>(store.view(account), COLL.checks, params.id);
-          throw invalid('params', 'id', `is ${aCheck(stored.checkType)}, not a ${segment.toUpperCase()} check`);
-        },
-      }),
-    ),
     route({
       method: 'GET',
       path: '/v1/checks/:id',

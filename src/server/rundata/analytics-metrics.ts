@@ -7,7 +7,7 @@ import { AGGREGATIONS, type Aggregation } from './stats.js';
 /** How a base metric reads one FINAL result, its unit and its label. */
 interface BaseMetric {
   label: string;
-  unit: 'milliseconds' | 'percentage' | 'count';
+  unit: 'milliseconds' | 'percentage' | 'count' | 'score';
   /** Timing metrics take an aggregation suffix; availability and retries have a fixed one. */
   timing: boolean;
   /** Fixed aggregation of a non-timing metric. */
@@ -58,7 +58,33 @@ export interface Metric {
 }
 
 /** Every accepted metric name: the bases and the ten suffixed forms of each timing metric. */
+/**
+ * Browser checks' metrics (reference AnalyticsBrowserCheckMetadata): response time, the web
+ * vitals of a page, its error counts, availability and retries.
+ */
+export const BROWSER_METRICS: MetricVocabulary = {
+  responseTime: BASE.responseTime,
+  TTFB: { label: 'Time to first byte', unit: 'milliseconds', timing: true },
+  FCP: { label: 'First contentful paint', unit: 'milliseconds', timing: true },
+  LCP: { label: 'Largest contentful paint', unit: 'milliseconds', timing: true },
+  CLS: { label: 'Cumulative layout shift', unit: 'score', timing: true },
+  TBT: { label: 'Total blocking time', unit: 'milliseconds', timing: true },
+  consoleErrors: { label: 'Console errors', unit: 'count', timing: false, aggregation: 'sum' },
+  networkErrors: { label: 'Network errors', unit: 'count', timing: false, aggregation: 'sum' },
+  userScriptErrors: { label: 'User script errors', unit: 'count', timing: false, aggregation: 'sum' },
+  documentErrors: { label: 'Document errors', unit: 'count', timing: false, aggregation: 'sum' },
+  availability: BASE.availability,
+  retries: BASE.retries,
+};
+
+/** Which metric table a route reads: HTTP checks' (url-monitors, api-checks), browser checks' or ICMP monitors'. */
+export type MetricTable = 'http' | 'browser' | 'icmp';
+const TABLES: Record<MetricTable, MetricVocabulary> = { http: BASE, browser: BROWSER_METRICS, icmp: ICMP_METRICS };
+const vocabularyOf = (v: MetricVocabulary | MetricTable): MetricVocabulary => (typeof v === 'string' ? TABLES[v] : v);
+
 export const METRIC_NAMES: readonly string[] = metricNames(BASE);
+/** Every metric name of browser checks. */
+export const BROWSER_METRIC_NAMES: readonly string[] = metricNames(BROWSER_METRICS);
 
 /** Every name of a vocabulary: its bases and the ten suffixed forms of each timing metric. */
 export function metricNames(vocabulary: MetricVocabulary): string[] {
@@ -66,7 +92,8 @@ export function metricNames(vocabulary: MetricVocabulary): string[] {
 }
 
 /** Resolves one metric name, or undefined when it is not one of METRIC_NAMES. */
-export function resolveMetric(name: string, vocabulary: MetricVocabulary = BASE): Metric | undefined {
+export function resolveMetric(name: string, table: MetricVocabulary | MetricTable = BASE): Metric | undefined {
+  const vocabulary = vocabularyOf(table);
   const [baseName, suffix, ...rest] = name.split('_');
   const base = Object.hasOwn(vocabulary, baseName) ? vocabulary[baseName] : undefined;
   if (!base || rest.length > 0) return undefined;
@@ -87,7 +114,8 @@ export type MetricsParse = { ok: true; metrics: Metric[] } | { ok: false; messag
  * Parses repeated and comma-separated `metrics` values; duplicates count once. Names whose base is
  * in `unrecorded` are the reference's but not answered here: refused with that reason.
  */
-export function parseMetrics(values: readonly string[], vocabulary: MetricVocabulary = BASE, unrecorded: readonly string[] = []): MetricsParse {
+export function parseMetrics(values: readonly string[], table: MetricVocabulary | MetricTable = BASE, unrecorded: readonly string[] = []): MetricsParse {
+  const vocabulary = vocabularyOf(table);
   const names = [...new Set(values.flatMap((v) => v.split(',')).map((s) => s.trim()).filter((s) => s !== ''))];
   if (names.length === 0) return { ok: false, message: 'is required' };
   const notKept = names.filter((n) => unrecorded.includes(n.split('_')[0]));

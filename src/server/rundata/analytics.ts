@@ -38,8 +38,8 @@ export const RESULTS_INDEX = {
   },
 } as const satisfies IndexedKind;
 
-/** Grouping dimensions of the analytics API. */
-export type GroupBy = 'runLocation' | 'statusCode';
+/** Grouping dimensions of the analytics API (pageIndex: browser checks only). */
+export type GroupBy = 'runLocation' | 'statusCode' | 'pageIndex';
 
 /** Everything that shapes one analytics answer. */
 export interface SeriesQuery {
@@ -75,13 +75,16 @@ export function bucketStarts(q: Pick<SeriesQuery, 'window' | 'aggregationInterva
 }
 
 // Where each base metric reads a result, and the percentile each aggregation asks for.
-const GROUP_PATH: Record<GroupBy, string> = { runLocation: 'runLocation', statusCode: 'apiCheckResult.response.status' };
+const GROUP_PATH: Record<GroupBy, string> = { runLocation: 'runLocation', statusCode: 'apiCheckResult.response.status', pageIndex: 'pageIndex' };
+/** Metrics read from the flat rows of browser results (browserRows), under their own names. */
+const BROWSER_PATHS = new Set(['TTFB', 'FCP', 'LCP', 'CLS', 'TBT', 'consoleErrors', 'networkErrors', 'userScriptErrors', 'documentErrors']);
 const PERCENTILE: Partial<Record<Metric['aggregation'], number>> = { median: 50, p50: 50, p90: 90, p95: 95, p99: 99 };
 
 function valuePath(base: string): string {
   if (base === 'availability') return 'hasFailures';
   if (base === 'retries') return 'attempts';
   if (base === 'responseTime') return 'responseTime';
+  if (BROWSER_PATHS.has(base)) return base;
   return `apiCheckResult.response.timingPhases.${base}`;
 }
 
@@ -175,4 +178,63 @@ export function analyticsSeries(reduce: Reduce, checkId: string, q: SeriesQuery)
 /** The series of results in memory: the same reduction in JavaScript (a reference for the stores). */
 export function buildSeries(results: readonly CheckResult[], q: SeriesQuery, checkId = results[0]?.checkId ?? ''): string[] {
   return analyticsSeries((agg) => aggregateRecords(results as unknown as StoredRecord[], RESULTS_INDEX, agg), checkId, q);
+}
+
+/** The fields of a stored result that browser analytics reads (never the log or the script's output). */
+export const BROWSER_RESULT_FIELDS = [
+  'checkId',
+  'resultType',
+  'startedAt',
+  'hasFailures',
+  'attempts',
+  'responseTime',
+  'runLocation',
+  'browserCheckResult.pages',
+  'browserCheckResult.traceSummary.consoleErrors',
+  'browserCheckResult.traceSummary.networkErrors',
+  'browserCheckResult.traceSummary.userScriptErrors',
+  'browserCheckResult.traceSummary.documentErrors',
+] as const;
+
+/** How browserRows are reduced: in memory, by the same reduction the stores run (aggregateRecords). */
+export const BROWSER_ROWS_INDEX: IndexedKind = {
+  check: 'checkId',
+  time: 'startedAt',
+  expires: false,
+  figures: {
+    numbers: ['hasFailures', 'attempts', 'responseTime', ...BROWSER_PATHS],
+    keys: ['resultType', 'runLocation', 'pageIndex'],
+  },
+};
+
+/**
+ * A browser result as flat rows, one per page it visited (at least one): the result's own
+ * figures on each, the page's web vitals and its index. Series without groupBy pageIndex read
+ * the first page's row only, so a result counts once.
+ */
+export function browserRows(result: StoredRecord): StoredRecord[] {
+  const b = (result.browserCheckResult ?? {}) as { pages?: unknown; traceSummary?: Record<string, unknown> };
+  const pages = Array.isArray(b.pages) && b.pages.length > 0 ? (b.pages as Array<{ webVitals?: Record<string, { value?: unknown }> }>) : [{}];
+  const base: StoredRecord = {
+    checkId: result.checkId,
+    resultType: result.resultType,
+    startedAt: result.startedAt,
+    hasFailures: result.hasFailures,
+    attempts: result.attempts,
+    responseTime: result.responseTime,
+    runLocation: result.runLocation,
+  };
+  for (const k of ['consoleErrors', 'networkErrors', 'userScriptErrors', 'documentErrors']) base[k] = b.traceSummary?.[k] ?? null;
+  return pages.slice(0, 20).map((p, pageIndex) => {
+    const row: StoredRecord = { ...base, pageIndex };
+    for (const v of ['TTFB', 'FCP', 'LCP', 'CLS', 'TBT']) row[v] = p?.webVitals?.[v]?.value ?? null;
+    return row;
+  });
+}
+
+/** Rows of one page only unless grouped by page: what browser series reduce. */
+export function browserSeriesRows(results: Iterable<StoredRecord>, groupBy: GroupBy | undefined): StoredRecord[] {
+  const rows: StoredRecord[] = [];
+  for (const r of results) for (const row of browserRows(r)) if (groupBy === 'pageIndex' || row.pageIndex === 0) rows.push(row);
+  return rows;
 }

@@ -15,6 +15,7 @@ export const RUN_COLL = {
   alertNotifications: 'alertNotifications',
   /** Deliveries waiting (alert notifications and mails): the persisted queue (alerts/outbox.ts). */
   outbox: 'outbox',
+  checkResultAssets: 'checkResultAssets',
 } as const;
 
 /** Collections of the status-page family; incident updates live inside their incident. */
@@ -35,7 +36,7 @@ export const STATUS_COLL = {
 /**
  * Run data as the store indexes it: by check and time, read by queries (never held whole in
  * memory on a database). Results, sessions, heartbeat events and alert notifications expire after
- * the retention period; error groups never do, so they keep their first and last seen. Results
+ * the retention period (the assets of results with them); error groups never do, so they keep their first and last seen. Results
  * keep what analytics reads as their summary.
  */
 export const RUN_INDEX = {
@@ -48,5 +49,6 @@ export const RUN_INDEX = {
   [RUN_COLL.outbox]: { check: 'checkId', time: 'dueAt', expires: false },
   // Leased like the outbox: one taker per job across instances (status-pages/fanout.ts).
   [STATUS_COLL.mailJobs]: { check: 'incidentId', time: 'dueAt', expires: false },
+  [RUN_COLL.checkResultAssets]: { check: 'checkId', time: 'created_at', expires: true },
   [RUN_COLL.errorGroups]: { check: 'checkId', time: 'lastSeen', expires: false, editable: true },
 } as const satisfies IndexedKinds;

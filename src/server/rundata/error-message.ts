@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { isIPv6 } from 'node:net';
-import type { ApiCheckResult, MultiStepCheckResult } from './types.js';
+import type { ApiCheckResult, BrowserCheckResult, MultiStepCheckResult } from './types.js';
 
 /** The parts of a failing result and of its check that decide its raw message. */
 export interface FailureFacts {
@@ -15,13 +15,14 @@ export interface FailureFacts {
   responseTime: number;
   apiCheckResult: ApiCheckResult | null;
   multiStepCheckResult: MultiStepCheckResult | null;
+  browserCheckResult?: BrowserCheckResult | null;
 }
 
 /** The raw message of a failing result, by the rules of §5.4 in their order. */
 export function rawErrorMessage(f: FailureFacts): string {
   // A failing result of a shouldFail check is one whose run passed.
   if (f.shouldFail) return 'Check was expected to fail but passed';
-  const requestError = f.apiCheckResult?.requestError ?? f.multiStepCheckResult?.errors[0] ?? null;
+  const requestError = f.apiCheckResult?.requestError ?? f.multiStepCheckResult?.errors[0] ?? f.browserCheckResult?.errors[0] ?? null;
   if (requestError) return requestError;
   const loss = icmpPacketLoss(f.apiCheckResult);
   if (loss !== null && f.maxPacketLossThreshold != null && loss >= f.maxPacketLossThreshold) {

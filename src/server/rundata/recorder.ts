@@ -11,16 +11,22 @@ import { RUN_COLL } from './collections.js';
 import { cleanErrorMessage, errorHash, rawErrorMessage } from './error-message.js';
 import { recordOccurrence } from './error-groups.js';
 import { nextSessionStatus, stoppedAtFor } from './session-status.js';
+import type { RunAsset } from '../../runner/types.js';
 import type {
   AlertNotification,
   ApiCheckResult,
+  BrowserCheckResult,
   CheckResult,
   HeartbeatEvent,
   MultiStepCheckResult,
   SessionCheckSnapshot,
+  StoredAsset,
   StoredErrorGroup,
   StoredSession,
 } from './types.js';
+
+/** Results of one check whose assets are kept: older ones lose theirs (their results stay). */
+export const ASSET_RESULTS_PER_CHECK = 10;
 
 /** Service-wide integer counter of `checkRunId` (one per session). */
 export const CHECK_RUN_COUNTER = 'checkRunId';
@@ -54,6 +60,7 @@ export interface AttemptInput {
   overMaxResponseTime: boolean | null;
   apiCheckResult: ApiCheckResult | null;
   multiStepCheckResult: MultiStepCheckResult | null;
+  browserCheckResult?: BrowserCheckResult | null;
 }
 
 /** What finishing a location changed. */
@@ -159,6 +166,33 @@ export class RunRecorder {
     return notification;
   }
 
+  /**
+   * Stores the files of a result (committed at once, not group-committed: they are large and
+   * read rarely), and drops those of the check's results older than the last
+   * ASSET_RESULTS_PER_CHECK that have any, so that a check failing every minute keeps a bounded
+   * amount. Bounded per run by the runner (MAX_ASSET_BYTES).
+   */
+  storeAssets(account: string, checkId: string, resultId: string, assets: readonly RunAsset[]): void {
+    if (assets.length === 0) return;
+    const kind = RUN_COLL.checkResultAssets;
+    const held = this.store.queryEntries<{ resultId: string }>(account, kind, { checkId, order: 'time-desc', fields: ['resultId'] });
+    const keep = new Set<string>([resultId]);
+    const drop: string[] = [];
+    for (const [id, r] of held) {
+      if (keep.has(r.resultId)) continue;
+      if (keep.size < ASSET_RESULTS_PER_CHECK) keep.add(r.resultId);
+      else drop.push(id);
+    }
+    const tx = this.store.begin(account);
+    for (const id of drop) tx.delete(kind, id);
+    const created_at = new Date(this.now()).toISOString();
+    for (const a of assets) {
+      const asset: StoredAsset = { checkId, resultId, name: a.name, type: a.type, contentType: a.contentType, size: a.data.length, created_at, data: a.data.toString('base64') };
+      tx.put(kind, `${resultId}/${a.name}`, asRecord(asset));
+    }
+    tx.commit();
+  }
+
   private mustSession(tx: Transaction, sessionId: string): StoredSession {
     const s = tx.get(RUN_COLL.checkSessions, sessionId) as unknown as StoredSession | undefined;
     if (!s) throw new Error(`unknown check session ${sessionId}`);
@@ -185,7 +219,7 @@ export class RunRecorder {
       created_at: new Date(this.now()).toISOString(),
       responseTime: a.responseTime,
       apiCheckResult: a.apiCheckResult,
-      browserCheckResult: null,
+      browserCheckResult: a.browserCheckResult ?? null,
       multiStepCheckResult: a.multiStepCheckResult,
       checkRunId: session.checkRunId,
       attempts,
@@ -252,9 +286,9 @@ export class RunRecorder {
 }
 
 /**
- * Stages the removal of a check's run data (results, sessions, error groups, heartbeat events):
+ * Stages the removal of a check's run data (results, their assets, sessions, error groups, heartbeat events):
  * the cascade of a check delete (decisions §1.6). Notifications stay: they record what was sent.
  */
 export function purgeCheckRunData(tx: Transaction, checkId: string): void {
-  for (const kind of [RUN_COLL.checkResults, RUN_COLL.checkSessions, RUN_COLL.errorGroups, RUN_COLL.heartbeatEvents]) tx.deleteByCheck(kind, checkId);
+  for (const kind of [RUN_COLL.checkResults, RUN_COLL.checkSessions, RUN_COLL.errorGroups, RUN_COLL.heartbeatEvents, RUN_COLL.checkResultAssets]) tx.deleteByCheck(kind, checkId);
 }

@@ -4,8 +4,8 @@
  * is a projection, never a recomputation.
  */
 // The runner's result shapes are the stored ones; the service records what the runner returns.
-import type { HttpTimings, MultiStepCheckResult, TimingPhases } from '../../runner/types.js';
-export type { HttpTimings, MultiStepCheckResult, TimingPhases };
+import type { BrowserCheckResult, HttpTimings, MultiStepCheckResult, TimingPhases } from '../../runner/types.js';
+export type { BrowserCheckResult, HttpTimings, MultiStepCheckResult, TimingPhases };
 
 /** Where a result counts: the last attempt of a location is FINAL, earlier ones ATTEMPT. */
 export type ResultType = 'FINAL' | 'ATTEMPT';
@@ -69,11 +69,26 @@ export interface CheckResult {
   created_at: string;
   responseTime: number;
   apiCheckResult: ApiCheckResult | null;
-  browserCheckResult: null;
+  browserCheckResult: BrowserCheckResult | null;
   multiStepCheckResult: MultiStepCheckResult | null;
   checkRunId: number;
   attempts: number;
   sequenceId: string | null;
+}
+
+/**
+ * One file of a result (a failed browser check's screenshot or trace), stored apart from the
+ * result under the id `<resultId>/<name>`, its bytes as base64; expires with the run data.
+ */
+export interface StoredAsset {
+  checkId: string;
+  resultId: string;
+  name: string;
+  type: 'screenshot' | 'trace';
+  contentType: string;
+  size: number;
+  created_at: string;
+  data: string;
 }
 
 /** What a session remembers of its check at open time, to judge results as the run saw them. */

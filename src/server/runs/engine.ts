@@ -13,7 +13,7 @@ import { DatabaseUnavailable } from '../store/errors.js';
 export const SERVICE_MAX_WAIT_MS = 2000;
 
 /** Check types the service executes; heartbeat checks are fed by pings, never run. */
-export const EXECUTED = new Set(['TCP', 'DNS', 'URL', 'API', 'ICMP', 'MULTI_STEP']);
+export const EXECUTED = new Set(['TCP', 'DNS', 'URL', 'API', 'ICMP', 'MULTI_STEP', 'BROWSER']);
 
 /** Options of the engine beyond the service context (tests shorten limits). */
 export interface EngineOptions {
@@ -141,6 +141,7 @@ export class RunEngine {
     const finals: Array<{ location: string; result: AttemptResult; resultId: string }> = [];
     const finish = (location: string, result: AttemptResult, runLocation: string) => {
       const stored = this.recorder.finishLocation(account, session.checkSessionId, toAttemptInput(result, location, runLocation));
+      if (result.assets) this.recorder.storeAssets(account, check.id, stored.result.id, result.assets);
       finals.push({ location, result, resultId: stored.result.id });
     };
     if (!EXECUTED.has(check.checkType)) {
@@ -163,7 +164,11 @@ export class RunEngine {
               sleep: (ms) => delay(ms / timeScale),
               onAttempt: (a) => {
                 const runLocation = attemptLocation(check, location, a.attempts, sameRegion);
-                if (a.resultType === 'ATTEMPT') return void this.recorder.recordAttempt(account, session.checkSessionId, toAttemptInput(a, location, runLocation));
+                if (a.resultType === 'ATTEMPT') {
+                  const stored = this.recorder.recordAttempt(account, session.checkSessionId, toAttemptInput(a, location, runLocation));
+                  if (a.assets) this.recorder.storeAssets(account, check.id, stored.id, a.assets);
+                  return;
+                }
                 finish(location, a, runLocation);
                 finished = true;
               },
@@ -223,5 +228,6 @@ export function toAttemptInput(a: AttemptResult, location: string, runLocation: 
     overMaxResponseTime: a.overMaxResponseTime,
     apiCheckResult: a.apiCheckResult,
     multiStepCheckResult: a.multiStepCheckResult,
+    browserCheckResult: a.browserCheckResult,
   };
 }

@@ -23,7 +23,7 @@ const triggerBody = z
   .optional();
 
 // Heartbeat checks are fed by pings: there is nothing to trigger.
-const TRIGGERABLE = new Set(['TCP', 'DNS', 'URL', 'API', 'ICMP', 'MULTI_STEP']);
+const TRIGGERABLE = new Set(['TCP', 'DNS', 'URL', 'API', 'ICMP', 'MULTI_STEP', 'BROWSER']);
 
 /** Routes of the runs (the trigger endpoint), and the cascade of a check delete onto run state. */
 export const runRoutes: RouteModule = (ctx) => {

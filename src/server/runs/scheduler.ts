@@ -29,6 +29,11 @@ function multiStepBusy(): boolean {
   return load.pending >= load.concurrency;
 }
 
+/** Multi-step and browser checks share the script runner's pool. */
+function isScripted(checkType: string): boolean {
+  return checkType === 'MULTI_STEP' || checkType === 'BROWSER';
+}
+
 interface Plan {
   period: number;
   offset: number | undefined;
@@ -152,7 +157,7 @@ export class Scheduler {
         }
         if (now >= plan.nextDueMs) {
           // A run still going, or a full round of multi-step runs waiting, skips this due time.
-          if (this.engine.isRunning(check.id) || (check.checkType === 'MULTI_STEP' && multiStepBusy())) plan.nextDueMs = nextDueMs(plan.nextDueMs, period, now);
+          if (this.engine.isRunning(check.id) || (isScripted(check.checkType) && multiStepBusy())) plan.nextDueMs = nextDueMs(plan.nextDueMs, period, now);
           else {
             waiting.push({ account, checkId: check.id, dueMs: plan.nextDueMs, check, plan });
             continue;
@@ -174,7 +179,7 @@ export class Scheduler {
       run.plan.nextDueMs = nextDueMs(run.dueMs, period, now);
       wake = Math.min(wake, run.plan.nextDueMs);
       // A multi-step run starts at once: the next one's multiStepBusy counts it.
-      if (run.check.checkType !== 'MULTI_STEP') due.push(run);
+      if (!isScripted(run.check.checkType)) due.push(run);
       else if (!multiStepBusy()) this.ctx.store.claimRuns([run], () => this.engine.startSession(run.account, run.check));
     }
     // The claim makes one instance of several run a due time (always granted on one); on a shared

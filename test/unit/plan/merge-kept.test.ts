@@ -71,6 +71,7 @@ describe('fields a merging PUT keeps when omitted', () => {
       TcpCheck: ['name', 'frequencyOffset', 'request'],
       DnsCheck: ['name', 'frequencyOffset', 'request', 'sslCheckDomain'],
       MultiStepCheck: ['name', 'scriptPath', 'dependencies'],
+      BrowserCheck: ['name', 'scriptPath', 'dependencies'],
       HeartbeatCheck: ['name', 'frequencyOffset', 'heartbeat'],
       UrlMonitor: ['name', 'frequencyOffset', 'request'],
       ApiCheck: ['name', 'frequencyOffset', 'request'],

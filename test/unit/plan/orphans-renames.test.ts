@@ -50,7 +50,7 @@ describe('orphans', () => {
 
   it('an owned check of a kind the project no longer defines at all is still seen (owned kinds, checks and check groups, are always read)', async () => {
     const { kindsToFetch } = await import('../../../src/plan/index.js');
-    expect(kindsToFetch([def('Snippet', 's', { name: 's', script: '1' })])).toEqual(['Snippet', 'CheckGroup', 'TcpCheck', 'DnsCheck', 'MultiStepCheck', 'HeartbeatCheck', 'UrlMonitor', 'ApiCheck', 'IcmpMonitor']);
+    expect(kindsToFetch([def('Snippet', 's', { name: 's', script: '1' })])).toEqual(['Snippet', 'CheckGroup', 'TcpCheck', 'DnsCheck', 'MultiStepCheck', 'BrowserCheck', 'HeartbeatCheck', 'UrlMonitor', 'ApiCheck', 'IcmpMonitor']);
   });
 });
 
@@ -145,6 +145,7 @@ describe('destroy plan', () => {
         TcpCheck: [liveTcp('u1', 'DB', ['mac:shop/db']), liveTcp('u2', 'Old', ['mac:shop/old']), liveTcp('u3', 'X', ['mac:other/x']), liveTcp('u4', 'Y', ['team'])],
         DnsCheck: [],
         MultiStepCheck: [],
+        BrowserCheck: [],
         HeartbeatCheck: [],
         Snippet: [{ id: 7, name: 'helper', script: '1' }, { id: 8, name: 'gone', script: '1' }, { id: 9, name: 'theirs', script: '1' }],
       }),

@@ -31,6 +31,11 @@ const CALLS: Record<string, Call> = {
   'PUT /v1/checks/tcp/{}': (w) => ({ path: `/v1/checks/tcp/${w.check.id}`, body: tcpBody({ groupId: w.group.id }) }),
   'POST /v1/checks/dns': () => ({ path: '/v1/checks/dns', body: dnsBody({ name: 'ref dns' }) }),
   'PUT /v1/checks/dns/{}': (w) => ({ path: `/v1/checks/dns/${w.dns.id}`, body: dnsBody() }),
+  'POST /v1/checks/browser': () => ({ path: '/v1/checks/browser', body: { name: 'ref browser', script: 'x()' } }),
+  'PUT /v1/checks/browser/{}': async (w, t) => {
+    const b = (await t.call('POST', '/v1/checks/browser', { name: 'b', script: 'x()' })).body;
+    return { path: `/v1/checks/browser/${b.id}`, body: { name: 'b2', script: 'y()' } };
+  },
   'POST /v1/checks/multistep': () => ({ path: '/v1/checks/multistep', body: { name: 'ref ms', script: 'x()' } }),
   'PUT /v1/checks/multistep/{}': async (w, t) => {
     const ms = (await t.call('POST', '/v1/checks/multistep', { name: 'ms', script: 'x()' })).body;
@@ -157,7 +162,8 @@ const CALLS: Record<string, Call> = {
 
 /** Shared operations not validated, with the reason. */
 const SKIPPED: Record<string, string> = {
-  'PUT /v1/checks/browser/{}': 'always 400 or 404 here: browser checks cannot be stored (api-decisions: PUT /checks/api/{id}, /browser/{id})',
+  'GET /v1/check-results/{}/{}/assets': 'needs a browser run that failed (assets are kept on failure): validated against AssetManifest in test/e2e/browser.test.ts',
+  'GET /v1/analytics/browser-checks/{}': 'needs browser results with web vitals: validated against AnalyticsBrowserCheckResponse in test/e2e/browser.test.ts',
 };
 
 /** Differences from the reference schema that the spec or api-decisions.md decide: operation, problem, reason. */
