@@ -18,6 +18,7 @@ import { systemNameServer } from './dns/client.js';
 import { apiCheckResult, judge } from './outcome.js';
 import { attemptWithRetries } from './retry.js';
 import { runMultiStep, type MultiStepLimits } from './multistep/run.js';
+import type { SandboxLimits, ScriptPolicy } from './sandbox.js';
 
 /** How a run behaves; every field has a production default. */
 export interface RunOptions {
@@ -32,6 +33,12 @@ export interface RunOptions {
   onAttempt?: (attempt: AttemptResult) => void | Promise<void>;
   /** Time limit and log bound of multi-step runs. */
   multiStep?: Partial<MultiStepLimits>;
+  /** The account the check belongs to: script runs are shared fairly between accounts. */
+  account?: string;
+  /** Whether scripts may run without the sandbox (default: refused; mac test and --unsafe-scripts allow it). */
+  scripts?: ScriptPolicy;
+  /** Limits of the script sandbox (sandbox.ts has the defaults). */
+  sandbox?: Partial<SandboxLimits>;
 }
 
 /** One attempt's result: the check-result fields the runner owns (api-decisions §5.2, §5.3). */

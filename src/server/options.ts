@@ -57,6 +57,8 @@ export interface ServerOptions {
   logFormat: LogFormat;
   /** Where events go instead of stderr (tests). */
   log?: ServiceLog;
+  /** `--unsafe-scripts`: run scripts as the service's own user where the bubblewrap sandbox is not available. */
+  unsafeScripts: boolean;
 }
 
 /** The key `mac serve` accepts when no key is configured. */
@@ -86,6 +88,7 @@ export function resolveServerOptions(partial: Partial<ServerOptions> = {}): Serv
     now: partial.now ?? Date.now,
     logFormat: partial.logFormat ?? 'text',
     log: partial.log,
+    unsafeScripts: partial.unsafeScripts ?? false,
   };
 }
 

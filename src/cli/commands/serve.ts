@@ -10,6 +10,7 @@ import { redactUrl } from '../../server/store/postgres.js';
 import { DEV_KEY, DEFAULT_RETENTION_DAYS, parseApiKey, parseDatabaseUrl, parseFaults, parseKeysFile, parseRateLimit, type ApiKeySpec, type ServerOptions } from '../../server/options.js';
 import { runsOf, startRuns } from '../../server/runs/runs.js';
 import { parseLogFormat } from '../../server/log.js';
+import { bwrapAvailable } from '../../runner/sandbox.js';
 
 interface ServeFlags {
   host: string;
@@ -26,6 +27,7 @@ interface ServeFlags {
   timeScale: string;
   runs: boolean;
   logFormat: string;
+  unsafeScripts?: boolean;
 }
 
 const collect = (value: string, prev: string[]) => [...prev, value];
@@ -57,6 +59,7 @@ export const register: RegisterCommand = (program, ctx) => {
     .option('--rate-limit <n/seconds>', 'requests per key per window; 0/60 disables', '600/60')
     .option('--time-scale <k>', 'run schedules K times faster', '1')
     .option('--no-runs', 'do not run the stored checks')
+    .option('--unsafe-scripts', 'run multi-step and setup/teardown scripts as the service\'s own user when the bubblewrap sandbox is not available (by default they are refused then); never with accounts you do not trust')
     .option('--log-format <format>', 'event lines on stderr (state changes, notifications sent, retried or failed, runs shed): text or json', 'text')
     .action(async (flags: ServeFlags) => {
       const options = toOptions(flags);
@@ -91,6 +94,7 @@ export const register: RegisterCommand = (program, ctx) => {
         lines.push(`  account ${k.accountId}: API key ${shown} (${k.role})`);
       }
       if (options.stateFile) lines.push(isPostgresUrl(options.stateFile) ? `  state: ${redactUrl(options.stateFile)} (PostgreSQL)` : `  state: ${options.stateFile} (SQLite)`);
+      lines.push(`  scripts: ${scriptsLine(options.unsafeScripts === true)}`);
       const imported = server.ctx.store.imported;
       if (imported) lines.push(`  imported ${imported.entries} journal entries; the journal is kept as ${imported.backup}`);
       ctx.output.result(lines.join('\n'));
@@ -163,8 +167,17 @@ function toOptions(flags: ServeFlags): Partial<ServerOptions> & { keys: ApiKeySp
     rateLimit: usage(() => parseRateLimit(flags.rateLimit)),
     timeScale,
     runs: flags.runs,
+    unsafeScripts: flags.unsafeScripts === true,
     logFormat: usage(() => parseLogFormat(flags.logFormat)),
   };
+}
+
+/** How the service will run scripts, for its start line: the one place --unsafe-scripts shows. */
+export function scriptsLine(unsafe: boolean): string {
+  const sandbox = bwrapAvailable();
+  if (sandbox.ok) return `sandboxed (bubblewrap: ${sandbox.bwrap})`;
+  if (unsafe) return `NOT sandboxed (--unsafe-scripts; ${sandbox.reason}): every account's scripts run as this service's user and can read its files and environment`;
+  return `refused (${sandbox.reason}): apt-get install -y bubblewrap, or start with --unsafe-scripts`;
 }
 
 // --state FILE and --database sqlite:FILE name the same thing; one of them at most.

@@ -17,7 +17,7 @@ export const EXECUTED = new Set(['TCP', 'DNS', 'URL', 'API', 'MULTI_STEP']);
 
 /** Options of the engine beyond the service context (tests shorten limits). */
 export interface EngineOptions {
-  runner?: Pick<RunOptions, 'limits' | 'systemNameServer' | 'multiStep'>;
+  runner?: Pick<RunOptions, 'limits' | 'systemNameServer' | 'multiStep' | 'sandbox'>;
   /** Where unexpected errors of background runs are reported. */
   onError?: (err: unknown) => void;
 }
@@ -156,6 +156,10 @@ export class RunEngine {
           try {
             await runCheck(check as Parameters<typeof runCheck>[0], {
               ...this.options.runner,
+              // Script runs are shared fairly between accounts; without the sandbox they are refused
+              // unless the service was started with --unsafe-scripts.
+              account,
+              scripts: { allowUnsandboxed: this.ctx.options.unsafeScripts },
               maxWaitMs: SERVICE_MAX_WAIT_MS,
               sleep: (ms) => delay(ms / timeScale),
               onAttempt: (a) => {

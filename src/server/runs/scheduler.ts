@@ -20,12 +20,13 @@ export const TICK_MS = 50;
 export const MAX_CONCURRENT_SESSIONS = 512;
 
 /**
- * Multi-step runs are child processes in a small pool: a due run is skipped (like one whose
- * previous run still goes) while a full round already waits, so that a short period or a high
- * time scale cannot pile up processes.
+ * Multi-step runs are child processes in a small pool shared fairly between accounts: a due run
+ * is skipped (like one whose previous run still goes) while a full round of its account's runs
+ * already waits, so that a short period or a high time scale cannot pile up processes. Counted
+ * per account: another account's waiting runs do not make this account's checks skip.
  */
-function multiStepBusy(): boolean {
-  const load = multiStepLoad();
+function multiStepBusy(account: string): boolean {
+  const load = multiStepLoad(account);
   return load.pending >= load.concurrency;
 }
 
@@ -152,7 +153,7 @@ export class Scheduler {
         }
         if (now >= plan.nextDueMs) {
           // A run still going, or a full round of multi-step runs waiting, skips this due time.
-          if (this.engine.isRunning(check.id) || (check.checkType === 'MULTI_STEP' && multiStepBusy())) plan.nextDueMs = nextDueMs(plan.nextDueMs, period, now);
+          if (this.engine.isRunning(check.id) || (check.checkType === 'MULTI_STEP' && multiStepBusy(account))) plan.nextDueMs = nextDueMs(plan.nextDueMs, period, now);
           else {
             waiting.push({ account, checkId: check.id, dueMs: plan.nextDueMs, check, plan });
             continue;
@@ -175,7 +176,7 @@ export class Scheduler {
       wake = Math.min(wake, run.plan.nextDueMs);
       // A multi-step run starts at once: the next one's multiStepBusy counts it.
       if (run.check.checkType !== 'MULTI_STEP') due.push(run);
-      else if (!multiStepBusy()) this.ctx.store.claimRuns([run], () => this.engine.startSession(run.account, run.check));
+      else if (!multiStepBusy(run.account)) this.ctx.store.claimRuns([run], () => this.engine.startSession(run.account, run.check));
     }
     // The claim makes one instance of several run a due time (always granted on one); on a shared
     // database it commits with the sessions it starts, or not at all (Store.claimRuns).
