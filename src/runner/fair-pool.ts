@@ -8,14 +8,16 @@
  * - an account with nothing running may start one run even when the pool is full, up to a hard
  *   cap of twice the concurrency: the slots others hold with long runs do not make it wait for
  *   them to end (a running script is never preempted);
- * - the accounts that may start a run take turns (round robin), oldest waiting run first within
- *   an account.
+ * - the accounts that may start a run take turns (the one whose last start is oldest first, a
+ *   newcomer before all), oldest waiting run first within an account.
  */
 export class FairPool {
   private readonly queues = new Map<string, Array<() => void>>();
   private readonly active = new Map<string, number>();
-  // Accounts in turn order: the one that started a run last goes to the back.
-  private readonly turn: string[] = [];
+  // When each account with work last started a run (a sequence number; -1: not yet): the one
+  // whose last start is oldest goes next, so an account that just arrived goes first.
+  private readonly lastStart = new Map<string, number>();
+  private starts = 0;
   private running = 0;
 
   constructor(
@@ -68,7 +70,7 @@ export class FairPool {
       let queue = this.queues.get(account);
       if (!queue) this.queues.set(account, (queue = []));
       queue.push(start);
-      if (!this.turn.includes(account)) this.turn.push(account);
+      if (!this.lastStart.has(account)) this.lastStart.set(account, -1);
       this.drain();
     });
   }
@@ -83,22 +85,21 @@ export class FairPool {
   /** Starts every waiting run that may start, accounts taking turns. */
   private drain(): void {
     for (;;) {
-      const i = this.turn.findIndex((a) => (this.queues.get(a)?.length ?? 0) > 0 && this.mayStart(a));
-      if (i < 0) break;
-      const account = this.turn[i];
-      const queue = this.queues.get(account)!;
+      let next: string | undefined;
+      for (const [account, last] of this.lastStart) {
+        if (!this.queues.has(account) || !this.mayStart(account)) continue;
+        if (next === undefined || last < this.lastStart.get(next)!) next = account;
+      }
+      if (next === undefined) break;
+      const queue = this.queues.get(next)!;
       const start = queue.shift()!;
-      if (queue.length === 0) this.queues.delete(account);
-      this.turn.splice(i, 1);
-      this.turn.push(account);
+      if (queue.length === 0) this.queues.delete(next);
+      this.lastStart.set(next, this.starts++);
       this.running += 1;
-      this.active.set(account, this.activeOf(account) + 1);
+      this.active.set(next, this.activeOf(next) + 1);
       start();
     }
     // Accounts with nothing waiting or running leave the rotation.
-    for (let i = this.turn.length - 1; i >= 0; i--) {
-      const a = this.turn[i];
-      if (!this.queues.has(a) && !this.active.has(a)) this.turn.splice(i, 1);
-    }
+    for (const account of this.lastStart.keys()) if (!this.queues.has(account) && !this.active.has(account)) this.lastStart.delete(account);
   }
 }
