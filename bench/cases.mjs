@@ -14,6 +14,7 @@ const TARGETS = {
   analyticsP95Ms: { op: '<=', value: 100 },
   multiStepOverhead: { op: '<=', value: 1.25 },
   httpRunsPerSecond: { op: '>=', value: 200 },
+  sandboxOverheadMs: { op: '<=', value: 50 },
 };
 
 /** Every case, in the order they run; `figures` lists what a case reports when it cannot run. */
@@ -154,6 +155,26 @@ export const CASES = [
           target: TARGETS.multiStepOverhead,
           details: { quick, n: r.n, concurrency: r.concurrency, macMs: r.macMs, bareMs: r.bareMs, runsPerSecond: r.runsPerSecond, failed: r.failed },
           note: `${r.runsPerSecond.toFixed(2)} runs/s through mac, ${r.bareRunsPerSecond.toFixed(2)} runs/s bare (two requests per script, local server).${r.failed > 0 ? ` MISS: ${r.failed} runs failed.` : ''}`,
+        }),
+      ];
+    },
+  },
+  {
+    name: 'sandbox',
+    module: './sandbox.mjs',
+    figures: [{ bench: 'sandbox-overhead', figure: 12, title: 'script sandbox: bubblewrap + node start minus plain node start', target: TARGETS.sandboxOverheadMs }],
+    run: async (m, { quick, log }) => {
+      const r = await m.main({ n: quick ? 10 : 30, log });
+      return [
+        figure({
+          bench: r.bench,
+          figure: 12,
+          title: `script sandbox overhead per run (median of ${r.n} node starts each)`,
+          value: r.overheadMs,
+          unit: 'ms',
+          target: TARGETS.sandboxOverheadMs,
+          details: { quick, n: r.n, plainMs: r.plainMs, sandboxMs: r.sandboxMs },
+          note: `node -e 0: ${r.plainMs} ms plain, ${r.sandboxMs} ms in bubblewrap (namespaces, binds, prlimit).`,
         }),
       ];
     },

@@ -93,10 +93,10 @@ describe('script sandbox escapes with mac test', () => {
     await writeFile(join(dir, 'mac.config.yaml'), 'project: escapes\n');
     const tests = escapes({ keysFile, dbFile: join(dir, 'state.db'), pid: process.pid, cwdFile: join(dir, 'mac.config.yaml') });
     const docs = Object.entries(tests).map(([id, s]) => `kind: MultiStepCheck\nid: ${id}\nname: ${id}\ndoubleCheck: false\nscript: |\n${indent(s)}\n`);
-    docs.push(`kind: MultiStepCheck\nid: plain\nname: plain\ndoubleCheck: false\nenvironmentVariables:\n  - { key: BASE, value: "${http.url}" }\nscript: |\n${indent(script('plain', "  expect((await request.get(process.env.BASE + '/health')).ok()).toBe(true);"))}\n`);
-    docs.push(`kind: Snippet\nid: add-token\nname: add token\nscript: |\n  request.headers['x-token'] = process.env.TOKEN;\n`);
+    docs.push(`kind: MultiStepCheck\nid: plain\nname: plain\ndoubleCheck: false\nenvironmentVariables:\n  - { key: BASE, value: "${http.url}" }\nscript: |\n${indent(script('plain', "  expect((await request.get(process.env.BASE + '/health')).ok()).toBe(true);", 60_000))}\n`);
+    docs.push(`kind: Snippet\nid: add-token\nname: add token\nscript: |\n  await new Promise((r) => setTimeout(r, 5));\n  request.headers['x-token'] = 'tok-' + 'setup';\n`);
     const api = (id: string, extra: string) =>
-      `kind: ApiCheck\nid: ${id}\nname: ${id}\ndoubleCheck: false\nenvironmentVariables:\n  - { key: TOKEN, value: tok-setup }\nrequest:\n  method: GET\n  url: ${http.url}/private\n  assertions:\n    - { source: STATUS_CODE, comparison: EQUALS, target: "200" }\n${extra}`;
+      `kind: ApiCheck\nid: ${id}\nname: ${id}\ndoubleCheck: false\nrequest:\n  method: GET\n  url: ${http.url}/private\n  assertions:\n    - { source: STATUS_CODE, comparison: EQUALS, target: "200" }\n${extra}`;
     docs.push(api('with-setup', 'setupSnippet: add-token\n'));
     docs.push(api('setup-throws', 'localSetupScript: "throw new Error(\'setup refused\')"\n'));
     await writeFile(join(dir, 'checks.yaml'), docs.join('---\n'));
@@ -110,8 +110,8 @@ describe('script sandbox escapes with mac test', () => {
       expect(byId[id].message, id).toMatch(pattern);
     }
     expect(JSON.stringify(report)).not.toContain(SECRET);
-    expect(byId.plain.status).toBe('pass');
-    expect(byId['with-setup'].status).toBe('pass');
+    expect(byId.plain.status, byId.plain.message).toBe('pass');
+    expect(byId['with-setup'].status, byId['with-setup'].message).toBe('pass');
     expect(byId['setup-throws']).toMatchObject({ status: 'fail', message: 'setup script failed: setup refused' });
     expect(r.code).toBe(1);
   }, 420_000);
