@@ -1,5 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { accessSync, constants, existsSync, lstatSync, readdirSync, readlinkSync, realpathSync } from 'node:fs';
+import { accessSync, constants, existsSync, lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { lchown } from 'node:fs/promises';
 import { delimiter, dirname, join } from 'node:path';
 
@@ -81,9 +82,9 @@ const ETC_FILES = ['/etc/ssl', '/etc/ca-certificates', '/etc/resolv.conf', '/etc
 /** Top-level library and binary dirs: symlinks into /usr on merged-/usr systems, dirs elsewhere. */
 const TOP_DIRS = ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
 
-/** The `bwrap` binary: MAC_BWRAP when set (empty: none), else the first on PATH; null when there is none. */
+/** The `bwrap` binary: MAC_BWRAP when set (empty: none, as where it is not installed), else the first on PATH; null when there is none. */
 export function bwrapPath(env: NodeJS.ProcessEnv = process.env): string | null {
-  if (env.MAC_BWRAP !== undefined) return env.MAC_BWRAP !== '' && isExecutable(env.MAC_BWRAP) ? env.MAC_BWRAP : null;
+  if (env.MAC_BWRAP !== undefined) return isExecutable(env.MAC_BWRAP) ? env.MAC_BWRAP : null;
   return which('bwrap', env.PATH);
 }
 
@@ -125,7 +126,7 @@ export function bwrapAvailable(env: NodeJS.ProcessEnv = process.env): SandboxAva
   const key = bwrap ?? '';
   if (probed?.key === key) return probed.result;
   let result: SandboxAvailability;
-  if (bwrap === null) result = { ok: false, reason: env.MAC_BWRAP !== undefined ? `MAC_BWRAP=${env.MAC_BWRAP} is not an executable` : 'bwrap is not installed' };
+  if (bwrap === null) result = { ok: false, reason: env.MAC_BWRAP ? `MAC_BWRAP=${env.MAC_BWRAP} is not an executable` : 'bwrap is not installed' };
   else if (!isExecutable(PRLIMIT)) result = { ok: false, reason: `${PRLIMIT} is missing (util-linux)` };
   else {
     const plan = sandboxCommand(['/bin/true'], { workDir: '/', env: {} }, bwrap);
@@ -210,6 +211,27 @@ function realOrNull(path: string): string | null {
     return realpathSync(path);
   } catch {
     return null;
+  }
+}
+
+/**
+ * Where runs make their work dirs. When mac runs as root the sandbox runs as SANDBOX_UID, and
+ * bwrap (as that user) must reach the work dir: a TMPDIR inside a private directory (mode 0700)
+ * cannot be bound, so /tmp is used then.
+ */
+export function scriptTempRoot(): string {
+  const dir = tmpdir();
+  if (process.getuid?.() !== 0) return dir;
+  let path = realOrNull(dir) ?? dir;
+  for (;;) {
+    try {
+      if ((statSync(path).mode & 0o001) === 0) return '/tmp';
+    } catch {
+      return '/tmp';
+    }
+    const up = dirname(path);
+    if (up === path) return dir;
+    path = up;
   }
 }
 

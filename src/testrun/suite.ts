@@ -88,8 +88,8 @@ function withSnippets(def: Definition, snippets: Map<string, string | null>): De
   if (def.kind !== 'ApiCheck') return def;
   const own = (v: unknown) => (typeof v === 'string' && v.trim() !== '' ? v : null);
   const ref = (v: unknown) => (typeof v === 'string' ? (snippets.get(v) ?? null) : null);
-  const localSetupScript = own(def.spec.localSetupScript) ?? ref(def.spec.setupSnippet);
-  const localTearDownScript = own(def.spec.localTearDownScript) ?? ref(def.spec.tearDownSnippet);
+  const localSetupScript = own(def.spec.localSetupScript) ?? ref(def.refs.setupSnippet);
+  const localTearDownScript = own(def.spec.localTearDownScript) ?? ref(def.refs.tearDownSnippet);
   if (localSetupScript === null && localTearDownScript === null) return def;
   return { ...def, spec: { ...def.spec, localSetupScript, localTearDownScript } };
 }

@@ -144,7 +144,8 @@ describe('script sandbox escapes with mac serve', () => {
     expect(monitor.status).toBe(201);
     const ids: Record<string, string> = {};
     for (const [name, text] of Object.entries(escapes({ keysFile, dbFile, pid: served.pid, cwdFile: join(process.cwd(), 'package.json') }))) {
-      const c = await api('POST', '/v1/checks/multistep', { name, frequency: 1, doubleCheck: false, script: text });
+      // Hourly at time scale 30 (every 2 min): each escape runs once at first, then waits its turn.
+      const c = await api('POST', '/v1/checks/multistep', { name, frequency: 60, doubleCheck: false, script: text });
       expect(c.status).toBe(201);
       ids[name] = c.body.id;
     }
@@ -157,7 +158,7 @@ describe('script sandbox escapes with mac serve', () => {
         const [result] = await waitFor(async () => {
           const r = await api('GET', `/v1/check-results/${id}`);
           return r.body.length > 0 ? r.body : undefined;
-        }, 300_000, 500);
+        }, 840_000, 500);
         expect(result.hasFailures || result.hasErrors, `${name}: ${result.multiStepCheckResult?.errors}`).toBe(true);
         expect(result.multiStepCheckResult.errors.join(' '), name).toMatch(expected[name]);
       }
@@ -175,7 +176,7 @@ describe('script sandbox escapes with mac serve', () => {
     expect(Math.max(...gaps)).toBeLessThan(5_000);
     const all = JSON.stringify(await Promise.all(Object.values(ids).map((id) => api('GET', `/v1/check-results/${id}`).then((r) => r.body))));
     expect(all).not.toContain(SECRET);
-  }, 400_000);
+  }, 900_000);
 
   it("with two accounts, account B's two sleeping scripts do not keep account A's multi-step check from running on time", async () => {
     served = await startServe(['--api-key', 'key-a', '--account', 'a', '--api-key', 'key-b', '--account', 'b', '--time-scale', '30']);

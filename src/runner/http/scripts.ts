@@ -1,10 +1,10 @@
 import { mkdtemp, open, rm, writeFile } from 'node:fs/promises';
-import { availableParallelism, tmpdir } from 'node:os';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { ApiRequest } from '../types.js';
 import type { ScriptPolicy, SandboxLimits } from '../sandbox.js';
-import { handOver, runProcess, sandboxCommand, scriptMode } from '../sandbox.js';
+import { handOver, runProcess, sandboxCommand, scriptMode, scriptTempRoot } from '../sandbox.js';
 import { FairPool } from '../fair-pool.js';
 
 /**
@@ -145,7 +145,7 @@ async function hook(phase: 'setup' | 'teardown', script: string, request: Script
   const timeoutMs = ctx.timeoutMs ?? HOOK_TIMEOUT_MS;
   let dir: string | null = null;
   try {
-    dir = await mkdtemp(join(tmpdir(), 'mac-hook-'));
+    dir = await mkdtemp(join(scriptTempRoot(), 'mac-hook-'));
     await writeFile(join(dir, 'harness.cjs'), HARNESS);
     await writeFile(join(dir, 'script.js'), script);
     await writeFile(join(dir, 'input.json'), JSON.stringify({ request, response }));

@@ -1,14 +1,14 @@
 import { mkdir, mkdtemp, open, rm, symlink, writeFile } from 'node:fs/promises';
 import { realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { availableParallelism, tmpdir } from 'node:os';
+import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { AttemptResult, RunOptions } from '../run.js';
 import type { MultiStepCheck, MultiStepCheckResult } from '../types.js';
 import { attemptWithRetries } from '../retry.js';
 import { configText, FILES, REPORTER_TEXT } from './files.js';
-import { handOver, runProcess, sandboxCommand, scriptMode, stopScriptRuns, type ProcessEnd } from '../sandbox.js';
+import { handOver, runProcess, sandboxCommand, scriptMode, scriptTempRoot, stopScriptRuns, type ProcessEnd } from '../sandbox.js';
 import { FairPool } from '../fair-pool.js';
 
 /**
@@ -160,7 +160,7 @@ async function attempt(check: MultiStepCheck, limits: MultiStepLimits, queued: n
   }
   let dir: string | null = null;
   try {
-    dir = await mkdtemp(join(tmpdir(), 'mac-multistep-'));
+    dir = await mkdtemp(join(scriptTempRoot(), 'mac-multistep-'));
     await mkdir(join(dir, 'node_modules', '@playwright'), { recursive: true });
     await symlink(pw.testDir, join(dir, 'node_modules', '@playwright', 'test'), 'dir');
     await writeFile(join(dir, FILES.script), check.script);
