@@ -78,7 +78,7 @@ export const SANDBOX_UID = 65534;
 /** PATH inside the sandbox. */
 const SANDBOX_PATH = '/usr/local/bin:/usr/bin:/bin';
 /** Files of /etc a script may need: TLS roots, name resolution, time zone. */
-const ETC_FILES = ['/etc/ssl', '/etc/ca-certificates', '/etc/resolv.conf', '/etc/hosts', '/etc/nsswitch.conf', '/etc/host.conf', '/etc/gai.conf', '/etc/localtime', '/etc/passwd', '/etc/group'];
+const ETC_FILES = ['/etc/ld.so.cache', '/etc/ssl', '/etc/ca-certificates', '/etc/resolv.conf', '/etc/hosts', '/etc/nsswitch.conf', '/etc/host.conf', '/etc/gai.conf', '/etc/localtime', '/etc/passwd', '/etc/group'];
 /** Top-level library and binary dirs: symlinks into /usr on merged-/usr systems, dirs elsewhere. */
 const TOP_DIRS = ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
 
