@@ -20,6 +20,7 @@ const TARGETS = {
   alertP95Ms: { op: '<=', value: 1000 },
   alertDrainPerSecond: { op: '>=', value: 100 },
   icmpRatio: { op: '>=', value: 0.8 },
+  sandboxOverheadMs: { op: '<=', value: 50 },
 };
 
 /** Every case, in the order they run; `figures` lists what a case reports when it cannot run. */
@@ -167,18 +168,38 @@ export const CASES = [
   {
     name: 'browser',
     module: './browser.mjs',
-    figures: [{ bench: 'browser-runs', figure: 14, title: 'browser check runs: time through mac / bare playwright test', target: TARGETS.browserOverhead }],
+    figures: [{ bench: 'browser-runs', figure: 17, title: 'browser check runs: time through mac / bare playwright test', target: TARGETS.browserOverhead }],
     run: async (m, { quick, log }) => {
       const r = await m.main({ n: quick ? 4 : 8, log });
       return [
         figure({
           bench: r.bench,
-          figure: 14,
+          figure: 17,
           title: `browser check runs (${r.n}, pool of ${r.concurrency}): time through mac / bare playwright test`,
           value: r.failed > 0 || r.withVitals < r.n ? Infinity : r.overhead,
           target: TARGETS.browserOverhead,
           details: { quick, n: r.n, concurrency: r.concurrency, macMs: r.macMs, bareMs: r.bareMs, runsPerMinute: r.runsPerMinute, failed: r.failed, withVitals: r.withVitals },
           note: `${r.runsPerMinute.toFixed(1)} runs/min through mac, ${r.bareRunsPerMinute.toFixed(1)} runs/min bare (two pages per script in Chromium, local site).${r.failed > 0 ? ` MISS: ${r.failed} runs failed.` : ''}`,
+        }),
+      ];
+    },
+  },
+  {
+    name: 'sandbox',
+    module: './sandbox.mjs',
+    figures: [{ bench: 'sandbox-overhead', figure: 18, title: 'script sandbox: bubblewrap + node start minus plain node start', target: TARGETS.sandboxOverheadMs }],
+    run: async (m, { quick, log }) => {
+      const r = await m.main({ n: quick ? 10 : 30, log });
+      return [
+        figure({
+          bench: r.bench,
+          figure: 18,
+          title: `script sandbox overhead per run (median of ${r.n} node starts each)`,
+          value: r.overheadMs,
+          unit: 'ms',
+          target: TARGETS.sandboxOverheadMs,
+          details: { quick, n: r.n, plainMs: r.plainMs, sandboxMs: r.sandboxMs },
+          note: `node -e 0: ${r.plainMs} ms plain, ${r.sandboxMs} ms in bubblewrap (namespaces, binds, prlimit).`,
         }),
       ];
     },
@@ -216,14 +237,14 @@ export const CASES = [
   {
     name: 'icmp',
     module: './icmp.mjs',
-    figures: [{ bench: 'icmp-runs', figure: 30, title: 'ICMP runs (1 ping of 127.0.0.1) per second, runner / bare ping loop', target: TARGETS.icmpRatio }],
+    figures: [{ bench: 'icmp-runs', figure: 19, title: 'ICMP runs (1 ping of 127.0.0.1) per second, runner / bare ping loop', target: TARGETS.icmpRatio }],
     run: async (m, { quick, log }) => {
       log('icmp: ICMP-monitor runs of 127.0.0.1, interleaved with a bare ping loop ...');
       const r = await m.main({ quick, log });
       return [
         figure({
           bench: r.bench,
-          figure: 30,
+          figure: 19,
           title: 'ICMP runs (1 ping of 127.0.0.1) per second, runner / bare ping loop',
           value: r.failures > 0 ? 0 : r.ratio,
           target: TARGETS.icmpRatio,

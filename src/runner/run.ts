@@ -23,6 +23,9 @@ import { apiCheckResult, judge } from './outcome.js';
 import { attemptWithRetries } from './retry.js';
 import { runBrowser, runMultiStep, type MultiStepLimits } from './multistep/run.js';
 import type { TargetGuard } from './guard.js';
+import { applyScriptRequest, runHook, scriptRequest } from './http/scripts.js';
+import { performance } from 'node:perf_hooks';
+import type { SandboxLimits, ScriptPolicy } from './sandbox.js';
 
 /** How a run behaves; every field has a production default. */
 export interface RunOptions {
@@ -45,6 +48,12 @@ export interface RunOptions {
    * server; none in `mac test`. Multi-step scripts make their own connections: not covered.
    */
   guard?: TargetGuard;
+  /** The account the check belongs to: script runs are shared fairly between accounts. */
+  account?: string;
+  /** Whether scripts may run without the sandbox (default: refused; mac test and --unsafe-scripts allow it). */
+  scripts?: ScriptPolicy;
+  /** Limits of the script sandbox (sandbox.ts has the defaults). */
+  sandbox?: Partial<SandboxLimits>;
 }
 
 /** One attempt's result: the check-result fields the runner owns (api-decisions §5.2, §5.3). */
@@ -103,7 +112,7 @@ export const IMPLIED_STATUS: Assertion = { source: 'STATUS_CODE', comparison: 'L
 
 const HTTP: KindRunner<UrlCheck | ApiCheck> = {
   method: 'GET',
-  probe: (check, limits, opts) => probeHttp(check.request, limits, opts.guard),
+  probe: (check, limits, opts) => (check.checkType === 'API' ? probeApi(check, limits, opts) : probeHttp(check.request, limits, opts.guard)),
   assertions: (check) =>
     check.request.assertions.some((a) => a.source === 'STATUS_CODE') ? check.request.assertions : [...check.request.assertions, IMPLIED_STATUS],
   data: () => null,
@@ -115,6 +124,43 @@ const ICMP: KindRunner<IcmpCheck> = {
   assertions: (check) => check.request.assertions,
   data: () => null,
 };
+/**
+ * An API check's attempt: its setup script (which may change the request), the request, then its
+ * teardown script (which reads the response). A script's failure is the attempt's requestError:
+ * the run fails with the script's own message.
+ */
+async function probeApi(check: ApiCheck, limits: ProbeLimits, opts: RunOptions): Promise<Probe> {
+  if (check.localSetupScript === null && check.localTearDownScript === null) return probeHttp(check.request, limits, opts.guard);
+  const ctx = {
+    env: Object.fromEntries(check.environmentVariables.map((v) => [v.key, v.value])),
+    secrets: check.environmentVariables.filter((v) => v.secret).map((v) => v.value),
+    account: opts.account,
+    policy: opts.scripts,
+    limits: opts.sandbox,
+  };
+  let request = check.request;
+  if (check.localSetupScript !== null) {
+    const began = performance.now();
+    const setup = await runHook('setup', check.localSetupScript, scriptRequest(request), null, ctx);
+    if (!setup.ok) return scriptFailure(request.url, setup.error, performance.now() - began);
+    request = applyScriptRequest(request, setup.request);
+  }
+  const probe = await probeHttp(request, limits, opts.guard);
+  if (check.localTearDownScript === null || probe.requestError !== null) return probe;
+  const response = {
+    statusCode: probe.status,
+    statusText: probe.statusText,
+    headers: probe.http?.responseHeaders ?? {},
+    body: probe.body,
+  };
+  const teardown = await runHook('teardown', check.localTearDownScript, scriptRequest(request), response, ctx);
+  return teardown.ok ? probe : { ...probe, requestError: teardown.error, networkError: false };
+}
+
+/** The attempt of a check whose setup script failed: nothing was sent. */
+function scriptFailure(url: string, message: string, elapsed: number): Probe {
+  return { ...faultProbe(message), url: url.replace(/\/\/[^/@]*@/, '//'), statusText: '', responseTime: Math.round(elapsed) };
+}
 
 /** The message a check gets when its kind is not executed here (api-decisions §5.1). */
 export const NOT_EXECUTED: Record<'HEARTBEAT', string> = {

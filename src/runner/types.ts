@@ -193,6 +193,11 @@ export const apiCheckSchema = z.object({
   request: apiRequestSchema,
   degradedResponseTime: threshold(5000),
   maxResponseTime: threshold(20000),
+  // Run in the script sandbox before and after the request (http/scripts.ts); the service and
+  // mac test put a referenced snippet's script here when the check has no script of its own.
+  localSetupScript: z.string().nullish().transform((v) => (v && v.trim() !== '' ? v : null)),
+  localTearDownScript: z.string().nullish().transform((v) => (v && v.trim() !== '' ? v : null)),
+  environmentVariables: z.array(checkVariableSchema).nullish().transform((v) => v ?? []),
 });
 /** An ICMP monitor (ChecksV1IcmpMonitorCreate defaults): latency thresholds in ms, loss thresholds in %. */
 export const icmpCheckSchema = z.object({

@@ -68,6 +68,8 @@ export interface ServerOptions {
   alerts: SenderSettings;
   /** What the checks and webhooks the service runs may not connect to (`--deny-targets`). */
   denyTargets: DenyTargets;
+  /** `--unsafe-scripts`: run scripts as the service's own user where the bubblewrap sandbox is not available. */
+  unsafeScripts: boolean;
 }
 
 /** The key `mac serve` accepts when no key is configured. */
@@ -129,6 +131,7 @@ export function resolveServerOptions(partial: Partial<ServerOptions> = {}): Serv
     log: partial.log,
     alerts: resolveSenderSettings(partial.alerts),
     denyTargets: partial.denyTargets ?? { defaults: true, entries: [] },
+    unsafeScripts: partial.unsafeScripts ?? false,
   };
 }
 

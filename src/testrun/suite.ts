@@ -53,6 +53,8 @@ export interface SuiteOptions {
 /** Why a multi-step or browser check is skipped under --no-typescript. */
 export const NO_SCRIPTS = 'multi-step scripts are code: not run with --no-typescript';
 const NO_BROWSER_SCRIPTS = 'browser check scripts are code: not run with --no-typescript';
+/** Why an API check with a setup or teardown script is skipped under --no-typescript. */
+export const NO_HOOK_SCRIPTS = 'setup and teardown scripts are code: not run with --no-typescript';
 
 // Per check kind: the API checkType, and why a kind is not run here (null = it is run).
 const KIND_TABLE: Partial<Record<Kind, { checkType: string; skip: string | null }>> = {
@@ -73,16 +75,39 @@ export const TEST_MAX_WAIT_MS = 2000;
 export async function runSuite(definitions: Definition[], opts: SuiteOptions): Promise<TestReport> {
   const limit = pLimit(Math.max(1, opts.concurrency));
   const checks = definitions.filter((d) => d.state === 'present' && KIND_TABLE[d.kind] !== undefined);
-  const entries = await Promise.all(checks.map((d) => limit(() => testOne(d, opts))));
+  const snippets = new Map(definitions.filter((d) => d.kind === 'Snippet').map((d) => [d.id, typeof d.spec.script === 'string' ? d.spec.script : null]));
+  const entries = await Promise.all(checks.map((d) => limit(() => testOne(withSnippets(d, snippets), opts))));
   const summary: Record<TestStatus, number> = { pass: 0, fail: 0, degraded: 0, skipped: 0 };
   for (const e of entries) summary[e.status]++;
   return { version: 1, summary, checks: entries };
 }
 
+/**
+ * An API check with the script of the snippet it names (`setupSnippet`, `tearDownSnippet`, by
+ * logical id) where it has no `localSetupScript` or `localTearDownScript` of its own, as the
+ * service runs it.
+ */
+function withSnippets(def: Definition, snippets: Map<string, string | null>): Definition {
+  if (def.kind !== 'ApiCheck') return def;
+  const own = (v: unknown) => (typeof v === 'string' && v.trim() !== '' ? v : null);
+  const ref = (v: unknown) => (typeof v === 'string' ? (snippets.get(v) ?? null) : null);
+  const localSetupScript = own(def.spec.localSetupScript) ?? ref(def.refs.setupSnippet);
+  const localTearDownScript = own(def.spec.localTearDownScript) ?? ref(def.refs.tearDownSnippet);
+  if (localSetupScript === null && localTearDownScript === null) return def;
+  return { ...def, spec: { ...def.spec, localSetupScript, localTearDownScript } };
+}
+
+/** Whether a definition runs code of the project when tested (scripts). */
+function scriptSkip(def: Definition, checkType: string): string | null {
+  if (checkType === 'MULTI_STEP') return NO_SCRIPTS;
+  if (checkType === 'BROWSER') return NO_BROWSER_SCRIPTS;
+  if (checkType === 'API' && (def.spec.localSetupScript != null || def.spec.localTearDownScript != null)) return NO_HOOK_SCRIPTS;
+  return null;
+}
+
 async function testOne(def: Definition, opts: SuiteOptions): Promise<TestEntry> {
   const { checkType } = KIND_TABLE[def.kind]!;
-  const scriptSkip = checkType === 'MULTI_STEP' ? NO_SCRIPTS : checkType === 'BROWSER' ? NO_BROWSER_SCRIPTS : null;
-  const skip = scriptSkip !== null && opts.scripts === false ? scriptSkip : KIND_TABLE[def.kind]!.skip;
+  const skip = (opts.scripts === false ? scriptSkip(def, checkType) : null) ?? KIND_TABLE[def.kind]!.skip;
   const base = {
     kind: def.kind,
     id: def.id,

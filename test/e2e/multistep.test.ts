@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -109,6 +109,8 @@ test('waits', async ({ request }) => {
     // A temp dir of its own: the runs' directories (and so their processes' arguments) lie under it.
     const tmp = await mkdtemp(join(tmpdir(), 'mac-multistep-sigint-'));
     dirs.push(tmp);
+    // Searchable by others: as root the sandbox's user must reach the run dirs made under it.
+    await chmod(tmp, 0o755);
     const leftovers = () => {
       const ps = spawnSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' }).stdout;
       return ps.split('\n').filter((l) => l.includes(tmp));

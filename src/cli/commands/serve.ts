@@ -28,6 +28,7 @@ import {
   secretOfFile,
 } from '../../server/alerts/settings.js';
 import type { PhoneSettings, SenderSettings } from '../../server/alerts/types.js';
+import { bwrapAvailable } from '../../runner/sandbox.js';
 
 interface ServeFlags {
   host: string;
@@ -59,6 +60,7 @@ interface ServeFlags {
   alertTimeout: string;
   denyTargets: string[];
   databasePasswordFile?: string;
+  unsafeScripts?: boolean;
 }
 
 const collect = (value: string, prev: string[]) => [...prev, value];
@@ -101,6 +103,7 @@ export const register: RegisterCommand = (program, ctx) => {
       collect,
       [],
     )
+    .option('--unsafe-scripts', 'run multi-step and setup/teardown scripts as the service\'s own user when the bubblewrap sandbox is not available (by default they are refused then); never with accounts you do not trust')
     .option('--log-format <format>', 'event lines on stderr (state changes, notifications sent, retried or failed, runs shed): text or json', 'text')
     .option('--smtp <url>', 'SMTP server of alert and subscriber mails: smtp://[USER[:PASSWORD]@]HOST[:PORT] (STARTTLS when offered) or smtps://... (TLS)')
     .option('--smtp-password-file <file>', 'file holding the SMTP password (instead of one in the --smtp URL)')
@@ -154,6 +157,7 @@ export const register: RegisterCommand = (program, ctx) => {
       if (options.denyTargets && !options.denyTargets.defaults) {
         lines.push('  network policy: --deny-targets none: checks may reach this service, its database and link-local addresses');
       }
+      lines.push(`  scripts: ${scriptsLine(options.unsafeScripts === true)}`);
       const imported = server.ctx.store.imported;
       if (imported) lines.push(`  imported ${imported.entries} journal entries; the journal is kept as ${imported.backup}`);
       ctx.output.result(lines.join('\n'));
@@ -240,6 +244,7 @@ function toOptions(flags: ServeFlags): Partial<ServerOptions> & { keys: ApiKeySp
     rateLimit: usage(() => parseRateLimit(flags.rateLimit)),
     timeScale,
     runs: flags.runs,
+    unsafeScripts: flags.unsafeScripts === true,
     logFormat: usage(() => parseLogFormat(flags.logFormat)),
     alerts: alertsOf(flags),
     ...(flags.publicUrl !== undefined ? { publicUrl: usage(() => parsePublicUrl(flags.publicUrl!)) } : {}),
@@ -266,6 +271,14 @@ function alertsOf(flags: ServeFlags): SenderSettings {
     phone: phoneOf(flags),
     timeoutMs,
   });
+}
+
+/** How the service will run scripts, for its start line: the one place --unsafe-scripts shows. */
+export function scriptsLine(unsafe: boolean): string {
+  const sandbox = bwrapAvailable();
+  if (sandbox.ok) return `sandboxed (bubblewrap: ${sandbox.bwrap})`;
+  if (unsafe) return `NOT sandboxed (--unsafe-scripts; ${sandbox.reason}): every account's scripts run as this service's user and can read its files and environment`;
+  return `refused (${sandbox.reason}): apt-get install -y bubblewrap, or start with --unsafe-scripts`;
 }
 
 // --phone-provider twilio and its flags; a Twilio flag without the provider is a mistake worth naming.

@@ -37,7 +37,10 @@ export const register: RegisterCommand = (program, ctx) => {
       };
       process.once('SIGINT', interrupted('SIGINT', 130));
       process.once('SIGTERM', interrupted('SIGTERM', 143));
-      const report = await runSuite(project.definitions, { concurrency, scripts: flags.typescript });
+      // Scripts run in the sandbox where bubblewrap works; elsewhere as the project's own code
+      // (like a *.mac.ts file), with a notice. --no-typescript skips them (runSuite).
+      const run = { scripts: { allowUnsandboxed: true, onUnsandboxed: (message: string) => output.info(`mac test: ${message}`) } };
+      const report = await runSuite(project.definitions, { concurrency, scripts: flags.typescript, run });
       output.result(format === 'json' ? renderTestJson(report) : renderTestText(report, output.c));
       ctx.exit(testExitCode(report));
     });

@@ -1,15 +1,15 @@
-import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { lstat, mkdir, mkdtemp, open, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { availableParallelism, tmpdir } from 'node:os';
+import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import pLimit from 'p-limit';
 import type { AttemptResult, RunOptions } from '../run.js';
 import type { BrowserCheck, BrowserCheckResult, BrowserPage, MultiStepCheck, MultiStepCheckResult, RunAsset, WebVitalName } from '../types.js';
 import { attemptWithRetries } from '../retry.js';
 import { browserTestModuleText, configText, FILES, REPORTER_TEXT, type BrowserLaunch } from './files.js';
+import { handOver, runProcess, sandboxCommand, scriptMode, scriptTempRoot, stopScriptRuns, type ProcessEnd } from '../sandbox.js';
+import { FairPool } from '../fair-pool.js';
 
 /**
  * Multi-step and browser checks: the check's `script` is a Playwright Test file run by
@@ -17,8 +17,10 @@ import { browserTestModuleText, configText, FILES, REPORTER_TEXT, type BrowserLa
  * environment of PATH plus the check's variables, a time limit, bounded output). Multi-step
  * checks get no browser: API calls through the `request` fixture only. Browser checks get the
  * system's Chromium (headless, no download), web vitals and error counts from a page fixture, and
- * on failure a screenshot and a trace as assets. The child is not a sandbox: it runs as the user
- * running mac.
+ * on failure a screenshot and a trace as assets. The child runs in the script sandbox
+ * (sandbox.ts) where bubblewrap works; without it the run is refused unless the policy allows
+ * unsandboxed scripts (mac test, mac serve --unsafe-scripts). Runs share a pool fairly between
+ * accounts (fair-pool.ts).
  */
 
 /** Limits of one multi-step run; every field has a production default. */
@@ -58,11 +60,27 @@ function playwright(): { testDir: string; cli: string; core: string; version: st
 
 /** Multi-step runs at once in this process: child processes are expensive. */
 export const MULTI_STEP_CONCURRENCY = Math.max(1, Math.min(4, availableParallelism()));
-const pool = pLimit(MULTI_STEP_CONCURRENCY);
+const pool = new FairPool(MULTI_STEP_CONCURRENCY);
 
-/** Kills of the process groups running now: a stop (service shutdown, exit) ends them all. */
-const live = new Set<() => void>();
-let exitHooked = false;
+/** The V8 heap of each Node process of a sandboxed run (MiB), under SANDBOX_DEFAULTS.dataBytes. */
+const SANDBOX_HEAP_MB = 1536;
+
+/**
+ * NODE_OPTIONS of every Node process in a sandbox: the heap stays under the data limit, so that
+ * a script allocating objects without end fails with V8's "heap out of memory".
+ */
+export function sandboxNodeOptions(): string {
+  return `--max-old-space-size=${SANDBOX_HEAP_MB}`;
+}
+
+/** The package dirs a run reads (bound read-only into the sandbox): @playwright/test, playwright, playwright-core. */
+function packageDirs(pw: { testDir: string; core: string }): string[] {
+  const real = (p: string) => realpathSync(p);
+  const pwDir = dirname(createRequire(join(pw.testDir, 'package.json')).resolve('playwright/package.json'));
+  const coreDir = dirname(createRequire(join(pwDir, 'package.json')).resolve('playwright-core/package.json'));
+  return [...new Set([real(pw.testDir), real(pwDir), real(coreDir)])];
+}
+
 // Bumped by each stop: runs queued before it do not start after it.
 let generation = 0;
 
@@ -72,12 +90,16 @@ let generation = 0;
  */
 export function stopMultiStepRuns(): void {
   generation += 1;
-  for (const stop of [...live]) stop();
+  stopScriptRuns();
 }
 
 /** Runs under way and waiting for a slot (the scheduler holds back new sessions when it is full). */
-export function multiStepLoad(): { active: number; pending: number; concurrency: number } {
-  return { active: pool.activeCount, pending: pool.pendingCount, concurrency: pool.concurrency };
+export function multiStepLoad(account?: string): { active: number; pending: number; concurrency: number } {
+  return {
+    active: account === undefined ? pool.activeCount : pool.activeOf(account),
+    pending: pool.pendingCount(account),
+    concurrency: pool.concurrency,
+  };
 }
 
 /** A check whose script this runner runs. */
@@ -111,7 +133,7 @@ async function runScript(check: ScriptCheck, opts: RunOptions, browser: BrowserL
     check,
     () => {
       const queued = generation;
-      return pool(() => (generation === queued ? attempt(check, limits, queued, browser) : stoppedAttempt(check)));
+      return pool.run(opts.account ?? '', () => (generation === queued ? attempt(check, limits, queued, browser, opts) : stoppedAttempt(check)));
     },
     opts,
   );
@@ -156,14 +178,7 @@ interface Report {
 }
 
 /** How the child process ended. */
-interface ChildEnd {
-  code: number | null;
-  killed: boolean;
-  /** Stopped by stopMultiStepRuns (shutdown), not by the time limit. */
-  stopped?: boolean;
-  output: string;
-  spawnError: string | null;
-}
+type ChildEnd = Pick<ProcessEnd, 'code' | 'killed' | 'output' | 'spawnError'> & { stopped?: boolean };
 
 /** The child's environment: PATH and the check's variables; nothing else of this process. */
 export function childEnv(check: ScriptCheck, dir: string): Record<string, string> {
@@ -179,7 +194,7 @@ export function childEnv(check: ScriptCheck, dir: string): Record<string, string
   return env;
 }
 
-async function attempt(check: ScriptCheck, limits: MultiStepLimits, queued: number, browser: BrowserLaunch | null): Promise<AttemptResult> {
+async function attempt(check: ScriptCheck, limits: MultiStepLimits, queued: number, browser: BrowserLaunch | null, opts: RunOptions): Promise<AttemptResult> {
   const startedAt = Date.now();
   const began = performance.now();
   const pw = playwright();
@@ -191,9 +206,13 @@ async function attempt(check: ScriptCheck, limits: MultiStepLimits, queued: numb
     const errors = [`browser check runner error: no Chromium at ${browser.executablePath}: install Chromium: apt-get install -y chromium`];
     return outcome(check, { startedAt, elapsed: 0, rawFailed: false, fault: true, errors, log: errors, runtimeVersion });
   }
+  const mode = scriptMode(opts.scripts);
+  if (mode.kind === 'refused') {
+    return outcome(check, { startedAt, elapsed: 0, rawFailed: false, fault: true, errors: [mode.message], log: [], runtimeVersion });
+  }
   let dir: string | null = null;
   try {
-    dir = await mkdtemp(join(tmpdir(), browser ? 'mac-browser-' : 'mac-multistep-'));
+    dir = await mkdtemp(join(scriptTempRoot(), browser ? 'mac-browser-' : 'mac-multistep-'));
     await mkdir(join(dir, 'node_modules', '@playwright'), { recursive: true });
     if (browser) {
       // The script's @playwright/test: the real one with the page fixture added (files.ts).
@@ -207,9 +226,18 @@ async function attempt(check: ScriptCheck, limits: MultiStepLimits, queued: numb
     await writeFile(join(dir, FILES.script), check.script);
     await writeFile(join(dir, FILES.reporter), REPORTER_TEXT);
     await writeFile(join(dir, FILES.config), configText({ playwrightCore: pw.core, timeoutMs: limits.timeoutMs, maxLogBytes: limits.maxLogBytes, browser }));
-    // Stopped while the files were written: nothing is started (runChild registers synchronously).
+    let plan;
+    if (mode.kind === 'sandboxed') {
+      const argv = [process.execPath, pw.cli, 'test', '-c', join(dir, FILES.config)];
+      await handOver(dir);
+      const env = { ...childEnv(check, dir), NODE_OPTIONS: sandboxNodeOptions() };
+      plan = sandboxCommand(argv, { workDir: dir, env, limits: opts.sandbox, readOnly: packageDirs(pw) }, mode.bwrap);
+    } else {
+      plan = { file: process.execPath, args: [pw.cli, 'test', '-c', join(dir, FILES.config)], env: childEnv(check, dir) };
+    }
+    // Stopped while the files were written: nothing is started (runProcess registers synchronously).
     if (generation !== queued) return await stoppedAttempt(check);
-    const end = await runChild(pw.cli, dir, childEnv(check, dir), limits.timeoutMs + limits.killGraceMs);
+    const end = await runProcess({ ...plan, cwd: dir, killAfterMs: limits.timeoutMs + limits.killGraceMs, maxOutputBytes: MAX_OUTPUT_BYTES });
     const elapsed = performance.now() - began;
     const log = splitLog(await readBounded(join(dir, FILES.log), limits.maxLogBytes + 64));
     const report = parseReport(await readBounded(join(dir, FILES.result), MAX_RESULT_BYTES));
@@ -425,58 +453,6 @@ function masker(check: ScriptCheck): (text: string) => string {
     .map((v) => v.value)
     .sort((a, b) => b.length - a.length);
   return (text) => secrets.reduce((t, s) => t.split(s).join(MASK), text);
-}
-
-/** Spawns Playwright in its own process group; kills the group after `killAfterMs`. */
-function runChild(cli: string, dir: string, env: Record<string, string>, killAfterMs: number): Promise<ChildEnd> {
-  return new Promise((resolve) => {
-    let output = '';
-    let bytes = 0;
-    let killed = false;
-    let stopped = false;
-    if (!exitHooked) {
-      exitHooked = true;
-      // A process group outlives its parent: one that exits takes its runs along.
-      process.once('exit', stopMultiStepRuns);
-    }
-    const child = spawn(process.execPath, [cli, 'test', '-c', join(dir, FILES.config)], { cwd: dir, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-    const keep = (chunk: Buffer) => {
-      if (bytes >= MAX_OUTPUT_BYTES) return;
-      const part = chunk.subarray(0, MAX_OUTPUT_BYTES - bytes);
-      bytes += part.length;
-      output += part.toString('utf8');
-    };
-    child.stdout.on('data', keep);
-    child.stderr.on('data', keep);
-    const killGroup = () => {
-      try {
-        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        // Already gone.
-      }
-    };
-    const timer = setTimeout(() => {
-      killed = true;
-      killGroup();
-    }, killAfterMs);
-    const stop = () => {
-      stopped = true;
-      killGroup();
-    };
-    live.add(stop);
-    child.once('error', (err) => {
-      clearTimeout(timer);
-      live.delete(stop);
-      resolve({ code: null, killed: false, output, spawnError: err.message });
-    });
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      live.delete(stop);
-      // Workers the script left behind go with the group.
-      killGroup();
-      resolve({ code, killed: killed && !stopped, stopped, output, spawnError: null });
-    });
-  });
 }
 
 /** At most `max` bytes of a file as text; "" when it does not exist. */

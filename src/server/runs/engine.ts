@@ -17,7 +17,7 @@ export const EXECUTED = new Set(['TCP', 'DNS', 'URL', 'API', 'ICMP', 'MULTI_STEP
 
 /** Options of the engine beyond the service context (tests shorten limits). */
 export interface EngineOptions {
-  runner?: Pick<RunOptions, 'limits' | 'systemNameServer' | 'multiStep' | 'icmp'>;
+  runner?: Pick<RunOptions, 'limits' | 'systemNameServer' | 'multiStep' | 'icmp' | 'sandbox'>;
   /** Where unexpected errors of background runs are reported. */
   onError?: (err: unknown) => void;
 }
@@ -136,6 +136,23 @@ export class RunEngine {
     return this.inFlight.size;
   }
 
+  /**
+   * An API check with the scripts of the snippets it names (setupSnippetId, tearDownSnippetId)
+   * where it has no script of its own (localSetupScript, localTearDownScript). Read at each run:
+   * a changed snippet applies to the next run.
+   */
+  private withSnippets(account: string, check: CheckRecord): CheckRecord {
+    if (check.checkType !== 'API') return check;
+    const script = (id: unknown) =>
+      typeof id === 'number' || typeof id === 'string' ? (this.ctx.store.get<{ id: number; script?: string }>(account, COLL.snippets, id)?.script ?? null) : null;
+    const own = (value: unknown) => (typeof value === 'string' && value.trim() !== '' ? value : null);
+    return {
+      ...check,
+      localSetupScript: own(check.localSetupScript) ?? script(check.setupSnippetId),
+      localTearDownScript: own(check.localTearDownScript) ?? script(check.tearDownSnippetId),
+    };
+  }
+
   private async execute(account: string, check: CheckRecord, session: StoredSession): Promise<void> {
     // Each location's FINAL attempt and the id it was stored under, in the order they finished.
     const finals: Array<{ location: string; result: AttemptResult; resultId: string }> = [];
@@ -157,9 +174,13 @@ export class RunEngine {
         session.runLocations.map(async (location) => {
           let finished = false;
           try {
-            await runCheck(check as Parameters<typeof runCheck>[0], {
+            await runCheck(this.withSnippets(account, check) as Parameters<typeof runCheck>[0], {
               ...this.options.runner,
               guard: this.ctx.policy,
+              // Script runs are shared fairly between accounts; without the sandbox they are refused
+              // unless the service was started with --unsafe-scripts.
+              account,
+              scripts: { allowUnsandboxed: this.ctx.options.unsafeScripts },
               maxWaitMs: SERVICE_MAX_WAIT_MS,
               sleep: (ms) => delay(ms / timeScale),
               onAttempt: (a) => {

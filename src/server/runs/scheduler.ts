@@ -20,12 +20,16 @@ export const TICK_MS = 50;
 export const MAX_CONCURRENT_SESSIONS = 512;
 
 /**
- * Multi-step runs are child processes in a small pool: a due run is skipped (like one whose
- * previous run still goes) while a full round already waits, so that a short period or a high
- * time scale cannot pile up processes.
+ * Multi-step runs are child processes in a small pool shared fairly between accounts: a due run
+ * waits (keeping its due time, oldest first) while a full round of its account's runs already
+ * waits in the pool, so that a short period or a high time scale cannot pile up processes.
+ * Counted per account: another account's waiting runs do not hold this account's checks.
  */
-function multiStepBusy(): boolean {
-  const load = multiStepLoad();
+/** How soon (real ms) a scan looks again for multi-step runs waiting for their account's round. */
+const MULTI_STEP_RECHECK_MS = 500;
+
+function multiStepBusy(account: string): boolean {
+  const load = multiStepLoad(account);
   return load.pending >= load.concurrency;
 }
 
@@ -156,9 +160,14 @@ export class Scheduler {
           this.plans.set(key, plan);
         }
         if (now >= plan.nextDueMs) {
-          // A run still going, or a full round of multi-step runs waiting, skips this due time.
-          if (this.engine.isRunning(check.id) || (isScripted(check.checkType) && multiStepBusy())) plan.nextDueMs = nextDueMs(plan.nextDueMs, period, now);
-          else {
+          // A run still going skips this due time. A multi-step run whose account already has a
+          // full round waiting keeps its due time and waits for the pool: skipping it gave the
+          // slots to the same checks at every due time and the account's other checks never ran.
+          if (this.engine.isRunning(check.id)) plan.nextDueMs = nextDueMs(plan.nextDueMs, period, now);
+          else if (isScripted(check.checkType) && multiStepBusy(account)) {
+            wake = Math.min(wake, now + MULTI_STEP_RECHECK_MS);
+            continue;
+          } else {
             waiting.push({ account, checkId: check.id, dueMs: plan.nextDueMs, check, plan });
             continue;
           }
@@ -168,9 +177,15 @@ export class Scheduler {
     }
     const free = Math.max(0, this.maxSessions - this.engine.activeSessions);
     // Oldest due first; the sort is stable, so runs due at the same time keep the checks' order.
-    if (waiting.length > free) waiting.sort((a, b) => a.dueMs - b.dueMs);
+    // Multi-step runs waiting for their account's round count too, so they are always sorted.
+    if (waiting.length > free || waiting.some((w) => isScripted(w.check.checkType))) waiting.sort((a, b) => a.dueMs - b.dueMs);
     const due: Waiting[] = [];
     for (const run of waiting.slice(0, free)) {
+      // The account's round filled up during this scan: the run keeps its due time.
+      if (isScripted(run.check.checkType) && multiStepBusy(run.account)) {
+        wake = Math.min(wake, now + MULTI_STEP_RECHECK_MS);
+        continue;
+      }
       // A run that waited past later points of its grid claims the latest one: another instance
       // that planned the check meanwhile (a restart) knows only those, and claiming the first
       // would let both run in one period.
@@ -180,7 +195,7 @@ export class Scheduler {
       wake = Math.min(wake, run.plan.nextDueMs);
       // A multi-step run starts at once: the next one's multiStepBusy counts it.
       if (!isScripted(run.check.checkType)) due.push(run);
-      else if (!multiStepBusy()) this.ctx.store.claimRuns([run], () => this.engine.startSession(run.account, run.check));
+      else this.ctx.store.claimRuns([run], () => this.engine.startSession(run.account, run.check));
     }
     // The claim makes one instance of several run a due time (always granted on one); on a shared
     // database it commits with the sessions it starts, or not at all (Store.claimRuns).

@@ -1,0 +1,383 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { accessSync, constants, existsSync, lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { lchown } from 'node:fs/promises';
+import { delimiter, dirname, join } from 'node:path';
+
+/**
+ * The script sandbox: every user script (multi-step, browser, setup and teardown scripts) runs as
+ * a process tree inside bubblewrap (`bwrap`), in its own mount, PID, IPC, UTS, user and cgroup
+ * namespaces. It sees a read-only system (/usr and the library dirs, a few files of /etc, the
+ * Node binary and the packages the caller names), a fresh /proc of its own PID namespace, a
+ * size-bounded tmpfs /tmp that is also HOME, and its work dir read-write; nothing else of the
+ * host: not the service's working directory, database, --keys file or environment. The network
+ * is shared (checks need it). Limits are rlimits set inside the new user namespace (so that the
+ * process count is counted per sandbox, docs/security.md), and a wall-clock limit that kills the
+ * whole PID namespace.
+ *
+ * The module is the reusable layer: it builds the command (sandboxCommand), tells whether it
+ * works here (bwrapAvailable), and runs a process with a time limit and bounded output
+ * (runProcess), whether sandboxed or not.
+ */
+
+/** Limits of one sandboxed process tree. */
+export interface SandboxLimits {
+  /**
+   * RLIMIT_DATA of every process, bytes: its writable private memory (heap, anonymous maps).
+   * Not RLIMIT_AS: V8 reserves address space it never uses (10 GiB per WebAssembly memory, its
+   * code range), and under an address-space limit Node failed to start or to fetch at random.
+   */
+  dataBytes: number;
+  /** RLIMIT_NPROC inside the sandbox: processes and threads together (Node has ~10 threads). */
+  processes: number;
+  /** RLIMIT_FSIZE: the largest file a process may write, bytes. */
+  fileBytes: number;
+  /** Size of the tmpfs mounted on /tmp (which is HOME too), bytes. */
+  tmpBytes: number;
+  /** RLIMIT_NOFILE: open files per process. */
+  openFiles: number;
+}
+
+/** Defaults for a Node script run: 2.5 GiB of data per process, 256 tasks, 64 MiB files, 64 MiB of /tmp. */
+export const SANDBOX_DEFAULTS: SandboxLimits = {
+  dataBytes: 2.5 * 1024 ** 3,
+  processes: 256,
+  fileBytes: 64 * 1024 ** 2,
+  tmpBytes: 64 * 1024 ** 2,
+  openFiles: 1024,
+};
+
+/** What a sandboxed command gets. */
+export interface SandboxSpec {
+  /** Host directory bound read-write at the same path (the run's files). */
+  workDir: string;
+  /** The whole environment of the command; PATH, HOME and TMPDIR are set by the sandbox. */
+  env: Record<string, string>;
+  limits?: Partial<SandboxLimits>;
+  /** Further host paths bound read-only at the same path (packages the script needs). */
+  readOnly?: string[];
+}
+
+/** A command to spawn: the program, its arguments, and the user it must run as (when mac is root). */
+export interface SpawnPlan {
+  file: string;
+  args: string[];
+  env: Record<string, string>;
+  /** Set when mac runs as root: the sandbox runs as this unprivileged user instead. */
+  uid?: number;
+  gid?: number;
+}
+
+/**
+ * The user a sandbox runs as when mac runs as root ("nobody"). As root, RLIMIT_NPROC would not
+ * apply (the kernel exempts uid 0) and a process escaping the namespaces would be root; as
+ * nobody, the user namespace bwrap creates counts the sandbox's processes on their own.
+ */
+export const SANDBOX_UID = 65534;
+
+/** PATH inside the sandbox. */
+const SANDBOX_PATH = '/usr/local/bin:/usr/bin:/bin';
+/** Files of /etc a script may need: TLS roots, name resolution, time zone. */
+const ETC_FILES = ['/etc/ld.so.cache', '/etc/ssl', '/etc/ca-certificates', '/etc/resolv.conf', '/etc/hosts', '/etc/nsswitch.conf', '/etc/host.conf', '/etc/gai.conf', '/etc/localtime', '/etc/passwd', '/etc/group'];
+/** Top-level library and binary dirs: symlinks into /usr on merged-/usr systems, dirs elsewhere. */
+const TOP_DIRS = ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
+
+/** The `bwrap` binary: MAC_BWRAP when set (empty: none, as where it is not installed), else the first on PATH; null when there is none. */
+export function bwrapPath(env: NodeJS.ProcessEnv = process.env): string | null {
+  if (env.MAC_BWRAP !== undefined) return isExecutable(env.MAC_BWRAP) ? env.MAC_BWRAP : null;
+  return which('bwrap', env.PATH);
+}
+
+function which(name: string, path: string | undefined): string | null {
+  for (const dir of (path ?? '/usr/bin:/bin').split(delimiter)) {
+    if (dir === '') continue;
+    const candidate = join(dir, name);
+    if (isExecutable(candidate)) return candidate;
+  }
+  return null;
+}
+
+function isExecutable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The message of a script run refused because there is no working sandbox. */
+export function noSandboxMessage(reason: string): string {
+  return `scripts run only in a bubblewrap sandbox, which is not available here (${reason}): install it (apt-get install -y bubblewrap) or start mac serve with --unsafe-scripts to run scripts as the service's own user`;
+}
+
+/** Whether the sandbox works here, and why not. */
+export type SandboxAvailability = { ok: true; bwrap: string } | { ok: false; reason: string };
+
+let probed: { key: string; result: SandboxAvailability } | undefined;
+
+/**
+ * Whether scripts can run sandboxed: `bwrap` and `prlimit` exist and a sandbox with every
+ * namespace starts (user namespaces may be disabled, e.g. in some containers). Probed once per
+ * bwrap path (a few ms), synchronously: it runs once at the service's start.
+ */
+export function bwrapAvailable(env: NodeJS.ProcessEnv = process.env): SandboxAvailability {
+  const bwrap = bwrapPath(env);
+  const key = bwrap ?? '';
+  if (probed?.key === key) return probed.result;
+  let result: SandboxAvailability;
+  if (bwrap === null) result = { ok: false, reason: env.MAC_BWRAP ? `MAC_BWRAP=${env.MAC_BWRAP} is not an executable` : 'bwrap is not installed' };
+  else if (!isExecutable(PRLIMIT)) result = { ok: false, reason: `${PRLIMIT} is missing (util-linux)` };
+  else {
+    const plan = sandboxCommand(['/bin/true'], { workDir: '/', env: {} }, bwrap);
+    const r = spawnSync(plan.file, plan.args, { env: plan.env, uid: plan.uid, gid: plan.gid, encoding: 'utf8', timeout: 10_000, stdio: ['ignore', 'ignore', 'pipe'] });
+    result =
+      r.status === 0
+        ? { ok: true, bwrap }
+        : { ok: false, reason: `${bwrap} cannot start a sandbox: ${(r.error?.message ?? r.stderr ?? `exit code ${r.status}`).trim().split('\n')[0] || `exit code ${r.status}`}` };
+  }
+  probed = { key, result };
+  return result;
+}
+
+const PRLIMIT = '/usr/bin/prlimit';
+
+/**
+ * The bwrap command line that runs `argv` sandboxed. `argv[0]` must be an absolute path visible
+ * inside (under /usr, or the Node binary). The limits are set by prlimit as the first process
+ * inside the new user namespace: RLIMIT_NPROC is then counted for this sandbox alone, not for
+ * every process of the user.
+ */
+export function sandboxCommand(argv: string[], spec: SandboxSpec, bwrap = bwrapPath() ?? 'bwrap'): SpawnPlan {
+  const limits = { ...SANDBOX_DEFAULTS, ...spec.limits };
+  const args: string[] = [
+    '--unshare-user',
+    '--unshare-pid',
+    '--unshare-ipc',
+    '--unshare-uts',
+    '--unshare-cgroup-try',
+    // No nested user namespace: it could not lift the limits, but it is kernel attack surface.
+    '--disable-userns',
+    '--die-with-parent',
+    '--new-session',
+    '--hostname',
+    'sandbox',
+    '--clearenv',
+    '--ro-bind',
+    '/usr',
+    '/usr',
+  ];
+  for (const dir of TOP_DIRS) {
+    const link = symlinkTarget(dir);
+    if (link !== null) args.push('--symlink', link, dir);
+    else if (existsSync(dir)) args.push('--ro-bind', dir, dir);
+  }
+  for (const file of ETC_FILES) {
+    const real = realOrNull(file);
+    if (real !== null) args.push('--ro-bind', real, file);
+  }
+  const nodePrefix = dirname(dirname(realOrNull(process.execPath) ?? process.execPath));
+  const readOnly = [...(nodePrefix === '/usr' || nodePrefix.startsWith('/usr/') ? [] : [nodePrefix]), ...(spec.readOnly ?? [])];
+  args.push('--proc', '/proc', '--dev', '/dev', '--size', String(limits.tmpBytes), '--tmpfs', '/tmp');
+  for (const path of readOnly) args.push('--ro-bind', path, path);
+  args.push('--bind', spec.workDir, spec.workDir, '--chdir', spec.workDir);
+  const env: Record<string, string> = { ...spec.env, PATH: SANDBOX_PATH, HOME: '/tmp', TMPDIR: '/tmp' };
+  for (const [key, value] of Object.entries(env)) args.push('--setenv', key, value);
+  args.push(
+    PRLIMIT,
+    `--nproc=${limits.processes}`,
+    `--data=${Math.floor(limits.dataBytes)}`,
+    `--fsize=${Math.floor(limits.fileBytes)}`,
+    `--nofile=${limits.openFiles}`,
+    '--core=0',
+    '--',
+    ...argv,
+  );
+  const root = process.getuid?.() === 0;
+  // bwrap gets an empty environment of its own: --setenv gives the command its variables.
+  return { file: bwrap, args, env: {}, ...(root ? { uid: SANDBOX_UID, gid: SANDBOX_UID } : {}) };
+}
+
+function symlinkTarget(path: string): string | null {
+  try {
+    return lstatSync(path).isSymbolicLink() ? readlinkSync(path) : null;
+  } catch {
+    return null;
+  }
+}
+
+function realOrNull(path: string): string | null {
+  try {
+    return realpathSync(path);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Where runs make their work dirs. When mac runs as root the sandbox runs as SANDBOX_UID, and
+ * bwrap (as that user) must reach the work dir: a TMPDIR inside a private directory (mode 0700)
+ * cannot be bound, so /tmp is used then.
+ */
+export function scriptTempRoot(): string {
+  const dir = tmpdir();
+  if (process.getuid?.() !== 0) return dir;
+  let path = realOrNull(dir) ?? dir;
+  for (;;) {
+    try {
+      if ((statSync(path).mode & 0o001) === 0) return '/tmp';
+    } catch {
+      return '/tmp';
+    }
+    const up = dirname(path);
+    if (up === path) return dir;
+    path = up;
+  }
+}
+
+/**
+ * Gives a run's work dir and what it holds to the sandbox's user when mac runs as root (the
+ * sandbox then runs as SANDBOX_UID and must write its results there). Links are not followed.
+ */
+export async function handOver(dir: string): Promise<void> {
+  if (process.getuid?.() !== 0) return;
+  const walk = async (path: string): Promise<void> => {
+    await lchown(path, SANDBOX_UID, SANDBOX_UID);
+    const st = lstatSync(path);
+    if (st.isDirectory()) for (const name of readdirSync(path)) await walk(join(path, name));
+  };
+  await walk(dir);
+}
+
+/** How a process run by runProcess ended. */
+export interface ProcessEnd {
+  code: number | null;
+  /** Killed at its time limit. */
+  killed: boolean;
+  /** Killed by stopScriptRuns (shutdown), not by the time limit. */
+  stopped: boolean;
+  /** The first `maxOutputBytes` of stdout and stderr together. */
+  output: string;
+  spawnError: string | null;
+}
+
+/** Kills of the process trees running now: a stop (service shutdown, exit) ends them all. */
+const live = new Set<() => void>();
+let exitHooked = false;
+
+/** Ends every script process under way (their runs report a stop). */
+export function stopScriptRuns(): void {
+  for (const stop of [...live]) stop();
+}
+
+/** Script processes running now. */
+export function liveScriptRuns(): number {
+  return live.size;
+}
+
+/** What runProcess runs and how long it may take. */
+export interface ProcessSpec extends SpawnPlan {
+  cwd: string;
+  /** The whole tree is killed after this (ms). */
+  killAfterMs: number;
+  /** Bytes of stdout+stderr kept; the rest is read and dropped. */
+  maxOutputBytes: number;
+  /** Written to stdin, which is then closed. */
+  stdin?: string;
+}
+
+/**
+ * Spawns a process as the leader of a new process group and kills the group at the time limit,
+ * on stopScriptRuns, and when it exits (what it left behind goes too). For a bwrap sandbox,
+ * killing bwrap kills the sandbox's PID 1 (--die-with-parent), and the kernel then kills every
+ * process of its PID namespace, however detached.
+ */
+export function runProcess(spec: ProcessSpec): Promise<ProcessEnd> {
+  return new Promise((resolve) => {
+    let output = '';
+    let bytes = 0;
+    let killed = false;
+    let stopped = false;
+    if (!exitHooked) {
+      exitHooked = true;
+      // A process group outlives its parent: one that exits takes its runs along.
+      process.once('exit', stopScriptRuns);
+    }
+    const child = spawn(spec.file, spec.args, {
+      cwd: spec.cwd,
+      env: spec.env,
+      uid: spec.uid,
+      gid: spec.gid,
+      detached: true,
+      stdio: [spec.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    });
+    const keep = (chunk: Buffer) => {
+      if (bytes >= spec.maxOutputBytes) return;
+      const part = chunk.subarray(0, spec.maxOutputBytes - bytes);
+      bytes += part.length;
+      output += part.toString('utf8');
+    };
+    child.stdout!.on('data', keep);
+    child.stderr!.on('data', keep);
+    if (spec.stdin !== undefined && child.stdin) {
+      // A script that never reads its input must not fail the write.
+      child.stdin.on('error', () => undefined);
+      child.stdin.end(spec.stdin);
+    }
+    const killGroup = () => {
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    };
+    const timer = setTimeout(() => {
+      killed = true;
+      killGroup();
+    }, spec.killAfterMs);
+    const stop = () => {
+      stopped = true;
+      killGroup();
+    };
+    live.add(stop);
+    child.once('error', (err) => {
+      clearTimeout(timer);
+      live.delete(stop);
+      resolve({ code: null, killed: false, stopped: false, output, spawnError: err.message });
+    });
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      live.delete(stop);
+      killGroup();
+      resolve({ code, killed: killed && !stopped, stopped, output, spawnError: null });
+    });
+  });
+}
+
+/** How scripts may run: `sandbox` only (the service), or unsandboxed where bwrap is missing (`mac test`, `mac serve --unsafe-scripts`). */
+export interface ScriptPolicy {
+  /** Run scripts as mac's own user where the sandbox is not available. */
+  allowUnsandboxed: boolean;
+  /** Told once per process, when a script first runs unsandboxed. */
+  onUnsandboxed?: (message: string) => void;
+}
+
+/** How the next script runs: sandboxed, unsandboxed (allowed), or refused with the reason. */
+export type ScriptMode = { kind: 'sandboxed'; bwrap: string } | { kind: 'unsandboxed' } | { kind: 'refused'; message: string };
+
+/** The one-line notice of a script run without the sandbox. */
+export const UNSANDBOXED_NOTICE = 'bubblewrap is not available: scripts run unsandboxed, as this user, like the project\'s own code (apt-get install -y bubblewrap to sandbox them)';
+
+let noticeGiven = false;
+
+/** Decides how a script runs under `policy` (the default refuses without the sandbox). */
+export function scriptMode(policy: ScriptPolicy | undefined): ScriptMode {
+  const available = bwrapAvailable();
+  if (available.ok) return { kind: 'sandboxed', bwrap: available.bwrap };
+  if (!policy?.allowUnsandboxed) return { kind: 'refused', message: noSandboxMessage(available.reason) };
+  if (!noticeGiven) {
+    noticeGiven = true;
+    policy.onUnsandboxed?.(UNSANDBOXED_NOTICE);
+  }
+  return { kind: 'unsandboxed' };
+}
