@@ -73,6 +73,18 @@ export function sandboxNodeOptions(): string {
   return `--max-old-space-size=${SANDBOX_HEAP_MB}`;
 }
 
+/**
+ * What a browser run reads besides /usr (bound read-only into the sandbox): Debian's `chromium`
+ * is a shell wrapper that reads /etc/chromium.d, and fonts are configured in /etc/fonts; a
+ * Chromium elsewhere (MAC_CHROMIUM) brings its own directory.
+ */
+function browserDirs(browser: BrowserLaunch): string[] {
+  const dirs = ['/etc/chromium.d', '/etc/chromium', '/etc/fonts'];
+  const real = existsSync(browser.executablePath) ? dirname(realpathSync(browser.executablePath)) : null;
+  if (real !== null && !real.startsWith('/usr/')) dirs.push(real);
+  return dirs.filter((d) => existsSync(d));
+}
+
 /** The package dirs a run reads (bound read-only into the sandbox): @playwright/test, playwright, playwright-core. */
 function packageDirs(pw: { testDir: string; core: string }): string[] {
   const real = (p: string) => realpathSync(p);
@@ -231,7 +243,7 @@ async function attempt(check: ScriptCheck, limits: MultiStepLimits, queued: numb
       const argv = [process.execPath, pw.cli, 'test', '-c', join(dir, FILES.config)];
       await handOver(dir);
       const env = { ...childEnv(check, dir), NODE_OPTIONS: sandboxNodeOptions() };
-      plan = sandboxCommand(argv, { workDir: dir, env, limits: opts.sandbox, readOnly: packageDirs(pw) }, mode.bwrap);
+      plan = sandboxCommand(argv, { workDir: dir, env, limits: opts.sandbox, readOnly: [...packageDirs(pw), ...(browser ? browserDirs(browser) : [])] }, mode.bwrap);
     } else {
       plan = { file: process.execPath, args: [pw.cli, 'test', '-c', join(dir, FILES.config)], env: childEnv(check, dir) };
     }
