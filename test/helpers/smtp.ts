@@ -28,7 +28,7 @@ export interface SmtpServer {
 /** Largest mail the test server accepts (bytes). */
 const MAX_MAIL = 1024 * 1024;
 
-export async function startSmtpServer(): Promise<SmtpServer> {
+export async function startSmtpServer(listenPort = 0): Promise<SmtpServer> {
   const messages: ReceivedMail[] = [];
   const waiters: Array<() => void> = [];
   const server = new SMTPServer({
@@ -49,7 +49,7 @@ export async function startSmtpServer(): Promise<SmtpServer> {
       });
     },
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(listenPort, '127.0.0.1', resolve));
   const { port } = (server as unknown as { server: { address(): AddressInfo } }).server.address();
   return {
     port,
