@@ -105,9 +105,9 @@ describe('mac import into a project that already has definitions', () => {
   });
 
   it('refuses an unknown kind with the accepted values', async () => {
-    const r = await mac(['import', '--out', 'mon', '--kind', 'BrowserCheck']);
+    const r = await mac(['import', '--out', 'mon', '--kind', 'GrpcCheck']);
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain('unknown kind "BrowserCheck" for --kind');
+    expect(r.stderr).toContain('unknown kind "GrpcCheck" for --kind');
     expect(r.stderr).toContain('TcpCheck');
   });
 });
