@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { apiOk, callApi, startServe, waitFor, type Served } from '../helpers/serve.js';
 import { closedPort } from '../helpers/tcp-server.js';
 import { pgDatabase } from '../helpers/pg-url.js';
+import { startSmtpServer, type SmtpServer } from '../helpers/smtp.js';
 
 // Alerts go through a persisted queue: nothing is lost to a kill -9, and on PostgreSQL exactly
 // one instance sends each notification. Real processes (the point is the process dying) and real
@@ -74,6 +75,40 @@ describe('alerts survive a kill -9 (SQLite)', () => {
       await a.stop('SIGKILL');
       await b?.stop();
       await receiver.close();
+    }
+  });
+});
+
+describe('alert mails survive a kill -9 (SQLite)', () => {
+  it('a failure mail not yet sent when the service is killed arrives once after the restart', async () => {
+    const state = join(mkdtempSync(join(tmpdir(), 'mac-mail-kill-')), 'state.db');
+    const smtpPort = await closedPort();
+    const args = ['--state', state, '--no-runs', '--time-scale', '60', '--smtp', `smtp://127.0.0.1:${smtpPort}`, '--alert-timeout', '2000'];
+    const down = await closedPort();
+    const a = await startServe(args);
+    let b: Served | undefined;
+    let smtp: SmtpServer | undefined;
+    try {
+      const channel = await apiOk(a, 'POST', '/v1/alert-channels', { type: 'EMAIL', config: { address: 'oncall@example.com' } });
+      const check = await apiOk(a, 'POST', '/v1/checks/tcp', tcpCheck('orders db', down, channel.id));
+      await apiOk(a, 'POST', '/v1/check-sessions/trigger', { target: { checkId: [check.id] } });
+      // The failing run is recorded and its mail queued; the SMTP server is not there yet.
+      await waitFor(async () => ((await notifications(a))[0]?.attempts >= 1 ? true : undefined), 20_000);
+      expect((await notifications(a))[0]).toMatchObject({ status: 'IN_PROGRESS', type: 'EMAIL' });
+      await a.stop('SIGKILL');
+
+      smtp = await startSmtpServer(smtpPort);
+      b = await startServe(args);
+      const served = b;
+      await waitFor(async () => ((await notifications(served))[0]?.status === 'SUCCESS' ? true : undefined), 30_000);
+      await new Promise((r) => setTimeout(r, 1500));
+      expect(smtp.messages).toHaveLength(1);
+      expect(smtp.messages[0].subject).toMatch(/FAILING: orders db/);
+      expect(smtp.messages[0].text).toContain(`ECONNREFUSED 127.0.0.1:${down}`);
+    } finally {
+      await a.stop('SIGKILL');
+      await b?.stop();
+      await smtp?.close();
     }
   });
 });
