@@ -176,8 +176,7 @@ export function sandboxCommand(argv: string[], spec: SandboxSpec, bwrap = bwrapP
     const real = realOrNull(file);
     if (real !== null) args.push('--ro-bind', real, file);
   }
-  const nodePrefix = dirname(dirname(realOrNull(process.execPath) ?? process.execPath));
-  const readOnly = [...(nodePrefix === '/usr' || nodePrefix.startsWith('/usr/') ? [] : [nodePrefix]), ...(spec.readOnly ?? [])];
+  const readOnly = [...nodeDirs(), ...(spec.readOnly ?? [])];
   args.push('--proc', '/proc', '--dev', '/dev', '--size', String(limits.tmpBytes), '--tmpfs', '/tmp');
   for (const path of readOnly) args.push('--ro-bind', path, path);
   args.push('--bind', spec.workDir, spec.workDir, '--chdir', spec.workDir);
@@ -193,9 +192,39 @@ export function sandboxCommand(argv: string[], spec: SandboxSpec, bwrap = bwrapP
     '--',
     ...argv,
   );
-  const root = process.getuid?.() === 0;
+  // As root the sandbox runs as nobody, unless what it must read lies behind a directory nobody
+  // cannot enter (mac installed in root's private home or temp dir): then bwrap runs as root,
+  // still in its namespaces, without the task limit's own count (the kernel exempts uid 0).
+  const root = runsAsNobody([...readOnly, spec.workDir]);
   // bwrap gets an empty environment of its own: --setenv gives the command its variables.
   return { file: bwrap, args, env: {}, ...(root ? { uid: SANDBOX_UID, gid: SANDBOX_UID } : {}) };
+}
+
+/** Whether a sandbox reading `paths` runs as SANDBOX_UID: mac runs as root and that uid can reach them all. */
+function runsAsNobody(paths: readonly string[]): boolean {
+  return process.getuid?.() === 0 && [...nodeDirs(), ...paths].every(reachableByNobody);
+}
+
+/** The Node install the sandbox binds when it lies outside /usr. */
+function nodeDirs(): string[] {
+  const prefix = dirname(dirname(realOrNull(process.execPath) ?? process.execPath));
+  return prefix === '/usr' || prefix.startsWith('/usr/') ? [] : [prefix];
+}
+
+/** Whether uid SANDBOX_UID may reach `path`: every directory above it lets others (or that uid) pass. */
+function reachableByNobody(path: string): boolean {
+  let dir = dirname(path);
+  for (;;) {
+    try {
+      const st = statSync(dir);
+      if ((st.mode & 0o001) === 0 && st.uid !== SANDBOX_UID) return false;
+    } catch {
+      return false;
+    }
+    const up = dirname(dir);
+    if (up === dir) return true;
+    dir = up;
+  }
 }
 
 function symlinkTarget(path: string): string | null {
@@ -239,8 +268,8 @@ export function scriptTempRoot(): string {
  * Gives a run's work dir and what it holds to the sandbox's user when mac runs as root (the
  * sandbox then runs as SANDBOX_UID and must write its results there). Links are not followed.
  */
-export async function handOver(dir: string): Promise<void> {
-  if (process.getuid?.() !== 0) return;
+export async function handOver(dir: string, readOnly: readonly string[] = []): Promise<void> {
+  if (!runsAsNobody([...readOnly, dir])) return;
   const walk = async (path: string): Promise<void> => {
     await lchown(path, SANDBOX_UID, SANDBOX_UID);
     const st = lstatSync(path);

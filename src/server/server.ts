@@ -66,6 +66,7 @@ export function createServer(partial: Partial<ServerOptions> = {}, extras: AppEx
     closers.push(() => retention!.stop());
   }
   let http: Server | undefined;
+  let closing = false;
   return {
     ctx,
     deliverer,
@@ -91,10 +92,20 @@ export function createServer(partial: Partial<ServerOptions> = {}, extras: AppEx
         }
         // The first retention step waits until the service listens, and a little more.
         retention?.start(options.retention.firstMs ?? RETENTION_FIRST_STEP_MS);
-        // Alerts obey the network policy too: every request of the senders goes through it.
-        if (!extras.senders) deliverer.useSenders(createSenders({ ...options.alerts, dispatcher: await policyDispatcher(ctx.policy) }));
-        // What the queue holds (from before a restart too) goes out once the service is up.
-        deliverer.start();
+        // What the queue holds (from before a restart too) goes out once the service is up. Alerts
+        // obey the network policy too: every request of the senders goes through its dispatcher,
+        // made once undici is loaded (not awaited here: the service answers meanwhile).
+        if (extras.senders) deliverer.start();
+        else {
+          policyDispatcher(ctx.policy).then(
+            (dispatcher) => {
+              if (closing) return;
+              deliverer.useSenders(createSenders({ ...options.alerts, dispatcher }));
+              deliverer.start();
+            },
+            (err: unknown) => onInternalError(err),
+          );
+        }
         subscriberMail.start();
         const host = options.host.includes(':') ? `[${options.host}]` : options.host;
         ctx.listenUrl = `http://${host}:${port}`;
@@ -102,6 +113,7 @@ export function createServer(partial: Partial<ServerOptions> = {}, extras: AppEx
       });
     },
     async close() {
+      closing = true;
       // Requests first: nothing new starts (a triggered session, a write) while the work
       // registered with onClose (the scheduler, the retention) winds down and the store closes.
       if (http) {

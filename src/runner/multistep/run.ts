@@ -241,9 +241,10 @@ async function attempt(check: ScriptCheck, limits: MultiStepLimits, queued: numb
     let plan;
     if (mode.kind === 'sandboxed') {
       const argv = [process.execPath, pw.cli, 'test', '-c', join(dir, FILES.config)];
-      await handOver(dir);
+      const readOnly = [...packageDirs(pw), ...(browser ? browserDirs(browser) : [])];
+      await handOver(dir, readOnly);
       const env = { ...childEnv(check, dir), NODE_OPTIONS: sandboxNodeOptions() };
-      plan = sandboxCommand(argv, { workDir: dir, env, limits: opts.sandbox, readOnly: [...packageDirs(pw), ...(browser ? browserDirs(browser) : [])] }, mode.bwrap);
+      plan = sandboxCommand(argv, { workDir: dir, env, limits: opts.sandbox, readOnly }, mode.bwrap);
     } else {
       plan = { file: process.execPath, args: [pw.cli, 'test', '-c', join(dir, FILES.config)], env: childEnv(check, dir) };
     }
