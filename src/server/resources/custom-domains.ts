@@ -1,6 +1,6 @@
 import { domainToASCII } from 'node:url';
 import type { Store, Transaction } from '../store/store.js';
-import { conflict } from '../http/errors.js';
+import { conflict, invalid } from '../http/errors.js';
 import { COLL } from '../kinds.js';
 import { STATUS_COLL } from '../rundata/collections.js';
 
@@ -54,6 +54,9 @@ export function domainKeyOf(domain: unknown): string | null {
  * transaction, on the records' `customDomainKey`).
  */
 export function claimDomain(store: Store, tx: Transaction, domain: string, self: { coll: string; id: string | undefined }): void {
+  // A host name, or nothing a Host header could ever name (control characters, spaces, ...).
+  const lower = domain.trim().toLowerCase().replace(/\.+$/, '');
+  if (domainToASCII(lower) === '' || !/^[a-z0-9.-]+$/.test(domainToASCII(lower))) throw invalid('payload', 'customDomain', 'must be a host name, e.g. status.example.com');
   const key = domainKey(domain);
   const taken = () => conflict(`Custom domain "${domain}" is already taken`);
   for (const { coll, idField } of DOMAIN_KINDS) {
