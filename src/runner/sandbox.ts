@@ -1,4 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
+import { open as openFile } from 'node:fs/promises';
 import { accessSync, constants, existsSync, lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { lchown } from 'node:fs/promises';
@@ -409,4 +410,25 @@ export function scriptMode(policy: ScriptPolicy | undefined): ScriptMode {
     policy.onUnsandboxed?.(UNSANDBOXED_NOTICE);
   }
   return { kind: 'unsandboxed' };
+}
+
+/**
+ * At most `max` bytes of a file a script run wrote, as text; "" when it does not exist. `whole`:
+ * a file longer than `max` is not read at all ("" too) instead of cut.
+ */
+export async function readBounded(path: string, max: number, whole = false): Promise<string> {
+  let handle;
+  try {
+    handle = await openFile(path, 'r');
+  } catch {
+    return '';
+  }
+  try {
+    const room = whole ? max + 1 : max;
+    const buf = Buffer.alloc(room);
+    const { bytesRead } = await handle.read(buf, 0, room, 0);
+    return bytesRead > max ? '' : buf.subarray(0, bytesRead).toString('utf8');
+  } finally {
+    await handle.close();
+  }
 }

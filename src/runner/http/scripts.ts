@@ -1,10 +1,10 @@
-import { mkdtemp, open, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { ApiRequest } from '../types.js';
 import type { ScriptPolicy, SandboxLimits } from '../sandbox.js';
-import { handOver, runProcess, sandboxCommand, scriptMode, scriptTempRoot } from '../sandbox.js';
+import { handOver, readBounded, runProcess, sandboxCommand, scriptMode, scriptTempRoot } from '../sandbox.js';
 import { FairPool } from '../fair-pool.js';
 
 /**
@@ -161,7 +161,7 @@ async function hook(phase: 'setup' | 'teardown', script: string, request: Script
     if (end.spawnError !== null) return { ok: false, error: `${what} could not start: ${end.spawnError}` };
     if (end.stopped) return { ok: false, error: `${what} stopped: mac is shutting down` };
     if (end.killed) return { ok: false, error: `${what} did not finish within ${timeoutMs / 1000} s` };
-    const text = await readBounded(join(dir, 'output.json'), MAX_RESULT_BYTES);
+    const text = await readBounded(join(dir, 'output.json'), MAX_RESULT_BYTES, true);
     const parsed = outputSchema.safeParse(safeJson(text));
     if (!parsed.success) {
       const said = end.output.trim().split('\n').slice(-3).join(' ').slice(0, 500);
@@ -184,20 +184,3 @@ function safeJson(text: string): unknown {
   }
 }
 
-/** At most `max` bytes of a file as text; "" when it does not exist. */
-async function readBounded(path: string, max: number): Promise<string> {
-  let handle;
-  try {
-    handle = await open(path, 'r');
-  } catch {
-    return '';
-  }
-  try {
-    const buf = Buffer.alloc(max + 1);
-    const { bytesRead } = await handle.read(buf, 0, max + 1, 0);
-    // Longer than allowed: not read at all.
-    return bytesRead > max ? '' : buf.subarray(0, bytesRead).toString('utf8');
-  } finally {
-    await handle.close();
-  }
-}

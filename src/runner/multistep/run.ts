@@ -8,7 +8,7 @@ import type { AttemptResult, RunOptions } from '../run.js';
 import type { BrowserCheck, BrowserCheckResult, BrowserPage, MultiStepCheck, MultiStepCheckResult, RunAsset, WebVitalName } from '../types.js';
 import { attemptWithRetries } from '../retry.js';
 import { browserTestModuleText, configText, FILES, REPORTER_TEXT, type BrowserLaunch } from './files.js';
-import { handOver, runProcess, sandboxCommand, scriptMode, scriptTempRoot, stopScriptRuns, type ProcessEnd } from '../sandbox.js';
+import { handOver, readBounded, runProcess, sandboxCommand, scriptMode, scriptTempRoot, stopScriptRuns, type ProcessEnd } from '../sandbox.js';
 import { FairPool } from '../fair-pool.js';
 
 /**
@@ -468,22 +468,6 @@ function masker(check: ScriptCheck): (text: string) => string {
   return (text) => secrets.reduce((t, s) => t.split(s).join(MASK), text);
 }
 
-/** At most `max` bytes of a file as text; "" when it does not exist. */
-async function readBounded(path: string, max: number): Promise<string> {
-  let handle;
-  try {
-    handle = await open(path, 'r');
-  } catch {
-    return '';
-  }
-  try {
-    const buf = Buffer.alloc(max);
-    const { bytesRead } = await handle.read(buf, 0, max, 0);
-    return buf.subarray(0, bytesRead).toString('utf8');
-  } finally {
-    await handle.close();
-  }
-}
 
 /** At most `max` bytes of a file. */
 async function readBoundedBytes(path: string, max: number): Promise<Buffer> {
