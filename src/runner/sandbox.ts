@@ -4,6 +4,7 @@ import { accessSync, constants, existsSync, lstatSync, readdirSync, readlinkSync
 import { tmpdir } from 'node:os';
 import { lchown } from 'node:fs/promises';
 import { delimiter, dirname, join } from 'node:path';
+import { watchTreeMemory } from './tree-memory.js';
 
 /**
  * The script sandbox: every user script (multi-step, browser, setup and teardown scripts) runs as
@@ -178,7 +179,10 @@ export function sandboxCommand(argv: string[], spec: SandboxSpec, bwrap = bwrapP
     if (real !== null) args.push('--ro-bind', real, file);
   }
   const readOnly = [...nodeDirs(), ...(spec.readOnly ?? [])];
-  args.push('--proc', '/proc', '--dev', '/dev', '--size', String(limits.tmpBytes), '--tmpfs', '/tmp');
+  // /dev is bwrap's own tmpfs, as large as half the machine's memory: read-only, with a /dev/shm
+  // (POSIX shared memory) bounded like /tmp, so that files cannot hold memory past the limits.
+  args.push('--proc', '/proc', '--dev', '/dev', '--size', String(limits.tmpBytes), '--tmpfs', '/dev/shm', '--remount-ro', '/dev');
+  args.push('--size', String(limits.tmpBytes), '--tmpfs', '/tmp');
   for (const path of readOnly) args.push('--ro-bind', path, path);
   args.push('--bind', spec.workDir, spec.workDir, '--chdir', spec.workDir);
   const env: Record<string, string> = { ...spec.env, PATH: SANDBOX_PATH, HOME: '/tmp', TMPDIR: '/tmp' };
@@ -286,6 +290,8 @@ export interface ProcessEnd {
   killed: boolean;
   /** Killed by stopScriptRuns (shutdown), not by the time limit. */
   stopped: boolean;
+  /** Killed because the tree held more than `treeMemoryBytes`: what it held then (bytes); null otherwise. */
+  overMemoryBytes: number | null;
   /** The first `maxOutputBytes` of stdout and stderr together. */
   output: string;
   spawnError: string | null;
@@ -314,6 +320,8 @@ export interface ProcessSpec extends SpawnPlan {
   maxOutputBytes: number;
   /** Written to stdin, which is then closed. */
   stdin?: string;
+  /** The memory the whole process tree may hold (tree-memory.ts); the tree is killed past it. Unbounded when absent. */
+  treeMemoryBytes?: number;
 }
 
 /**
@@ -328,6 +336,7 @@ export function runProcess(spec: ProcessSpec): Promise<ProcessEnd> {
     let bytes = 0;
     let killed = false;
     let stopped = false;
+    let overMemoryBytes: number | null = null;
     if (!exitHooked) {
       exitHooked = true;
       // A process group outlives its parent: one that exits takes its runs along.
@@ -370,16 +379,26 @@ export function runProcess(spec: ProcessSpec): Promise<ProcessEnd> {
       killGroup();
     };
     live.add(stop);
+    const unwatch =
+      spec.treeMemoryBytes !== undefined && child.pid !== undefined
+        ? watchTreeMemory(child.pid, spec.treeMemoryBytes, (bytes) => {
+            if (killed || stopped) return;
+            overMemoryBytes = bytes;
+            killGroup();
+          })
+        : () => undefined;
     child.once('error', (err) => {
       clearTimeout(timer);
+      unwatch();
       live.delete(stop);
-      resolve({ code: null, killed: false, stopped: false, output, spawnError: err.message });
+      resolve({ code: null, killed: false, stopped: false, overMemoryBytes: null, output, spawnError: err.message });
     });
     child.once('close', (code) => {
       clearTimeout(timer);
+      unwatch();
       live.delete(stop);
       killGroup();
-      resolve({ code, killed: killed && !stopped, stopped, output, spawnError: null });
+      resolve({ code, killed: killed && !stopped, stopped, overMemoryBytes: stopped ? null : overMemoryBytes, output, spawnError: null });
     });
   });
 }
