@@ -2,7 +2,9 @@
 // Debian's Chromium against a local site, through mac's runner (its pool, one child process
 // group per run, the page fixture measuring web vitals, the result read back), against the
 // floor of spawning `playwright test` on the same script N times at the same concurrency with the
-// same Chromium and flags (no temp dir, no config or reporter generation, no vitals, no result).
+// same Chromium and flags (no temp dir, no config or reporter generation, no vitals, no result,
+// no sandbox). Several rounds of both sides, alternated; the figure is the median of the rounds'
+// ratios.
 // Run after a build: `node bench/browser.mjs [N]`. Prints a human line and one JSON line.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -59,10 +61,12 @@ async function bare(n, concurrency, base, chromium, args) {
   }
 }
 
-export async function main({ n = 8, log = () => {} } = {}) {
+export async function main({ n = 8, rounds = 3, log = () => {} } = {}) {
   const { runCheck, MULTI_STEP_CONCURRENCY, CHROMIUM_PATH } = await import(pathToFileURL(join(ROOT.pathname, 'dist', 'runner', 'index.js')).href);
   const { CHROMIUM_ARGS } = await import(pathToFileURL(join(ROOT.pathname, 'dist', 'runner', 'multistep', 'run.js')).href);
+  const { bwrapAvailable } = await import(pathToFileURL(join(ROOT.pathname, 'dist', 'runner', 'sandbox.js')).href);
   if (!existsSync(CHROMIUM_PATH)) throw new Error(`no Chromium at ${CHROMIUM_PATH}: install Chromium: apt-get install -y chromium`);
+  const sandboxed = bwrapAvailable().ok;
   const server = createServer((req, res) => {
     const body = PAGES[new URL(req.url, 'http://x').pathname];
     res.writeHead(body ? 200 : 404, { 'content-type': 'text/html' });
@@ -73,36 +77,68 @@ export async function main({ n = 8, log = () => {} } = {}) {
   try {
     const check = { checkType: 'BROWSER', name: 'bench', doubleCheck: false, script: SCRIPT, environmentVariables: [{ key: 'BASE', value: base }] };
     // One run of each first: the page cache of Chromium and Node's files is warm for both sides.
-    await runCheck(check);
+    await runCheck(check, { scripts: { allowUnsandboxed: false } });
     await bare(1, 1, base, CHROMIUM_PATH, [...CHROMIUM_ARGS]);
-    log(`browser: ${n} runs through mac's runner (pool of ${MULTI_STEP_CONCURRENCY}) ...`);
-    const t0 = performance.now();
-    const results = await Promise.all(Array.from({ length: n }, () => runCheck(check)));
-    const macMs = performance.now() - t0;
-    const finals = results.map((r) => r.at(-1));
-    const failed = finals.filter((r) => r.hasFailures || r.hasErrors).length;
-    const withVitals = finals.filter((r) => r.browserCheckResult?.pages?.length === 2 && r.browserCheckResult.pages.every((p) => p.webVitals.FCP)).length;
-    log(`browser: ${n} bare playwright test runs at concurrency ${MULTI_STEP_CONCURRENCY} ...`);
-    const bareMs = await bare(n, MULTI_STEP_CONCURRENCY, base, CHROMIUM_PATH, [...CHROMIUM_ARGS]);
+    let failed = 0;
+    let withVitals = 0;
+    const macTimes = [];
+    const bareTimes = [];
+    const ratios = [];
+    const macSide = async () => {
+      log(`browser: ${n} runs through mac's runner (pool of ${MULTI_STEP_CONCURRENCY}, ${sandboxed ? 'sandboxed' : 'NOT sandboxed'}) ...`);
+      const t0 = performance.now();
+      const results = await Promise.all(Array.from({ length: n }, () => runCheck(check, { scripts: { allowUnsandboxed: false } })));
+      const ms = performance.now() - t0;
+      const finals = results.map((r) => r.at(-1));
+      failed += finals.filter((r) => r.hasFailures || r.hasErrors).length;
+      withVitals += finals.filter((r) => r.browserCheckResult?.pages?.length === 2 && r.browserCheckResult.pages.every((p) => p.webVitals.FCP)).length;
+      return ms;
+    };
+    const bareSide = () => {
+      log(`browser: ${n} bare playwright test runs at concurrency ${MULTI_STEP_CONCURRENCY} ...`);
+      return bare(n, MULTI_STEP_CONCURRENCY, base, CHROMIUM_PATH, [...CHROMIUM_ARGS]);
+    };
+    // Rounds alternate which side goes first, so that a slow spell of a shared machine hits both.
+    for (let round = 0; round < rounds; round++) {
+      let macMs;
+      let bareMs;
+      if (round % 2 === 0) {
+        macMs = await macSide();
+        bareMs = await bareSide();
+      } else {
+        bareMs = await bareSide();
+        macMs = await macSide();
+      }
+      macTimes.push(macMs);
+      bareTimes.push(bareMs);
+      ratios.push(macMs / bareMs);
+    }
+    const macMs = median(macTimes);
+    const bareMs = median(bareTimes);
     return {
       bench: 'browser-runs',
       n,
+      rounds,
+      sandboxed,
       concurrency: MULTI_STEP_CONCURRENCY,
       failed,
-      withVitals,
+      withVitals: Math.round(withVitals / rounds),
       macMs: Math.round(macMs),
       bareMs: Math.round(bareMs),
+      ratios: ratios.map((x) => Math.round(x * 100) / 100),
       runsPerMinute: n / (macMs / 60_000),
       bareRunsPerMinute: n / (bareMs / 60_000),
-      overhead: macMs / bareMs,
+      overhead: median(ratios),
     };
   } finally {
     server.close();
   }
 }
 
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const r = await main({ n: Number(process.argv[2] ?? 8), log: (l) => process.stderr.write(`${l}\n`) });
-  console.log(`browser: ${r.runsPerMinute.toFixed(1)} runs/min through mac (${r.macMs} ms for ${r.n}), bare playwright test ${r.bareRunsPerMinute.toFixed(1)} runs/min; overhead ${r.overhead.toFixed(2)}x; ${r.failed} failed, ${r.withVitals} with vitals on both pages`);
+  const r = await main({ n: Number(process.argv[2] ?? 8), rounds: Number(process.argv[3] ?? 3), log: (l) => process.stderr.write(`${l}\n`) });
+  console.log(`browser (${r.sandboxed ? 'sandboxed' : 'not sandboxed'}): ${r.runsPerMinute.toFixed(1)} runs/min through mac (median ${r.macMs} ms for ${r.n}), bare playwright test ${r.bareRunsPerMinute.toFixed(1)} runs/min (${r.bareMs} ms); overhead ${r.overhead.toFixed(2)}x (median of rounds ${r.ratios.join(', ')}); ${r.failed} failed, ${r.withVitals} with vitals on both pages`);
   console.log(JSON.stringify(r));
 }

@@ -170,7 +170,7 @@ export const CASES = [
     module: './browser.mjs',
     figures: [{ bench: 'browser-runs', figure: 17, title: 'browser check runs: time through mac / bare playwright test', target: TARGETS.browserOverhead }],
     run: async (m, { quick, log }) => {
-      const r = await m.main({ n: quick ? 4 : 8, log });
+      const r = await m.main({ n: quick ? 4 : 8, rounds: quick ? 1 : 3, log });
       return [
         figure({
           bench: r.bench,
@@ -178,7 +178,7 @@ export const CASES = [
           title: `browser check runs (${r.n}, pool of ${r.concurrency}): time through mac / bare playwright test`,
           value: r.failed > 0 || r.withVitals < r.n ? Infinity : r.overhead,
           target: TARGETS.browserOverhead,
-          details: { quick, n: r.n, concurrency: r.concurrency, macMs: r.macMs, bareMs: r.bareMs, runsPerMinute: r.runsPerMinute, failed: r.failed, withVitals: r.withVitals },
+          details: { quick, n: r.n, rounds: r.rounds, concurrency: r.concurrency, macMs: r.macMs, bareMs: r.bareMs, ratios: r.ratios, runsPerMinute: r.runsPerMinute, failed: r.failed, withVitals: r.withVitals },
           note: `${r.runsPerMinute.toFixed(1)} runs/min through mac, ${r.bareRunsPerMinute.toFixed(1)} runs/min bare (two pages per script in Chromium, local site).${r.failed > 0 ? ` MISS: ${r.failed} runs failed.` : ''}`,
         }),
       ];
@@ -198,8 +198,8 @@ export const CASES = [
           value: r.overheadMs,
           unit: 'ms',
           target: TARGETS.sandboxOverheadMs,
-          details: { quick, n: r.n, plainMs: r.plainMs, sandboxMs: r.sandboxMs },
-          note: `node -e 0: ${r.plainMs} ms plain, ${r.sandboxMs} ms in bubblewrap (namespaces, binds, prlimit).`,
+          details: { quick, n: r.n, plainMs: r.plainMs, sandboxMs: r.sandboxMs, prepMs: r.prepMs, bwrapStartMs: r.bwrapStartMs },
+          note: `node -e 0: ${r.plainMs} ms plain, ${r.sandboxMs} ms in bubblewrap (namespaces, binds, limits), ${r.prepMs} ms to build the command; bwrap alone ${r.bwrapStartMs} ms.`,
         }),
       ];
     },

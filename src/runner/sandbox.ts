@@ -4,6 +4,7 @@ import { accessSync, constants, existsSync, lstatSync, readdirSync, readlinkSync
 import { tmpdir } from 'node:os';
 import { lchown } from 'node:fs/promises';
 import { delimiter, dirname, join } from 'node:path';
+import { watchTreeMemory } from './tree-memory.js';
 
 /**
  * The script sandbox: every user script (multi-step, browser, setup and teardown scripts) runs as
@@ -118,7 +119,7 @@ export type SandboxAvailability = { ok: true; bwrap: string } | { ok: false; rea
 let probed: { key: string; result: SandboxAvailability } | undefined;
 
 /**
- * Whether scripts can run sandboxed: `bwrap` and `prlimit` exist and a sandbox with every
+ * Whether scripts can run sandboxed: `bwrap` and dash or prlimit exist and a sandbox with every
  * namespace starts (user namespaces may be disabled, e.g. in some containers). Probed once per
  * bwrap path (a few ms), synchronously: it runs once at the service's start.
  */
@@ -128,7 +129,7 @@ export function bwrapAvailable(env: NodeJS.ProcessEnv = process.env): SandboxAva
   if (probed?.key === key) return probed.result;
   let result: SandboxAvailability;
   if (bwrap === null) result = { ok: false, reason: env.MAC_BWRAP ? `MAC_BWRAP=${env.MAC_BWRAP} is not an executable` : 'bwrap is not installed' };
-  else if (!isExecutable(PRLIMIT)) result = { ok: false, reason: `${PRLIMIT} is missing (util-linux)` };
+  else if (!isExecutable(LIMIT_SHELL) && !isExecutable(PRLIMIT)) result = { ok: false, reason: `neither ${LIMIT_SHELL} nor ${PRLIMIT} (util-linux) is installed` };
   else {
     const plan = sandboxCommand(['/bin/true'], { workDir: '/', env: {} }, bwrap);
     const r = spawnSync(plan.file, plan.args, { env: plan.env, uid: plan.uid, gid: plan.gid, encoding: 'utf8', timeout: 10_000, stdio: ['ignore', 'ignore', 'pipe'] });
@@ -141,12 +142,42 @@ export function bwrapAvailable(env: NodeJS.ProcessEnv = process.env): SandboxAva
   return result;
 }
 
+/**
+ * What sets the limits inside the sandbox, then runs the command in its place: dash's `ulimit`
+ * (one limit per call; -f and -c in 512-byte blocks, -d in KiB, -p processes) where dash is
+ * installed (Debian's /bin/sh), else util-linux's prlimit. dash starts in a fraction of the time
+ * of prlimit, whose libraries took 40-50 ms to load on a loaded machine (bench/sandbox.mjs).
+ */
+const LIMIT_SHELL = '/bin/dash';
 const PRLIMIT = '/usr/bin/prlimit';
+
+/** The dash `-c` text that sets `limits` on itself and runs its arguments in its place. */
+export function limitScript(limits: SandboxLimits): string {
+  const blocks = Math.max(1, Math.floor(limits.fileBytes / 512));
+  const kib = Math.max(1, Math.floor(limits.dataBytes / 1024));
+  const set = [`-p ${Math.floor(limits.processes)}`, `-d ${kib}`, `-f ${blocks}`, `-n ${Math.floor(limits.openFiles)}`, '-c 0'];
+  return `${set.map((s) => `ulimit ${s}`).join(' && ')} && exec "$@"`;
+}
+
+/** The command that sets `limits` and runs `argv`. */
+function limited(argv: string[], limits: SandboxLimits): string[] {
+  if (isExecutable(LIMIT_SHELL)) return [LIMIT_SHELL, '-c', limitScript(limits), 'sandbox', ...argv];
+  return [
+    PRLIMIT,
+    `--nproc=${Math.floor(limits.processes)}`,
+    `--data=${Math.floor(limits.dataBytes)}`,
+    `--fsize=${Math.floor(limits.fileBytes)}`,
+    `--nofile=${Math.floor(limits.openFiles)}`,
+    '--core=0',
+    '--',
+    ...argv,
+  ];
+}
 
 /**
  * The bwrap command line that runs `argv` sandboxed. `argv[0]` must be an absolute path visible
- * inside (under /usr, or the Node binary). The limits are set by prlimit as the first process
- * inside the new user namespace: RLIMIT_NPROC is then counted for this sandbox alone, not for
+ * inside (under /usr, or the Node binary). The limits are set by dash's ulimit (or prlimit) as
+ * the first process inside the new user namespace: RLIMIT_NPROC is then counted for this sandbox alone, not for
  * every process of the user.
  */
 export function sandboxCommand(argv: string[], spec: SandboxSpec, bwrap = bwrapPath() ?? 'bwrap'): SpawnPlan {
@@ -168,37 +199,56 @@ export function sandboxCommand(argv: string[], spec: SandboxSpec, bwrap = bwrapP
     '/usr',
     '/usr',
   ];
-  for (const dir of TOP_DIRS) {
-    const link = symlinkTarget(dir);
-    if (link !== null) args.push('--symlink', link, dir);
-    else if (existsSync(dir)) args.push('--ro-bind', dir, dir);
-  }
-  for (const file of ETC_FILES) {
-    const real = realOrNull(file);
-    if (real !== null) args.push('--ro-bind', real, file);
-  }
+  args.push(...systemBinds());
   const readOnly = [...nodeDirs(), ...(spec.readOnly ?? [])];
-  args.push('--proc', '/proc', '--dev', '/dev', '--size', String(limits.tmpBytes), '--tmpfs', '/tmp');
+  // /dev is bwrap's own tmpfs, as large as half the machine's memory: read-only, with a /dev/shm
+  // (POSIX shared memory) bounded like /tmp, so that files cannot hold memory past the limits.
+  args.push('--proc', '/proc', '--dev', '/dev', '--size', String(limits.tmpBytes), '--tmpfs', '/dev/shm', '--remount-ro', '/dev');
+  args.push('--size', String(limits.tmpBytes), '--tmpfs', '/tmp');
   for (const path of readOnly) args.push('--ro-bind', path, path);
   args.push('--bind', spec.workDir, spec.workDir, '--chdir', spec.workDir);
   const env: Record<string, string> = { ...spec.env, PATH: SANDBOX_PATH, HOME: '/tmp', TMPDIR: '/tmp' };
   for (const [key, value] of Object.entries(env)) args.push('--setenv', key, value);
-  args.push(
-    PRLIMIT,
-    `--nproc=${limits.processes}`,
-    `--data=${Math.floor(limits.dataBytes)}`,
-    `--fsize=${Math.floor(limits.fileBytes)}`,
-    `--nofile=${limits.openFiles}`,
-    '--core=0',
-    '--',
-    ...argv,
-  );
+  args.push(...limited(argv, limits));
   // As root the sandbox runs as nobody, unless what it must read lies behind a directory nobody
   // cannot enter (mac installed in root's private home or temp dir): then bwrap runs as root,
   // still in its namespaces, without the task limit's own count (the kernel exempts uid 0).
   const root = runsAsNobody([...readOnly, spec.workDir]);
   // bwrap gets an empty environment of its own: --setenv gives the command its variables.
   return { file: bwrap, args, env: {}, ...(root ? { uid: SANDBOX_UID, gid: SANDBOX_UID } : {}) };
+}
+
+/**
+ * How long what sandboxCommand reads of the host's system (links of /bin and /lib, real paths
+ * of /etc files, the Node install, whether nobody can reach a directory) is reused: a run does
+ * not stat the same files again (bench/sandbox.mjs), and a change (a new resolv.conf link) is
+ * seen within this time.
+ */
+const SYSTEM_MEMO_MS = 10_000;
+let systemMemo: { at: number; binds: string[]; nodeDirs: string[]; reachable: Map<string, boolean> } | undefined;
+
+function memo(): NonNullable<typeof systemMemo> {
+  const now = performance.now();
+  if (systemMemo === undefined || now - systemMemo.at > SYSTEM_MEMO_MS) {
+    const binds: string[] = [];
+    for (const dir of TOP_DIRS) {
+      const link = symlinkTarget(dir);
+      if (link !== null) binds.push('--symlink', link, dir);
+      else if (existsSync(dir)) binds.push('--ro-bind', dir, dir);
+    }
+    for (const file of ETC_FILES) {
+      const real = realOrNull(file);
+      if (real !== null) binds.push('--ro-bind', real, file);
+    }
+    const prefix = dirname(dirname(realOrNull(process.execPath) ?? process.execPath));
+    systemMemo = { at: now, binds, nodeDirs: prefix === '/usr' || prefix.startsWith('/usr/') ? [] : [prefix], reachable: new Map() };
+  }
+  return systemMemo;
+}
+
+/** The binds of the read-only system: /usr's top-level links or dirs and the files of /etc a script needs. */
+function systemBinds(): string[] {
+  return memo().binds;
 }
 
 /** Whether a sandbox reading `paths` runs as SANDBOX_UID: mac runs as root and that uid can reach them all. */
@@ -208,24 +258,28 @@ function runsAsNobody(paths: readonly string[]): boolean {
 
 /** The Node install the sandbox binds when it lies outside /usr. */
 function nodeDirs(): string[] {
-  const prefix = dirname(dirname(realOrNull(process.execPath) ?? process.execPath));
-  return prefix === '/usr' || prefix.startsWith('/usr/') ? [] : [prefix];
+  return memo().nodeDirs;
 }
 
 /** Whether uid SANDBOX_UID may reach `path`: every directory above it lets others (or that uid) pass. */
 function reachableByNobody(path: string): boolean {
-  let dir = dirname(path);
-  for (;;) {
-    try {
-      const st = statSync(dir);
-      if ((st.mode & 0o001) === 0 && st.uid !== SANDBOX_UID) return false;
-    } catch {
-      return false;
-    }
-    const up = dirname(dir);
-    if (up === dir) return true;
-    dir = up;
+  return passable(dirname(path));
+}
+
+/** Whether SANDBOX_UID may pass through `dir` and every directory above it (remembered a while). */
+function passable(dir: string): boolean {
+  const known = memo().reachable;
+  const seen = known.get(dir);
+  if (seen !== undefined) return seen;
+  let ok: boolean;
+  try {
+    const st = statSync(dir);
+    ok = ((st.mode & 0o001) !== 0 || st.uid === SANDBOX_UID) && (dirname(dir) === dir || passable(dirname(dir)));
+  } catch {
+    ok = false;
   }
+  known.set(dir, ok);
+  return ok;
 }
 
 function symlinkTarget(path: string): string | null {
@@ -286,6 +340,8 @@ export interface ProcessEnd {
   killed: boolean;
   /** Killed by stopScriptRuns (shutdown), not by the time limit. */
   stopped: boolean;
+  /** Killed because the tree held more than `treeMemoryBytes`: what it held then (bytes); null otherwise. */
+  overMemoryBytes: number | null;
   /** The first `maxOutputBytes` of stdout and stderr together. */
   output: string;
   spawnError: string | null;
@@ -314,6 +370,8 @@ export interface ProcessSpec extends SpawnPlan {
   maxOutputBytes: number;
   /** Written to stdin, which is then closed. */
   stdin?: string;
+  /** The memory the whole process tree may hold (tree-memory.ts); the tree is killed past it. Unbounded when absent. */
+  treeMemoryBytes?: number;
 }
 
 /**
@@ -328,6 +386,7 @@ export function runProcess(spec: ProcessSpec): Promise<ProcessEnd> {
     let bytes = 0;
     let killed = false;
     let stopped = false;
+    let overMemoryBytes: number | null = null;
     if (!exitHooked) {
       exitHooked = true;
       // A process group outlives its parent: one that exits takes its runs along.
@@ -370,16 +429,26 @@ export function runProcess(spec: ProcessSpec): Promise<ProcessEnd> {
       killGroup();
     };
     live.add(stop);
+    const unwatch =
+      spec.treeMemoryBytes !== undefined && child.pid !== undefined
+        ? watchTreeMemory(child.pid, spec.treeMemoryBytes, (bytes) => {
+            if (killed || stopped) return;
+            overMemoryBytes = bytes;
+            killGroup();
+          })
+        : () => undefined;
     child.once('error', (err) => {
       clearTimeout(timer);
+      unwatch();
       live.delete(stop);
-      resolve({ code: null, killed: false, stopped: false, output, spawnError: err.message });
+      resolve({ code: null, killed: false, stopped: false, overMemoryBytes: null, output, spawnError: err.message });
     });
     child.once('close', (code) => {
       clearTimeout(timer);
+      unwatch();
       live.delete(stop);
       killGroup();
-      resolve({ code, killed: killed && !stopped, stopped, output, spawnError: null });
+      resolve({ code, killed: killed && !stopped, stopped, overMemoryBytes: stopped ? null : overMemoryBytes, output, spawnError: null });
     });
   });
 }

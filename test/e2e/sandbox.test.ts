@@ -26,8 +26,9 @@ beforeAll(async () => {
       res.end('ok');
     },
     '/private': (req, res) => {
-      res.writeHead(req.headers['x-token'] === 'tok-setup' ? 200 : 401);
-      res.end();
+      const allowed = req.headers['x-token'] === 'tok-setup';
+      res.writeHead(allowed ? 200 : 401, { 'content-type': 'text/plain' });
+      res.end(allowed ? 'secret page' : '');
     },
   });
 });
@@ -86,7 +87,7 @@ const expected: Record<string, RegExp> = {
 const indent = (s: string) => s.replace(/^/gm, '  ');
 
 describe('script sandbox escapes with mac test', () => {
-  it('every escape fails with its recorded error; a plain script and a setup script adding a header pass', async () => {
+  it('every escape fails with its recorded error; a plain script and a setup script adding a header pass; a teardown reads the response and its error fails the run', async () => {
     const dir = await tempDir('mac-sandbox-e2e-');
     const keysFile = join(dir, 'keys.json');
     await writeFile(keysFile, JSON.stringify({ keys: [{ key: SECRET, account: 'a', role: 'admin' }] }));
@@ -99,6 +100,10 @@ describe('script sandbox escapes with mac test', () => {
       `kind: ApiCheck\nid: ${id}\nname: ${id}\ndoubleCheck: false\nrequest:\n  method: GET\n  url: ${http.url}/private\n  assertions:\n    - { source: STATUS_CODE, comparison: EQUALS, target: "200" }\n${extra}`;
     docs.push(api('with-setup', 'setupSnippet: add-token\n'));
     docs.push(api('setup-throws', 'localSetupScript: "throw new Error(\'setup refused\')"\n'));
+    // Teardown scripts read the response the setup's request got; a teardown's error is the run's.
+    const readsResponse = "if (response.statusCode !== 200 || response.headers['content-type'] !== 'text/plain' || response.body !== 'secret page') throw new Error('teardown saw ' + response.statusCode + ' ' + response.body)";
+    docs.push(api('with-teardown', `setupSnippet: add-token\nlocalTearDownScript: ${JSON.stringify(readsResponse)}\n`));
+    docs.push(api('teardown-throws', `setupSnippet: add-token\nlocalTearDownScript: ${JSON.stringify("throw new Error('teardown refused ' + response.statusCode)")}\n`));
     await writeFile(join(dir, 'checks.yaml'), docs.join('---\n'));
 
     const r = await runMac(['test', dir, '--format', 'json'], { timeoutMs: 400_000 });
@@ -113,6 +118,8 @@ describe('script sandbox escapes with mac test', () => {
     expect(byId.plain.status, byId.plain.message).toBe('pass');
     expect(byId['with-setup'].status, byId['with-setup'].message).toBe('pass');
     expect(byId['setup-throws']).toMatchObject({ status: 'fail', message: 'setup script failed: setup refused' });
+    expect(byId['with-teardown'].status, byId['with-teardown'].message).toBe('pass');
+    expect(byId['teardown-throws']).toMatchObject({ status: 'fail', message: 'teardown script failed: teardown refused 200' });
     expect(r.code).toBe(1);
   }, 420_000);
 

@@ -77,8 +77,9 @@ describe('mac serve runs ICMP monitors', () => {
       return r.body.length > 0 ? r.body : undefined;
     });
     expect(groups[0]).toMatchObject({ rawErrorMessage: 'Packet loss 100% reached 20%' });
-    // Analytics: latencyAvg is the stored responseTime (the average latency of each run).
+    // Analytics: latencyAvg is each run's average latency (its stored responseTime when it had replies).
     await api('PUT', `/v1/checks/icmp/${ok.body.id}`, { activated: false });
+    await api('PUT', `/v1/checks/icmp/${lost.body.id}`, { activated: false });
     await new Promise((r) => setTimeout(r, 1500));
     const stored = (await api('GET', `/v1/check-results/${ok.body.id}?limit=100`)).body as Array<{ responseTime: number }>;
     const analytics = await api('GET', `/v1/analytics/icmp/${ok.body.id}?metrics=latencyAvg,latencyAvg_max,availability,retries`);
@@ -91,9 +92,35 @@ describe('mac serve runs ICMP monitors', () => {
     expect(point.latencyAvg_max).toBe(Math.round(Math.max(...times) * 100) / 100);
     expect(Math.abs(point.latencyAvg - times.reduce((x, y) => x + y, 0) / times.length)).toBeLessThanOrEqual(0.005);
     expect(decided(validator.validate(analytics.body, responseSchema('/v1/analytics/icmp/{id}', 'get', '200'))).filter((p) => !/series\[\d+\]: string/.test(p))).toEqual([]);
-    const unrecorded = await api('GET', `/v1/analytics/icmp/${ok.body.id}?metrics=packetLoss_p95`);
-    expect(unrecorded.status).toBe(400);
-    expect(JSON.stringify(unrecorded.body)).toContain('does not record yet');
+    // Packet loss and the latency figures of each run, from its document: every metric of the reference answers.
+    const docs = ((await api('GET', `/v1/check-results/${ok.body.id}?limit=100`)).body as Array<{ resultType: string; apiCheckResult: { response: { body: string } } }>)
+      .filter((r) => r.resultType === 'FINAL')
+      .map((r) => JSON.parse(r.apiCheckResult.response.body) as { packetLoss: number; latency: { min: number; max: number; stdDev: number } });
+    const all = ['packetLoss', 'latencyMin', 'latencyMax', 'latencyAvg', 'latencyStdDev', 'availability', 'retries'];
+    const suffixed = ['packetLoss_max', 'latencyMin_min', 'latencyMax_max', 'latencyStdDev_p95', 'latencyMin_stddev'];
+    const figures = await api('GET', `/v1/analytics/icmp/${ok.body.id}?metrics=${[...all, ...suffixed].join(',')}`);
+    expect(figures.status).toBe(200);
+    expect(Object.keys(figures.body.metadata).sort()).toEqual([...all, ...suffixed].sort());
+    expect(figures.body.metadata.packetLoss).toEqual({ unit: 'percentage', label: 'Packet loss (avg)', aggregation: 'avg' });
+    expect(figures.body.metadata.latencyStdDev_p95).toMatchObject({ unit: 'milliseconds', aggregation: 'p95' });
+    const fp = JSON.parse(figures.body.series[0]).data[0];
+    const r2 = (x: number) => Math.round(x * 100) / 100;
+    expect(fp.packetLoss).toBe(0);
+    expect(fp.packetLoss_max).toBe(0);
+    expect(fp.latencyMin_min).toBe(r2(Math.min(...docs.map((d) => d.latency.min))));
+    expect(fp.latencyMax_max).toBe(r2(Math.max(...docs.map((d) => d.latency.max))));
+    expect(Math.abs(fp.latencyMin - docs.reduce((x, d) => x + d.latency.min, 0) / docs.length)).toBeLessThanOrEqual(0.005);
+    expect(Math.abs(fp.latencyStdDev - docs.reduce((x, d) => x + d.latency.stdDev, 0) / docs.length)).toBeLessThanOrEqual(0.005);
+    expect(fp.latencyMin).toBeLessThanOrEqual(fp.latencyAvg);
+    expect(fp.latencyAvg).toBeLessThanOrEqual(fp.latencyMax);
+    expect(decided(validator.validate(figures.body, responseSchema('/v1/analytics/icmp/{id}', 'get', '200'))).filter((p) => !/series\[\d+\]: string/.test(p))).toEqual([]);
+    // The monitor that gets no reply: 100% loss, no latency.
+    const lostFigures = await api('GET', `/v1/analytics/icmp/${lost.body.id}?metrics=packetLoss,packetLoss_min,latencyMax,latencyAvg,availability`);
+    expect(lostFigures.status).toBe(200);
+    expect(JSON.parse(lostFigures.body.series[0]).data[0]).toMatchObject({ packetLoss: 100, packetLoss_min: 100, latencyMax: null, latencyAvg: null, availability: 0 });
+    const unknown = await api('GET', `/v1/analytics/icmp/${ok.body.id}?metrics=packetLoss_p42`);
+    expect(unknown.status).toBe(400);
+    expect(JSON.stringify(unknown.body)).toContain('unknown metric');
     await api('PUT', `/v1/checks/icmp/${ok.body.id}`, { activated: true });
 
     // A triggered session: its results fit the reference's session schema once it has finished.

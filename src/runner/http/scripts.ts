@@ -6,6 +6,7 @@ import type { ApiRequest } from '../types.js';
 import type { ScriptPolicy, SandboxLimits } from '../sandbox.js';
 import { handOver, readBounded, runProcess, sandboxCommand, scriptMode, scriptTempRoot } from '../sandbox.js';
 import { FairPool } from '../fair-pool.js';
+import { formatBytes, TREE_MEMORY_BYTES } from '../tree-memory.js';
 
 /**
  * Setup and teardown scripts of API checks (the reference's `localSetupScript` and
@@ -56,6 +57,8 @@ export interface HookContext {
   policy?: ScriptPolicy;
   limits?: Partial<SandboxLimits>;
   timeoutMs?: number;
+  /** Memory of the script's whole process tree, bytes (default TREE_MEMORY_BYTES). */
+  treeMemoryBytes?: number;
 }
 
 /** A hook's end: the request it left (setup) or the error that fails the run. */
@@ -157,9 +160,12 @@ async function hook(phase: 'setup' | 'teardown', script: string, request: Script
     } else {
       plan = { file: argv[0], args: argv.slice(1), env: { ...(process.env.PATH ? { PATH: process.env.PATH } : {}), ...ctx.env, HOME: dir, TMPDIR: dir } };
     }
-    const end = await runProcess({ ...plan, cwd: dir, killAfterMs: timeoutMs, maxOutputBytes: MAX_OUTPUT_BYTES });
+    const end = await runProcess({ ...plan, cwd: dir, killAfterMs: timeoutMs, maxOutputBytes: MAX_OUTPUT_BYTES, treeMemoryBytes: ctx.treeMemoryBytes ?? TREE_MEMORY_BYTES });
     if (end.spawnError !== null) return { ok: false, error: `${what} could not start: ${end.spawnError}` };
     if (end.stopped) return { ok: false, error: `${what} stopped: mac is shutting down` };
+    if (end.overMemoryBytes !== null) {
+      return { ok: false, error: `${what} was stopped: its processes used ${formatBytes(end.overMemoryBytes)} of memory together, over the ${formatBytes(ctx.treeMemoryBytes ?? TREE_MEMORY_BYTES)} a script may use` };
+    }
     if (end.killed) return { ok: false, error: `${what} did not finish within ${timeoutMs / 1000} s` };
     const text = await readBounded(join(dir, 'output.json'), MAX_RESULT_BYTES, true);
     const parsed = outputSchema.safeParse(safeJson(text));

@@ -10,6 +10,7 @@ import { attemptWithRetries } from '../retry.js';
 import { browserTestModuleText, configText, FILES, REPORTER_TEXT, type BrowserLaunch } from './files.js';
 import { handOver, readBounded, runProcess, sandboxCommand, scriptMode, scriptTempRoot, stopScriptRuns, type ProcessEnd } from '../sandbox.js';
 import { FairPool } from '../fair-pool.js';
+import { formatBytes, TREE_MEMORY_BYTES } from '../tree-memory.js';
 
 /**
  * Multi-step and browser checks: the check's `script` is a Playwright Test file run by
@@ -33,12 +34,22 @@ export interface MultiStepLimits {
   killGraceMs: number;
   /** Bytes of assets (a failed browser check's screenshot and trace) kept from one run. */
   maxAssetBytes: number;
+  /**
+   * Memory of the run's whole process tree (Node, Playwright, Chromium and whatever the script
+   * starts), bytes: past it the tree is stopped and the run fails (tree-memory.ts).
+   */
+  treeMemoryBytes: number;
 }
 
 /** Bytes of assets (screenshot, trace) kept from one run: larger ones are dropped and the log says so. */
 export const MAX_ASSET_BYTES = 5 * 1024 * 1024;
-/** A run's defaults: 2 minutes, 64 KiB of log, 10 s to start and report, 5 MiB of assets. */
-export const MULTI_STEP_DEFAULTS: MultiStepLimits = { timeoutMs: 120_000, maxLogBytes: 64 * 1024, killGraceMs: 10_000, maxAssetBytes: MAX_ASSET_BYTES };
+/** A multi-step run's defaults: 2 minutes, 64 KiB of log, 10 s to start and report, 5 MiB of assets, 2.7 GiB of memory. */
+export const MULTI_STEP_DEFAULTS: MultiStepLimits = { timeoutMs: 120_000, maxLogBytes: 64 * 1024, killGraceMs: 10_000, maxAssetBytes: MAX_ASSET_BYTES, treeMemoryBytes: TREE_MEMORY_BYTES };
+/**
+ * A browser run's defaults: the reference's 240 s in all (230 s for the tests, 10 s to start and
+ * report, after which the tree is killed) and 2.7 GiB with its children.
+ */
+export const BROWSER_DEFAULTS: MultiStepLimits = { ...MULTI_STEP_DEFAULTS, timeoutMs: 230_000 };
 /** Bytes kept of the child's own stdout/stderr (Playwright's messages before tests run). */
 const MAX_OUTPUT_BYTES = 16 * 1024;
 /** Bytes of result.json read at most (the reporter keeps its entries short). */
@@ -140,7 +151,7 @@ export async function runBrowser(check: BrowserCheck, opts: RunOptions): Promise
 }
 
 async function runScript(check: ScriptCheck, opts: RunOptions, browser: BrowserLaunch | null): Promise<AttemptResult[]> {
-  const limits = { ...MULTI_STEP_DEFAULTS, ...opts.multiStep };
+  const limits = { ...(browser ? BROWSER_DEFAULTS : MULTI_STEP_DEFAULTS), ...opts.multiStep };
   return attemptWithRetries(
     check,
     () => {
@@ -190,7 +201,7 @@ interface Report {
 }
 
 /** How the child process ended. */
-type ChildEnd = Pick<ProcessEnd, 'code' | 'killed' | 'output' | 'spawnError'> & { stopped?: boolean };
+type ChildEnd = Pick<ProcessEnd, 'code' | 'killed' | 'output' | 'spawnError'> & { stopped?: boolean; overMemoryBytes?: number | null };
 
 /** The child's environment: PATH and the check's variables; nothing else of this process. */
 export function childEnv(check: ScriptCheck, dir: string): Record<string, string> {
@@ -250,7 +261,7 @@ async function attempt(check: ScriptCheck, limits: MultiStepLimits, queued: numb
     }
     // Stopped while the files were written: nothing is started (runProcess registers synchronously).
     if (generation !== queued) return await stoppedAttempt(check);
-    const end = await runProcess({ ...plan, cwd: dir, killAfterMs: limits.timeoutMs + limits.killGraceMs, maxOutputBytes: MAX_OUTPUT_BYTES });
+    const end = await runProcess({ ...plan, cwd: dir, killAfterMs: limits.timeoutMs + limits.killGraceMs, maxOutputBytes: MAX_OUTPUT_BYTES, treeMemoryBytes: limits.treeMemoryBytes });
     const elapsed = performance.now() - began;
     const log = splitLog(await readBounded(join(dir, FILES.log), limits.maxLogBytes + 64));
     const report = parseReport(await readBounded(join(dir, FILES.result), MAX_RESULT_BYTES));
@@ -281,6 +292,10 @@ interface Judged {
 export function judgeRun(end: ChildEnd, report: Report | null, limits: MultiStepLimits, log: string[]): Judged {
   if (end.spawnError !== null) return { rawFailed: false, fault: true, errors: [`multi-step runner error: ${end.spawnError}`], log };
   if (end.stopped) return { rawFailed: false, fault: true, errors: ['the run was stopped: mac is shutting down'], log };
+  if (end.overMemoryBytes !== undefined && end.overMemoryBytes !== null) {
+    const errors = [`the script's processes used ${formatBytes(end.overMemoryBytes)} of memory together, over the ${formatBytes(limits.treeMemoryBytes)} a run may use, and were stopped`];
+    return { rawFailed: true, fault: false, errors, log: [...log, errors[0]] };
+  }
   if (end.killed) {
     const errors = [`the script did not finish within ${(limits.timeoutMs + limits.killGraceMs) / 1000} s and was stopped`];
     return { rawFailed: true, fault: false, errors, log: [...log, errors[0]] };

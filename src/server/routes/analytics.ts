@@ -4,7 +4,7 @@ import { arrayParam, intParam, stringParam } from '../http/query.js';
 import { invalid } from '../http/errors.js';
 import { RUN_COLL } from '../rundata/collections.js';
 import { mustCheck, unixParam } from '../rundata/query.js';
-import { ICMP_UNRECORDED, metricMetadata, parseMetrics } from '../rundata/analytics-metrics.js';
+import { metricMetadata, parseMetrics } from '../rundata/analytics-metrics.js';
 import { analyticsSeries, BROWSER_RESULT_FIELDS, BROWSER_ROWS_INDEX, browserSeriesRows, type SeriesQuery } from '../rundata/analytics.js';
 import { aggregateRecords } from '../store/aggregate.js';
 import type { MetricTable } from '../rundata/analytics-metrics.js';
@@ -41,22 +41,22 @@ const analyticsQuery = z.object({
 const BROWSER_MAX_RESULTS = 50_000;
 
 /** The analytics routes and the metric names each accepts (the reference's, as far as they are recorded). */
-const ROUTES: Array<{ path: string; table: MetricTable; unrecorded?: readonly string[] }> = [
+const ROUTES: Array<{ path: string; table: MetricTable }> = [
   { path: '/v1/analytics/url-monitors/:id', table: 'http' },
   { path: '/v1/analytics/api-checks/:id', table: 'http' },
   { path: '/v1/analytics/browser-checks/:id', table: 'browser' },
-  { path: '/v1/analytics/icmp/:id', table: 'icmp', unrecorded: ICMP_UNRECORDED },
+  { path: '/v1/analytics/icmp/:id', table: 'icmp' },
 ];
 
 export const analyticsRoutes: RouteModule = ({ store, options }) =>
-  ROUTES.map(({ path, table, unrecorded }) =>
+  ROUTES.map(({ path, table }) =>
     route({
       method: 'GET',
       path,
       params: z.object({ id: z.string() }),
       query: analyticsQuery,
       handle: ({ account, params, query }) => {
-        const parsed = parseMetrics(query.metrics ?? [], table, unrecorded);
+        const parsed = parseMetrics(query.metrics ?? [], table);
         if (!parsed.ok) throw invalid('query', 'metrics', parsed.message);
         if ((table === 'browser') !== (query.groupBy === 'pageIndex') && query.groupBy !== undefined && query.groupBy !== 'runLocation') {
           throw invalid('query', 'groupBy', table === 'browser' ? 'must be runLocation or pageIndex for browser checks' : 'must be runLocation or statusCode');

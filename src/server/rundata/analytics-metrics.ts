@@ -32,20 +32,19 @@ const BASE: MetricVocabulary = {
 };
 
 /**
- * The ICMP analytics metrics this service answers (GET /v1/analytics/icmp/{id}): an ICMP run's
- * responseTime is its average latency (the reference's definition), so latencyAvg is that figure;
- * availability and retries as for every check.
+ * The ICMP analytics metrics (GET /v1/analytics/icmp/{id}, reference AnalyticsIcmpMonitorMetadata):
+ * packet loss and the latency figures are kept per run (analytics.ts ICMP_FIGURES; a run without
+ * replies has loss but no latency); availability and retries as for every check.
  */
 export const ICMP_METRICS: MetricVocabulary = {
-  latencyAvg: { label: 'Average latency', unit: 'milliseconds', timing: true, source: 'responseTime' },
+  packetLoss: { label: 'Packet loss', unit: 'percentage', timing: true },
+  latencyMin: { label: 'Minimum latency', unit: 'milliseconds', timing: true },
+  latencyMax: { label: 'Maximum latency', unit: 'milliseconds', timing: true },
+  latencyAvg: { label: 'Average latency', unit: 'milliseconds', timing: true },
+  latencyStdDev: { label: 'Latency standard deviation', unit: 'milliseconds', timing: true },
   availability: BASE.availability,
   retries: BASE.retries,
 };
-/**
- * ICMP metrics of the reference that the stored figures cannot answer yet: a run's packet loss and
- * its min, max and standard deviation of latency are kept only in its result's JSON document.
- */
-export const ICMP_UNRECORDED: readonly string[] = ['packetLoss', 'latencyMin', 'latencyMax', 'latencyStdDev'];
 
 /** A requested metric, resolved. */
 export interface Metric {
@@ -110,18 +109,11 @@ export function resolveMetric(name: string, table: MetricVocabulary | MetricTabl
 /** Outcome of parsing `metrics`: the metrics in first-seen order, or the unknown names. */
 export type MetricsParse = { ok: true; metrics: Metric[] } | { ok: false; message: string };
 
-/**
- * Parses repeated and comma-separated `metrics` values; duplicates count once. Names whose base is
- * in `unrecorded` are the reference's but not answered here: refused with that reason.
- */
-export function parseMetrics(values: readonly string[], table: MetricVocabulary | MetricTable = BASE, unrecorded: readonly string[] = []): MetricsParse {
+/** Parses repeated and comma-separated `metrics` values; duplicates count once. */
+export function parseMetrics(values: readonly string[], table: MetricVocabulary | MetricTable = BASE): MetricsParse {
   const vocabulary = vocabularyOf(table);
   const names = [...new Set(values.flatMap((v) => v.split(',')).map((s) => s.trim()).filter((s) => s !== ''))];
   if (names.length === 0) return { ok: false, message: 'is required' };
-  const notKept = names.filter((n) => unrecorded.includes(n.split('_')[0]));
-  if (notKept.length > 0) {
-    return { ok: false, message: `has metric ${notKept.map((u) => `"${u}"`).join(', ')}, which this service does not record yet; allowed: ${metricNames(vocabulary).join(', ')}` };
-  }
   const unknown = names.filter((n) => resolveMetric(n, vocabulary) === undefined);
   if (unknown.length > 0) {
     return { ok: false, message: `has unknown metric ${unknown.map((u) => `"${u}"`).join(', ')}; allowed: ${metricNames(vocabulary).join(', ')}` };

@@ -26,15 +26,70 @@ export const SUMMARY_V1_FIELDS: readonly string[] = [
   'apiCheckResult.response.timingPhases',
 ];
 
+/**
+ * An ICMP result's figures: packet loss and the min, average, max and standard deviation of
+ * latency, from the JSON document that is its response body (a run without replies has no
+ * latency figures; its responseTime is 0).
+ * Named as figures (not paths: they are read from inside a JSON text); migration 3 of each
+ * database fills their columns from the results already stored, by the same rule.
+ */
+export const ICMP_FIGURES = {
+  'icmp:packetLoss': ['packetLoss'],
+  'icmp:latencyMin': ['latency', 'min'],
+  'icmp:latencyAvg': ['latency', 'avg'],
+  'icmp:latencyMax': ['latency', 'max'],
+  'icmp:latencyStdDev': ['latency', 'stdDev'],
+} as const satisfies Record<string, readonly string[]>;
+
+/** Bytes of an ICMP result's document read for its figures (50 replies take about 5 KiB). */
+const MAX_ICMP_DOCUMENT = 256 * 1024;
+// One parse per result, however many of its figures are read.
+const icmpDocs = new WeakMap<StoredRecord, Record<string, unknown> | null>();
+
+/** The JSON document of an ICMP result (its response body), or null for any other result. */
+export function icmpDocument(rec: StoredRecord): Record<string, unknown> | null {
+  const known = icmpDocs.get(rec);
+  if (known !== undefined) return known;
+  let doc: Record<string, unknown> | null = null;
+  const r = rec.apiCheckResult as { request?: { method?: unknown }; response?: { body?: unknown } } | null | undefined;
+  const body = r?.response?.body;
+  if (r?.request?.method === 'ICMP' && typeof body === 'string' && body.length <= MAX_ICMP_DOCUMENT) {
+    try {
+      const parsed: unknown = JSON.parse(body);
+      if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) doc = parsed as Record<string, unknown>;
+    } catch {
+      // Not a document: no figures.
+    }
+  }
+  icmpDocs.set(rec, doc);
+  return doc;
+}
+
+function icmpFigure(path: readonly string[]): (rec: StoredRecord) => unknown {
+  return (rec) => {
+    let v: unknown = icmpDocument(rec);
+    for (const key of path) v = v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>)[key] : undefined;
+    return v;
+  };
+}
+
 /** How the store indexes check results: by check and start, expiring, with the series' fields as summary. */
 export const RESULTS_INDEX = {
   check: 'checkId',
   time: 'startedAt',
   expires: true,
-  // Typed columns the database reduces (migration 2 fills them from the summary: keep the order).
+  // Typed columns the database reduces (migration 2 fills n0-n7 and k0-k2 from the summary,
+  // migration 3 n8-n12 from ICMP documents: keep the order).
   figures: {
-    numbers: ['hasFailures', 'attempts', 'responseTime', ...['wait', 'dns', 'tcp', 'firstByte', 'download'].map((p) => `apiCheckResult.response.timingPhases.${p}`)],
+    numbers: [
+      'hasFailures',
+      'attempts',
+      'responseTime',
+      ...['wait', 'dns', 'tcp', 'firstByte', 'download'].map((p) => `apiCheckResult.response.timingPhases.${p}`),
+      ...Object.keys(ICMP_FIGURES),
+    ],
     keys: ['resultType', 'runLocation', 'apiCheckResult.response.status'],
+    derived: Object.fromEntries(Object.entries(ICMP_FIGURES).map(([name, path]) => [name, icmpFigure(path)])),
   },
 } as const satisfies IndexedKind;
 
@@ -81,6 +136,7 @@ const BROWSER_PATHS = new Set(['TTFB', 'FCP', 'LCP', 'CLS', 'TBT', 'consoleError
 const PERCENTILE: Partial<Record<Metric['aggregation'], number>> = { median: 50, p50: 50, p90: 90, p95: 95, p99: 99 };
 
 function valuePath(base: string): string {
+  if (Object.hasOwn(ICMP_FIGURES, `icmp:${base}`)) return `icmp:${base}`;
   if (base === 'availability') return 'hasFailures';
   if (base === 'retries') return 'attempts';
   if (base === 'responseTime') return 'responseTime';

@@ -60,8 +60,11 @@ function numeric(v: unknown): number | null {
   return null;
 }
 
-/** How many typed columns a kind's figures may use: `n0`..`n7` (numbers) and `k0`..`k2` (keys). */
-export const FIGURE_NUMBERS = 8;
+/**
+ * How many typed columns a kind's figures may use: `n0`..`n12` (numbers) and `k0`..`k2` (keys).
+ * Columns n8..n12 came with schema version 3 (ICMP figures).
+ */
+export const FIGURE_NUMBERS = 13;
 export const FIGURE_KEYS = 3;
 /** The figure columns, in the order figureValues gives their values. */
 export const FIGURE_COLUMNS: readonly string[] = [
@@ -75,9 +78,15 @@ export function figureValues(spec: IndexedKind | undefined, rec: StoredRecord): 
   const keys = spec?.figures?.keys ?? [];
   if (numbers.length > FIGURE_NUMBERS || keys.length > FIGURE_KEYS) throw new Error(`at most ${FIGURE_NUMBERS} number and ${FIGURE_KEYS} key figures`);
   return [
-    ...Array.from({ length: FIGURE_NUMBERS }, (_, i) => (i < numbers.length ? numeric(getPath(rec, numbers[i])) : null)),
-    ...Array.from({ length: FIGURE_KEYS }, (_, i) => (i < keys.length ? keyText(getPath(rec, keys[i])) : null)),
+    ...Array.from({ length: FIGURE_NUMBERS }, (_, i) => (i < numbers.length ? numeric(figureOf(spec!, rec, numbers[i])) : null)),
+    ...Array.from({ length: FIGURE_KEYS }, (_, i) => (i < keys.length ? keyText(figureOf(spec!, rec, keys[i])) : null)),
   ];
+}
+
+/** The value of figure `name` of a record: its derived reader's, or the value at that path. */
+export function figureOf(spec: IndexedKind, rec: StoredRecord, name: string): unknown {
+  const derived = spec.figures?.derived;
+  return derived !== undefined && Object.hasOwn(derived, name) ? derived[name](rec) : getPath(rec, name);
 }
 
 /** A key figure: the JSON text of the value (missing = `null`). */
@@ -105,14 +114,14 @@ export function aggregateRecords(records: Iterable<StoredRecord>, spec: IndexedK
     if (checkOf(rec, spec.check) !== q.checkId) continue;
     const t = timeOf(rec, spec.time);
     if (t === null || t < q.fromMs || t >= q.toMs) continue;
-    if (!q.filters.every((f) => f.in.includes(getPath(rec, f.path) as string | boolean))) continue;
-    const g = q.groupBy === undefined ? null : ((getPath(rec, q.groupBy) ?? null) as AggregateRow['group']);
+    if (!q.filters.every((f) => f.in.includes(figureOf(spec, rec, f.path) as string | boolean))) continue;
+    const g = q.groupBy === undefined ? null : ((figureOf(spec, rec, q.groupBy) ?? null) as AggregateRow['group']);
     const bucket = Math.floor((t - (q.originMs ?? q.fromMs)) / q.bucketMs);
     const key = JSON.stringify([g, bucket]);
     let cell = cells.get(key);
     if (!cell) cells.set(key, (cell = { group: g, bucket, values: q.values.map(() => []) }));
     q.values.forEach((v, i) => {
-      const x = numeric(getPath(rec, v.path));
+      const x = numeric(figureOf(spec, rec, v.path));
       if (x !== null) cell.values[i].push(x);
     });
   }

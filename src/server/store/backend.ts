@@ -76,9 +76,18 @@ export interface IndexedKind {
   /**
    * Values also kept in typed columns, for reductions in the database (aggregate.ts): `numbers`
    * (numbers, booleans as 1 and 0; at most FIGURE_NUMBERS) and `keys` (compared and grouped by
-   * their JSON text; at most FIGURE_KEYS). Dot paths.
+   * their JSON text; at most FIGURE_KEYS). Dot paths, or names of `derived`.
    */
-  figures?: { numbers: readonly string[]; keys: readonly string[] };
+  figures?: {
+    numbers: readonly string[];
+    keys: readonly string[];
+    /**
+     * Figures read by a function of the record instead of a path (a value kept inside a JSON
+     * text of the record, such as an ICMP result's packet loss): named in `numbers` or `keys`
+     * by their key here. A migration that adds one fills its column the same way in SQL.
+     */
+    derived?: Readonly<Record<string, (record: StoredRecord) => unknown>>;
+  };
   /**
    * Records whose top-level `field` holds one of `values` are never expired (an alert
    * notification not yet delivered outlives the retention period).

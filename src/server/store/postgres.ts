@@ -60,6 +60,34 @@ export const PG_MIGRATIONS: readonly string[] = [
    -- The retention deletes run data all the time: vacuum once 1% of the rows are dead (not the
    -- default 20%), so the space of expired runs is reused and the database stops growing.
    ALTER TABLE records SET (autovacuum_vacuum_scale_factor = 0.01, autovacuum_vacuum_threshold = 10000, autovacuum_vacuum_insert_scale_factor = 0.05)`,
+  // ICMP figures (analytics.ts ICMP_FIGURES): packet loss and min, average, max and standard
+  // deviation of latency, filled from the JSON document of the ICMP results already stored (a document that
+  // is not a JSON object of at most 256 KiB gives none, as when written). A record that does not
+  // parse gives none either, instead of failing the upgrade.
+  `ALTER TABLE records ADD COLUMN n8 float8, ADD COLUMN n9 float8, ADD COLUMN n10 float8, ADD COLUMN n11 float8, ADD COLUMN n12 float8;
+   CREATE FUNCTION pg_temp.mac_icmp_document(data text) RETURNS json LANGUAGE plpgsql IMMUTABLE AS $$
+   DECLARE r json; body text; d json;
+   BEGIN
+     r := data::json -> 'apiCheckResult';
+     IF json_typeof(r -> 'request' -> 'method') IS DISTINCT FROM 'string' OR (r -> 'request' ->> 'method') <> 'ICMP' THEN RETURN NULL; END IF;
+     IF json_typeof(r -> 'response' -> 'body') IS DISTINCT FROM 'string' THEN RETURN NULL; END IF;
+     body := r -> 'response' ->> 'body';
+     IF length(body) > 262144 THEN RETURN NULL; END IF;
+     d := body::json;
+     RETURN CASE WHEN json_typeof(d) = 'object' THEN d END;
+   EXCEPTION WHEN others THEN RETURN NULL;
+   END $$;
+   UPDATE records r SET (n8, n9, n10, n11, n12) = (
+          SELECT CASE json_typeof(d -> 'packetLoss') WHEN 'number' THEN ((d -> 'packetLoss') #>> '{}')::float8 WHEN 'boolean' THEN CASE (d -> 'packetLoss')::text WHEN 'true' THEN 1 ELSE 0 END END,
+            CASE json_typeof(d -> 'latency' -> 'min') WHEN 'number' THEN ((d -> 'latency' -> 'min') #>> '{}')::float8 WHEN 'boolean' THEN CASE (d -> 'latency' -> 'min')::text WHEN 'true' THEN 1 ELSE 0 END END,
+            CASE json_typeof(d -> 'latency' -> 'avg') WHEN 'number' THEN ((d -> 'latency' -> 'avg') #>> '{}')::float8 WHEN 'boolean' THEN CASE (d -> 'latency' -> 'avg')::text WHEN 'true' THEN 1 ELSE 0 END END,
+            CASE json_typeof(d -> 'latency' -> 'max') WHEN 'number' THEN ((d -> 'latency' -> 'max') #>> '{}')::float8 WHEN 'boolean' THEN CASE (d -> 'latency' -> 'max')::text WHEN 'true' THEN 1 ELSE 0 END END,
+            CASE json_typeof(d -> 'latency' -> 'stdDev') WHEN 'number' THEN ((d -> 'latency' -> 'stdDev') #>> '{}')::float8 WHEN 'boolean' THEN CASE (d -> 'latency' -> 'stdDev')::text WHEN 'true' THEN 1 ELSE 0 END END
+          FROM (SELECT pg_temp.mac_icmp_document(r.data) AS d) j)
+     WHERE kind = 'checkResults' AND data LIKE '%"method":"ICMP"%';
+   DROP FUNCTION pg_temp.mac_icmp_document(text);
+   DROP INDEX records_figures;
+   CREATE INDEX records_figures ON records (account, kind, check_id, at) INCLUDE (n0, n1, n2, n3, n4, n5, n6, n7, n8, n9, n10, n11, n12, k0, k1, k2) WHERE check_id IS NOT NULL`,
 ];
 
 /** How long a call waits for PostgreSQL before it fails (the statements time out before this). */

@@ -53,6 +53,25 @@ export const MIGRATIONS: readonly string[] = [
    -- The summary is no longer written (nor read): the index by check stops carrying it.
    DROP INDEX records_check;
    CREATE INDEX records_check ON records (account, kind, check_id, at, id) WHERE check_id IS NOT NULL;`,
+  // ICMP figures (analytics.ts ICMP_FIGURES): packet loss and min, average, max and standard
+  // deviation of latency, filled from the JSON document of the ICMP results already stored (a document that
+  // is not a JSON object of at most 256 KiB gives none, as when written).
+  `ALTER TABLE records ADD COLUMN n8 REAL; ALTER TABLE records ADD COLUMN n9 REAL;
+   ALTER TABLE records ADD COLUMN n10 REAL; ALTER TABLE records ADD COLUMN n11 REAL; ALTER TABLE records ADD COLUMN n12 REAL;
+   UPDATE records SET
+         n8 = CASE json_type(data ->> '$.apiCheckResult.response.body', '$.packetLoss') WHEN 'true' THEN 1 WHEN 'false' THEN 0 WHEN 'integer' THEN (data ->> '$.apiCheckResult.response.body') ->> '$.packetLoss' WHEN 'real' THEN (data ->> '$.apiCheckResult.response.body') ->> '$.packetLoss' END,
+         n9 = CASE json_type(data ->> '$.apiCheckResult.response.body', '$.latency.min') WHEN 'true' THEN 1 WHEN 'false' THEN 0 WHEN 'integer' THEN (data ->> '$.apiCheckResult.response.body') ->> '$.latency.min' WHEN 'real' THEN (data ->> '$.apiCheckResult.response.body') ->> '$.latency.min' END,
+         n10 = CASE json_type(data ->> '$.apiCheckResult.response.body', '$.latency.avg') WHEN 'true' THEN 1 WHEN 'false' THEN 0 WHEN 'integer' THEN (data ->> '$.apiCheckResult.response.body') ->> '$.latency.avg' WHEN 'real' THEN (data ->> '$.apiCheckResult.response.body') ->> '$.latency.avg' END,
+         n11 = CASE json_type(data ->> '$.apiCheckResult.response.body', '$.latency.max') WHEN 'true' THEN 1 WHEN 'false' THEN 0 WHEN 'integer' THEN (data ->> '$.apiCheckResult.response.body') ->> '$.latency.max' WHEN 'real' THEN (data ->> '$.apiCheckResult.response.body') ->> '$.latency.max' END,
+         n12 = CASE json_type(data ->> '$.apiCheckResult.response.body', '$.latency.stdDev') WHEN 'true' THEN 1 WHEN 'false' THEN 0 WHEN 'integer' THEN (data ->> '$.apiCheckResult.response.body') ->> '$.latency.stdDev' WHEN 'real' THEN (data ->> '$.apiCheckResult.response.body') ->> '$.latency.stdDev' END
+     WHERE kind = 'checkResults' AND data LIKE '%"method":"ICMP"%'
+       AND data ->> '$.apiCheckResult.request.method' = 'ICMP'
+       AND json_type(data, '$.apiCheckResult.response.body') = 'text'
+       AND length(data ->> '$.apiCheckResult.response.body') <= 262144
+       AND json_valid(data ->> '$.apiCheckResult.response.body')
+       AND json_type(data ->> '$.apiCheckResult.response.body') = 'object';
+   DROP INDEX records_figures;
+   CREATE INDEX records_figures ON records (account, kind, check_id, at, n0, n1, n2, n3, n4, n5, n6, n7, n8, n9, n10, n11, n12, k0, k1, k2) WHERE check_id IS NOT NULL;`,
 ];
 
 /** The schema version this code creates and reads. */

@@ -87,6 +87,31 @@ describe('browser check runner (Chromium)', () => {
   });
 });
 
+describe('browser check memory', () => {
+  it('stops a run whose page makes the browser processes together hold more than the limit, and fails it saying so', async () => {
+    // The page holds 64 MiB more every 50 ms (in the renderer, not the script's process): 1.5 GiB
+    // in all, over a limit of 1 GiB for the tree, each process under its own data limit.
+    const [r] = await runCheck(
+      check(`test('grow', async ({ page }) => {
+  await page.goto(process.env.BASE_URL + '/');
+  await page.evaluate(async () => {
+    const held = [];
+    for (let i = 0; i < 24; i++) {
+      held.push(new Uint8Array(64 * 1024 * 1024).fill(1));
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await new Promise((r) => setTimeout(r, 60000));
+    return held.length;
+  });
+});`),
+      { multiStep: { treeMemoryBytes: 1024 ** 3 } },
+    );
+    expect(r).toMatchObject({ hasFailures: true, hasErrors: false });
+    expect(r.errorMessage).toMatch(/^the script's processes used 1(\.\d)? GiB of memory together, over the 1 GiB a run may use, and were stopped$/);
+    expect(r.browserCheckResult!.errors).toEqual([r.errorMessage]);
+  });
+});
+
 describe('browser check assets bound', () => {
   it('keeps the assets that fit in the bound, in order, and logs the one left out', async () => {
     // A screenshot of this page is a few KiB; its trace (resources and DOM snapshots) is more than 15 KB.

@@ -25,14 +25,14 @@ afterAll(async () => {
 });
 
 /** Runs `code` with Node in a fresh sandbox; the script prints its findings as JSON on its last line. */
-async function sandboxed(code: string, opts: { timeoutMs?: number; limits?: Partial<SandboxLimits>; maxOutputBytes?: number } = {}) {
+async function sandboxed(code: string, opts: { timeoutMs?: number; limits?: Partial<SandboxLimits>; maxOutputBytes?: number; treeMemoryBytes?: number } = {}) {
   work = await mkdtemp(join(tmpdir(), 'mac-sandbox-run-'));
   try {
     await writeFile(join(work, 'script.js'), code);
     await handOver(work);
     const plan = sandboxCommand([process.execPath, join(work, 'script.js')], { workDir: work, env: { CHECK_VAR: 'visible' }, limits: opts.limits }, bwrap);
     const began = performance.now();
-    const end = await runProcess({ ...plan, cwd: work, killAfterMs: opts.timeoutMs ?? 20_000, maxOutputBytes: opts.maxOutputBytes ?? 64 * 1024 });
+    const end = await runProcess({ ...plan, cwd: work, killAfterMs: opts.timeoutMs ?? 20_000, maxOutputBytes: opts.maxOutputBytes ?? 64 * 1024, treeMemoryBytes: opts.treeMemoryBytes });
     const last = end.output.trim().split('\n').at(-1) ?? '';
     let json: any = null;
     try {
@@ -92,6 +92,34 @@ describe('script sandbox', () => {
       console.log(JSON.stringify({ mib: chunks.length * 256, error }));`, { limits: { dataBytes: 1024 ** 3 } });
     expect(r.json.error).toMatch(/allocation failed/i);
     expect(r.json.mib).toBeLessThan(1024);
+  });
+
+  it('stops the whole tree when its processes together hold more than the tree limit, each under its own data limit', async () => {
+    // Four children of 200 MiB each (under the 1 GiB data limit of each process): 800 MiB together, over 512 MiB.
+    const r = await sandboxed(`
+      const { spawn } = require('child_process');
+      const hold = "const b = Buffer.alloc(200 * 1024 * 1024, 1); setInterval(() => b[0]++, 1000);";
+      for (let i = 0; i < 4; i++) spawn(process.execPath, ['-e', hold], { stdio: 'ignore', detached: i % 2 === 0 });
+      setInterval(() => {}, 1000);`, { timeoutMs: 60_000, limits: { dataBytes: 1024 ** 3 }, treeMemoryBytes: 512 * 1024 ** 2 });
+    expect(r.overMemoryBytes).toBeGreaterThan(512 * 1024 ** 2);
+    expect(r.overMemoryBytes).toBeLessThan(1024 ** 3);
+    expect(r.killed).toBe(false);
+    expect(r.ms).toBeLessThan(50_000);
+    await expectNoProcessIn(r.dir);
+    await expectGone((args) => args.includes('200 * 1024 * 1024'));
+  });
+
+  it('leaves a tree under the tree limit alone', async () => {
+    const r = await sandboxed(`const b = Buffer.alloc(64 * 1024 * 1024, 1); setTimeout(() => console.log(JSON.stringify({ held: b.length })), 1500);`, { treeMemoryBytes: 512 * 1024 ** 2 });
+    expect(r).toMatchObject({ code: 0, overMemoryBytes: null, json: { held: 64 * 1024 * 1024 } });
+  });
+
+  it('gives no memory through files: /dev is read-only and /dev/shm is as small as /tmp', async () => {
+    const r = await sandboxed(`
+      const fs = require('fs');
+      const attempt = (path, mib) => { try { for (let i = 0; i < mib; i++) fs.appendFileSync(path + (i % 4), Buffer.alloc(1024 * 1024)); return 'written'; } catch (e) { return e.code; } };
+      console.log(JSON.stringify({ dev: attempt('/dev/held', 1), shm: attempt('/dev/shm/held', 16) }));`, { limits: { tmpBytes: 4 * 1024 * 1024 } });
+    expect(r.json).toEqual({ dev: 'EROFS', shm: 'ENOSPC' });
   });
 
   it('bounds a fork bomb by the process count, and the whole tree ends at the time limit', async () => {

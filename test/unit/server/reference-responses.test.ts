@@ -25,7 +25,7 @@ const CALLS: Record<string, Call> = {
   'GET /v1/accounts/me': () => ({ path: '/v1/accounts/me' }),
   'GET /v1/analytics/url-monitors/{}': (w) => ({ path: `/v1/analytics/url-monitors/${w.check.id}?metrics=responseTime_p95,availability` }),
   'GET /v1/analytics/api-checks/{}': (w) => ({ path: `/v1/analytics/api-checks/${w.check.id}?metrics=dns_p95,firstByte,download_max,retries` }),
-  'GET /v1/analytics/icmp/{}': (w) => ({ path: `/v1/analytics/icmp/${w.check.id}?metrics=latencyAvg,latencyAvg_p95,availability,retries` }),
+  'GET /v1/analytics/icmp/{}': (w) => ({ path: `/v1/analytics/icmp/${w.check.id}?metrics=packetLoss,latencyMin_p95,latencyAvg,latencyMax_max,latencyStdDev,availability,retries` }),
   'GET /v1/checks': () => ({ path: '/v1/checks' }),
   'POST /v1/checks/tcp': () => ({ path: '/v1/checks/tcp', body: tcpBody({ name: 'ref tcp' }) }),
   'PUT /v1/checks/tcp/{}': (w) => ({ path: `/v1/checks/tcp/${w.check.id}`, body: tcpBody({ groupId: w.group.id }) }),
@@ -224,7 +224,7 @@ describe('responses against the reference OpenAPI document', () => {
     const tcp = await startTcpServer({ reply: () => '+OK\r\n' });
     try {
       const sessions = await seedSessionsOfEveryType(t, { httpOrigin: http.origin, tcpPort: tcp.port, closedPort: await closedPort() });
-      expect(sessions.map((s) => s.checkType)).toEqual(['TCP', 'DNS', 'URL', 'API', 'MULTI_STEP']);
+      expect(sessions.map((s) => s.checkType)).toEqual(['TCP', 'DNS', 'URL', 'API', 'MULTI_STEP', 'ICMP', 'BROWSER']);
       const problems: string[] = [];
       const check = (op: string, pattern: string, answer: { status: number; body: unknown }) => {
         const refPath = Object.keys(doc.paths).find((p) => shape(p) === pattern)!;
@@ -234,7 +234,7 @@ describe('responses against the reference OpenAPI document', () => {
       };
       for (const s of sessions) {
         const session = await t.call('GET', `/v1/check-sessions/${s.checkSessionId}`);
-        expect(session.body.results, s.checkType).toHaveLength(1);
+        expect(session.body.results, `${s.checkType} ${JSON.stringify(session.body)}`).toHaveLength(1);
         check(`GET /v1/check-sessions/{} (${s.checkType})`, '/v1/check-sessions/{}', session);
         const results = await t.call('GET', `/v1/check-results/${s.checkId}`);
         expect(results.body.length, s.checkType).toBeGreaterThan(0);
@@ -245,12 +245,30 @@ describe('responses against the reference OpenAPI document', () => {
       const ms = sessions.find((s) => s.checkType === 'MULTI_STEP')!;
       const msSession = (await t.call('GET', `/v1/check-sessions/${ms.checkSessionId}`)).body;
       expect(msSession.results[0]).toMatchObject({ hasFailures: false, hasErrors: false, isDegraded: false });
+      for (const type of ['ICMP', 'BROWSER']) {
+        const typed = sessions.find((s) => s.checkType === type)!;
+        const body = (await t.call('GET', `/v1/check-sessions/${typed.checkSessionId}`)).body;
+        expect(body.results[0], `${type} ${JSON.stringify(body)}`).toMatchObject({ hasFailures: false, hasErrors: false, isDegraded: false });
+      }
+      // Every metric of the reference's ICMP analytics, on the ICMP monitor's real run.
+      const icmp = sessions.find((s) => s.checkType === 'ICMP')!;
+      const icmpMetrics = ['packetLoss', 'latencyMin', 'latencyMax', 'latencyAvg', 'latencyStdDev', 'availability', 'retries'];
+      const metadata = doc.components.schemas.AnalyticsIcmpMonitorMetadata.properties as Record<string, unknown>;
+      expect(Object.keys(metadata).filter((m) => !m.includes('_')).sort()).toEqual([...icmpMetrics].sort());
+      const icmpAnalytics = await t.call('GET', `/v1/analytics/icmp/${icmp.checkId}?metrics=${Object.keys(metadata).join(',')}&quickRange=last24Hours`);
+      expect(icmpAnalytics.status).toBe(200);
+      expect(Object.keys(icmpAnalytics.body.metadata).sort()).toEqual(Object.keys(metadata).sort());
+      const point = JSON.parse(icmpAnalytics.body.series[0]).data[0];
+      expect(point).toMatchObject({ packetLoss: 0, availability: 100, retries: 0 });
+      for (const m of ['latencyMin', 'latencyMax', 'latencyAvg', 'latencyStdDev_max']) expect(typeof point[m], m).toBe('number');
+      check('GET /v1/analytics/icmp/{}', '/v1/analytics/icmp/{}', icmpAnalytics);
       expect(problems).toEqual([]);
     } finally {
       await http.close();
       await tcp.close();
     }
-  });
+    // A browser run in Chromium takes seconds, more on a loaded machine.
+  }, 240_000);
 
   it('the validator finds what it is meant to find', () => {
     const schema = { type: 'object', required: ['id'], properties: { id: { type: 'string' }, n: { type: 'integer', nullable: true }, s: { enum: ['A'] } } };

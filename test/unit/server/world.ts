@@ -90,7 +90,7 @@ export interface TypedSession {
  * Creates one check of every type the API stores (as account `dev`) and runs a session of each
  * through the service's run engine, as a trigger would: URL and API checks against `httpOrigin`,
  * a TCP check against `tcpPort`, a DNS check against a name server that refuses, a multi-step
- * script (a real run). Heartbeat checks get no sessions (pings feed them; the scheduler never
+ * script, an ICMP monitor pinging 127.0.0.1 and a browser check in Chromium (real runs). Heartbeat checks get no sessions (pings feed them; the scheduler never
  * runs them): seedWorld's heartbeat events cover them. For the reference-schema tests of sessions
  * and results, which must see every type's shape.
  */
@@ -101,6 +101,12 @@ export async function seedSessionsOfEveryType(t: TestClient, targets: { httpOrig
     ['URL', '/v1/checks/url', { name: 'typed url', request: { url: `${targets.httpOrigin}/` } }],
     ['API', '/v1/checks/api', { name: 'typed api', degradedResponseTime: 0, request: { method: 'GET', url: `${targets.httpOrigin}/api` } }],
     ['MULTI_STEP', '/v1/checks/multistep', { name: 'typed ms', script: "const { test } = require('@playwright/test');\ntest('ok', async () => {});\n" }],
+    ['ICMP', '/v1/checks/icmp', { name: 'typed icmp', request: { hostname: '127.0.0.1', pingCount: 2 } }],
+    [
+      'BROWSER',
+      '/v1/checks/browser',
+      { name: 'typed browser', script: `const { test, expect } = require('@playwright/test');\ntest('page', async ({ page }) => {\n  await page.goto('${targets.httpOrigin}/');\n  await expect(page.locator('body')).toBeVisible();\n});\n` },
+    ],
   ];
   const { engine } = runsOf(t.server.ctx, { runner: { limits: { timeoutMs: 5000, idleMs: 100 } } });
   const out: TypedSession[] = [];
