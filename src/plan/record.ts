@@ -125,10 +125,17 @@ export function ownershipFrom(project: string, variables: readonly Record<string
   return out;
 }
 
+/** Path of the variables list, where the records live. */
+export const VARIABLES_LIST = '/v1/variables';
+
+/** Every variable of the account, raw (reserved ones included): one paginated list. */
+export function listVariables(client: ApiClient): Promise<Record<string, unknown>[]> {
+  return listAll<Record<string, unknown>>(client, VARIABLES_LIST, {}, { idOf: (v) => v.key });
+}
+
 /** Reads every ownership record of the account (one paginated list of variables). */
 export async function fetchOwnership(client: ApiClient, project: string): Promise<Ownership> {
-  const variables = await listAll<Record<string, unknown>>(client, '/v1/variables', {}, { idOf: (v) => v.key });
-  return ownershipFrom(project, variables);
+  return ownershipFrom(project, await listVariables(client));
 }
 
 /** The logical id this project records for a live object of a kind, if any. */

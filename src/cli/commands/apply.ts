@@ -31,7 +31,7 @@ export const register: RegisterCommand = (program, ctx) => {
         .description('apply a project directory (plan, confirm, apply) or a plan file written by `mac plan --out`')
         .argument('[target]', 'project directory with mac.config.yaml, or a saved plan file', '.')
         .option('--yes', 'apply without asking (required without a terminal)')
-        .option('--prune', 'delete checks of this project that are no longer defined (DIR only)')
+        .option('--prune', 'delete what this project owns (tagged or recorded) and no longer defines (DIR only)')
         .option('--rewrite-secrets', 'write every secret value again, to push rotated secrets (DIR only)'),
       'changes in flight',
     ),

@@ -14,7 +14,7 @@ import { gitInfo } from '../../git/index.js';
 import { kindsToFetch } from '../../plan/assemble.js';
 import { assembleDestroyPlan } from '../../plan/destroy.js';
 import { fetchLive } from '../../plan/fetch.js';
-import { fetchOwnership } from '../../plan/record.js';
+import { listVariables, ownershipFrom, VARIABLES_LIST } from '../../plan/record.js';
 import type { Plan } from '../../plan/types.js';
 import { clearingBlockers, findBlockers } from '../../apply/blockers.js';
 import { renderPlan } from '../../render/index.js';
@@ -56,8 +56,9 @@ async function runDestroy(dir: string, flags: DestroyFlags, ctx: CliContext): Pr
       output.progress(`reading the live state from ${connection.apiUrl} ...`);
       let plan;
       try {
-        const ownership = await fetchOwnership(client, project.config.project);
-        const live = await fetchLive(client, kindsToFetch(project.definitions, ownership));
+        const variables = await listVariables(client);
+        const ownership = ownershipFrom(project.config.project, variables);
+        const live = await fetchLive(client, kindsToFetch(project.definitions, ownership), new Map([[VARIABLES_LIST, variables]]));
         const planned = assembleDestroyPlan({ project, live, ownership, apiUrl: client.apiUrl, git: await gitInfo(project.dir) });
         const blockers = await findBlockers(client, planned);
         plan = blockers.length > 0 ? { ...planned, blockers } : planned;

@@ -68,6 +68,14 @@ describe('orphans and --prune of the kinds without tags', () => {
     expect(pruned.changes.filter((c) => c.action === 'delete')).toMatchObject([{ kind: 'Snippet', id: 'helper', remoteId: 7, notes: ['no longer defined (--prune)'] }]);
   });
 
+  it('names them in the pull-request comment too', async () => {
+    const { buildPlanBody } = await import('../../../src/action/comment/body.js');
+    const p = plan([def('Dashboard', 'board', { customUrl: 'board', header: 'h' })], state, vars);
+    const body = buildPlanBody(p, { title: '### mac plan', limit: 60_000, elsewhere: '', placeOf: () => undefined, linkOf: () => undefined }).text;
+    expect(body).toContain('1 orphaned, not deleted: `mac plan --prune` deletes them');
+    expect(body).toContain('`Snippet/helper "helper" [7]`');
+  });
+
   it('destroy deletes everything recorded, defined or not, and nothing unrecorded', () => {
     const d = assembleDestroyPlan({ project: project([]), live: live(state), apiUrl: 'http://x', now: NOW, ownership: ownershipFrom('shop', vars) });
     expect(d.changes.map((c) => `${c.kind}/${c.id}:${String(c.remoteId)}`).sort()).toEqual(['Dashboard/board:3', 'Snippet/helper:7']);
