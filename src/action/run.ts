@@ -147,7 +147,7 @@ async function applyAndReport(run: ActionRun, planned: Plan, client: ApiClient, 
   if (!succeeded(result)) {
     const { applied, failed, skipped } = result.summary;
     const left = result.convergence?.issues.length ?? 0;
-    throw new MacError(`apply incomplete: ${applied} applied, ${failed} failed, ${skipped} skipped${left ? `, ${left} differences left` : ''}`, {
+    throw new MacError(`apply incomplete: ${applied} applied, ${failed} failed, ${skipped} skipped${left ? `, ${left} differences left` : ''}${result.recordError ? `; ${result.recordError}` : ''}`, {
       hint: 'the table is in the job summary; run the workflow again once the cause is fixed (the next plan starts from the live state)',
     });
   }

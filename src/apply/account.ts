@@ -5,6 +5,7 @@ import { compareObjects, fingerprint, normalizeLive } from '../plan/compare.js';
 import { kindSpec } from '../plan/kinds/index.js';
 import { ownershipTag } from '../plan/ownership.js';
 import type { PlannedChange } from '../plan/types.js';
+import { fetchOwnership, writeOwnership } from '../plan/record.js';
 import { isCheckKind, type Kind } from '../schema/kinds.js';
 import type { ApplyAccount } from './apply.js';
 import { changeKey, type ChangeKey } from './graph.js';
@@ -176,6 +177,8 @@ export function apiAccount(options: ApiAccountOptions): ApplyAccount {
       return issues;
     },
     requests: () => client.stats.total,
+    readOwnership: () => fetchOwnership(client, project),
+    recordOwnership: (outcomes) => writeOwnership(client, project, outcomes),
   };
 }
 

@@ -355,5 +355,8 @@ export async function withApplyLock<T>(client: ApiClient, project: string, optio
 
 /** The account with every write guarded by the lock. */
 export function guardAccount(account: ApplyAccount, lock: HeldLock): ApplyAccount {
-  return { ...account, perform: (change, input) => lock.guard(() => account.perform(change, input)) };
+  const guarded: ApplyAccount = { ...account, perform: (change, input) => lock.guard(() => account.perform(change, input)) };
+  const record = account.recordOwnership;
+  if (record) guarded.recordOwnership = (outcomes) => lock.guard(() => record(outcomes));
+  return guarded;
 }

@@ -43,6 +43,8 @@ export interface ApplyResult {
   summary: { applied: number; failed: number; skipped: number; unchanged: number };
   /** Absent when the check did not run (nothing applied, or the run stopped before it). */
   convergence?: { checked: number; issues: ConvergenceIssue[] };
+  /** Why the project's ownership record could not be written after the run (the run then fails). */
+  recordError?: string;
   durationMs: number;
   requests: number;
 }
@@ -56,5 +58,5 @@ export function summarize(outcomes: readonly ChangeOutcome[], unchanged: number)
 
 /** Whether the run as a whole succeeded (exit 0): nothing failed or skipped and the account converged. */
 export function succeeded(result: ApplyResult): boolean {
-  return result.summary.failed === 0 && result.summary.skipped === 0 && (result.convergence?.issues.length ?? 0) === 0;
+  return result.summary.failed === 0 && result.summary.skipped === 0 && (result.convergence?.issues.length ?? 0) === 0 && result.recordError === undefined;
 }

@@ -1,8 +1,10 @@
 import type { Plan, PlannedChange } from '../plan/types.js';
-import { isOwnedKind } from '../schema/kinds.js';
+import { isCheckKind, isOwnedKind } from '../schema/kinds.js';
 import { Refused } from '../errors.js';
 import { changeKey } from './graph.js';
-import { ownershipTag } from '../plan/ownership.js';
+import { ownedId, ownerProject, ownershipTag } from '../plan/ownership.js';
+import { recordedId, type Ownership } from '../plan/record.js';
+import type { LiveObjects } from './stale.js';
 
 /** The default of `--max-deletes`. */
 export const DEFAULT_MAX_DELETES = 10;
@@ -43,8 +45,9 @@ export function checkDeletes(plan: Plan, maxDeletes: number, rules: DeleteRules 
     });
   }
   if (rules.destroy || !deletes.some(isPruneDelete)) return;
-  // Resources that stay managed after the run: updated or unchanged ones (creates are not live yet).
-  const kept = plan.summary.update + plan.summary.noop;
+  // Resources that stay managed after the run: updated or unchanged ones (creates are not live
+  // yet). Counted from the changes themselves, never from the file's summary.
+  const kept = plan.changes.filter((c) => c.action === 'update' || (c.action === 'noop' && c.remoteId !== undefined)).length;
   if (kept === 0) {
     throw new Refused(`the plan deletes every resource project "${plan.project}" manages (${listKeys(deletes)}) and keeps none`, {
       hint: 'check that DIR and the include patterns of mac.config.yaml find your definitions; pruning never empties a project (tombstone each resource with state: absent, or run mac destroy, to remove them all)',
@@ -52,30 +55,45 @@ export function checkDeletes(plan: Plan, maxDeletes: number, rules: DeleteRules 
   }
 }
 
-/** A check delete whose live object lacks the project's ownership tag. */
-export interface UnownedDelete {
-  key: string;
-  remoteId?: string | number;
-}
-
 /**
- * Refuses to delete a check that does not carry this project's ownership tag (created outside
- * mac, or by another project), judged on the live objects re-read just before the run.
- * `liveTags` gives the tags of each touched check by change key (absent when not found).
+ * Refuses a plan (a saved one may have been edited) that writes to something this project does
+ * not own, judged on the live objects and the ownership records re-read just before the run:
+ * - a check or group to delete must carry the tag `mac:<project>/<id>` of the change;
+ * - a check or group to update must carry a tag of this project, or no project's tag (the
+ *   adoption `mac import` writes);
+ * - an object of another kind to update or delete must not be in another project's ownership
+ *   record, and a pruned one (a delete without a defining file) must be in this project's.
+ * The message names every refused operation.
  */
-export function checkDeleteOwnership(plan: Plan, liveTags: ReadonlyMap<string, readonly string[] | undefined>): void {
-  const unowned: UnownedDelete[] = [];
+export function checkOwnership(plan: Plan, live: LiveObjects, ownership?: Ownership): void {
+  const refused: string[] = [];
+  const own = plan.project;
   for (const c of plan.changes) {
-    if (c.action !== 'delete' || !isOwnedKind(c.kind)) continue;
-    const tags = liveTags.get(changeKey(c));
-    // A check already gone needs no delete; the staleness check reports it.
-    if (tags === undefined) continue;
-    if (!tags.includes(ownershipTag(plan.project, c.id))) unowned.push({ key: changeKey(c), remoteId: c.remoteId });
+    if (c.action !== 'update' && c.action !== 'delete') continue;
+    const what = `${c.action} ${changeKey(c)}${c.remoteId !== undefined ? ` (id ${c.remoteId})` : ''}`;
+    const obj = live.get(changeKey(c)) ?? null;
+    if (isOwnedKind(c.kind)) {
+      // An object already gone needs no write; the staleness check reports it.
+      if (obj === null) continue;
+      const tags = Array.isArray(obj.tags) ? obj.tags.map(String) : [];
+      const owner = ownerProject(tags);
+      if (c.action === 'delete' && !tags.includes(ownershipTag(own, c.id))) {
+        refused.push(`${what}: the live ${isCheckKind(c.kind) ? 'check' : c.kind} lacks the tag ${ownershipTag(own, c.id)}${owner && owner !== own ? ` (it belongs to project "${owner}")` : ''}`);
+      } else if (c.action === 'update' && owner !== undefined && ownedId(own, tags) === undefined) {
+        refused.push(`${what}: the live ${isCheckKind(c.kind) ? 'check' : c.kind} belongs to project "${owner}"`);
+      }
+      continue;
+    }
+    if (c.remoteId === undefined || !ownership) continue;
+    const other = ownership.foreign.get(c.kind)?.get(String(c.remoteId));
+    if (other !== undefined) refused.push(`${what}: project "${other}" records it as its own`);
+    else if (isPruneDelete(c) && recordedId(ownership.own, c.kind, c.remoteId) === undefined) {
+      refused.push(`${what}: a delete without a definition (pruned) must target an object this project's ownership record lists, and it does not`);
+    }
   }
-  if (unowned.length > 0) {
-    const names = unowned.map((u) => (u.remoteId !== undefined ? `${u.key} (id ${u.remoteId})` : u.key)).join(', ');
-    throw new Refused(`refusing to delete check${unowned.length > 1 ? 's' : ''} without the tag mac:${plan.project}/<id>: ${names}`, {
-      hint: 'mac deletes only checks it created for this project; delete others in the monitoring app',
+  if (refused.length > 0) {
+    throw new Refused(`refusing a plan that writes to objects project "${own}" does not own:\n  ${refused.slice(0, 20).join('\n  ')}${refused.length > 20 ? `\n  and ${refused.length - 20} more` : ''}`, {
+      hint: 'mac changes and deletes only what the project owns; plan again (mac plan DIR --out FILE) and apply the plan unedited',
     });
   }
 }

@@ -8,7 +8,7 @@ import type { Definition, Diagnostic } from './types.js';
 import { errorAt } from './source.js';
 import type { ResolvedDocument } from './resolve.js';
 import { didYouMean } from './suggest.js';
-import { isLockVariable, LOCK_VARIABLE_PREFIX } from '../schema/lock-key.js';
+import { isReservedVariable, LOCK_VARIABLE_PREFIX, OWNED_VARIABLE_PREFIX } from '../schema/lock-key.js';
 
 /** What rules know besides the valid definitions. */
 export interface RuleContext {
@@ -184,11 +184,13 @@ export const renamesValid: ProjectRule = (docs, diagnostics) => {
   }
 };
 
-/** Variables may not use the apply lock's keys: mac creates and deletes them around every apply. */
+/** Variables may not use the keys of mac's bookkeeping: the apply lock and the ownership records. */
 export const noLockVariables: ProjectRule = (docs, diagnostics) => {
   for (const { definition: d, source } of docs) {
-    if (d.kind === 'EnvironmentVariable' && isLockVariable(d.id)) {
-      diagnostics.push(errorAt(source.locate(['key']), 'key', `variable keys starting with "${LOCK_VARIABLE_PREFIX}" are reserved`, 'mac keeps its apply lock in such a variable; choose another key'));
+    if (d.kind === 'EnvironmentVariable' && isReservedVariable(d.id)) {
+      diagnostics.push(
+        errorAt(source.locate(['key']), 'key', `variable keys starting with "${LOCK_VARIABLE_PREFIX}" or "${OWNED_VARIABLE_PREFIX}" are reserved`, 'mac keeps its apply lock and its ownership records in such variables; choose another key'),
+      );
     }
   }
 };

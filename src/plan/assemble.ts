@@ -5,7 +5,7 @@ import { buildDesired, notSet, privateLocationSlugs, refOf, type ResolveRef } fr
 import type { LiveState } from './fetch.js';
 import { kindSpec } from './kinds/index.js';
 import { matchKind, type MatchContext, type Pair } from './match.js';
-import { ownedId } from './ownership.js';
+import type { Ownership } from './record.js';
 import { rewriteSecretOps, secretNotes } from './secrets.js';
 import { defaultLabel, type MemberLabel } from './sets.js';
 import { isRecord } from './json.js';
@@ -28,15 +28,19 @@ export interface PlanInput {
   changedSince?: { ref: string; files: string[]; only?: boolean };
   git?: { commit?: string; branch?: string };
   now?: Date;
+  /** The ownership records of the account (kinds without tags); absent = none (nothing of those kinds is orphaned). */
+  ownership?: Ownership;
 }
 
 /**
- * The kinds a plan must read live: those defined, plus every owned kind (checks, check groups),
- * since owned objects that are no longer defined are reported (orphaned) or pruned. The check kinds share one list.
+ * The kinds a plan must read live: those defined, every tagged kind (checks, check groups) and
+ * every kind the project's ownership record lists, since owned objects that are no longer
+ * defined are reported (orphaned) or pruned. The check kinds share one list.
  */
-export function kindsToFetch(definitions: Definition[]): Kind[] {
+export function kindsToFetch(definitions: Definition[], ownership?: Ownership): Kind[] {
   const kinds = new Set<Kind>(definitions.map((d) => d.kind));
   for (const k of KINDS) if (isOwnedKind(k)) kinds.add(k);
+  for (const [k, ids] of ownership?.own ?? []) if (ids.size > 0) kinds.add(k);
   return KINDS.filter((k) => kinds.has(k));
 }
 
@@ -48,7 +52,7 @@ export function assemblePlan(input: PlanInput): Plan {
   // Subscriptions hold API ids; the plan names each subscribed channel by its logical id.
   const channels = new Map<string | number, string>();
   const labelOf: MemberLabel = (pointer, key) => (pointer === '/alertChannelSubscriptions' && (typeof key === 'string' || typeof key === 'number') ? channels.get(key) : undefined);
-  const warnings: string[] = [];
+  const warnings: string[] = [...(input.ownership?.warnings ?? [])];
   const present: PlannedChange[] = [];
   const deletes: PlannedChange[] = [];
   const orphaned: OrphanedResource[] = [];
@@ -74,13 +78,10 @@ export function assemblePlan(input: PlanInput): Plan {
       byRef.set(refOf(kind, pair.def.id), change);
       (change.action === 'delete' ? deletes : present).push(change);
     }
-    // Only checks and check groups can be orphans: they alone carry proof of ownership (the tag). docs/plan.md.
-    if (isOwnedKind(kind)) {
-      for (const l of matched.unclaimed) {
-        const id = ownedId(project, l.tags)!;
-        if (input.prune) deletes.push(pruneChange(kind, id, l));
-        else orphaned.push(orphanOf(kind, id, l));
-      }
+    // What the project owns (its tag, or its ownership record) and no longer defines. docs/plan.md.
+    for (const { id, live: l } of matched.unclaimed) {
+      if (input.prune) deletes.push(pruneChange(kind, id, l));
+      else orphaned.push(orphanOf(kind, id, l));
     }
   }
 
@@ -176,9 +177,9 @@ function withNotes(notes: string[]): { notes?: string[] } {
 }
 
 /** What matching needs across kinds: every live check and the project's check definitions. */
-export function matchContext(input: Pick<PlanInput, 'project' | 'live'>): MatchContext {
+export function matchContext(input: Pick<PlanInput, 'project' | 'live' | 'ownership'>): MatchContext {
   const liveChecks = KINDS.filter(isCheckKind).flatMap((k) => input.live.get(k) ?? []);
-  return { liveChecks, checkDefinitions: input.project.definitions.filter((d) => isCheckKind(d.kind)) };
+  return { liveChecks, checkDefinitions: input.project.definitions.filter((d) => isCheckKind(d.kind)), ...(input.ownership ? { ownership: input.ownership } : {}) };
 }
 
 function orphanOf(kind: Kind, id: string, live: Record<string, unknown>): OrphanedResource {

@@ -12,8 +12,9 @@ export type LiveState = Map<Kind, Record<string, unknown>[]>;
  * Fetches the live objects of `kinds`: one paginated list per distinct list endpoint, all lists
  * at once. Lists carry full objects, so no item GETs. The four check kinds share /v1/checks, so
  * fetching one check kind yields all four (owned checks of a kind no longer defined included).
+ * `prefetched` holds lists already read whole, by list path.
  */
-export async function fetchLive(client: ApiClient, kinds: Iterable<Kind>): Promise<LiveState> {
+export async function fetchLive(client: ApiClient, kinds: Iterable<Kind>, prefetched: ReadonlyMap<string, Record<string, unknown>[]> = new Map()): Promise<LiveState> {
   const lists = new Set([...kinds].map((k) => kindSpec(k).api.list));
   const byList = new Map<string, Kind[]>();
   for (const kind of KINDS) {
@@ -23,7 +24,8 @@ export async function fetchLive(client: ApiClient, kinds: Iterable<Kind>): Promi
   const state: LiveState = new Map();
   await Promise.all(
     [...byList].map(async ([list, listKinds]) => {
-      const items = await listLive(client, kindSpec(listKinds[0]!).api, {}, { idOf: kindSpec(listKinds[0]!).remoteId });
+      // A list already read whole (the variables, for the ownership records) is not read again.
+      const items = prefetched.get(list) ?? (await listLive(client, kindSpec(listKinds[0]!).api, {}, { idOf: kindSpec(listKinds[0]!).remoteId }));
       for (const kind of listKinds) state.set(kind, items.filter((item) => kindSpec(kind).accepts(item)));
     }),
   );

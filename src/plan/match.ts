@@ -4,6 +4,7 @@ import { normalizeLive } from './compare.js';
 import type { Desired } from './desired.js';
 import { kindSpec } from './kinds/index.js';
 import { ownedId, ownerProject } from './ownership.js';
+import type { Ownership } from './record.js';
 
 /** A definition with its desired body, ready to be matched. */
 export interface Candidate {
@@ -26,28 +27,35 @@ export interface MatchContext {
   liveChecks: readonly Live[];
   /** The project's check definitions. */
   checkDefinitions: readonly Definition[];
+  /** The ownership records of the account (kinds without tags); absent = none read (imports). */
+  ownership?: Ownership;
 }
 
 /** How the definitions of one kind matched the live objects of that kind. */
 export interface KindMatch {
   pairs: Pair[];
-  /** Live objects no definition claimed. */
-  unclaimed: Record<string, unknown>[];
+  /**
+   * Live objects the project owns (its tag, or its ownership record) that no definition claimed,
+   * with the logical id they are owned under: the orphans of a plan, deleted by --prune and destroy.
+   */
+  unclaimed: Array<{ id: string; live: Live }>;
   warnings: string[];
 }
 
 /**
- * Matches definitions to live objects: checks by the ownership tag `mac:<project>/<id>` (a
- * same-named check without it is reported, never adopted), other kinds by their natural key.
- * When several live objects claim one identity, the first in list order (the oldest) wins.
+ * Matches definitions to live objects. Checks and check groups: by the ownership tag
+ * `mac:<project>/<id>` (a same-named check without it is reported, never adopted). Other kinds:
+ * first by the project's ownership record (logical id -> API id; the immutable fields of the
+ * kind must agree), then by their natural key among the objects nothing claimed and no other
+ * project records. When several live objects claim one natural key, the first in list order
+ * (the oldest) wins.
  */
-export function matchKind(kind: Kind, project: string, candidates: Candidate[], live: Record<string, unknown>[], context?: MatchContext): KindMatch {
+export function matchKind(kind: Kind, project: string, candidates: Candidate[], live: Live[], context?: MatchContext): KindMatch {
   const spec = kindSpec(kind);
   const warnings: string[] = [];
-  const identity = isOwnedKind(kind)
-    ? (l: Record<string, unknown>) => ownedId(project, l.tags)
-    : (l: Record<string, unknown>) => spec.naturalKey?.(normalizeLive(kind, l));
-  const byIdentity = new Map<string, Record<string, unknown>>();
+  const owned = isOwnedKind(kind);
+  const identity = owned ? (l: Live) => ownedId(project, l.tags) : (l: Live) => spec.naturalKey?.(normalizeLive(kind, l));
+  const byIdentity = new Map<string, Live>();
   for (const l of live) {
     const key = identity(l);
     if (key === undefined) continue;
@@ -55,36 +63,91 @@ export function matchKind(kind: Kind, project: string, candidates: Candidate[], 
     if (first === undefined) byIdentity.set(key, l);
     else warnings.push(`${kind} ${describeKey(kind, key, project)}: ${kind} ${String(spec.remoteId(l))} has the same identity as ${String(spec.remoteId(first))}; mac manages ${String(spec.remoteId(first))} only`);
   }
-  const claimed = new Set<Record<string, unknown>>();
-  // Keys some definition claims as its own: a previous name still in use by a definition never moves.
-  const ownKeys = new Set(candidates.map((c) => (isOwnedKind(kind) ? undefined : spec.naturalKey?.(c.desired.body))).filter((k) => k !== undefined));
-  // A claim by a definition's own key wins over a previous name, whatever the order of the definitions.
-  for (const c of candidates) {
-    const k = isOwnedKind(kind) ? undefined : spec.naturalKey?.(c.desired.body);
-    const l = k === undefined ? undefined : byIdentity.get(k);
-    if (l !== undefined) claimed.add(l);
+  const recorded = !owned ? context?.ownership?.own.get(kind) : undefined;
+  const foreign = !owned ? context?.ownership?.foreign.get(kind) : undefined;
+  const liveById = new Map(live.map((l) => [String(spec.remoteId(l)), l]));
+  const foreignOf = (l: Live) => foreign?.get(String(spec.remoteId(l)));
+  // Which candidate took which live object, in order of precedence.
+  const taken = new Map<Live, Candidate>();
+  const found = new Map<Candidate, { live: Live; notes?: string[] }>();
+  const claimed = new Set<Live>();
+  const take = (c: Candidate, l: Live, notes?: string[]) => {
+    taken.set(l, c);
+    claimed.add(l);
+    found.set(c, notes ? { live: l, notes } : { live: l });
+  };
+  // 1. The ownership record: the logical id names the live object, whatever its name became.
+  if (recorded) {
+    for (const c of candidates) {
+      const remote = recorded.get(c.def.id);
+      const l = remote === undefined ? undefined : liveById.get(remote);
+      if (l === undefined || taken.has(l) || !sameImmutable(kind, c.desired.body, l)) continue;
+      const key = spec.naturalKey?.(c.desired.body);
+      const liveKey = identity(l);
+      const moved = key !== undefined && liveKey !== undefined && key !== liveKey;
+      take(c, l, moved && c.def.state === 'present' ? [`matched by its logical id (ownership record): the live ${kind} keeps its API id; its ${spec.naturalKeyLabel ?? 'identity'} changes`] : undefined);
+    }
   }
+  // 2. The natural key (or the tag), among the objects nothing claimed and no other project records.
+  for (const c of candidates) {
+    if (found.has(c)) continue;
+    const key = owned ? c.def.id : spec.naturalKey?.(c.desired.body);
+    const l = key === undefined ? undefined : byIdentity.get(key);
+    if (l === undefined || taken.has(l)) continue;
+    const other = foreignOf(l);
+    if (other !== undefined) {
+      warnings.push(`${kind}/${c.def.id} (${c.def.file}:${c.def.line}): the live ${kind} ${describeKey(kind, key!, project)} (${String(spec.remoteId(l))}) belongs to project "${other}"; mac will create a new one`);
+      continue;
+    }
+    take(c, l);
+  }
+  // Keys some definition claims as its own: a previous name still in use by a definition never moves.
+  const ownKeys = new Set(candidates.map((c) => (owned ? undefined : spec.naturalKey?.(c.desired.body))).filter((k) => k !== undefined));
   const pairs: Pair[] = candidates.map((c) => {
-    const key = isOwnedKind(kind) ? c.def.id : spec.naturalKey?.(c.desired.body);
+    const hit = found.get(c);
+    if (hit) return { ...c, live: hit.live, ...(hit.notes ? { notes: hit.notes } : {}) };
+    const key = owned ? c.def.id : spec.naturalKey?.(c.desired.body);
     if (key === undefined) {
       warnings.push(`${kind}/${c.def.id} (${c.def.file}:${c.def.line}): no ${spec.naturalKeyLabel ?? 'identity'} to match it by; it is planned as new`);
       return { ...c };
     }
-    const own = byIdentity.get(key);
-    const renamed = own === undefined && isOwnedKind(kind) ? renamedLive(c, byIdentity, claimed) : undefined;
-    const previous = own === undefined && !isOwnedKind(kind) ? previousNamed(c, byIdentity, claimed, ownKeys) : undefined;
+    const previous = !owned ? previousNamed(c, byIdentity, claimed, ownKeys, foreignOf) : undefined;
     if (previous) {
       claimed.add(previous.live);
       return { ...c, live: previous.live, notes: [`renamed from "${previous.from}" (previousNames): the live ${kind} keeps its API id and history`] };
     }
-    const l = own ?? renamed?.live ?? (isOwnedKind(kind) ? adopted(kind, project, c, live, claimed, warnings) : undefined);
+    if (!owned) return { ...c };
+    const renamed = renamedLive(c, byIdentity, claimed);
+    const l = renamed?.live ?? adopted(kind, project, c, live, claimed, warnings);
     if (l !== undefined) claimed.add(l);
-    if (l === undefined && isOwnedKind(kind) && c.def.state === 'present' && c.def.adopt === undefined) warnings.push(...lookAlikes(kind, project, c, live));
+    if (l === undefined && c.def.state === 'present' && c.def.adopt === undefined) warnings.push(...lookAlikes(kind, project, c, live));
     if (l === undefined) return { ...c };
     return renamed ? { ...c, live: l, notes: [`renamed from ${renamed.from}: the live ${isCheckKind(kind) ? 'check' : 'object'} keeps its API id; its ownership tag becomes mac:${project}/${c.def.id}`] } : { ...c, live: l };
   });
   if (kind === 'AlertChannel' && context) warnings.push(...matchMovedChannels(project, pairs, live, claimed, context));
-  return { pairs, unclaimed: live.filter((l) => !claimed.has(l) && identity(l) !== undefined && byIdentity.get(identity(l)!) === l), warnings };
+  const unclaimed: Array<{ id: string; live: Live }> = [];
+  if (owned) {
+    for (const l of live) {
+      const id = identity(l);
+      if (id !== undefined && !claimed.has(l) && byIdentity.get(id) === l) unclaimed.push({ id, live: l });
+    }
+  } else if (recorded) {
+    for (const [id, remote] of recorded) {
+      const l = liveById.get(remote);
+      if (l === undefined || claimed.has(l) || unclaimed.some((u) => u.live === l)) continue;
+      // A definition of that id took another object (a new key): the old one is named apart.
+      unclaimed.push({ id: candidates.some((c) => c.def.id === id) ? `${id}@${remote}` : id, live: l });
+    }
+  }
+  return { pairs, unclaimed, warnings };
+}
+
+/** Whether a definition's body and a live object agree on the fields the API never lets change (a record match cannot change them). */
+function sameImmutable(kind: Kind, body: Record<string, unknown>, live: Live): boolean {
+  const fields = kindSpec(kind).immutable ?? [];
+  if (fields.length === 0) return true;
+  const liveN = normalizeLive(kind, live);
+  return fields.every((f) => body[f] === undefined || body[f] === liveN[f]);
 }
 
 /**
@@ -92,11 +155,17 @@ export function matchKind(kind: Kind, project: string, candidates: Candidate[], 
  * `previousNames`: the first previous name that an unclaimed live object still has and that no
  * definition has as its own. Only used when no live object has the definition's own name.
  */
-function previousNamed(c: Candidate, byIdentity: ReadonlyMap<string, Live>, claimed: ReadonlySet<Live>, ownKeys: ReadonlySet<string>): { live: Live; from: string } | undefined {
+function previousNamed(
+  c: Candidate,
+  byIdentity: ReadonlyMap<string, Live>,
+  claimed: ReadonlySet<Live>,
+  ownKeys: ReadonlySet<string>,
+  foreignOf: (l: Live) => string | undefined,
+): { live: Live; from: string } | undefined {
   if (c.def.state !== 'present') return undefined;
   for (const from of c.def.previousNames ?? []) {
     const l = byIdentity.get(from);
-    if (l !== undefined && !claimed.has(l) && !ownKeys.has(from)) return { live: l, from };
+    if (l !== undefined && !claimed.has(l) && !ownKeys.has(from) && foreignOf(l) === undefined) return { live: l, from };
   }
   return undefined;
 }
@@ -139,8 +208,12 @@ function matchMovedChannels(project: string, pairs: Pair[], live: readonly Live[
   }
   // Live channels subscribed only by this project's checks, with the logical ids of those checks.
   const exclusive = new Map<Live, Set<string>>();
+  const foreign = context.ownership?.foreign.get('AlertChannel');
+  const recorded = new Set(context.ownership?.own.get('AlertChannel')?.values() ?? []);
   for (const l of live) {
-    if (claimed.has(l) || rawIds.has(String(spec.remoteId(l)))) continue;
+    const remote = String(spec.remoteId(l));
+    // Channels another project records are never taken; those this project records are its orphans when unclaimed.
+    if (claimed.has(l) || rawIds.has(remote) || foreign?.has(remote) || recorded.has(remote)) continue;
     const subs = Array.isArray(l.subscriptions) ? (l.subscriptions as Array<Record<string, unknown>>) : [];
     const owners = subs.map((s) => (s.checkId == null || s.groupId != null ? undefined : ownedCheck.get(String(s.checkId))));
     if (owners.length > 0 && owners.every((o) => o !== undefined)) exclusive.set(l, new Set(owners as string[]));

@@ -51,7 +51,7 @@ export const SecretSourceSchema = z.object({
 export const PlannedChangeSchema = z.object({
   action: ChangeActionSchema,
   kind: z.enum(KINDS),
-  id: z.string().min(1).describe('Logical id of the definition (or, for a pruned check, of its ownership tag).'),
+  id: z.string().min(1).describe('Logical id of the definition (or, for a pruned resource, the logical id its ownership tag or ownership record names).'),
   name: z.string().optional(),
   remoteId: z.union([z.string(), z.number()]).optional().describe('API id of the live object (absent for creates).'),
   file: z.string().optional().describe('File of the definition, relative to the project directory.'),
@@ -95,9 +95,24 @@ export const ChangedSinceSchema = z
 /** A live resource the project owns and no longer defines: reported, not deleted (`--prune` deletes it). */
 export const OrphanedResourceSchema = z.object({
   kind: z.enum(KINDS),
-  id: z.string().describe('The logical id its ownership tag names.'),
+  id: z.string().describe('The logical id its ownership tag or the ownership record names.'),
   name: z.string().optional(),
   remoteId: z.union([z.string(), z.number()]),
+});
+
+/**
+ * Something outside the project's definitions that stops a delete of `mac destroy`: an incident
+ * on one of the project's status-page services (the service delete answers 409 while one uses
+ * it), or a subscriber of one of its status pages. Listed before the confirmation; removed
+ * (deleted, or detached when the incident also concerns another project's service) just before
+ * the object it blocks is deleted.
+ */
+export const BlockerSchema = z.object({
+  type: z.enum(['Incident', 'StatusPageSubscription']),
+  action: z.enum(['delete', 'detach']).describe('`detach`: the incident also concerns services of other projects; only this project\'s services are taken off it.'),
+  remoteId: z.union([z.string(), z.number()]),
+  name: z.string().optional(),
+  blocks: z.string().describe('"Kind/id" of the change it blocks.'),
 });
 
 /** A plan: a plain, versioned document written by `plan --out` and read back by `apply`. */
@@ -114,7 +129,8 @@ export const PlanSchema = z.object({
   orphaned: z
     .array(OrphanedResourceSchema)
     .optional()
-    .describe('Resources this project owns but no longer defines, left in place (without `--prune`); only checks can be owned provably (their tag).'),
+    .describe('Resources this project owns (ownership tag or ownership record) but no longer defines, left in place (without `--prune`).'),
+  blockers: z.array(BlockerSchema).optional().describe('`mac destroy` only: what it removes first so that the deletes succeed.'),
   dir: z.string().optional().describe('Absolute path of the planned project directory (to re-read secrets on apply).'),
   changedSince: ChangedSinceSchema.optional(),
   warnings: z.array(z.string()).describe('Things a reviewer must know that are not changes (look-alike checks not adopted, ...).'),

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { ChangedSinceSchema, ChangeActionSchema, OrphanedResourceSchema, PatchOpSchema, PlanSchema, PlannedChangeSchema, RefMarkerSchema, SecretSourceSchema } from './schema.js';
+import type { BlockerSchema, ChangedSinceSchema, ChangeActionSchema, OrphanedResourceSchema, PatchOpSchema, PlanSchema, PlannedChangeSchema, RefMarkerSchema, SecretSourceSchema } from './schema.js';
 
 /**
  * The plan's types, each inferred from the one zod schema that `mac apply` parses saved plans
@@ -30,3 +30,6 @@ export type ChangedSince = z.infer<typeof ChangedSinceSchema>;
 
 /** A plan: a plain, versioned document written by `plan --out` and read back by `apply`. */
 export type Plan = z.infer<typeof PlanSchema>;
+
+/** Something `mac destroy` removes first so that a delete succeeds (an incident on a service, a page subscriber). */
+export type Blocker = z.infer<typeof BlockerSchema>;

@@ -30,5 +30,6 @@ export function renderResultMarkdown(result: ApplyResult): string {
       for (const i of issues) lines.push(`| \`${i.kind}/${i.id}\` | \`${i.field || '/'}\` | ${cell(i.message)} |`);
     }
   }
+  if (result.recordError) lines.push('', `**Ownership record:** ${cell(result.recordError)}`);
   return lines.join('\n').trimEnd();
 }

@@ -65,5 +65,6 @@ export function renderResultText(result: ApplyResult, colors: ResultColors = pla
       for (const i of issues) lines.push(`  ${i.kind}/${i.id}  ${i.field || '(whole object)'}  ${i.message}`);
     }
   }
+  if (result.recordError) lines.push('', `${c.bold('Ownership record:')} ${c.red(result.recordError)}`);
   return lines.join('\n');
 }

@@ -42,6 +42,14 @@ export function renderText(plan: Plan, c: Colors): string {
     lines.push('Unchanged, with remarks:');
     for (const ch of quietNotes) for (const note of ch.notes!) lines.push(c.dim(`  ${ch.kind}/${ch.id}: ${note}`));
   }
+  if (plan.blockers && plan.blockers.length > 0) {
+    lines.push('');
+    lines.push(c.red('Removed first, so that the deletes succeed (mac does not manage them):'));
+    for (const b of plan.blockers) {
+      const what = `${b.type}${b.name === undefined ? '' : ` ${JSON.stringify(b.name)}`} [${String(b.remoteId)}]`;
+      lines.push(b.action === 'delete' ? `  ${c.red('- delete')} ${what}  (blocks ${b.blocks})` : `  ${c.yellow('~ detach')} ${what} from this project's services; it stays for the others  (blocks ${b.blocks})`);
+    }
+  }
   if (plan.warnings.length > 0) {
     lines.push('');
     lines.push(c.yellow('Warnings:'));
@@ -57,6 +65,7 @@ export function renderText(plan: Plan, c: Colors): string {
   if (changes.length === 0 && orphans === undefined) lines.push(c.green('No changes. The account matches the definitions.'));
   else if (changes.length === 0) lines.push('No changes to apply.');
   lines.push(`${c.bold(summaryLine(plan))} ${plan.summary.noop} unchanged.`);
+  if (plan.blockers && plan.blockers.length > 0) lines.push(c.red(`And ${plan.blockers.length} incident${plan.blockers.length === 1 ? '' : 's'} or subscription${plan.blockers.length === 1 ? '' : 's'} removed first.`));
   if (orphans !== undefined) lines.push(c.yellow(orphans));
   return lines.join('\n');
 }

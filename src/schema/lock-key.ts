@@ -17,3 +17,16 @@ export function lockVariableKey(project: string): string {
 export function isLockVariable(key: unknown): boolean {
   return typeof key === 'string' && key.startsWith(LOCK_VARIABLE_PREFIX);
 }
+
+/** Prefix of every ownership record's key: `MAC_OWNED_<PROJECT>` lists the API ids a project manages of the kinds without tags. */
+export const OWNED_VARIABLE_PREFIX = 'MAC_OWNED_';
+
+/** The key of a project's ownership record (same form as its lock key). */
+export function ownedVariableKey(project: string): string {
+  return OWNED_VARIABLE_PREFIX + project.toUpperCase().replace(/-/g, '_');
+}
+
+/** Whether a variable key is mac's own bookkeeping (a lock or an ownership record): never planned, imported, pruned or defined. */
+export function isReservedVariable(key: unknown): boolean {
+  return isLockVariable(key) || (typeof key === 'string' && key.startsWith(OWNED_VARIABLE_PREFIX));
+}

@@ -10,7 +10,8 @@ import { readPlanFile } from '../../apply/plan-file.js';
 import { createProgressReporter } from '../../apply/progress.js';
 import { succeeded } from '../../apply/result.js';
 import { checkDeletes } from '../../apply/safety.js';
-import { guardAccount, isLockVariable } from '../../apply/lock.js';
+import { guardAccount } from '../../apply/lock.js';
+import { isReservedVariable } from '../../schema/lock-key.js';
 import { withCliApplyLock } from '../apply-lock.js';
 import { recoverSecrets, type SecretSources } from '../../apply/secrets.js';
 import { loadProject } from '../../config/load.js';
@@ -30,7 +31,7 @@ export const register: RegisterCommand = (program, ctx) => {
         .description('apply a project directory (plan, confirm, apply) or a plan file written by `mac plan --out`')
         .argument('[target]', 'project directory with mac.config.yaml, or a saved plan file', '.')
         .option('--yes', 'apply without asking (required without a terminal)')
-        .option('--prune', 'delete checks of this project that are no longer defined (DIR only)')
+        .option('--prune', 'delete what this project owns (tagged or recorded) and no longer defines (DIR only)')
         .option('--rewrite-secrets', 'write every secret value again, to push rotated secrets (DIR only)'),
       'changes in flight',
     ),
@@ -52,8 +53,8 @@ async function runApply(options: ApplyCommandOptions, flags: ApplyFlags, ctx: Cl
       if (plan.apiUrl.replace(/\/+$/, '') !== client.apiUrl) {
         throw new Refused(`the plan was made against ${plan.apiUrl}, not ${client.apiUrl}`, { hint: 'apply it with --api-url / MAC_API_URL set to the planned API, or plan again' });
       }
-      const lockChange = plan.changes.find((c) => c.kind === 'EnvironmentVariable' && isLockVariable(c.id));
-      if (lockChange) throw new Refused(`the plan touches the apply lock variable ${lockChange.id}; mac never plans it`, { hint: 'plan again with this version of mac' });
+      const lockChange = plan.changes.find((c) => c.kind === 'EnvironmentVariable' && isReservedVariable(c.id));
+      if (lockChange) throw new Refused(`the plan touches mac's own variable ${lockChange.id} (apply lock or ownership record); mac never plans it`, { hint: 'plan again with this version of mac' });
       const sources: SecretSources = { env: ctx.env, ...(plan.dir ? { reload: () => reloadBodies(plan.dir!, plan.project, ctx.env, flags.typescript !== false) } : {}) };
       // Secrets are recovered before the lock: a refusal for a missing one keeps nobody waiting.
       const secrets = await recoverSecrets(plan.changes, sources);

@@ -14,6 +14,9 @@ import { gitInfo } from '../../git/index.js';
 import { kindsToFetch } from '../../plan/assemble.js';
 import { assembleDestroyPlan } from '../../plan/destroy.js';
 import { fetchLive } from '../../plan/fetch.js';
+import { listVariables, ownershipFrom, VARIABLES_LIST } from '../../plan/record.js';
+import type { Plan } from '../../plan/types.js';
+import { clearingBlockers, findBlockers } from '../../apply/blockers.js';
 import { renderPlan } from '../../render/index.js';
 import { renderResult } from '../../render/result-index.js';
 import { Refused } from '../../errors.js';
@@ -29,7 +32,7 @@ export const register: RegisterCommand = (program, ctx) => {
     withRunOptions(
       program
         .command('destroy')
-        .description("delete everything the project manages: its tagged checks and every defined resource of the other kinds")
+        .description('delete everything the project manages (what it defines, tags or records), and the incidents and subscriptions that block those deletes')
         .argument('[dir]', DIR_HELP, '.')
         .option('--yes', 'delete without asking (required without a terminal)'),
       'deletes in flight',
@@ -51,22 +54,29 @@ async function runDestroy(dir: string, flags: DestroyFlags, ctx: CliContext): Pr
     // Under the apply lock: no apply of the project writes while its resources are deleted.
     return await withCliApplyLock(ctx, client, project.config.project, { command: 'mac destroy', timeoutSeconds: lockTimeout }, async (lock) => {
       output.progress(`reading the live state from ${connection.apiUrl} ...`);
-      let live;
+      let plan;
       try {
-        live = await fetchLive(client, kindsToFetch(project.definitions));
+        const variables = await listVariables(client);
+        const ownership = ownershipFrom(project.config.project, variables);
+        const live = await fetchLive(client, kindsToFetch(project.definitions, ownership), new Map([[VARIABLES_LIST, variables]]));
+        const planned = assembleDestroyPlan({ project, live, ownership, apiUrl: client.apiUrl, git: await gitInfo(project.dir) });
+        const blockers = await findBlockers(client, planned);
+        plan = blockers.length > 0 ? { ...planned, blockers } : planned;
       } finally {
         output.endProgress();
       }
-      const plan = assembleDestroyPlan({ project, live, apiUrl: client.apiUrl, git: await gitInfo(project.dir) });
       output.info(renderPlan(plan, 'text', output.cErr));
-      // Refuse too many deletes before asking anyone to confirm them (apply checks again).
-      checkDeletes(plan, maxDeletes, { destroy: true });
-      if (plan.summary.delete > 0 && !(await confirm(plan.project, plan.summary.delete, flags.yes === true, ctx))) return 1;
+      const total = plan.summary.delete + (plan.blockers?.length ?? 0);
+      const yes = flags.yes === true;
+      // --max-deletes guards unattended runs; a typed confirmation covers the whole plan it shows.
+      if (yes) checkDeletes(plan, maxDeletes, { destroy: true });
+      if (total > 0 && !(await confirm(plan, yes, ctx))) return 1;
 
       const progress = createProgressReporter({ sink: output, requests: () => client.stats.total });
       let result;
       try {
-        result = await applyPlan(plan, guardAccount(apiAccount({ client, project: plan.project }), lock), { maxDeletes, concurrency, destroy: true, onProgress: progress.onProgress });
+        const account = guardAccount(clearingBlockers(apiAccount({ client, project: plan.project }), client, plan), lock);
+        result = await applyPlan(plan, account, { maxDeletes: yes ? maxDeletes : Number.POSITIVE_INFINITY, concurrency, destroy: true, onProgress: progress.onProgress });
       } finally {
         progress.finish();
       }
@@ -79,15 +89,21 @@ async function runDestroy(dir: string, flags: DestroyFlags, ctx: CliContext): Pr
 }
 
 /** On a terminal, the project's name must be typed; without one, --yes is required. */
-async function confirm(project: string, count: number, yes: boolean, ctx: CliContext): Promise<boolean> {
+async function confirm(plan: Plan, yes: boolean, ctx: CliContext): Promise<boolean> {
   if (yes) return true;
   if (!ctx.output.interactive || !process.stdin.isTTY) {
     throw new Refused('mac destroy needs --yes when it cannot ask (no terminal)', { hint: 'review the deletes above, then run again with --yes' });
   }
+  const resources = plan.summary.delete;
+  const blockers = plan.blockers?.length ?? 0;
+  const total = resources + blockers;
+  const detail = blockers > 0 ? ` (${resources} resource${resources === 1 ? '' : 's'} and ${blockers} incident${blockers === 1 ? '' : 's'} or subscription${blockers === 1 ? '' : 's'} that block them)` : '';
   const rl = createInterface({ input: process.stdin, output: process.stderr });
   try {
-    const answer = await rl.question(`This deletes ${count} resource${count === 1 ? '' : 's'} of project "${project}". Type the project name to confirm: `);
-    if (answer.trim() === project) return true;
+    const answer = await rl
+      .question(`This deletes ${total} object${total === 1 ? '' : 's'}${detail} of project "${plan.project}". Type the project name to confirm: `)
+      .catch(() => '');
+    if (answer.trim() === plan.project) return true;
     ctx.output.info('destroy cancelled; nothing was deleted');
     return false;
   } finally {

@@ -31,7 +31,7 @@ export const register: RegisterCommand = (program, ctx) => {
     .option('--out <file>', 'also write the plan (JSON) to FILE, for `mac apply FILE`')
     .addOption(formatOption(PLAN_FORMATS))
     .option('--detailed-exitcode', 'exit 0 when nothing changes, 2 when something would')
-    .option('--prune', 'delete checks that carry this project\'s tag and are no longer defined')
+    .option('--prune', 'plan deletes of what this project owns (tagged or recorded) and no longer defines')
     .option('--rewrite-secrets', 'write every secret value again (they cannot be read back to compare): rotates changed secrets')
     .option('--changed-since <ref>', 'list first the changes of files changed since the git revision REF (the plan still covers everything)')
     .option('--only-changed-since <ref>', 'plan only resources defined in files changed since REF (and what they reference); the plan says what it left out')

@@ -74,6 +74,7 @@ export const alertChannel: KindSpec = {
     return `${obj.type as string}:${obj.type === 'EMAIL' ? address.toLowerCase() : address}`;
   },
   naturalKeyLabel: 'type + address',
+  immutable: ['type'],
   // Credentials, and locked webhook headers / query parameters: compared, never shown.
   sensitive: (obj) => [
     ...(CONFIG[obj.type as string]?.sensitive ?? []).filter((f) => isRecord(obj.config) && obj.config[f] != null).map((f) => `/config/${f}`),

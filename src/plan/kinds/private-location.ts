@@ -23,4 +23,5 @@ export const privateLocation: KindSpec = {
   shapeOf: () => SHAPE,
   naturalKey: (obj) => (typeof obj.slugName === 'string' ? obj.slugName : undefined),
   naturalKeyLabel: 'slugName',
+  immutable: ['slugName'],
 };

@@ -39,6 +39,12 @@ export interface KindSpec {
   /** Words for the natural key in messages (`name`, `customUrl`, `type + address`). */
   naturalKeyLabel?: string;
   /**
+   * Fields the API never lets an update change (api-decisions §1.6): a definition matched by
+   * logical id through the ownership record must agree with its live object on them, else it
+   * is a new object (and the recorded one an orphan).
+   */
+  immutable?: string[];
+  /**
    * Whether the kind's PUT merges (api-decisions §1.6): a top-level field the body omits keeps its
    * stored value. A field without a server default that a definition omits is then not managed.
    */
