@@ -3,7 +3,7 @@ import { isCheckKind, isOwnedKind } from '../schema/kinds.js';
 import { Refused } from '../errors.js';
 import { changeKey } from './graph.js';
 import { ownedId, ownerProject, ownershipTag } from '../plan/ownership.js';
-import { recordedId, type Ownership } from '../plan/record.js';
+import type { Ownership } from '../plan/record.js';
 import type { LiveObjects } from './stale.js';
 
 /** The default of `--max-deletes`. */
@@ -68,6 +68,8 @@ export function checkDeletes(plan: Plan, maxDeletes: number, rules: DeleteRules 
 export function checkOwnership(plan: Plan, live: LiveObjects, ownership?: Ownership): void {
   const refused: string[] = [];
   const own = plan.project;
+  // API ids this project records, per kind (a set: plans may hold many changes).
+  const recorded = new Map([...(ownership?.own ?? [])].map(([kind, ids]) => [kind, new Set(ids.values())]));
   for (const c of plan.changes) {
     if (c.action !== 'update' && c.action !== 'delete') continue;
     const what = `${c.action} ${changeKey(c)}${c.remoteId !== undefined ? ` (id ${c.remoteId})` : ''}`;
@@ -87,7 +89,7 @@ export function checkOwnership(plan: Plan, live: LiveObjects, ownership?: Owners
     if (c.remoteId === undefined || !ownership) continue;
     const other = ownership.foreign.get(c.kind)?.get(String(c.remoteId));
     if (other !== undefined) refused.push(`${what}: project "${other}" records it as its own`);
-    else if (isPruneDelete(c) && recordedId(ownership.own, c.kind, c.remoteId) === undefined) {
+    else if (isPruneDelete(c) && !recorded.get(c.kind)?.has(String(c.remoteId))) {
       refused.push(`${what}: a delete without a definition (pruned) must target an object this project's ownership record lists, and it does not`);
     }
   }

@@ -132,11 +132,14 @@ export function matchKind(kind: Kind, project: string, candidates: Candidate[], 
       if (id !== undefined && !claimed.has(l) && byIdentity.get(id) === l) unclaimed.push({ id, live: l });
     }
   } else if (recorded) {
+    const defined = new Set(candidates.map((c) => c.def.id));
+    const listed = new Set<Live>();
     for (const [id, remote] of recorded) {
       const l = liveById.get(remote);
-      if (l === undefined || claimed.has(l) || unclaimed.some((u) => u.live === l)) continue;
+      if (l === undefined || claimed.has(l) || listed.has(l)) continue;
+      listed.add(l);
       // A definition of that id took another object (a new key): the old one is named apart.
-      unclaimed.push({ id: candidates.some((c) => c.def.id === id) ? `${id}@${remote}` : id, live: l });
+      unclaimed.push({ id: defined.has(id) ? `${id}@${remote}` : id, live: l });
     }
   }
   return { pairs, unclaimed, warnings };

@@ -138,15 +138,6 @@ export async function fetchOwnership(client: ApiClient, project: string): Promis
   return ownershipFrom(project, await listVariables(client));
 }
 
-/** The logical id this project records for a live object of a kind, if any. */
-export function recordedId(own: OwnedIds, kind: Kind, remoteId: unknown): string | undefined {
-  const byId = own.get(kind);
-  if (!byId) return undefined;
-  const wanted = String(remoteId);
-  for (const [id, remote] of byId) if (remote === wanted) return id;
-  return undefined;
-}
-
 /** Copies a record (apply edits its copy). */
 export function copyIds(ids: OwnedIds): OwnedIds {
   return new Map([...ids].map(([k, m]) => [k, new Map(m)]));

@@ -252,10 +252,12 @@ describe('one apply at a time', () => {
     // A plan file that names the lock variable (edited by hand) is refused before any write.
     const forged = JSON.parse(readFileSync(join(dir, 'plan.json'), 'utf8'));
     forged.changes = [{ ...forged.changes.find((c: { kind: string }) => c.kind === 'EnvironmentVariable'), id: key, desired: { key, value: 'x' } }];
+    // Its summary counts its one change, so the refusal is the lock's, not the summary's.
+    forged.summary = { create: 0, update: 0, delete: 0, noop: 0, orphaned: 0, [forged.changes[0].action]: 1 };
     writeFileSync(join(dir, 'forged.json'), JSON.stringify(forged));
     const refused = await mac(served, ['apply', join(dir, 'forged.json')]);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain(`the plan touches the apply lock variable ${key}`);
+    expect(refused.stderr).toContain(`the plan touches mac's own variable ${key} (apply lock or ownership record)`);
     expect((await callApi(served, 'GET', `/v1/variables/${key}`)).status).toBe(404);
   }, 120_000);
 
@@ -263,6 +265,6 @@ describe('one apply at a time', () => {
     const dir = writeProject({ 'mac.config.yaml': config('res'), 'vars.yaml': 'kind: EnvironmentVariable\nkey: MAC_LOCK_OTHER\nvalue: x\n' });
     const r = await runMac(['validate', dir]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/vars\.yaml:2:\d+.*variable keys starting with "MAC_LOCK_" are reserved/);
+    expect(r.stderr).toMatch(/vars\.yaml:2:\d+.*variable keys starting with "MAC_LOCK_" or "MAC_OWNED_" are reserved/);
   });
 });
