@@ -56,20 +56,30 @@ export class Scrubber {
     this.publicOrdered ??= [...this.publicValues].sort((a, b) => b.length - a.length);
     if (this.ordered.length === 0) return text;
     if (this.publicOrdered.length === 0) return this.scrubAll(text);
-    // Public names kept as they are, everything between them scrubbed.
-    const kept = this.keepingPublic(text);
-    return this.ordered.some((v) => kept.includes(v)) ? this.scrubAll(text) : kept;
-  }
-
-  private keepingPublic(text: string): string {
-    const pattern = new RegExp(this.publicOrdered!.map(escapeRegExp).join('|'), 'g');
-    let out = '';
+    // Public names kept as they are, everything between them scrubbed; unless a value still shows
+    // outside them (it reached across the edge of one): then everything is scrubbed.
+    const pattern = new RegExp(this.publicOrdered.map(escapeRegExp).join('|'), 'g');
+    let kept = '';
     let last = 0;
+    const spans: Array<[number, number]> = [];
     for (const m of text.matchAll(pattern)) {
-      out += this.scrubAll(text.slice(last, m.index)) + m[0];
+      kept += this.scrubAll(text.slice(last, m.index));
+      spans.push([kept.length, kept.length + m[0].length]);
+      kept += m[0];
       last = m.index + m[0].length;
     }
-    return out + this.scrubAll(text.slice(last));
+    kept += this.scrubAll(text.slice(last));
+    return this.showsOutside(kept, spans) ? this.scrubAll(text) : kept;
+  }
+
+  /** Whether some value occurs in `text` other than wholly inside one of the (sorted) spans. */
+  private showsOutside(text: string, spans: ReadonlyArray<[number, number]>): boolean {
+    for (const v of this.ordered!) {
+      for (let at = text.indexOf(v); at !== -1; at = text.indexOf(v, at + 1)) {
+        if (!spans.some(([from, to]) => at >= from && at + v.length <= to)) return true;
+      }
+    }
+    return false;
   }
 
   private scrubAll(text: string): string {
