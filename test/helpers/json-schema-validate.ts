@@ -9,7 +9,7 @@ export type JsonSchema = Record<string, any>;
 
 const TYPE_OF = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? 'array' : Number.isInteger(v) ? 'integer' : typeof v);
 
-export function validateJson(value: unknown, s: JsonSchema, at = '$'): string[] {
+export function validateJson(value: unknown, s: JsonSchema | boolean | undefined, at = '$'): string[] {
   const out: string[] = [];
   if (s === true || s === undefined) return out;
   if (s === false) return [`${at}: not allowed`];
