@@ -84,3 +84,18 @@ function isFork(head: RepoPayload | null | undefined, base: RepoPayload | null |
 function refToBranch(ref: string | undefined): string | undefined {
   return ref?.startsWith('refs/heads/') ? ref.slice('refs/heads/'.length) : undefined;
 }
+
+/**
+ * `auto`: code runs only where the repository's own people put it: on `push`, and on a
+ * `pull_request` whose head is this repository. Every other event is denied: a fork's pull
+ * request, `pull_request_target` (the base's secrets with the fork's files), `workflow_run` and
+ * `issue_comment` (triggered by outsiders, often checking out their code), and any event added
+ * later.
+ */
+export function typescriptAllowed(input: 'allow' | 'deny' | 'auto', ctx: Pick<RunContext, 'eventName' | 'pullRequest'>): boolean {
+  if (input === 'allow') return true;
+  if (input === 'deny') return false;
+  if (ctx.eventName === 'push') return true;
+  if (ctx.eventName === 'pull_request') return ctx.pullRequest !== undefined && !ctx.pullRequest.fromFork;
+  return false;
+}

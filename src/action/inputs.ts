@@ -1,6 +1,7 @@
 import { DEFAULT_MAX_DELETES } from '../apply/safety.js';
-import { MAX_CONCURRENCY, parseChoice, parseCount } from '../config/options.js';
+import { MAX_CONCURRENCY, MAX_LOCK_TIMEOUT, parseChoice, parseCount, parseSeconds } from '../config/options.js';
 import { UsageError } from '../errors.js';
+import { parseAccountHeader } from '../config/connection.js';
 
 /** What the action was asked to do, parsed from its `with:` inputs. */
 export interface ActionInputs {
@@ -10,6 +11,8 @@ export interface ActionInputs {
   apiUrl?: string;
   apiKey?: string;
   accountId?: string;
+  /** The header the account id is sent in (as `--account-header`); undefined: MAC_ACCOUNT_HEADER, else x-service-account. */
+  accountHeader?: string;
   githubToken?: string;
   comment: boolean;
   prune: boolean;
@@ -23,7 +26,12 @@ export interface ActionInputs {
   typescript: 'allow' | 'deny' | 'auto';
   /** Apply this saved plan (the `mac plan --out` format) exactly, as `mac apply FILE`. */
   planFile?: string;
+  /** Seconds an apply waits for another apply of the project to end before it fails naming the holder. */
+  lockTimeout: number;
 }
+
+/** How long an apply of the Action waits for another apply of the project by default (two merges in a row). */
+export const DEFAULT_ACTION_LOCK_TIMEOUT = 300;
 
 /** Reads one input by its action.yml name; '' when unset (as @actions/core's getInput). */
 export type InputReader = (name: string) => string;
@@ -50,6 +58,7 @@ export function parseInputs(read: InputReader): ActionInputs {
     apiUrl: opt('api-url'),
     apiKey: opt('api-key'),
     accountId: opt('account-id'),
+    accountHeader: opt('account-header') === undefined ? undefined : parseAccountHeader('input "account-header"', read('account-header')),
     githubToken: opt('github-token'),
     comment: bool(read, 'comment', true),
     prune: bool(read, 'prune', false),
@@ -60,6 +69,7 @@ export function parseInputs(read: InputReader): ActionInputs {
     onlyChangedSince,
     typescript,
     planFile,
+    lockTimeout: parseSeconds('input "lock-timeout"', read('lock-timeout'), { fallback: DEFAULT_ACTION_LOCK_TIMEOUT, max: MAX_LOCK_TIMEOUT }),
   };
 }
 

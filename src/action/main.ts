@@ -5,11 +5,12 @@ import { getOctokit } from '@actions/github';
 import { join, resolve } from 'node:path';
 import { resolveConnection } from '../config/connection.js';
 import { MacError } from '../errors.js';
-import { readRunContext, type RunContext } from './event.js';
+import { readRunContext, typescriptAllowed, type RunContext } from './event.js';
 import { parseInputs, type ActionInputs } from './inputs.js';
 import { projectDirInRepo } from './links.js';
 import type { PublishTarget } from './publish.js';
 import { runApply, runPlan, type ActionRun } from './run.js';
+import { appendSummary } from './report.js';
 import { scrub, scrubber } from './scrub.js';
 
 // Events whose default command is apply: a merge to the default branch, or a person asking.
@@ -20,8 +21,14 @@ async function main(env: NodeJS.ProcessEnv): Promise<void> {
   if (inputs.apiKey) core.setSecret(inputs.apiKey);
   if (inputs.githubToken) core.setSecret(inputs.githubToken);
   const ctx = readRunContext(env, process.cwd());
+  // Public names of the run: never masked, whatever value a definition reads (links would read github.com/***/blob/...).
+  scrubber.keepPublic(`${ctx.owner}/${ctx.repo}`, ctx.serverUrl);
   const command = inputs.command ?? (inputs.planFile !== undefined || APPLY_EVENTS.has(ctx.eventName) ? 'apply' : 'plan');
-  const connection = resolveConnection({ apiUrl: inputs.apiUrl, apiKey: inputs.apiKey, accountId: inputs.accountId }, env);
+  if (command === 'plan' && !inputs.apiKey && !env.MAC_API_KEY && ctx.pullRequest?.fromFork) {
+    await skipForkPlan(ctx);
+    return;
+  }
+  const connection = resolveConnection({ apiUrl: inputs.apiUrl, apiKey: inputs.apiKey, accountId: inputs.accountId, accountHeader: inputs.accountHeader }, env);
   // Never posted, whatever a definition holds: the credentials of the run.
   scrubber.add(inputs.apiKey, inputs.githubToken, connection.apiKey, env.MAC_API_KEY, env.GITHUB_TOKEN, env.ACTIONS_RUNTIME_TOKEN, env.ACTIONS_ID_TOKEN_REQUEST_TOKEN);
   const typescript = typescriptAllowed(inputs.typescript, ctx);
@@ -36,7 +43,17 @@ async function main(env: NodeJS.ProcessEnv): Promise<void> {
   const changedSince = scopeOf(inputs, ctx);
   target.sinceIsPullRequestBase = changedSince?.fromEvent === true;
   // What definitions read from the environment is watched: each value read is scrubbed from every output.
-  const run: ActionRun = { dir: resolve(ctx.workspace, inputs.dir), connection, inputs, changedSince, typescript, target, env: scrubber.watch(env) };
+  const run: ActionRun = {
+    dir: resolve(ctx.workspace, inputs.dir),
+    connection,
+    inputs,
+    changedSince,
+    typescript,
+    target,
+    env: scrubber.watch(env),
+    runnerEnv: env,
+    lockTimeoutSeconds: inputs.lockTimeout,
+  };
   const scoped = changedSince ? ` (${changedSince.only ? 'only' : 'listing first'} files changed since ${changedSince.ref})` : '';
   core.info(`mac ${command} of ${projectDir} against ${connection.apiUrl}${scoped}; *.mac.ts files ${typescript ? 'allowed' : 'refused'} (input typescript: ${inputs.typescript})`);
   if (command === 'plan') await runPlan(run);
@@ -55,11 +72,17 @@ function scopeOf(inputs: ActionInputs, ctx: RunContext): ActionRun['changedSince
   return base ? { ref: base, fromEvent: true, only: false } : undefined;
 }
 
-/** `auto`: a pull request whose head lives in another repository (a fork) may not run code; everything else may. */
-function typescriptAllowed(input: ActionInputs['typescript'], ctx: RunContext): boolean {
-  if (input === 'allow') return true;
-  if (input === 'deny') return false;
-  return !(ctx.pullRequest?.fromFork ?? false);
+/**
+ * A pull request from a fork gets no secrets: without an API key there is nothing to plan
+ * against. That is how GitHub protects the account, not a failure of the pull request: the job
+ * succeeds with a notice (and the summary) saying why no plan ran.
+ */
+async function skipForkPlan(ctx: RunContext): Promise<void> {
+  const message =
+    `No plan: pull request #${ctx.pullRequest!.number} comes from a fork, and GitHub gives a fork's pull request no secrets, so there is no API key (input api-key, MAC_API_KEY) to read the account with. ` +
+    'Nothing was loaded or run. A maintainer can review the change, then push it to a branch of this repository (or merge it) to get the plan.';
+  core.notice(scrub(message), { title: 'mac plan skipped' });
+  await appendSummary(`### mac plan skipped\n\n> [!NOTE]\n> ${message}\n`);
 }
 
 main(process.env).catch((err: unknown) => {

@@ -45,6 +45,14 @@ export interface ActionRun {
   target: PublishTarget;
   /** The environment `${{ env.NAME }}` in definitions reads (watched: what it reads is scrubbed from outputs). */
   env: Record<string, string | undefined>;
+  /**
+   * The process environment, unwatched: what the action itself reads of the run (the
+   * repository, the run id, the actor). Read through `env` it would become "sensitive" and be
+   * masked in every link and summary (the repository name shown as three stars).
+   */
+  runnerEnv: Record<string, string | undefined>;
+  /** Seconds an apply waits for another apply of the project (input lock-timeout). */
+  lockTimeoutSeconds: number;
 }
 
 /** Plans and publishes the plan (comment, summary, outputs, annotations). Invalid definitions fail the run. */
@@ -81,13 +89,11 @@ export async function runApply(run: ActionRun): Promise<void> {
   );
 }
 
-/** A workflow run waits this long for another apply of the project (two merges in a row) before it fails naming the holder. */
-const ACTION_LOCK_TIMEOUT_MS = 300_000;
-
 function actionLock(run: ActionRun): LockOptions {
-  const where = [run.env.GITHUB_REPOSITORY, run.env.GITHUB_RUN_ID && `run ${run.env.GITHUB_RUN_ID}`].filter(Boolean).join(' ');
-  const holder = localHolder(`mac action apply${where ? ` (${where})` : ''}`, run.env);
-  return { holder: { ...holder, user: run.env.GITHUB_ACTOR || holder.user }, timeoutMs: ACTION_LOCK_TIMEOUT_MS, onNotice: (m) => core.info(m) };
+  const env = run.runnerEnv;
+  const where = [env.GITHUB_REPOSITORY, env.GITHUB_RUN_ID && `run ${env.GITHUB_RUN_ID}`].filter(Boolean).join(' ');
+  const holder = localHolder(`mac action apply${where ? ` (${where})` : ''}`, env);
+  return { holder: { ...holder, user: env.GITHUB_ACTOR || holder.user }, timeoutMs: run.lockTimeoutSeconds * 1000, onNotice: (m) => core.info(m) };
 }
 
 /**
@@ -128,10 +134,12 @@ async function applyAndReport(run: ActionRun, planned: Plan, client: ApiClient, 
     if (err instanceof Refused) {
       const stale = savedPlan !== undefined && /\bstale\b/.test(err.message);
       const hint = stale
-        ? 'the account changed since the plan was reviewed: plan again (push to the pull request, or run this workflow without plan-file) and review the new plan'
+        ? 'the account changed since the plan was reviewed (another merge applied first, or a change by hand): nothing of this plan was applied; review the fresh plan of the merged commit and run the apply workflow by hand (without plan-file) to apply it'
         : actionHint(err.hint);
       const what = savedPlan !== undefined ? `The saved plan \`${savedPlan}\`` : 'The plan';
-      const refusal = `### mac apply: refused\n\n${fence(err.message)}${hint ? `\n\nhint: ${hint}` : ''}\n\nNothing was changed. ${what}:`;
+      const refusal = `### mac apply: refused${stale ? ' (stale plan)' : ''}\n\n${fence(err.message)}${hint ? `\n\nhint: ${hint}` : ''}\n\nNothing was changed. ${what}:`;
+      // The workflow re-plans the checkout after a stale refusal (examples/workflows/mac-apply.yml).
+      core.setOutput('stale', String(stale));
       await appendSummary(`${refusal}\n\n${planSummary(planned, run.target, SUMMARY_LIMIT - size(refusal) - 1000)}`);
       throw new Refused(err.message, { cause: err, hint });
     }

@@ -10,8 +10,10 @@ import { assertNoPlaceholder } from './placeholder.js';
 export interface ApiClientOptions {
   apiUrl: string;
   apiKey: string;
-  /** Sent as `x-service-account` when set. */
+  /** Sent in `accountHeader` when set. */
   accountId?: string;
+  /** The header the account id goes in; default `x-service-account` (the reference API names it `x-checkly-account`). */
+  accountHeader?: string;
   /** Per-request timeout (connect to last body byte); default 30 s (api-decisions §1.5). */
   timeoutMs?: number;
   /** Requests per period for the whole run; default 600 per 60 s. */
@@ -139,7 +141,7 @@ export class ApiClient {
       authorization: `Bearer ${options.apiKey}`,
       accept: 'application/json',
       'user-agent': 'mac',
-      ...(options.accountId ? { 'x-service-account': options.accountId } : {}),
+      ...(options.accountId ? { [(options.accountHeader ?? 'x-service-account').toLowerCase()]: options.accountId } : {}),
     };
     this.jsonHeaders = { ...this.headers, 'content-type': 'application/json' };
   }

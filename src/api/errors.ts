@@ -81,7 +81,7 @@ type ApiErrorClass = new (message: string, details: ApiErrorDetails, options?: M
 
 const BY_STATUS: Record<number, { cls: ApiErrorClass; hint?: string }> = {
   400: { cls: BadRequestError },
-  401: { cls: UnauthorizedError, hint: 'check MAC_API_KEY / --api-key and MAC_ACCOUNT_ID / --account-id' },
+  401: { cls: UnauthorizedError, hint: 'check MAC_API_KEY / --api-key, MAC_ACCOUNT_ID / --account-id, and the header the service reads the account from (MAC_ACCOUNT_HEADER / --account-header)' },
   402: { cls: PaymentRequiredError, hint: 'the account has reached a limit of its plan' },
   403: { cls: ForbiddenError, hint: 'use an API key with write access (this one may only read)' },
   404: { cls: NotFoundError },

@@ -13,11 +13,13 @@ export function usageHint(command: string): string {
 export function environmentHelp(docsUrl: string): string {
   return `
 Environment:
-  MAC_API_URL      monitoring API base URL (default: ${DEFAULT_API_URL}, where mac serve listens)
-  MAC_API_KEY      API key (default: the dev key of mac serve, at the default URL only)
-  MAC_ACCOUNT_ID   account id sent as x-service-account
-  MAC_RATE_LIMIT   at most N requests per SECONDS, as N/SECONDS (default: 600/60)
-  NO_COLOR         no colour in the output
+  MAC_API_URL         monitoring API base URL (default: ${DEFAULT_API_URL}, where mac serve listens)
+  MAC_API_KEY         API key (default: the dev key of mac serve, at the default URL only)
+  MAC_ACCOUNT_ID      account id, sent in the account header
+  MAC_ACCOUNT_HEADER  header the account id is sent in (default: x-service-account;
+                      the reference API names it x-checkly-account)
+  MAC_RATE_LIMIT      at most N requests per SECONDS, as N/SECONDS (default: 600/60)
+  NO_COLOR            no colour in the output
 
 Docs: ${docsUrl}`;
 }

@@ -54,7 +54,10 @@ export async function main(argv: string[], target?: Partial<OutputTarget>): Prom
     .configureOutput({ writeOut: (s) => output.result(s.trimEnd()), writeErr: (s) => output.info(s.trimEnd()) });
   for (const load of commandsFor(argv)) (await load()).register(program, ctx);
   // A usage error stays one line plus a hint; the whole help would bury the message.
-  for (const command of program.commands) command.showHelpAfterError(usageHint(`mac ${command.name()}`));
+  for (const command of program.commands) {
+    command.showHelpAfterError(usageHint(`mac ${command.name()}`));
+    showDefaultsAsWritten(command);
+  }
   try {
     await program.parseAsync(argv);
   } catch (err) {
@@ -68,6 +71,21 @@ export async function main(argv: string[], target?: Partial<OutputTarget>): Prom
     return code;
   }
   return exitCode;
+}
+
+/**
+ * Commander shows a default as JSON (`(default: "4010")`); flags take their values as strings, so
+ * a numeric default would read as a quoted string. Defaults that are numbers (`4010`, `0.5`) or
+ * a rate (`600/60`) are shown as written instead: `(default: 4010)`.
+ */
+function showDefaultsAsWritten(command: Command): void {
+  for (const option of command.options) {
+    const value: unknown = option.defaultValue;
+    if (option.defaultValueDescription === undefined && typeof value === 'string' && /^\d+(?:\.\d+)?(?:\/\d+)?$/.test(value)) {
+      option.defaultValueDescription = value;
+    }
+  }
+  for (const sub of command.commands) showDefaultsAsWritten(sub);
 }
 
 function wantsJson(argv: string[]): boolean {

@@ -10,7 +10,7 @@ import { Option, type Command } from 'commander';
 import { limiterOf, type Limiter, type RateLimit } from '../api/index.js';
 import { DEFAULT_CONCURRENCY } from '../apply/executor.js';
 import { DEFAULT_MAX_DELETES } from '../apply/safety.js';
-import { DEFAULT_API_URL } from '../config/connection.js';
+import { DEFAULT_ACCOUNT_HEADER, DEFAULT_API_URL } from '../config/connection.js';
 import { formatDiagnostic, summarizeDiagnostics } from '../config/format.js';
 import { loadProject } from '../config/load.js';
 import type { LoadedProject } from '../config/types.js';
@@ -70,12 +70,13 @@ export function withRunOptions(cmd: Command, what: string): Command {
     .option('--no-typescript', NO_TYPESCRIPT_HELP);
 }
 
-/** Adds --api-url, --api-key and --account-id to a command that talks to the API. */
+/** Adds --api-url, --api-key, --account-id and --account-header to a command that talks to the API. */
 export function withConnectionOptions(cmd: Command): Command {
   return cmd
     .option('--api-url <url>', `monitoring API base URL (env MAC_API_URL; default: ${DEFAULT_API_URL}, where mac serve listens)`)
     .option('--api-key <key>', 'API key (env MAC_API_KEY; default: the dev key of mac serve, at the default URL only)')
-    .option('--account-id <id>', 'account id sent as x-service-account (env MAC_ACCOUNT_ID)');
+    .option('--account-id <id>', 'account id, sent in the account header (env MAC_ACCOUNT_ID)')
+    .option('--account-header <name>', `header the account id is sent in: ${DEFAULT_ACCOUNT_HEADER} for mac serve, x-checkly-account for the reference API (env MAC_ACCOUNT_HEADER; default: ${DEFAULT_ACCOUNT_HEADER})`);
 }
 
 
@@ -134,6 +135,7 @@ export interface ApplyFlags extends RunFlags {
   apiUrl?: string;
   apiKey?: string;
   accountId?: string;
+  accountHeader?: string;
   /** false with --no-typescript: *.mac.ts files are refused. */
   typescript?: boolean;
 }

@@ -1,6 +1,7 @@
 /**
  * Where and as whom mac talks to the monitoring API: flags (or Action inputs), then MAC_API_URL,
- * MAC_API_KEY, MAC_ACCOUNT_ID. Shared by the CLI and the Action; pure (the caller passes the environment).
+ * MAC_API_KEY, MAC_ACCOUNT_ID, MAC_ACCOUNT_HEADER. Shared by the CLI and the Action; pure (the
+ * caller passes the environment).
  */
 import { UsageError } from '../errors.js';
 
@@ -11,11 +12,16 @@ export const DEV_API_KEY = 'mac-dev-key';
 /** The account of the dev key. */
 export const DEV_ACCOUNT_ID = 'dev';
 
+/** The header that carries the account id, as `mac serve` names it. */
+export const DEFAULT_ACCOUNT_HEADER = 'x-service-account';
+
 /** Where and as whom the engine talks to the monitoring API. */
 export interface Connection {
   apiUrl: string;
   apiKey: string;
   accountId?: string;
+  /** The header the account id is sent in (lower-case); `x-service-account` unless told otherwise. */
+  accountHeader?: string;
 }
 
 /** Flags that may override the environment. */
@@ -23,6 +29,44 @@ export interface ConnectionFlags {
   apiUrl?: string;
   apiKey?: string;
   accountId?: string;
+  accountHeader?: string;
+}
+
+/**
+ * Headers mac sets itself (or HTTP reserves): naming one of them as the account header would
+ * replace the API key, the body's type or the framing of the request.
+ */
+const RESERVED_HEADERS = new Set([
+  'authorization',
+  'accept',
+  'content-type',
+  'content-length',
+  'user-agent',
+  'host',
+  'connection',
+  'transfer-encoding',
+  'te',
+  'upgrade',
+  'expect',
+  'keep-alive',
+  'proxy-authorization',
+  'cookie',
+]);
+
+/**
+ * Checks a header name given by `--account-header` (or `MAC_ACCOUNT_HEADER`, or the Action's
+ * input) and returns it lower-cased: an HTTP token of at most 64 characters, not one mac sets
+ * itself. `source` names where it came from, for the error.
+ */
+export function parseAccountHeader(source: string, value: string): string {
+  const name = value.trim();
+  const hint = `pass a header name such as ${DEFAULT_ACCOUNT_HEADER} (mac serve) or x-checkly-account (the reference API)`;
+  if (name.length === 0 || name.length > 64 || !/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/.test(name)) {
+    throw new UsageError(`${source} must be an HTTP header name (letters, digits and - at most 64 characters), got ${JSON.stringify(value.slice(0, 80))}`, { hint });
+  }
+  const lower = name.toLowerCase();
+  if (RESERVED_HEADERS.has(lower)) throw new UsageError(`${source} cannot be "${lower}": mac sets that header itself`, { hint });
+  return lower;
 }
 
 /**
@@ -33,6 +77,12 @@ export function resolveConnection(flags: ConnectionFlags, env: Record<string, st
   const apiUrl = (flags.apiUrl ?? env.MAC_API_URL ?? DEFAULT_API_URL).replace(/\/+$/, '');
   let apiKey = flags.apiKey ?? env.MAC_API_KEY;
   let accountId = flags.accountId ?? env.MAC_ACCOUNT_ID;
+  const accountHeader =
+    flags.accountHeader !== undefined
+      ? parseAccountHeader('--account-header', flags.accountHeader)
+      : env.MAC_ACCOUNT_HEADER
+        ? parseAccountHeader('MAC_ACCOUNT_HEADER', env.MAC_ACCOUNT_HEADER)
+        : DEFAULT_ACCOUNT_HEADER;
   checkApiUrl(apiUrl);
   if (!apiKey) {
     if (apiUrl === DEFAULT_API_URL) {
@@ -42,7 +92,7 @@ export function resolveConnection(flags: ConnectionFlags, env: Record<string, st
       throw new UsageError(`no API key for ${apiUrl}`, { hint: 'set MAC_API_KEY or pass --api-key' });
     }
   }
-  return { apiUrl, apiKey, accountId: accountId || undefined };
+  return { apiUrl, apiKey, accountId: accountId || undefined, accountHeader };
 }
 
 /**

@@ -5,7 +5,8 @@
  */
 import type { Definition, Diagnostic, Position } from './types.js';
 import { errorAt, pointer, type PathSegment, type SourceDocument } from './source.js';
-import { kindSpec } from '../plan/kinds/index.js';
+import { KIND_SPECS, kindSpec } from '../plan/kinds/index.js';
+import type { Kind } from '../schema/kinds.js';
 import { isWithin } from '../plan/pointer.js';
 import { CONFIG_FILE } from './discover.js';
 
@@ -35,6 +36,32 @@ export function forbiddenEnvName(name: string): string | undefined {
 /** Which environment variables a document may read: those declared under `env:` and not forbidden. */
 export interface EnvPolicy {
   declared: ReadonlySet<string>;
+  /**
+   * Top-level fields of the document that identify it and may never read the environment (the
+   * kind, the logical id, the names mac matches on). Default: those of a definition.
+   */
+  identityFields?: (data: Record<string, unknown>) => readonly string[];
+}
+
+/** Fields of every definition that say what it is and which live object it is. */
+const IDENTITY_FIELDS = ['kind', 'id', 'key', 'previousNames', 'renamedFrom'] as const;
+
+/**
+ * The top-level fields of a definition that identify it: its kind, logical id, key, the names it
+ * was known by, and the field the kind's live objects are matched on (a snippet's `name`, a
+ * status page's `url`, ...). A value read from the environment is a value (a secret, a host):
+ * in these fields it would be printed by every plan, `--out` file and error, and make the
+ * object's identity depend on where mac runs.
+ */
+export function definitionIdentityFields(data: Record<string, unknown>): string[] {
+  const fields: string[] = [...IDENTITY_FIELDS];
+  const kind = typeof data.kind === 'string' ? data.kind : undefined;
+  const spec = kind !== undefined && Object.hasOwn(KIND_SPECS, kind) ? kindSpec(kind as Kind) : undefined;
+  const label = spec?.naturalKeyLabel;
+  // A single field (`name`, `url`, `customUrl`, `slugName`); an alert channel's "type + address" is
+  // its destination, which is often a secret webhook URL read from the environment on purpose.
+  if (label !== undefined && /^\w+$/.test(label)) fields.push(label);
+  return fields;
 }
 
 /** A value that names an environment variable that is not set (judged once the definition is known). */
@@ -69,6 +96,8 @@ export function interpolateEnv(
   diagnostics: Diagnostic[],
 ): Interpolated {
   const out: Interpolated = { envSources: {}, envPaths: [], unset: [] };
+  const data = source.data;
+  const identity = new Set(data !== null && typeof data === 'object' && !Array.isArray(data) ? (policy.identityFields ?? definitionIdentityFields)(data as Record<string, unknown>) : []);
   // One shared path stack: most documents have no reference, so paths are copied only on a hit.
   const path: PathSegment[] = [];
   const visit = (value: unknown): unknown => {
@@ -102,6 +131,19 @@ export function interpolateEnv(
         return match;
       }
       const name = ref[1];
+      const field = path[0];
+      if (typeof field === 'string' && identity.has(field)) {
+        // Refused before the value is read: it is never resolved, so never printed.
+        diagnostics.push(
+          errorAt(
+            source.locate(path),
+            path,
+            `"${field}" cannot read the environment (\${{ env.${name} }}): it identifies the ${field === 'kind' ? 'definition' : 'resource'}, and plans, --out files and errors print it in clear`,
+            `write "${field}" as text; only value fields (a variable's value, a header, a host, a message) may read environment variables`,
+          ),
+        );
+        return match;
+      }
       const forbidden = forbiddenEnvName(name);
       if (forbidden !== undefined) {
         diagnostics.push(

@@ -53,7 +53,7 @@ export async function readProjectConfig(dir: string, env: Record<string, string 
     delete source.data.defaults;
     delete source.data.env;
   }
-  const interpolated = interpolateEnv(source, env, { declared: new Set(declared) }, diagnostics);
+  const interpolated = interpolateEnv(source, env, { declared: new Set(declared), identityFields: () => ['project', 'include', 'exclude'] }, diagnostics);
   judgeUnsetEnv(interpolated.unset, undefined, diagnostics);
   if (isRecord(source.data) && defaults !== undefined) source.data.defaults = defaults;
   if (isRecord(source.data) && envList !== undefined) source.data.env = envList;

@@ -77,7 +77,7 @@ export function createApp(ctx: ServerContext, extras: AppExtras = {}): Hono<AppE
   app.use('*', faults(options.faults, options.random));
   // Status pages and dashboards people open (no API key): before authentication (pages/routes.ts).
   app.use('*', publicPages(ctx));
-  app.use('*', authenticate(options.keys));
+  app.use('*', authenticate(options.keys, options.accountHeader));
   app.use('*', rateLimit(options.rateLimit, options.now));
   registerPingRoute(app, ctx);
   const specs = [...MODULES, ...(extras.modules ?? [])].flatMap((module) => module(ctx));

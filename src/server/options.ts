@@ -35,6 +35,8 @@ export interface ServerOptions {
   /** 0 picks a free port. */
   port: number;
   keys: ApiKeySpec[];
+  /** The header requests name their account in (`--account-header`); default `x-service-account`. */
+  accountHeader?: string;
   /**
    * SQLite database file (`--state` / `--database sqlite:`), or a `postgres://` URL (`--database
    * postgres://...`); undefined keeps state in memory only.
@@ -115,6 +117,7 @@ export function resolveServerOptions(partial: Partial<ServerOptions> = {}): Serv
     host,
     port: partial.port ?? 4010,
     keys: keys.length > 0 ? keys : [DEV_KEY],
+    ...(partial.accountHeader !== undefined ? { accountHeader: partial.accountHeader.toLowerCase() } : {}),
     stateFile: partial.stateFile,
     retentionDays: partial.retentionDays ?? DEFAULT_RETENTION_DAYS,
     retention: partial.retention ?? { batch: 500, idleMs: 60_000 },

@@ -33,10 +33,12 @@ describe('Action apply and the apply lock', () => {
     const run: ActionRun = {
       dir,
       connection: { apiUrl: served.url, apiKey: served.apiKey },
-      inputs: { dir: '.', comment: false, prune: false, maxDeletes: 10, typescript: 'allow' },
+      inputs: { dir: '.', comment: false, prune: false, maxDeletes: 10, typescript: 'allow', lockTimeout: 300 },
       typescript: true,
       target: { ctx: { eventName: 'push', owner: 'o', repo: 'r', headSha: 'abc', serverUrl: 'https://github.com', workspace: dir }, projectDir: '.', comment: false, planFile: join(work, 'plan.json') },
-      env: { GITHUB_ACTOR: 'hubot', GITHUB_REPOSITORY: 'o/r', GITHUB_RUN_ID: '42' },
+      env: {},
+      runnerEnv: { GITHUB_ACTOR: 'hubot', GITHUB_REPOSITORY: 'o/r', GITHUB_RUN_ID: '42' },
+      lockTimeoutSeconds: 300,
     };
     const logged: string[] = [];
     const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => (logged.push(String(chunk)), true));

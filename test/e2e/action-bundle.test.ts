@@ -531,12 +531,72 @@ describe('the bundled action on push with plan-file: apply what was reviewed', (
     const stale = await runAction({ event: 'push', workspace: dir, sha: head2, inputs: { 'plan-file': reviewed } });
     expect(stale.code).toBe(1);
     expect(stale.stdout).toMatch(/::error::the plan is stale: 1 object moved since it was written/);
-    expect(stale.stdout).toMatch(/hint: the account changed since the plan was reviewed: plan again/);
-    expect(stale.summary).toContain('### mac apply: refused');
+    expect(stale.stdout).toMatch(/hint: the account changed since the plan was reviewed \(another merge applied first, or a change by hand\): nothing of this plan was applied/);
+    expect(stale.summary).toContain('### mac apply: refused (stale plan)');
+    // The apply workflow plans again on this output.
+    expect(stale.outputs.stale).toBe('true');
     expect(stale.summary).toContain('Nothing was changed.');
     const after = (await apiOk(serve, 'GET', `/v1/checks/${a.id}`)) as { request: { port: number }; frequency: number };
     expect(after).toMatchObject({ frequency: 30, request: { port: 5432 } });
+   }, 240_000);
+});
+
+describe('the bundled action on a fork\'s pull request without secrets', () => {
+  it('succeeds with a notice saying why no plan ran, and loads, runs and posts nothing', async () => {
+    const { dir, base } = newRepo('shop-fork-nokey');
+    // A *.mac.ts file that would leave a mark if it ran: without a key nothing is even loaded.
+    const mark = join(tmp, 'ran.txt');
+    const head = commit(dir, { 'monitoring/checks/db.yaml': tcpCheck('db-nokey', 5432), 'monitoring/checks/x.mac.ts': `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(mark)}, 'ran');\nexport default [];\n` }, 'fork change');
+    const run = await runAction({ event: 'pull_request', workspace: dir, sha: head, baseSha: base, fork: true, inputs: { 'api-key': '' } });
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^::notice title=mac plan skipped::No plan: pull request #42 comes from a fork, and GitHub gives a fork's pull request no secrets, so there is no API key/m);
+    expect(run.summary).toContain('### mac plan skipped');
+    expect(run.stdout).not.toMatch(/::error/);
+    expect(existsSync(mark)).toBe(false);
+    expect(gh.requests).toHaveLength(0);
+    expect(run.outputs['has-changes']).toBeUndefined();
+
+    // The same run from this repository's own branch has no excuse: a missing key fails it.
+    const own = await runAction({ event: 'pull_request', workspace: dir, sha: head, baseSha: base, inputs: { 'api-key': '', 'api-url': 'https://monitoring.example' } });
+    expect(own.code).toBe(1);
+    expect(own.stdout).toMatch(/::error::no API key for https:\/\/monitoring\.example/);
   });
+});
+
+describe('a multi-line secret holding | in every layout', () => {
+  // What a PEM key or a generated password may hold: newlines, `|`, `<`, `"`.
+  const SECRET = 'pem|Line-One-AAAA1\n<two> "line" |BBBB2\nthird-line-CCCC3';
+  const PARTS = ['Line-One-AAAA1', 'AAAA1', 'BBBB2', 'CCCC3', 'pem|Line', 'pem\\|Line'];
+  const resources = (n: number) =>
+    [
+      // A secret value written literally: masked by the plan, and scrubbed wherever a file copies it.
+      `kind: EnvironmentVariable\nkey: PEM_SECRET\nvalue: ${JSON.stringify(SECRET)}\nsecret: true\n`,
+      tcpCheck('aaa-secret', 5432, JSON.stringify(SECRET)),
+      ...Array.from({ length: n }, (_, i) => tcpCheck(`filler-${String(i).padStart(4, '0')}-with-a-longer-id-to-fill-rows`, 1000 + i, `Filler check number ${i} with a long enough name`)),
+    ].join('---\n');
+
+  it('is found in no comment, summary, annotation, log or output: details, changed fields, table, truncated', async () => {
+    const { dir, base } = newRepo('shop-pem');
+    const seen: string[] = [];
+    const levels: string[] = [];
+    // 0 fillers: every diff shown; 150: the changed-fields table; 1200: the table, cut.
+    for (const [i, n] of [0, 150, 1200].entries()) {
+      const head = commit(dir, { 'monitoring/resources.yaml': resources(n) }, `resources ${i}`);
+      const run = await runAction({ event: 'pull_request', workspace: dir, sha: head, baseSha: base, inputs: {} });
+      expect(run.code, run.stdout + run.stderr).toBe(0);
+      const body = planComments()[0].body;
+      expect(body).toContain('TcpCheck/aaa-secret');
+      levels.push(body.includes('<details>') ? 'details' : body.includes('| changed fields |') ? 'fields' : /…and \d+ more changes not listed/.test(body) ? 'truncated' : 'table');
+      expect(run.summary).toContain('TcpCheck/aaa-secret');
+      seen.push(body, run.summary, run.stdout, run.stderr, JSON.stringify(run.outputs), ...gh.requests.map((r) => JSON.stringify(r.body ?? '')));
+    }
+    expect(levels).toEqual(['details', 'fields', 'truncated']);
+    // The summary of the largest run shows every diff: the details layout there too.
+    expect(seen.join('\n')).toContain('<summary><code>+ create</code> <code>TcpCheck/aaa-secret</code> · <code>***</code></summary>');
+    expect(seen.join('\n')).toMatch(/`TcpCheck\/aaa-secret` · `\*\*\*`/);
+    const all = seen.join('\n');
+    for (const part of PARTS) expect(all, part).not.toContain(part);
+  }, 240_000);
 });
 
 describe('the bundled action on push', () => {
@@ -546,6 +606,9 @@ describe('the bundled action on push', () => {
     const run = await runAction({ event: 'push', workspace: dir, sha: head, inputs: {} });
     expect(run.code, run.stdout + run.stderr).toBe(0);
     expect(run.summary).toContain('### mac apply');
+    // The repository's name is never masked in the summary's links (the lock reads it from the run, unwatched).
+    expect(run.summary).toContain(`https://github.com/${REPO}/blob/${head}/monitoring/checks/db.yaml#L1`);
+    expect(run.summary).not.toContain('github.com/***');
     expect(run.summary).toMatch(/\| ✅ \| applied \| create \| `TcpCheck\/db-a` \|/);
     expect(run.summary).toMatch(/\| ✅ \| applied \| create \| `TcpCheck\/db-b` \|/);
     expect(gh.requests).toHaveLength(0);

@@ -108,6 +108,38 @@ describe('env allow-list', () => {
   });
 });
 
+describe('identity fields never read the environment', () => {
+  it('refuses ${{ env.NAME }} in kind, id, key, project, previousNames and a matched name, at the field, without reading it', async () => {
+    const dir = writeProject({
+      'mac.config.yaml': 'project: "${{ env.PROJ }}"\nenv: [PEMX, IDX, PROJ]\n',
+      'a.yaml': 'kind: "${{ env.PEMX }}"\nid: a\nname: a\n',
+      'b.yaml': 'kind: TcpCheck\nid: "db-${{ env.IDX }}"\nname: b\nrequest: { hostname: h.example, port: 1 }\n',
+      'c.yaml': 'kind: EnvironmentVariable\nkey: "${{ env.IDX }}"\nvalue: v\n',
+      'd.yaml': 'kind: Snippet\nid: s\nname: "${{ env.IDX }}"\nscript: "x"\n',
+      'e.yaml': 'kind: TcpCheck\nid: e\nname: e\npreviousNames: ["${{ env.IDX }}"]\nrequest: { hostname: h.example, port: 1 }\n',
+      // Value fields read it as before.
+      'f.yaml': 'kind: TcpCheck\nid: f\nname: f\nrequest: { hostname: "${{ env.IDX }}", port: 1 }\n',
+    });
+    // A multi-line secret holding `|`: the example of a PEM read into the wrong place.
+    const env = { PEMX: 'TcpCheck\n-----BEGIN KEY-----|pem-V7h2\n-----END KEY-----', IDX: 'idx-W8i3', PROJ: 'proj-X9j4' };
+    const offline = ['--api-url', 'http://127.0.0.1:9', '--api-key', 'k'];
+    for (const args of [['validate', dir], ['plan', dir, '--out', join(dir, 'plan.json'), ...offline], ['plan', dir, '--format', 'json', ...offline]]) {
+      const r = await runMac(args, { env });
+      expect(r.code, r.stderr).toBe(1);
+      const out = r.stdout + r.stderr;
+      expect(out).toMatch(/mac\.config\.yaml:1:10: error: project: "project" cannot read the environment \(\$\{\{ env\.PROJ \}\}\)/);
+      expect(out).toMatch(/a\.yaml:1:7: error: kind: "kind" cannot read the environment \(\$\{\{ env\.PEMX \}\}\): it identifies the definition/);
+      expect(out).toMatch(/b\.yaml:2:5: error: id: "id" cannot read the environment/);
+      expect(out).toMatch(/c\.yaml:2:6: error: key: "key" cannot read the environment/);
+      expect(out).toMatch(/d\.yaml:3:7: error: name: "name" cannot read the environment/);
+      expect(out).toMatch(/e\.yaml:4:\d+: error: previousNames\.0: "previousNames" cannot read the environment/);
+      expect(out).not.toMatch(/f\.yaml.*error/);
+      expect(out).not.toContain('ECONNREFUSED');
+      for (const v of ['pem-V7h2', 'BEGIN KEY', 'idx-W8i3', 'proj-X9j4']) expect(out).not.toContain(v);
+    }
+  });
+});
+
 describe('masking of locked and env-read values', () => {
   it('never shows a locked value, a locked webhook header or an env-read value, in any output or plan file, and still applies them', async () => {
     const dir = writeProject({ 'mac.config.yaml': 'project: masked\nenv: [DB_HOST]\n', 'resources.yaml': resources(LOCKED, HEADER) });

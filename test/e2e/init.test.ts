@@ -1,10 +1,13 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runMac } from '../helpers/cli.js';
 import { startServe, type Served } from '../helpers/serve.js';
 
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'mac-init-'));
 let served: Served;
 beforeAll(async () => {
@@ -13,6 +16,33 @@ beforeAll(async () => {
 afterAll(async () => {
   await served?.stop();
   rmSync(work, { recursive: true, force: true });
+});
+
+describe('mac init --typescript', () => {
+  it('writes a typed check and a tsconfig.json with which tsc type-checks every *.mac.ts file against the package\'s types', async () => {
+    const cwd = join(work, 'ts-repo');
+    mkdirSync(join(cwd, 'node_modules'), { recursive: true });
+    // The package as a project installs it (its exports point at dist/index.d.ts).
+    symlinkSync(ROOT, join(cwd, 'node_modules', 'mac-monitoring'), 'dir');
+    const init = await runMac(['init', 'monitoring', '--typescript'], { cwd });
+    expect(init.code, init.stderr).toBe(0);
+    const dir = join(cwd, 'monitoring');
+    expect(readdirSync(join(dir, 'checks')).sort()).toEqual(['api.mac.ts', 'dns.yaml', 'heartbeat.yaml', 'tcp.yaml']);
+    expect(JSON.parse(readFileSync(join(dir, 'tsconfig.json'), 'utf8'))).toMatchObject({ compilerOptions: { strict: true, noEmit: true }, include: ['**/*.mac.ts'] });
+    expect(init.stdout).toContain('npx tsc -p monitoring');
+    const validate = await runMac(['validate', dir], { cwd });
+    expect(validate.code, validate.stderr).toBe(0);
+    expect(validate.stdout).toContain('6 definitions in 5 files, valid');
+
+    const tsc = () => spawnSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', dir], { cwd, encoding: 'utf8' });
+    const ok = tsc();
+    expect(ok.status, ok.stdout + ok.stderr).toBe(0);
+    // A wrong field type is a type error at its line, against the helpers' types.
+    writeFileSync(join(dir, 'checks', 'bad.mac.ts'), "import { tcpCheck } from 'mac-monitoring';\nexport default tcpCheck({ id: 'bad', name: 'Bad', request: { hostname: 'x.example', port: 'https' } });\n");
+    const bad = tsc();
+    expect(bad.status).not.toBe(0);
+    expect(bad.stdout).toMatch(/checks\/bad\.mac\.ts\(2,\d+\): error TS2322: Type 'string' is not assignable to type 'number'/);
+  }, 180_000);
 });
 
 describe('mac init', () => {

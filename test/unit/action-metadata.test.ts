@@ -36,7 +36,7 @@ describe('action.yml', () => {
   it('defaults github-token to the workflow token and comment to true', () => {
     expect(action.inputs['github-token'].default).toBe('${{ github.token }}');
     expect(action.inputs.comment.default).toBe('true');
-    expect(Object.keys(action.outputs).sort()).toEqual(['create', 'delete', 'has-changes', 'plan-file', 'update']);
+    expect(Object.keys(action.outputs).sort()).toEqual(['create', 'delete', 'has-changes', 'plan-file', 'stale', 'update']);
   });
 
   it('parses every input and names the input a bad value came from', () => {
@@ -53,6 +53,12 @@ describe('action.yml', () => {
     expect(() => inputs({ 'only-changed-since': 'main', 'changed-since': 'main' })).toThrow('inputs "changed-since" and "only-changed-since" exclude each other');
     expect(inputs({ 'plan-file': 'plan/mac-plan.json' }).planFile).toBe('plan/mac-plan.json');
     expect(() => inputs({ 'plan-file': 'p.json', command: 'plan' })).toThrow('input "plan-file" applies a saved plan');
+    expect(inputs({}).lockTimeout).toBe(300);
+    expect(inputs({ 'lock-timeout': '1800' }).lockTimeout).toBe(1800);
+    expect(() => inputs({ 'lock-timeout': '-1' })).toThrow('input "lock-timeout" must be a whole number from 0 to 86400');
+    expect(inputs({}).accountHeader).toBeUndefined();
+    expect(inputs({ 'account-header': 'X-Checkly-Account' }).accountHeader).toBe('x-checkly-account');
+    expect(() => inputs({ 'account-header': 'authorization' })).toThrow('input "account-header" cannot be "authorization"');
   });
 });
 

@@ -62,3 +62,33 @@ describe('links in README, CONTRIBUTING and docs/', () => {
     expect(internals.filter((p) => !fromContributing.has(`docs/internals/${p}`))).toEqual([]);
   });
 });
+
+describe('user pages speak to users', () => {
+  // README and docs/*.md (not docs/internals/, which CONTRIBUTING.md links for contributors).
+  const userPages = [join(root, 'README.md'), ...readdirSync(join(root, 'docs')).filter((n) => n.endsWith('.md')).map((n) => join(root, 'docs', n))];
+  const RULES: Array<[RegExp, string]> = [
+    [/\bissues? ?#?\d+\b|\(#\d+\)/i, 'an issue number'],
+    [/\bapi-decisions\b|\bARCHITECTURE\.md\b|\bSTYLE\.md\b/, 'an internal decision document'],
+    [/(?:^|[\s`(["'])\.\.\/shared\/|(?:^|[\s`(["'])\/work\/|\bshared\/(?:spec|design|reference)\//, 'a file outside the repository'],
+    [/(?:^|[\s`(["'])(?:src|test|bench|scripts)\/[\w./-]+/, 'a source path (they belong in CONTRIBUTING.md or docs/internals/)'],
+  ];
+
+  /** The problems of one page; HTML comments (not shown) are left out. */
+  function problems(file: string, text: string): string[] {
+    const shown = text.replace(/<!--[\s\S]*?-->/g, (c) => c.replace(/[^\n]/g, ' '));
+    const out: string[] = [];
+    shown.split('\n').forEach((line, i) => {
+      for (const [re, what] of RULES) if (re.test(line)) out.push(`${relative(root, file)}:${i + 1}: ${what}: ${line.trim().slice(0, 120)}`);
+    });
+    return out;
+  }
+
+  it('name no issue, internal decision document, file outside the repository or source path', () => {
+    expect(userPages.flatMap((f) => problems(f, readFileSync(f, 'utf8')))).toEqual([]);
+  });
+
+  it('the check sees each of them', () => {
+    const found = problems(join(root, 'docs', 'x.md'), ['fixed in issue 26', 'see api-decisions §3', 'read ../shared/spec/monitoring-api.md', 'in `src/action/run.ts`', 'the folder src is fine', 'https://github.com/x/y/issues/3 is a link'].join('\n'));
+    expect(found.map((p) => p.split(': ')[1])).toEqual(['an issue number', 'an internal decision document', 'a file outside the repository', 'a source path (they belong in CONTRIBUTING.md or docs/internals/)']);
+  });
+});

@@ -14,7 +14,10 @@ describe('committed schemas/', () => {
     expect(readFileSync(`${SCHEMAS}${name}`, 'utf8')).toBe(schemaFileText(generated[name]));
   });
   it('documents server defaults and descriptions in input mode', () => {
-    const tcp = generated['tcp-check.schema.json'] as { properties: Record<string, { default?: unknown; description?: string }>; required: string[] };
+    // A kind's schema: a tombstone (state: absent) needs only its identity fields, anything else the whole kind.
+    const kindSchema = generated['tcp-check.schema.json'] as { then: { required: string[] }; else: { properties: Record<string, { default?: unknown; description?: string }>; required: string[] } };
+    expect(kindSchema.then.required).toEqual(['kind', 'id', 'state']);
+    const tcp = kindSchema.else;
     expect(tcp.properties.frequency.default).toBe(10);
     expect(tcp.properties.request.description).toBeTruthy();
     expect(tcp.required).toEqual(expect.arrayContaining(['kind', 'id', 'name', 'request']));

@@ -6,6 +6,7 @@ import { loadValid } from '../options.js';
 
 interface InitFlags {
   github?: boolean;
+  typescript?: boolean;
   project?: string;
 }
 
@@ -32,6 +33,7 @@ export const register: RegisterCommand = (program, ctx) => {
     .argument('[dir]', 'project directory to create or fill', '.')
     .option('--project <name>', 'project name (default: the directory name, lower-cased, other characters as -)')
     .option('--github', 'also write the plan, apply and drift workflows under .github/workflows/ of the working directory')
+    .option('--typescript', 'also write a typed *.mac.ts check and a tsconfig.json with which `npx tsc -p DIR` type-checks every *.mac.ts file against the package\'s types')
     .action(async (dir: string, flags: InitFlags) => {
       const { output } = ctx;
       const root = resolve(ctx.cwd, dir);
@@ -39,7 +41,8 @@ export const register: RegisterCommand = (program, ctx) => {
       if (!/^[a-z0-9-]+$/.test(project)) {
         throw new UsageError(`project name "${project}" must match [a-z0-9-]+`, { hint: 'pass --project NAME' });
       }
-      const files = await starterFiles({ root, cwd: ctx.cwd, project, github: flags.github === true });
+      const typescript = flags.typescript === true;
+      const files = await starterFiles({ root, cwd: ctx.cwd, project, github: flags.github === true, typescript });
       // Nothing is written when any target exists: a half-written starter project helps nobody.
       const existing: string[] = [];
       for (const f of files) if (!f.append && (await exists(f.path))) existing.push(shown(ctx.cwd, f.path));
@@ -61,8 +64,8 @@ export const register: RegisterCommand = (program, ctx) => {
         }
         output.info(`wrote ${shown(ctx.cwd, f.path)}`);
       }
-      // What was written validates (no *.mac.ts: nothing runs); a failure here is a bug of init.
-      await loadValid(ctx, root, false, 'the starter project needs fixing by hand');
+      // What was written validates (the only *.mac.ts is the one just written); a failure here is a bug of init.
+      await loadValid(ctx, root, typescript, 'the starter project needs fixing by hand');
       const target = shown(ctx.cwd, root);
       const arg = target === '.' ? '' : ` ${quote(target)}`;
       output.result(
@@ -71,6 +74,7 @@ export const register: RegisterCommand = (program, ctx) => {
           `  npx mac validate${arg}     # check the definitions, no request made`,
           `  npx mac plan${arg}         # compare with the account (MAC_API_URL, MAC_API_KEY; or a local "npx mac serve")`,
           `  npx mac apply${arg}        # make the account match`,
+          ...(typescript ? [`  npx tsc -p ${target === '.' ? '.' : quote(target)}       # type-check the *.mac.ts files (npm install --save-dev typescript)`] : []),
         ].join('\n'),
       );
     });
@@ -111,7 +115,7 @@ include: ["alert-channels.yaml", "checks/**/*.yaml", "checks/**/*.mac.ts"]
 `;
 
 /** Every file `mac init` writes, with its text. Pure but for reading the workflow templates. */
-export async function starterFiles(o: { root: string; cwd: string; project: string; github: boolean }): Promise<InitFile[]> {
+export async function starterFiles(o: { root: string; cwd: string; project: string; github: boolean; typescript?: boolean }): Promise<InitFile[]> {
   const { root, cwd, project } = o;
   const at = (p: string) => join(root, p);
   const files: InitFile[] = [
@@ -186,6 +190,7 @@ heartbeat:
     },
     { path: at('.gitignore'), text: '', append: true },
   ];
+  if (o.typescript) files.push(...typescriptFiles(at));
   if (o.github) {
     const dir = relative(cwd, root).split(sep).join('/') || '.';
     const pkg = JSON.parse(await readFile(new URL('../../../package.json', import.meta.url), 'utf8')) as PackageInfo;
@@ -196,6 +201,46 @@ heartbeat:
     }
   }
   return files;
+}
+
+/**
+ * `--typescript`: a typed check and the tsconfig.json that type-checks every `*.mac.ts` file of
+ * the project against the package's types (`npx tsc -p DIR`; no output is written).
+ */
+function typescriptFiles(at: (p: string) => string): InitFile[] {
+  const tsconfig = {
+    compilerOptions: {
+      // How Node loads the files (ESM, package exports): the package's types resolve as mac's loader resolves its code.
+      module: 'nodenext',
+      moduleResolution: 'nodenext',
+      target: 'es2022',
+      strict: true,
+      noEmit: true,
+      skipLibCheck: true,
+    },
+    include: ['**/*.mac.ts'],
+  };
+  return [
+    { path: at('tsconfig.json'), text: `${JSON.stringify(tsconfig, null, 2)}\n` },
+    {
+      path: at('checks/api.mac.ts'),
+      text: `// A check written in TypeScript: the helpers give completion, and \`npx tsc -p .\` (tsconfig.json)
+// type-checks every *.mac.ts file. A *.mac.ts file is code: mac runs it when it loads the project.
+import { tcpCheck } from '${PACKAGE_NAME}';
+
+const ports = [443, 80];
+
+export default ports.map((port) =>
+  tcpCheck({
+    id: \`website-port-\${port}\`,
+    name: \`Website accepts connections on port \${port}\`,
+    request: { hostname: 'example.com', port },
+    maxResponseTime: 2000,
+  }),
+);
+`,
+    },
+  ];
 }
 
 /** The workflows `--github` writes, from examples/workflows. */

@@ -4,6 +4,7 @@ import type { RegisterCommand } from '../context.js';
 import { MacError, UsageError } from '../../errors.js';
 import { createServer } from '../../server/server.js';
 import { parseCount } from '../../config/options.js';
+import { parseAccountHeader } from '../../config/connection.js';
 import { usageHint } from '../help.js';
 import { isPostgresUrl } from '../../server/options.js';
 import { redactUrl } from '../../server/store/postgres.js';
@@ -61,6 +62,7 @@ interface ServeFlags {
   denyTargets: string[];
   databasePasswordFile?: string;
   unsafeScripts?: boolean;
+  accountHeader?: string;
 }
 
 const collect = (value: string, prev: string[]) => [...prev, value];
@@ -91,6 +93,7 @@ export const register: RegisterCommand = (program, ctx) => {
     .option('--api-key <key>', 'accepted API key, KEY or KEY:read-only (repeatable, paired with --account)', collect, [])
     .option('--account <id>', 'account of the --api-key at the same position (repeatable)', collect, [])
     .option('--keys <file>', 'JSON file of API keys: {"keys": [{"key", "account", "role"}]} (with or instead of --api-key)')
+    .option('--account-header <name>', 'header requests name their account in, e.g. x-checkly-account as the reference API does; a request sending x-service-account instead is then refused (default: x-service-account)')
     .option('--latency <ms>', 'milliseconds added to every response', '0')
     .option('--faults <spec>', 'injected faults per request, e.g. 503:0.1,429:0.05,reset:0.02')
     .option('--rate-limit <n/seconds>', 'requests per key per window; 0/60 disables', '600/60')
@@ -151,6 +154,7 @@ export const register: RegisterCommand = (program, ctx) => {
         const shown = k.key === DEV_KEY.key ? k.key : `...${k.key.slice(-4)}`;
         lines.push(`  account ${k.accountId}: API key ${shown} (${k.role})`);
       }
+      if (options.accountHeader !== undefined) lines.push(`  account header: ${options.accountHeader}`);
       if (options.stateFile) lines.push(isPostgresUrl(options.stateFile) ? `  state: ${redactUrl(options.stateFile)} (PostgreSQL)` : `  state: ${options.stateFile} (SQLite)`);
       lines.push(...alertLines(options.alerts));
       // Named at start: a service whose checks may reach itself and its database is a choice.
@@ -238,6 +242,7 @@ function toOptions(flags: ServeFlags): Partial<ServerOptions> & { keys: ApiKeySp
     stateFile: stateFileOf(flags),
     retentionDays: intFlag('--retention-days', flags.retentionDays, 36_500),
     keys: keys.length > 0 ? keys : [DEV_KEY],
+    ...(flags.accountHeader !== undefined ? { accountHeader: parseAccountHeader('--account-header', flags.accountHeader) } : {}),
     denyTargets: usage(() => parseDenyTargets(flags.denyTargets)),
     latencyMs,
     faults: flags.faults === undefined ? [] : usage(() => parseFaults(flags.faults!)),

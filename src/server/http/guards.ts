@@ -45,17 +45,31 @@ function pick(specs: FaultSpec[], draw: number): FaultSpec['kind'] | undefined {
   return undefined;
 }
 
-/** Token 401, then account-header 401 (api-decisions §1.2); sets the caller. */
-export function authenticate(keys: ApiKeySpec[]): MiddlewareHandler<AppEnv> {
+/** The header `mac serve` reads the account from unless `--account-header` names another. */
+export const DEFAULT_ACCOUNT_HEADER = 'x-service-account';
+
+/**
+ * Token 401, then account-header 401 (api-decisions §1.2); sets the caller. `accountHeader` is
+ * the header the account is read from (`--account-header`, e.g. `x-checkly-account` as the
+ * reference API names it). When it is not the default, a request that sends the account in
+ * `x-service-account` instead is refused naming the header to use: silently ignoring it would
+ * act for the key's account whatever account the client meant.
+ */
+export function authenticate(keys: ApiKeySpec[], accountHeader: string = DEFAULT_ACCOUNT_HEADER): MiddlewareHandler<AppEnv> {
   const byKey = new Map(keys.map((k) => [k.key, k]));
+  const header = accountHeader.toLowerCase();
   return async (c, next) => {
     if (PUBLIC_PATH.test(c.req.path)) return next();
-    const header = c.req.header('authorization') ?? '';
-    const m = /^Bearer (\S+)$/i.exec(header.trim());
+    const authorization = c.req.header('authorization') ?? '';
+    const m = /^Bearer (\S+)$/i.exec(authorization.trim());
     const key = m ? byKey.get(m[1]) : undefined;
     if (!key) throw unauthorized('Bad token');
-    const account = c.req.header('x-service-account');
-    if (account !== undefined && account !== key.accountId && !(c.req.method === 'GET' && ACCOUNT_HEADER_IGNORED.test(c.req.path))) {
+    const ignored = c.req.method === 'GET' && ACCOUNT_HEADER_IGNORED.test(c.req.path);
+    if (header !== DEFAULT_ACCOUNT_HEADER && !ignored && c.req.header(DEFAULT_ACCOUNT_HEADER) !== undefined) {
+      throw unauthorized(`This service reads the account from the header "${header}", not "${DEFAULT_ACCOUNT_HEADER}"`);
+    }
+    const account = c.req.header(header);
+    if (account !== undefined && account !== key.accountId && !ignored) {
       throw unauthorized(`API key does not belong to account "${account}"`);
     }
     c.set('caller', { accountId: key.accountId, role: key.role, key: key.key });

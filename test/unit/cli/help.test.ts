@@ -67,3 +67,24 @@ describe('--help', () => {
     expect(text).toMatch(/^  init \[options\] \[dir\]/m);
   });
 });
+
+describe('--help shows numeric defaults as numbers', () => {
+  it('on every command: (default: 4010), never (default: "4010")', async () => {
+    for (const command of [...COMMANDS, 'serve', 'schemas']) {
+      const text = await help(command, '--help');
+      expect(text, command).not.toMatch(/\(default: "\d+(?:\.\d+)?(?:\/\d+)?"\)/);
+    }
+    const serve = options(await help('serve', '--help'));
+    expect(serve.get('--port')).toContain('(default: 4010)');
+    expect(serve.get('--rate-limit')).toContain('(default: 600/60)');
+    expect(serve.get('--retention-days')).toContain('(default: 30)');
+  });
+
+  it('names the account header on every command that talks to the API, and on serve', async () => {
+    for (const command of ['plan', 'apply', 'destroy', 'unlock', 'import']) {
+      expect(options(await help(command, '--help')).get('--account-header'), command).toContain('(env MAC_ACCOUNT_HEADER; default: x-service-account)');
+    }
+    expect(options(await help('serve', '--help')).get('--account-header')).toContain('x-checkly-account');
+    expect(await help('--help')).toMatch(/^ {2}MAC_ACCOUNT_HEADER {2}header the account id is sent in/m);
+  });
+});
