@@ -121,9 +121,14 @@ export class AssertionPool {
     const worker = new Worker(this.workerUrl);
     const thread: Thread = { worker, task: null, watchdog: null };
     worker.unref();
-    worker.on('message', (msg: { id: number; evaluation?: Evaluation; error?: string }) => {
+    worker.on('message', (msg: { id: number; started?: true; evaluation?: Evaluation; error?: string }) => {
       const task = thread.task;
       if (!task || task.id !== msg.id) return;
+      if (msg.started) {
+        // The thread began evaluating (a new thread loads its module first): the budget runs from now.
+        thread.watchdog = setTimeout(() => this.overrun(thread), task.budgetMs + this.graceMs);
+        return;
+      }
       this.finish(thread);
       if (msg.evaluation) task.resolve(msg.evaluation);
       else task.reject(new Error(`assertion evaluation failed: ${msg.error}`));
@@ -143,7 +148,6 @@ export class AssertionPool {
   private start(thread: Thread, task: Task): void {
     thread.task = task;
     thread.worker.ref();
-    thread.watchdog = setTimeout(() => this.overrun(thread), task.budgetMs + this.graceMs);
     try {
       thread.worker.postMessage({ id: task.id, assertions: task.assertions, values: task.values, budgetMs: task.budgetMs });
     } catch (err) {

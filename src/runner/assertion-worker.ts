@@ -15,6 +15,8 @@ interface Task {
 }
 
 parentPort!.on('message', (task: Task) => {
+  // The budget counts from here: not the thread's start-up, nor the wait for it.
+  parentPort!.postMessage({ id: task.id, started: true });
   try {
     const evaluation = evaluateAssertions(task.assertions, task.values, task.budgetMs);
     parentPort!.postMessage({ id: task.id, evaluation });

@@ -22,6 +22,8 @@ export interface Outcome {
   /** The §5.4 raw error message when the attempt has failures, else null. */
   errorMessage: string | null;
   assertions: AssertionResult[];
+  /** The assertions ran over the run's evaluation budget: the result's requestError says so. */
+  overBudget?: boolean;
 }
 
 /** Evaluates assertions and thresholds on what a probe observed, on this thread, without a budget. */
@@ -55,7 +57,7 @@ export function decide(probe: Probe, results: AssertionResult[], verdict: Verdic
   const overMaxLoss = probe.requestError === null && loses(verdict.maxPacketLossThreshold);
   const rawFailed = probe.requestError !== null || overMaxLoss || firstFailed !== undefined || overMaxResponseTime;
   if (budgetError !== null && probe.requestError === null) {
-    return { rawFailed: true, hasFailures: true, isDegraded: false, overMaxResponseTime, errorMessage: budgetError, assertions: results };
+    return { rawFailed: true, hasFailures: true, isDegraded: false, overMaxResponseTime, errorMessage: budgetError, assertions: results, overBudget: true };
   }
   const hasFailures = rawFailed !== verdict.shouldFail;
   let errorMessage: string | null = null;

@@ -255,7 +255,11 @@ async function attempt<C extends TcpCheck | DnsCheck | UrlCheck | ApiCheck | Icm
     responseTime: probe.responseTime,
     startedAt: startedAt.toISOString(),
     stoppedAt: new Date().toISOString(),
-    apiCheckResult: apiCheckResult(kind.method, kind.data(check), probe, outcome.assertions),
+    // Over its budget, the attempt has no failed assertion to tell why it failed: the result's
+    // error says it (and becomes the error group, as a request error does).
+    apiCheckResult: outcome.overBudget
+      ? { ...apiCheckResult(kind.method, kind.data(check), probe, outcome.assertions), requestError: outcome.errorMessage }
+      : apiCheckResult(kind.method, kind.data(check), probe, outcome.assertions),
     browserCheckResult: null,
     multiStepCheckResult: null,
     errorMessage: fault ? probe.requestError : outcome.errorMessage,
