@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { Agent, request } from 'undici';
-import { ApiError, BadResponseError, apiErrorFromResponse, networkError, printable, shownUrl } from './errors.js';
+import { ApiError, BadResponseError, NetworkError, apiErrorFromResponse, networkError, printable, shownUrl } from './errors.js';
 import { DEFAULT_RATE_LIMIT, systemClock, type Clock, type RateLimit } from './rate-limit.js';
 import { parseRetryAfter, retryDelay } from './retry.js';
 import { limiterOf, type Limiter } from './window-limit.js';
@@ -122,6 +122,7 @@ export class ApiClient {
   private readonly maxRetryWaitMs: number;
   private retryWaited = 0;
   private retryWaitEnd = 0;
+  private aborted = false;
 
   constructor(options: ApiClientOptions) {
     this.apiUrl = options.apiUrl.replace(/\/+$/, '');
@@ -173,10 +174,11 @@ export class ApiClient {
     assertNoPlaceholder(method, path, options.body, json);
     const url = this.url(path, options.query);
     for (let attempt = 1; ; attempt++) {
+      if (this.aborted) throw new NetworkError(`${method} ${shownUrl(url)}: not sent, the run no longer needs it`, 'ABORTED', method, url.pathname);
       try {
         return await this.once<T>(method, url, json, options.budget);
       } catch (err) {
-        const wait = retryDelay(err, method, attempt, this.random);
+        const wait = this.aborted ? undefined : retryDelay(err, method, attempt, this.random);
         if (wait === undefined) throw err;
         // The union of the waits' intervals: concurrent requests told to wait alike count once.
         const now = this.clock.now();
@@ -190,9 +192,19 @@ export class ApiClient {
     }
   }
 
-  /** Closes the kept-alive sockets; the client is unusable afterwards. */
+  /** Closes the kept-alive sockets once the requests under way end; the client is unusable afterwards. */
   async close(): Promise<void> {
     await this.agent.close();
+  }
+
+  /**
+   * Ends every request under way and refuses new ones (no retry follows): for a run that no
+   * longer needs what it asked for, e.g. a plan whose definitions turned out invalid while the
+   * live state was being read. The client is unusable afterwards.
+   */
+  async abort(): Promise<void> {
+    this.aborted = true;
+    await this.agent.destroy();
   }
 
   private url(path: string, query: Query | undefined): URL {

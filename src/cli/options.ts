@@ -12,7 +12,7 @@ import { DEFAULT_CONCURRENCY } from '../apply/executor.js';
 import { DEFAULT_MAX_DELETES } from '../apply/safety.js';
 import { DEFAULT_ACCOUNT_HEADER, DEFAULT_API_URL } from '../config/connection.js';
 import { formatDiagnostic, summarizeDiagnostics } from '../config/format.js';
-import { loadProject } from '../config/load.js';
+import { loadProject, type LoadOptions } from '../config/load.js';
 import type { LoadedProject } from '../config/types.js';
 import { MAX_CONCURRENCY, MAX_COUNT, MAX_LOCK_TIMEOUT, parseChoice, parseCount, parseSeconds, rateLimitFrom } from '../config/options.js';
 import { UsageError, ValidationFailed } from '../errors.js';
@@ -170,8 +170,8 @@ export async function applyOptions(
 // Load, report, stop.
 
 /** Loads the project in `dir` (relative to the working directory) and prints its diagnostics on stderr. */
-export async function loadReported(ctx: CliContext, dir: string, typescript: boolean | undefined): Promise<LoadedProject> {
-  const project = await loadProject(resolve(ctx.cwd, dir), { env: ctx.env, typescript: typescript !== false });
+export async function loadReported(ctx: CliContext, dir: string, typescript: boolean | undefined, extra: Pick<LoadOptions, 'onFilesRead'> = {}): Promise<LoadedProject> {
+  const project = await loadProject(resolve(ctx.cwd, dir), { env: ctx.env, typescript: typescript !== false, ...extra });
   for (const d of project.diagnostics) ctx.output.info(formatDiagnostic(d, ctx.output.cErr));
   return project;
 }
@@ -180,8 +180,14 @@ export async function loadReported(ctx: CliContext, dir: string, typescript: boo
  * Loads and reports as `loadReported`, then stops with ValidationFailed when any diagnostic is an
  * error; `consequence` says what did not happen (e.g. "no request was made").
  */
-export async function loadValid(ctx: CliContext, dir: string, typescript: boolean | undefined, consequence: string): Promise<LoadedProject> {
-  const project = await loadReported(ctx, dir, typescript);
+export async function loadValid(
+  ctx: CliContext,
+  dir: string,
+  typescript: boolean | undefined,
+  consequence: string,
+  extra: Pick<LoadOptions, 'onFilesRead'> = {},
+): Promise<LoadedProject> {
+  const project = await loadReported(ctx, dir, typescript, extra);
   if (project.diagnostics.some((d) => d.severity === 'error')) {
     throw new ValidationFailed(`invalid definitions: ${summarizeDiagnostics(project.diagnostics)}; ${consequence}`, { diagnostics: project.diagnostics });
   }

@@ -7,7 +7,7 @@ import { stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import pLimit from 'p-limit';
 import { DEFINITIONS } from '../schema/definitions.js';
-import { CHECK_KINDS, type Kind } from '../schema/kinds.js';
+import { CHECK_KINDS, KINDS, type Kind } from '../schema/kinds.js';
 import { UsageError } from '../errors.js';
 import type { Diagnostic, LoadedProject } from './types.js';
 import { discoverProject } from './discover.js';
@@ -33,6 +33,12 @@ export interface LoadOptions {
   typescript?: boolean;
   /** What refused TypeScript, as the refusal names it (default `--no-typescript`; the Action: its input). */
   typescriptRefusedBy?: string;
+  /**
+   * Called once every definition file is read, before any is parsed, with the kinds the files
+   * appear to define (`kind:` keys found in their text; a guess, never a validation), or 'all'
+   * when their text cannot tell (a *.mac.ts file). `mac plan` starts fetching with it.
+   */
+  onFilesRead?: (kinds: ReadonlySet<Kind> | 'all') => void;
 }
 
 /** Field names each check kind accepts, for merging `defaults.check` under it. */
@@ -60,8 +66,10 @@ export async function loadProject(dir: string, options: LoadOptions): Promise<Lo
     }
   }
 
+  // Every file is read first (quick), then parsed (most of the time): what the files appear to
+  // define is known early, and `mac plan` fetches it while they are parsed.
   const limit = pLimit(32);
-  const perFile = await Promise.all(
+  const texts = await Promise.all(
     files.map((file) =>
       limit(async () => {
         const abs = join(absDir, file);
@@ -69,16 +77,33 @@ export async function loadProject(dir: string, options: LoadOptions): Promise<Lo
         if (!read.ok) {
           const at = read.problem.kind === 'not-utf8' ? { file, line: read.problem.line, col: read.problem.col } : { file, line: 1, col: 1 };
           diagnostics.push(errorAt(at, '', describeProblem(file, read.problem), definitionFileHint(read.problem.kind)));
-          return [];
+          return undefined;
         }
-        const text = read.text;
-        if (file.endsWith('.ts')) return loadTsFile(abs, text, file, dirname(abs), diagnostics);
-        const parsed = parseYaml(text, file, dirname(abs));
-        diagnostics.push(...parsed.diagnostics);
-        return parsed.documents;
+        return read.text;
       }),
     ),
   );
+  // A project already known to be invalid (its config, a file that cannot be read) is not fetched for.
+  if (!diagnostics.some((d) => d.severity === 'error')) options.onFilesRead?.(files.some((f) => f.endsWith('.ts')) ? 'all' : kindsNamed(texts));
+  const perFile: SourceDocument[][] = [];
+  for (const [i, file] of files.entries()) {
+    const text = texts[i];
+    texts[i] = undefined;
+    if (text === undefined) {
+      perFile.push([]);
+      continue;
+    }
+    const abs = join(absDir, file);
+    if (file.endsWith('.ts')) {
+      perFile.push(await loadTsFile(abs, text, file, dirname(abs), diagnostics));
+      continue;
+    }
+    const parsed = parseYaml(text, file, dirname(abs));
+    diagnostics.push(...parsed.diagnostics);
+    perFile.push(parsed.documents);
+    // Between files, the requests started meanwhile are sent and their answers taken.
+    if (options.onFilesRead) await new Promise<void>((r) => setImmediate(r));
+  }
 
   const declared = new Set<string>();
   const policy = { declared: new Set(config.env) };
@@ -108,6 +133,20 @@ export async function loadProject(dir: string, options: LoadOptions): Promise<Lo
   for (const rule of PROJECT_RULES) rule(resolved, diagnostics, { declared });
 
   return { dir: absDir, config, files, definitions: resolved.map((r) => r.definition), diagnostics: sortDiagnostics(diagnostics) };
+}
+
+const KIND_NAMES = new Set<string>(KINDS);
+// `kind: X` / `"kind": "X"` anywhere in a file, block or flow style.
+const KIND_KEY = /(?:^|[\s{,])["']?kind["']?[ \t]*:[ \t]*["']?([A-Za-z]+)/g;
+
+/** The kinds the texts name in `kind:` keys (a kind named through an alias is missed: the plan fetches it after loading). */
+export function kindsNamed(texts: ReadonlyArray<string | undefined>): Set<Kind> {
+  const kinds = new Set<Kind>();
+  for (const text of texts) {
+    if (text === undefined) continue;
+    for (const m of text.matchAll(KIND_KEY)) if (KIND_NAMES.has(m[1])) kinds.add(m[1] as Kind);
+  }
+  return kinds;
 }
 
 /** The diagnostic of a TypeScript definition file refused by `typescript: false`. */

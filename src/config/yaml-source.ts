@@ -21,10 +21,7 @@ export interface YamlFile {
 /** Parses `text` (the content of `file`, relative to the project) into documents. */
 export function parseYaml(text: string, file: string, dir: string): YamlFile {
   const lineCounter = new LineCounter();
-  // merge: false keeps `<<` an ordinary key; logLevel: 'error' keeps the yaml package off stderr.
-  // uniqueKeys: false because the package compares each key with every earlier one of its map
-  // (quadratic: 16000 keys take seconds); boundsProblem finds duplicate keys with a set instead.
-  const docs = parseAllDocuments(text, { lineCounter, uniqueKeys: false, prettyErrors: false, merge: false, logLevel: 'error' });
+  const docs = parseDocuments(text, lineCounter);
   const diagnostics: Diagnostic[] = [];
   const documents: SourceDocument[] = [];
   const at = (offset: number): Position => {
@@ -33,7 +30,13 @@ export function parseYaml(text: string, file: string, dir: string): YamlFile {
   };
   // An empty stream (only comments) parses to an EmptyStream, which has no documents.
   if (!Array.isArray(docs)) return { documents, diagnostics };
-  for (const doc of docs) {
+  const parsed = docs as Document.Parsed[];
+  // The syntax trees are not kept: they are most of a loaded file's memory, and most documents
+  // never need a position past their `kind:`. A field's position parses the file's text again,
+  // once per file, when one is asked for (a diagnostic).
+  let again: Document.Parsed[] | undefined;
+  const reparsed = (index: number): Document.Parsed => (again ??= parseDocuments(text, new LineCounter()) as Document.Parsed[])[index];
+  for (const [index, doc] of parsed.entries()) {
     if (doc.errors.length > 0) {
       for (const err of doc.errors) diagnostics.push(errorAt(at(err.pos[0]), '', yamlMessage(err.code, err.message)));
       continue;
@@ -56,27 +59,40 @@ export function parseYaml(text: string, file: string, dir: string): YamlFile {
       diagnostics.push(errorAt(at(firstAliasOffset(doc) ?? doc.contents.range?.[0] ?? 0), '', `YAML: ${message}`));
       continue;
     }
-    documents.push(yamlDocument(doc, data, file, dir, at));
+    documents.push(yamlDocument(kindOffset(doc), () => reparsed(index), data, file, dir, at));
   }
   return { documents, diagnostics };
 }
 
-function yamlDocument(doc: Document.Parsed, data: unknown, file: string, dir: string, at: (offset: number) => Position): SourceDocument {
+/** The documents of `text`, with the options every parse of a definition file uses. */
+function parseDocuments(text: string, lineCounter: LineCounter): Document.Parsed[] | ReturnType<typeof parseAllDocuments> {
+  // merge: false keeps `<<` an ordinary key; logLevel: 'error' keeps the yaml package off stderr.
+  // uniqueKeys: false because the package compares each key with every earlier one of its map
+  // (quadratic: 16000 keys take seconds); boundsProblem finds duplicate keys with a set instead.
+  return parseAllDocuments(text, { lineCounter, uniqueKeys: false, prettyErrors: false, merge: false, logLevel: 'error' }) as Document.Parsed[] | ReturnType<typeof parseAllDocuments>;
+}
+
+/** Offset of a document's `kind:` key, else of its start. */
+function kindOffset(doc: Document.Parsed): number {
   const root = doc.contents as Node;
+  if (isMap(root)) {
+    const kindPair = root.items.find((p) => isScalar(p.key) && p.key.value === 'kind');
+    const offset = (kindPair?.key as Node | undefined)?.range?.[0];
+    if (offset !== undefined) return offset;
+  }
+  return root?.range?.[0] ?? 0;
+}
+
+function yamlDocument(kindAt: number, tree: () => Document.Parsed, data: unknown, file: string, dir: string, at: (offset: number) => Position): SourceDocument {
   const start = (node: Node | null | undefined): number | undefined => node?.range?.[0];
   return {
     file,
     dir,
     data,
-    position() {
-      if (isMap(root)) {
-        const kindPair = root.items.find((p) => isScalar(p.key) && p.key.value === 'kind');
-        const offset = start(kindPair?.key as Node | undefined);
-        if (offset !== undefined) return at(offset);
-      }
-      return at(start(root) ?? 0);
-    },
+    position: () => at(kindAt),
     locate(path: readonly PathSegment[], key = false) {
+      const doc = tree();
+      const root = doc.contents as Node;
       let node: Node | null = root;
       let offset = start(root) ?? 0;
       for (let i = 0; i < path.length && node; i++) {

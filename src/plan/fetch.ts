@@ -14,7 +14,7 @@ export type LiveState = Map<Kind, Record<string, unknown>[]>;
  * fetching one check kind yields all four (owned checks of a kind no longer defined included).
  * `prefetched` holds lists already read whole, by list path.
  */
-export async function fetchLive(client: ApiClient, kinds: Iterable<Kind>, prefetched: ReadonlyMap<string, Record<string, unknown>[]> = new Map()): Promise<LiveState> {
+export async function fetchLive(client: ApiClient, kinds: Iterable<Kind>, prefetched: ReadonlyMap<string, Record<string, unknown>[] | Promise<Record<string, unknown>[]>> = new Map()): Promise<LiveState> {
   const lists = new Set([...kinds].map((k) => kindSpec(k).api.list));
   const byList = new Map<string, Kind[]>();
   for (const kind of KINDS) {
@@ -25,7 +25,7 @@ export async function fetchLive(client: ApiClient, kinds: Iterable<Kind>, prefet
   await Promise.all(
     [...byList].map(async ([list, listKinds]) => {
       // A list already read whole (the variables, for the ownership records) is not read again.
-      const items = prefetched.get(list) ?? (await listLive(client, kindSpec(listKinds[0]!).api, {}, { idOf: kindSpec(listKinds[0]!).remoteId }));
+      const items = (await prefetched.get(list)) ?? (await listLive(client, kindSpec(listKinds[0]!).api, {}, { idOf: kindSpec(listKinds[0]!).remoteId }));
       for (const kind of listKinds) state.set(kind, items.filter((item) => kindSpec(kind).accepts(item)));
     }),
   );

@@ -1,6 +1,6 @@
 import type { Assertion, AssertionResult } from './types.js';
 import { readJsonPath } from './jsonpath.js';
-import { boundedRegexExec } from './regex.js';
+import { boundedRegexExec, REGEX_TIME_LIMIT_MS } from './regex.js';
 
 /**
  * The assertion evaluator of api-decisions §5.3, shared by the service and `mac test`.
@@ -23,6 +23,12 @@ const JSON_SOURCES = new Set(['JSON_ANSWER', 'JSON_BODY', 'JSON_RESPONSE']);
 // ICMP latency statistics: avg, min, max, stdDev).
 const NAMED_SOURCES = new Set(['HEADERS', 'LATENCY']);
 const NUMERIC_SOURCES = new Set(['RESPONSE_TIME', 'LATENCY']);
+/**
+ * Sources whose values are small and bounded (a status, a time, a response code, headers within
+ * the HTTP client's limit, four latency figures): without a regex, assertions on them need no
+ * budget and no other thread. Bodies and answers (up to 1 MiB) are not among them.
+ */
+export const ASSERTION_SOURCES_CHEAP: ReadonlySet<string> = new Set(['STATUS_CODE', 'RESPONSE_TIME', 'RESPONSE_CODE', 'HEADERS', 'LATENCY']);
 
 /** Text form of a value: strings as they are, null/undefined as "", anything else as JSON. */
 export function asText(value: unknown): string {
@@ -74,7 +80,7 @@ export const COMPARISONS: Record<string, (actual: unknown, target: string, numer
 };
 
 /** The value an assertion looks at: its source, read at `property`, narrowed by `regex`. */
-export function assertionValue(a: Assertion, values: Record<string, unknown>): unknown {
+export function assertionValue(a: Assertion, values: Record<string, unknown>, regexLimitMs = REGEX_TIME_LIMIT_MS): unknown {
   let value = values[a.source];
   if (a.property && NAMED_SOURCES.has(a.source)) {
     const name = a.property.trim().toLowerCase();
@@ -85,7 +91,7 @@ export function assertionValue(a: Assertion, values: Record<string, unknown>): u
     value = readJsonPath(json, a.property);
   }
   if (a.regex) {
-    const m = boundedRegexExec(a.regex, asText(value));
+    const m = boundedRegexExec(a.regex, asText(value), regexLimitMs);
     value = m ? (m[1] ?? m[0]) : '';
   }
   return value;
@@ -103,18 +109,69 @@ function parseJson(text: string): unknown {
  * Evaluates one assertion against the values a probe observed. An unknown source or
  * comparison, a bad path or a bad regex fails the assertion rather than passing it silently.
  */
-export function evaluateAssertion(a: Assertion, values: Record<string, unknown>): AssertionResult {
+export function evaluateAssertion(a: Assertion, values: Record<string, unknown>, regexLimitMs = REGEX_TIME_LIMIT_MS): AssertionResult {
   const compare = COMPARISONS[a.comparison];
   if (!compare || !(a.source in values)) return { ...a, actual: null, passed: false };
   let actual: unknown;
   try {
-    actual = assertionValue(a, values);
+    actual = assertionValue(a, values, regexLimitMs);
   } catch {
     return { ...a, actual: null, passed: false };
   }
   const passed = compare(actual, a.target, NUMERIC_SOURCES.has(a.source));
   // Results store what was found as text, like every other field of a result; null = nothing there.
-  return { ...a, actual: actual === undefined || actual === null ? null : asText(actual), passed };
+  return { ...a, actual: actual === undefined || actual === null ? null : shownActual(asText(actual)), passed };
+}
+
+/**
+ * Most characters of an assertion's `actual` kept in its result. Without a bound, each of a
+ * check's assertions on TEXT_BODY would store the whole body read (up to 1 MiB) once more.
+ */
+export const MAX_ACTUAL_CHARS = 4096;
+
+function shownActual(text: string): string {
+  return text.length <= MAX_ACTUAL_CHARS ? text : `${text.slice(0, MAX_ACTUAL_CHARS)}…`;
+}
+
+/** Milliseconds of assertion evaluation one run of a check may use, over all its attempts. */
+export const ASSERTION_BUDGET_MS = 1000;
+
+/** What evaluating a check's assertions within a time budget gave. */
+export interface Evaluation {
+  results: AssertionResult[];
+  /** Milliseconds spent. */
+  elapsedMs: number;
+  /** The budget ran out before every assertion was evaluated: the ones left are failed, unevaluated. */
+  overBudget: boolean;
+  /** Assertions evaluated (the first ones, in order). */
+  evaluated: number;
+}
+
+/**
+ * Evaluates `assertions` in order within `budgetMs` of this thread's time: each regex gets at
+ * most what is left of the budget (and never more than its own limit); once the budget is spent,
+ * the assertions left are failed without being evaluated. HTTP probes leave JSON_BODY undefined
+ * beside TEXT_BODY: the body is parsed here, once, only when an assertion reads it.
+ */
+export function evaluateAssertions(assertions: Assertion[], values: Record<string, unknown>, budgetMs: number, now: () => number = () => performance.now()): Evaluation {
+  const began = now();
+  let view = values;
+  if (values.JSON_BODY === undefined && typeof values.TEXT_BODY === 'string' && assertions.some((a) => a.source === 'JSON_BODY')) {
+    view = { ...values, JSON_BODY: parseJson(values.TEXT_BODY) };
+  }
+  const results: AssertionResult[] = [];
+  let evaluated = 0;
+  for (const a of assertions) {
+    const left = budgetMs - (now() - began);
+    if (left <= 0) {
+      results.push({ ...a, actual: null, passed: false });
+      continue;
+    }
+    results.push(evaluateAssertion(a, view, Math.max(1, Math.min(REGEX_TIME_LIMIT_MS, Math.floor(left)))));
+    evaluated++;
+  }
+  const elapsedMs = now() - began;
+  return { results, elapsedMs, overBudget: evaluated < assertions.length || elapsedMs > budgetMs, evaluated };
 }
 
 /** `<SOURCE> <COMPARISON> "<target>" failed, actual "<actual>"` (api-decisions §5.4). */

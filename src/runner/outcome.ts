@@ -1,6 +1,6 @@
 import type { ApiCheckResult, Assertion, AssertionResult } from './types.js';
 import type { Probe } from './probe.js';
-import { assertionFailureMessage, evaluateAssertion } from './assertions.js';
+import { assertionFailureMessage, evaluateAssertions } from './assertions.js';
 
 /** The thresholds and inversion of a check that decide an attempt's outcome. */
 export interface Verdict {
@@ -22,20 +22,43 @@ export interface Outcome {
   /** The §5.4 raw error message when the attempt has failures, else null. */
   errorMessage: string | null;
   assertions: AssertionResult[];
+  /** The assertions ran over the run's evaluation budget: the result's requestError says so. */
+  overBudget?: boolean;
 }
 
-/** Evaluates assertions and thresholds on what a probe observed. */
+/** Evaluates assertions and thresholds on what a probe observed, on this thread, without a budget. */
 export function judge(probe: Probe, assertions: Assertion[], verdict: Verdict): Outcome {
-  const values = { ...probe.values, RESPONSE_TIME: probe.responseTime };
+  const values = judgedValues(probe);
   // After a connection or resolution error there is no response to assert on: none passes.
-  const results: AssertionResult[] =
-    probe.requestError === null ? assertions.map((a) => evaluateAssertion(a, values)) : assertions.map((a) => ({ ...a, actual: null, passed: false }));
+  const results = probe.requestError === null ? evaluateAssertions(assertions, values, Infinity).results : unevaluated(assertions);
+  return decide(probe, results, verdict, null);
+}
+
+/** The values assertions read: what the probe observed, and its response time. */
+export function judgedValues(probe: Probe): Record<string, unknown> {
+  return { ...probe.values, RESPONSE_TIME: probe.responseTime };
+}
+
+/** Assertions failed without being evaluated (no response, or no budget left). */
+export function unevaluated(assertions: Assertion[]): AssertionResult[] {
+  return assertions.map((a) => ({ ...a, actual: null, passed: false }));
+}
+
+/**
+ * The outcome of an attempt from its evaluated assertions and its thresholds. `budgetError` says
+ * the assertions ran over the run's evaluation budget: the attempt fails with it, inverted or not
+ * (an evaluation cut short proves nothing either way).
+ */
+export function decide(probe: Probe, results: AssertionResult[], verdict: Verdict, budgetError: string | null): Outcome {
   const firstFailed = results.find((r) => !r.passed);
   const reaches = (limit: number | null) => limit !== null && probe.responseTime >= limit;
   const overMaxResponseTime = reaches(verdict.maxResponseTime);
   const loses = (limit: number | null | undefined) => probe.packetLoss !== undefined && limit !== null && limit !== undefined && probe.packetLoss >= limit;
   const overMaxLoss = probe.requestError === null && loses(verdict.maxPacketLossThreshold);
   const rawFailed = probe.requestError !== null || overMaxLoss || firstFailed !== undefined || overMaxResponseTime;
+  if (budgetError !== null && probe.requestError === null) {
+    return { rawFailed: true, hasFailures: true, isDegraded: false, overMaxResponseTime, errorMessage: budgetError, assertions: results, overBudget: true };
+  }
   const hasFailures = rawFailed !== verdict.shouldFail;
   let errorMessage: string | null = null;
   if (hasFailures) {

@@ -19,7 +19,9 @@ import { probeHttp } from './http/probe.js';
 import { DEFAULT_ICMP_OPTIONS, probeIcmp, type IcmpOptions } from './icmp.js';
 import { probeDns, type NameServerSource } from './dns/probe.js';
 import { systemNameServer } from './dns/client.js';
-import { apiCheckResult, judge } from './outcome.js';
+import { apiCheckResult, decide, judgedValues, unevaluated, type Outcome, type Verdict } from './outcome.js';
+import { ASSERTION_BUDGET_MS, evaluateAssertions, type Evaluation } from './assertions.js';
+import { assertionPool, cheapAssertions, type AssertionPool } from './assertion-pool.js';
 import { attemptWithRetries } from './retry.js';
 import { runBrowser, runMultiStep, type MultiStepLimits } from './multistep/run.js';
 import type { TargetGuard } from './guard.js';
@@ -54,6 +56,10 @@ export interface RunOptions {
   scripts?: ScriptPolicy;
   /** Limits of the script sandbox (sandbox.ts has the defaults). */
   sandbox?: Partial<SandboxLimits>;
+  /** Milliseconds of assertion evaluation a run may use over its attempts (default ASSERTION_BUDGET_MS). */
+  assertionBudgetMs?: number;
+  /** The threads assertions are evaluated on (default: the process's pool). */
+  assertionPool?: AssertionPool;
 }
 
 /** One attempt's result: the check-result fields the runner owns (api-decisions §5.2, §5.3). */
@@ -187,10 +193,39 @@ export async function runCheck(input: RunnableCheckInput | RunnableCheck, opts: 
 
 async function runAttempts<C extends TcpCheck | DnsCheck | UrlCheck | ApiCheck | IcmpCheck>(check: C, kind: KindRunner<C>, opts: RunOptions): Promise<AttemptResult[]> {
   const limits = { ...DEFAULT_LIMITS, ...opts.limits };
-  return attemptWithRetries(check, () => attempt(check, kind, limits, opts), opts);
+  // One budget of assertion evaluation for the run, spent by its attempts in turn.
+  const budget = { totalMs: opts.assertionBudgetMs ?? ASSERTION_BUDGET_MS, leftMs: opts.assertionBudgetMs ?? ASSERTION_BUDGET_MS };
+  return attemptWithRetries(check, () => attempt(check, kind, limits, opts, budget), opts);
 }
 
-async function attempt<C extends TcpCheck | DnsCheck | UrlCheck | ApiCheck | IcmpCheck>(check: C, kind: KindRunner<C>, limits: ProbeLimits, opts: RunOptions): Promise<AttemptResult> {
+/** The message of an attempt whose assertions ran over the run's budget. */
+export function budgetMessage(totalMs: number, evaluated: number, count: number): string {
+  return `assertions ran over this run's evaluation budget of ${totalMs} ms and were stopped (${evaluated} of ${count} evaluated); make their regexes simpler or fewer`;
+}
+
+/**
+ * Judges an attempt: assertions on small values here, the others on the assertion pool within
+ * what is left of the run's budget (assertion-pool.ts).
+ */
+async function judgeAttempt(probe: Probe, assertions: Assertion[], verdict: Verdict, opts: RunOptions, budget: { totalMs: number; leftMs: number }): Promise<Outcome> {
+  if (probe.requestError !== null) return decide(probe, unevaluated(assertions), verdict, null);
+  const values = judgedValues(probe);
+  let evaluation: Evaluation;
+  if (cheapAssertions(assertions)) evaluation = evaluateAssertions(assertions, values, Infinity);
+  else if (budget.leftMs <= 0) evaluation = { results: unevaluated(assertions), elapsedMs: 0, overBudget: true, evaluated: 0 };
+  else evaluation = await (opts.assertionPool ?? assertionPool()).evaluate(opts.account ?? '', assertions, values, budget.leftMs);
+  if (!cheapAssertions(assertions)) budget.leftMs -= evaluation.elapsedMs;
+  const budgetError = evaluation.overBudget ? budgetMessage(budget.totalMs, evaluation.evaluated, assertions.length) : null;
+  return decide(probe, evaluation.results, verdict, budgetError);
+}
+
+async function attempt<C extends TcpCheck | DnsCheck | UrlCheck | ApiCheck | IcmpCheck>(
+  check: C,
+  kind: KindRunner<C>,
+  limits: ProbeLimits,
+  opts: RunOptions,
+  budget: { totalMs: number; leftMs: number },
+): Promise<AttemptResult> {
   const startedAt = new Date();
   let probe: Probe;
   let fault = false;
@@ -201,7 +236,15 @@ async function attempt<C extends TcpCheck | DnsCheck | UrlCheck | ApiCheck | Icm
     fault = true;
     probe = faultProbe(`internal runner error: ${err instanceof Error ? err.message : String(err)}`);
   }
-  const outcome = judge(probe, kind.assertions(check), check);
+  let outcome: Outcome;
+  try {
+    outcome = await judgeAttempt(probe, kind.assertions(check), check, opts, budget);
+  } catch (err) {
+    // The pool lost its thread, or could not start one: a fault of the runner, not of the check.
+    fault = true;
+    probe = faultProbe(`internal runner error: ${err instanceof Error ? err.message : String(err)}`);
+    outcome = decide(probe, unevaluated(kind.assertions(check)), check, null);
+  }
   return {
     resultType: 'FINAL',
     attempts: 0,
@@ -212,7 +255,11 @@ async function attempt<C extends TcpCheck | DnsCheck | UrlCheck | ApiCheck | Icm
     responseTime: probe.responseTime,
     startedAt: startedAt.toISOString(),
     stoppedAt: new Date().toISOString(),
-    apiCheckResult: apiCheckResult(kind.method, kind.data(check), probe, outcome.assertions),
+    // Over its budget, the attempt has no failed assertion to tell why it failed: the result's
+    // error says it (and becomes the error group, as a request error does).
+    apiCheckResult: outcome.overBudget
+      ? { ...apiCheckResult(kind.method, kind.data(check), probe, outcome.assertions), requestError: outcome.errorMessage }
+      : apiCheckResult(kind.method, kind.data(check), probe, outcome.assertions),
     browserCheckResult: null,
     multiStepCheckResult: null,
     errorMessage: fault ? probe.requestError : outcome.errorMessage,

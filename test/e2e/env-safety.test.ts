@@ -60,10 +60,11 @@ afterAll(async () => {
 });
 
 describe('env allow-list', () => {
-  // A URL where nothing listens: any request would fail with ECONNREFUSED instead of the diagnostics.
+  // A URL where nothing listens: the live state read while the files load fails with ECONNREFUSED,
+  // and the diagnostics must be what is reported.
   const offline = ['--api-url', 'http://127.0.0.1:9', '--api-key', 'k'];
 
-  it('refuses a name not declared under env:, at file:line:col, without any request', async () => {
+  it('refuses a name not declared under env:, at file:line:col, with no plan made', async () => {
     const dir = writeProject({
       'mac.config.yaml': 'project: allow\nenv: [SHOP_HOST]\n',
       'c.yaml': 'kind: TcpCheck\nid: x\nname: x\nrequest: { hostname: "${{ env.OTHER_HOST }}", port: 5432 }\n',
@@ -72,7 +73,7 @@ describe('env allow-list', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('c.yaml:4:22: error: request.hostname: environment variable OTHER_HOST is not declared under env: in mac.config.yaml');
     expect(r.stderr).toContain('hint: add OTHER_HOST under env: in mac.config.yaml');
-    expect(r.stderr).toContain('no request was made');
+    expect(r.stderr).toContain('nothing was planned');
     expect(r.stderr).not.toContain('ECONNREFUSED');
     expect(r.stdout + r.stderr).not.toContain('other-host-value');
   });
@@ -102,7 +103,7 @@ describe('env allow-list', () => {
 
     const plan = await runMac(['plan', dir, '--api-url', 'http://127.0.0.1:9'], { env: secrets });
     expect(plan.code).toBe(1);
-    expect(plan.stderr).toContain('no request was made');
+    expect(plan.stderr).toContain('nothing was planned');
     expect(plan.stderr).not.toContain('ECONNREFUSED');
     for (const v of Object.values(secrets)) expect(plan.stdout + plan.stderr).not.toContain(v);
   });

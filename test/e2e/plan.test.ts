@@ -110,14 +110,14 @@ describe('mac plan against mac serve', () => {
     }
   });
 
-  it('stops on invalid definitions without any request', async () => {
+  it('stops on invalid definitions with their diagnostics, not the error of the live state read meanwhile', async () => {
     const bad = await writeProject({ 'mac.config.yaml': 'project: bad\n', 'c.yaml': 'kind: TcpCheck\nid: x\nname: x\nrequest: { hostname: h, port: 99999 }\n' });
     // A URL where nothing listens: a request would fail with ECONNREFUSED instead of the diagnostics.
     const r = await runMac(['plan', bad, '--api-url', 'http://127.0.0.1:9', '--api-key', 'k']);
     outputs.push(r.stdout, r.stderr);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/c\.yaml:4:\d+: error: request\.port/);
-    expect(r.stderr).toContain('no request was made');
+    expect(r.stderr).toContain('nothing was planned');
     expect(r.stderr).not.toContain('ECONNREFUSED');
   });
 

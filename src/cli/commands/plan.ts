@@ -5,7 +5,7 @@ import { ApiClient } from '../../api/client.js';
 import { resolveConnection, type ConnectionFlags } from '../../config/connection.js';
 import { parseChoice, rateLimitFrom } from '../../config/options.js';
 import { changedFiles, gitInfo } from '../../git/index.js';
-import { createPlan } from '../../plan/plan.js';
+import { createPlan, prefetchLive, type LivePrefetch } from '../../plan/plan.js';
 import { PLAN_FORMATS, renderPlan, type PlanFormat } from '../../render/index.js';
 import type { RegisterCommand } from '../context.js';
 import { DIR_HELP, formatOption, loadValid, NO_TYPESCRIPT_HELP, rateLimitOption, usageHint, withConnectionOptions } from '../options.js';
@@ -42,22 +42,33 @@ export const register: RegisterCommand = (program, ctx) => {
     const format: PlanFormat = parseChoice('--format', flags.format, PLAN_FORMATS, 'text', { hint: usageHint('plan') });
     const connection = resolveConnection(flags, ctx.env);
     const rateLimit = rateLimitFrom(flags.rateLimit, ctx.env);
-    const project = await loadValid(ctx, dir, flags.typescript, 'no request was made');
-
     if (flags.changedSince !== undefined && flags.onlyChangedSince !== undefined) {
       throw new UsageError('--changed-since and --only-changed-since exclude each other', { hint: '--changed-since highlights the changed files in a plan of everything; --only-changed-since narrows the plan to them' });
     }
-    const since = flags.onlyChangedSince ?? flags.changedSince;
-    const changedSince = since === undefined ? undefined : { ref: since, files: await changedFiles(project.dir, since), only: flags.onlyChangedSince !== undefined };
-    const git = await gitInfo(project.dir);
+    // The live state is read while the definitions are parsed: as soon as the files are read,
+    // the kinds they appear to define are fetched (plan.ts prefetchLive); the plan fetches
+    // afterwards only a kind the first look missed.
     const client = new ApiClient({ ...connection, rateLimit });
+    let prefetch: LivePrefetch | undefined;
     let plan;
+    let planned = false;
     try {
+      const project = await loadValid(ctx, dir, flags.typescript, 'nothing was planned', {
+        onFilesRead: (kinds) => {
+          output.progress(`reading the live state from ${connection.apiUrl} ...`);
+          prefetch = prefetchLive(client, kinds);
+        },
+      });
+      const since = flags.onlyChangedSince ?? flags.changedSince;
+      const changedSince = since === undefined ? undefined : { ref: since, files: await changedFiles(project.dir, since), only: flags.onlyChangedSince !== undefined };
+      const git = await gitInfo(project.dir);
       output.progress(`reading the live state from ${connection.apiUrl} ...`);
-      plan = await createPlan(project, client, { prune: flags.prune === true, rewriteSecrets: flags.rewriteSecrets === true, changedSince, git });
+      plan = await createPlan(project, client, { prune: flags.prune === true, rewriteSecrets: flags.rewriteSecrets === true, changedSince, git }, prefetch);
+      planned = true;
     } finally {
       output.endProgress();
-      await client.close();
+      // No plan (invalid definitions, an error): the requests of the prefetch still under way end now.
+      await (planned ? client.close() : client.abort());
     }
     if (flags.out !== undefined) {
       const file = resolve(ctx.cwd, flags.out);

@@ -107,8 +107,9 @@ export async function probeHttp(req: HttpRequest, limits: ProbeLimits, guard?: T
     values: {
       STATUS_CODE: last.status,
       TEXT_BODY: bodyText,
-      // Parsed only for a check that asserts on it: a URL monitor never pays for it.
-      JSON_BODY: req.assertions.some((a) => a.source === 'JSON_BODY') ? parseJson(bodyText) : undefined,
+      // Parsed from TEXT_BODY where the assertions are evaluated, only when one reads it
+      // (assertions.ts evaluateAssertions): not on this thread, and never for a URL monitor.
+      JSON_BODY: undefined,
       HEADERS: last.headers,
     },
     http: {
@@ -272,14 +273,6 @@ function describe(err: unknown, signal: AbortSignal): { message: string; network
   // Resolution, connection and TLS errors, and a peer that hung up, are network errors.
   const network = typeof e.code === 'string' && !e.code.startsWith('UND_ERR_INVALID') && e.code !== 'UND_ERR_HEADERS_OVERFLOW';
   return { message: e.code && !message.includes(e.code) ? `${e.code}: ${message}` : message, network };
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }
 
 function failed(url: string, start: number, message: string): Probe {

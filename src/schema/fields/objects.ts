@@ -45,6 +45,11 @@ export const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 export const HEADER_VALUE = /^[^\r\n\0]*$/;
 /** Most headers, and most query parameters, on one API check. */
 export const MAX_HTTP_PAIRS = 50;
+/**
+ * Most assertions on one check, of every kind (a choice of ours: the reference sets no bound).
+ * Each is evaluated at every run, within the run's evaluation budget, and stored in its result.
+ */
+export const MAX_ASSERTIONS = 200;
 
 function build(mode: ObjectMode) {
   const obj = <S extends z.ZodRawShape>(shape: S) => (mode === 'strict' ? z.strictObject(shape) : z.object(shape));
@@ -66,7 +71,7 @@ function build(mode: ObjectMode) {
     hostname: doc(z.string().min(1).max(2048), 'Host to connect to'),
     port: doc(z.number().int().min(1).max(65535), 'TCP port'),
     data: doc(z.string().nullable().optional(), 'Text sent after connecting', null),
-    assertions: doc(z.array(tcpAssertion).optional(), 'Assertions on the response', []),
+    assertions: doc(z.array(tcpAssertion).max(MAX_ASSERTIONS).optional(), `Assertions on the response (at most ${MAX_ASSERTIONS})`, []),
     ipFamily: ipFamily.optional(),
   });
   const dnsRequest = obj({
@@ -74,7 +79,7 @@ function build(mode: ObjectMode) {
     recordType,
     nameServer: doc(z.string().min(1).optional(), 'Name server to ask; absent = the system resolver'),
     port: doc(z.number().int().min(1).max(65535).optional(), 'Name server port', 53),
-    assertions: doc(z.array(dnsAssertion).optional(), 'Assertions on the answer', []),
+    assertions: doc(z.array(dnsAssertion).max(MAX_ASSERTIONS).optional(), `Assertions on the answer (at most ${MAX_ASSERTIONS})`, []),
     protocol: dnsProtocol.optional(),
   });
 
@@ -122,7 +127,7 @@ function build(mode: ObjectMode) {
       `Echo requests per run (${ICMP_PING_COUNT.min}..${ICMP_PING_COUNT.max})`,
       ICMP_PING_COUNT.default,
     ),
-    assertions: doc(z.array(icmpAssertion).optional(), 'Assertions on the latency and on the JSON document of the run', []),
+    assertions: doc(z.array(icmpAssertion).max(MAX_ASSERTIONS).optional(), `Assertions on the latency and on the JSON document of the run (at most ${MAX_ASSERTIONS})`, []),
   });
   const icmpResponseTime = () => z.number().min(0).max(ICMP_MAX_RESPONSE_TIME).nullable().optional();
   const packetLoss = () => z.number().gt(0).max(100).nullable().optional();
@@ -141,7 +146,7 @@ function build(mode: ObjectMode) {
   const urlRequest = obj({
     method: doc(z.literal('GET').optional(), 'URL monitors only GET', 'GET'),
     ...httpCommon,
-    assertions: doc(z.array(urlAssertion).optional(), 'Assertions on the status code', []),
+    assertions: doc(z.array(urlAssertion).max(MAX_ASSERTIONS).optional(), `Assertions on the status code (at most ${MAX_ASSERTIONS})`, []),
   });
   const apiRequest = obj({
     method: apiMethod,
@@ -150,7 +155,7 @@ function build(mode: ObjectMode) {
     bodyType: bodyType.optional(),
     headers: doc(z.array(httpKeyValue('header')).max(MAX_HTTP_PAIRS).optional(), `Request headers (at most ${MAX_HTTP_PAIRS})`, []),
     queryParameters: doc(z.array(httpKeyValue('query')).max(MAX_HTTP_PAIRS).optional(), `Query parameters appended to the URL (at most ${MAX_HTTP_PAIRS})`, []),
-    assertions: doc(z.array(apiAssertion).optional(), 'Assertions on the response', []),
+    assertions: doc(z.array(apiAssertion).max(MAX_ASSERTIONS).optional(), `Assertions on the response (at most ${MAX_ASSERTIONS})`, []),
     basicAuth: doc(basicAuth.nullable().optional(), 'Basic authentication', null),
   });
 
