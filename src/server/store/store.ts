@@ -152,9 +152,9 @@ export class Store {
    * deferred writes of the kind land first (a delivered failure releases its waiting recovery in
    * one of them); the deliverer leases once per batch of room, so this is one write per batch.
    */
-  lease(kind: string, nowMs: number, untilMs: number, limit: number): LeasedRecord[] {
+  lease(kind: string, nowMs: number, untilMs: number, limit: number, only?: string): LeasedRecord[] {
     this.settle(kind);
-    return this.backend.lease(kind, nowMs, untilMs, limit);
+    return this.backend.lease(kind, nowMs, untilMs, limit, only);
   }
 
   /** Accounts that hold any configuration. */
