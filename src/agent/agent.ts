@@ -113,6 +113,7 @@ export async function runAgent(opts: AgentOptions, stop: AbortSignal): Promise<{
     const body = {
       runId: run.runId,
       token: run.token,
+      agentId: id,
       attempts: attempts.map((a) => ({ ...a, assets: a.assets?.map((x) => ({ name: x.name, type: x.type, contentType: x.contentType, data: x.data.toString('base64') })) })),
     };
     // Posted until the service answers, while the claim lasts: past it, another agent may run it.

@@ -82,7 +82,7 @@ const attempt = z.object({
   networkError: z.boolean(),
   assets: z.array(asset).max(4).optional(),
 });
-const resultsBody = runRef.extend({ attempts: z.array(attempt).min(1).max(MAX_ATTEMPTS) });
+const resultsBody = runRef.extend({ agentId: agentInfo.shape.id, attempts: z.array(attempt).min(1).max(MAX_ATTEMPTS) });
 
 /**
  * Private-location keys by their sha256: rebuilt when private locations change (on any instance).
@@ -139,7 +139,7 @@ export function agentProtocol(ctx: ServerContext): MiddlewareHandler<AppEnv> {
         const claimed = await waitForWork(ctx, caller, body, c.req.raw.signal);
         // The agent went away while waiting (it stops): what was just claimed goes back at once.
         if (c.req.raw.signal.aborted && claimed.length > 0) {
-          agents.release(caller.account, caller.locationId, claimed.map(({ run }) => ({ runId: run.id, token: run.claim!.token })));
+          agents.release(caller.account, caller.locationId, claimed.map(({ run, token }) => ({ runId: run.id, token })));
           return c.json({ protocol: PROTOCOL_VERSION, location: caller.slug, runs: [] });
         }
         return c.json({
@@ -147,9 +147,9 @@ export function agentProtocol(ctx: ServerContext): MiddlewareHandler<AppEnv> {
           location: caller.slug,
           leaseSeconds: agents.times.leaseMs / 1000,
           timeScale: ctx.options.timeScale,
-          runs: claimed.map(({ run, check, leaseUntilMs }) => ({
+          runs: claimed.map(({ run, check, leaseUntilMs, token }) => ({
             runId: run.id,
-            token: run.claim!.token,
+            token,
             dueAt: run.dueAt,
             leaseUntil: new Date(leaseUntilMs).toISOString(),
             check: runnable(ctx, caller.account, run.location, check),
@@ -178,7 +178,7 @@ export function agentProtocol(ctx: ServerContext): MiddlewareHandler<AppEnv> {
       ...(a as Omit<AttemptResult, 'assets'>),
       ...(assets && assets.length > 0 ? { assets: assets.map((x) => ({ name: x.name, type: x.type, contentType: x.contentType, data: Buffer.from(x.data, 'base64') })) } : {}),
     }));
-    const recorded = await agents.complete(caller.account, held.run, attempts);
+    const recorded = await agents.complete(caller.account, held.run, body.agentId, attempts);
     return c.json({ recorded: recorded !== undefined, ...(recorded ? { checkSessionId: recorded.checkSessionId } : {}) });
   };
 }
@@ -188,7 +188,7 @@ async function waitForWork(ctx: ServerContext, caller: AgentCaller, body: z.infe
   const { agents } = runsOf(ctx);
   const deadline = Date.now() + body.waitSeconds * 1000;
   for (;;) {
-    const claimed = agents.claim(caller.account, caller.locationId, body.agent.id, body.max);
+    const claimed = agents.claim(caller.account, caller.locationId, body.max);
     const left = deadline - Date.now();
     if (claimed.length > 0 || left <= 0 || signal.aborted) return claimed;
     await new Promise<void>((resolve) => {

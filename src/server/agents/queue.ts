@@ -51,10 +51,9 @@ export interface QueuedRun extends StoredRecord {
   checkId: string;
   dueAt: string;
   availableAt: string;
-  /** When it last became available to agents (due time, end of a lease, a release): the queue bound counts from it. */
+  /** When it was last given back by an agent (or queued). */
   waitingSince: string;
-  claim: { token: string; agentId: string; until: string } | null;
-  /** Claims taken so far (more than one: an agent went silent or released it). */
+  /** Claims given back so far (releases). */
   claims: number;
 }
 
@@ -78,6 +77,7 @@ export interface AgentRecord extends StoredRecord {
 /** One claimed run handed to an agent. */
 export interface Claimed {
   run: QueuedRun;
+  token: string;
   account: string;
   check: CheckRecord;
   leaseUntilMs: number;
@@ -146,7 +146,7 @@ export class AgentQueue {
       return;
     }
     const at = iso(dueMs);
-    const run: QueuedRun = { id: `${check.id}/${locationId}/${Math.round(dueMs)}`, locationId, location: slug, checkId: check.id, dueAt: at, availableAt: at, waitingSince: at, claim: null, claims: 0 };
+    const run: QueuedRun = { id: `${check.id}/${locationId}/${Math.round(dueMs)}`, locationId, location: slug, checkId: check.id, dueAt: at, availableAt: at, waitingSince: at, claims: 0 };
     const tx = this.ctx.store.begin(account);
     tx.put(AGENT_COLL.runs, run.id, run);
     tx.commitDeferred();
@@ -155,15 +155,13 @@ export class AgentQueue {
   }
 
   /**
-   * Claims at most `max` runs of a location for `agentId`: leased for the lease, each with a new
-   * claim token. Runs found waiting past the bound are recorded as not run instead; runs whose
-   * check is gone, deactivated or no longer in this location are dropped.
+   * Claims at most `max` runs of a location: leased for the lease (one write for the batch). The
+   * claim's token is the lease's end, which any later claim of the run changes. Runs whose check
+   * is gone, deactivated or no longer in this location are dropped.
    */
-  claim(account: string, locationId: string, agentId: string, max: number): Claimed[] {
+  claim(account: string, locationId: string, max: number): Claimed[] {
     const now = this.ctx.options.now();
-    const { leaseMs, queueMs } = this.times;
-    this.expire(now, locationId);
-    const until = now + leaseMs;
+    const until = now + this.times.leaseMs;
     const taken = this.ctx.store.lease(AGENT_COLL.runs, now, until, Math.min(max, MAX_CLAIM_BATCH), locationId);
     const out: Claimed[] = [];
     for (const { account: owner, id, record } of taken) {
@@ -171,22 +169,13 @@ export class AgentQueue {
       // The filter is on a location id (a UUID): a run of another account cannot match it.
       if (owner !== account) continue;
       const check = this.ctx.store.get<CheckRecord>(account, COLL.checks, run.checkId);
-      const tx = this.ctx.store.begin(account);
       if (!check || check.activated === false || !(check.privateLocations ?? []).includes(run.location)) {
+        const tx = this.ctx.store.begin(account);
         tx.delete(AGENT_COLL.runs, id);
         tx.commit();
         continue;
       }
-      if (Date.parse(run.waitingSince) < now - queueMs) {
-        tx.delete(AGENT_COLL.runs, id);
-        tx.commit();
-        this.recordNotRun(account, check, run.location, notRunReason(run, queueMs));
-        continue;
-      }
-      const claimed: QueuedRun = { ...run, availableAt: iso(until), waitingSince: iso(until), claim: { token: randomUUID(), agentId, until: iso(until) }, claims: run.claims + 1 };
-      tx.put(AGENT_COLL.runs, id, claimed);
-      tx.commit();
-      out.push({ run: claimed, account, check, leaseUntilMs: until });
+      out.push({ run, account, check, leaseUntilMs: until, token: String(until) });
     }
     return out;
   }
@@ -196,25 +185,26 @@ export class AgentQueue {
    * record its result; otherwise why not ('gone': nobody holds it or another claim does; 'late').
    */
   holder(account: string, locationId: string, runId: string, token: string): { run: QueuedRun } | { refused: 'gone' | 'late' } {
-    const run = this.ctx.store.get<QueuedRun>(account, AGENT_COLL.runs, runId);
-    if (!run || run.locationId !== locationId || !run.claim || run.claim.token !== token) return { refused: 'gone' };
-    const left = Date.parse(run.claim.until) - this.ctx.options.now();
+    const run = this.ctx.store.getLatest<QueuedRun>(account, AGENT_COLL.runs, runId);
+    if (!run || run.locationId !== locationId || String(Date.parse(run.availableAt)) !== token) return { refused: 'gone' };
+    const left = Number(token) - this.ctx.options.now();
     if (left < Math.min(RESULT_MARGIN_MS, this.times.leaseMs / 5)) return { refused: 'late' };
     return { run };
   }
 
   /**
-   * Records the result of a claimed run: the claim ends (the run leaves the queue), then the
-   * location's session is written from the agent's attempts, as the engine records its own.
+   * Records the result of a claimed run: the run leaves the queue and the location's session is
+   * written from the agent's attempts, as the engine records its own, in one group commit (both
+   * land or neither: then the run is due again when the lease ends, and runs once more).
    */
-  async complete(account: string, run: QueuedRun, attempts: AttemptResult[]): Promise<{ checkSessionId: string } | undefined> {
+  async complete(account: string, run: QueuedRun, agentId: string, attempts: AttemptResult[]): Promise<{ checkSessionId: string } | undefined> {
     const tx = this.ctx.store.begin(account);
     tx.delete(AGENT_COLL.runs, run.id);
-    tx.commit();
+    tx.commitDeferred();
     const check = this.ctx.store.get<CheckRecord>(account, COLL.checks, run.checkId);
     if (!check) return undefined;
     this.count(account, run.locationId, 'done');
-    return this.engine.recordAgentRun(account, check, run.location, attempts);
+    return this.engine.recordAgentRun(account, check, run.location, attempts, { dueAt: run.dueAt, agentId, claims: run.claims });
   }
 
   /** Gives claimed runs back to the location at once (an agent stopping before it ran them). */
@@ -222,10 +212,10 @@ export class AgentQueue {
     const now = this.ctx.options.now();
     let released = 0;
     for (const { runId, token } of runs) {
-      const run = this.ctx.store.get<QueuedRun>(account, AGENT_COLL.runs, runId);
-      if (!run || run.locationId !== locationId || run.claim?.token !== token) continue;
+      const run = this.ctx.store.getLatest<QueuedRun>(account, AGENT_COLL.runs, runId);
+      if (!run || run.locationId !== locationId || String(Date.parse(run.availableAt)) !== token) continue;
       const tx = this.ctx.store.begin(account);
-      tx.put(AGENT_COLL.runs, runId, { ...run, availableAt: iso(now), waitingSince: iso(now), claim: null });
+      tx.put(AGENT_COLL.runs, runId, { ...run, availableAt: iso(now), waitingSince: iso(now), claims: run.claims + 1 });
       tx.commit();
       released++;
     }
@@ -264,17 +254,18 @@ export class AgentQueue {
         tx.delete(AGENT_COLL.runs, id);
         tx.commit();
         const check = this.ctx.store.get<CheckRecord>(account, COLL.checks, run.checkId);
-        if (check && check.activated !== false && (check.privateLocations ?? []).includes(run.location)) this.recordNotRun(account, check, run.location, notRunReason(run, queueMs), run.locationId);
+        if (check && check.activated !== false && (check.privateLocations ?? []).includes(run.location)) this.recordNotRun(account, check, run.location, notRunReason(run, queueMs), run.locationId, run.dueAt);
         n++;
       }
       if (taken.length < 100) return n;
     }
   }
 
-  private recordNotRun(account: string, check: CheckRecord, slug: string, reason: string, locationId?: string): void {
+  private recordNotRun(account: string, check: CheckRecord, slug: string, reason: string, locationId?: string, dueAt?: string): void {
     if (locationId) this.count(account, locationId, 'notRun');
     this.ctx.log.event('agents.not-run', { account, checkId: check.id, location: slug, reason }, 'warn');
-    void this.engine.recordAgentRun(account, check, slug, [notExecuted(reason)]).catch((err: unknown) => {
+    const agentRun = dueAt ? { dueAt, agentId: null } : undefined;
+    void this.engine.recordAgentRun(account, check, slug, [notExecuted(reason)], agentRun).catch((err: unknown) => {
       if (!(err instanceof DatabaseUnavailable)) process.stderr.write(`mac serve: not-run result not recorded: ${err instanceof Error ? err.message : String(err)}\n`);
     });
   }
@@ -324,11 +315,12 @@ export class AgentQueue {
     let claimed = 0;
     let oldest = now;
     for (const run of this.ctx.store.query<QueuedRun>(account, AGENT_COLL.runs, { checkId: locationId })) {
-      const claimLive = run.claim !== null && Date.parse(run.claim.until) > now;
-      if (claimLive) claimed++;
-      else if (Date.parse(run.availableAt) <= now) {
+      const at = Date.parse(run.availableAt);
+      // A run available in the future is claimed (or not due yet: the scheduler queues due runs only).
+      if (at > now) claimed++;
+      else {
         waiting++;
-        oldest = Math.min(oldest, Date.parse(run.waitingSince));
+        oldest = Math.min(oldest, at);
       }
     }
     const connected = this.agents(account, locationId).filter((a) => now - Date.parse(a.lastContact) <= CONNECTED_MS);
@@ -380,8 +372,5 @@ export class AgentQueue {
 }
 
 function notRunReason(run: QueuedRun, queueMs: number): string {
-  const s = Math.round(queueMs / 1000);
-  return run.claims === 0
-    ? `not run: no agent of private location "${run.location}" claimed this run within ${s} s`
-    : `not run: the agent that claimed this run in private location "${run.location}" went silent, and no agent claimed it again within ${s} s`;
+  return `not run: no agent of private location "${run.location}" ran this run within ${Math.round(queueMs / 1000)} s of when it was due or last claimed`;
 }

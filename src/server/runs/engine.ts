@@ -101,12 +101,13 @@ export class RunEngine {
    * service gives a run no agent took): one session of that slot, its attempts and FINAL result,
    * then the alert state, as for the service's own runs.
    */
-  async recordAgentRun(account: string, check: CheckRecord, slot: string, attempts: AttemptResult[]): Promise<{ checkSessionId: string }> {
+  async recordAgentRun(account: string, check: CheckRecord, slot: string, attempts: AttemptResult[], agentRun?: { dueAt: string; agentId: string | null; claims?: number }): Promise<{ checkSessionId: string }> {
     const final = attempts[attempts.length - 1];
     const session = this.recorder.openSession(account, {
       check: this.sessionCheck(check),
       runLocations: [slot],
       startedAt: attempts[0].startedAt,
+      ...(agentRun ? { agentRun } : {}),
     });
     const sameRegion = (check.retryStrategy as { sameRegion?: boolean } | null | undefined)?.sameRegion !== false;
     const attemptsOf = check.privateLocations ?? [];
