@@ -73,25 +73,42 @@ async function agentIds(s: Served, locationId: string): Promise<Set<string>> {
 }
 
 /**
- * Per check and location: the due times recorded are each recorded once, by an agent of that
- * location, and form one unbroken series one period apart (none missing) of at least `atLeast`.
- * Sessions of these checks not run by an agent: none.
+ * Per check and location: each due time is recorded once, by an agent of that location, or still
+ * waiting in the queue (not lost: the agents stopped, or a loaded machine had not reached it yet),
+ * never both; together they form one unbroken series one period apart (none missing). At least
+ * `atLeast` are recorded. Sessions of these checks not run by an agent: none.
  */
-function expectExactlyOnce(sessions: SessionRow[], checks: string[], locations: Record<string, Set<string>>, periodMs: number, atLeast: number, beforeMs: number): void {
+function expectExactlyOnce(sessions: SessionRow[], queued: QueuedRow[], checks: string[], locations: Record<string, Set<string>>, periodMs: number, atLeast: number): void {
   const mine = sessions.filter((s) => checks.includes(s.checkId));
   expect(mine.filter((s) => !s.agentRun || s.agentRun.agentId === null)).toEqual([]);
   for (const checkId of checks) {
     for (const [slug, agents] of Object.entries(locations)) {
       const runs = mine.filter((s) => s.checkId === checkId && s.runLocations[0] === slug);
       expect(runs.every((s) => s.runLocations.length === 1 && agents.has(s.agentRun!.agentId!))).toBe(true);
-      const due = runs.map((s) => Date.parse(s.agentRun!.dueAt)).sort((a, b) => a - b);
+      const due = runs.map((s) => Date.parse(s.agentRun!.dueAt));
       expect(new Set(due).size, `a due time of ${checkId} in ${slug} recorded twice`).toBe(due.length);
-      // Runs due as the agents stopped may have stayed queued: the series is checked up to then.
-      const settled = due.filter((t) => t < beforeMs);
-      const gaps = settled.slice(1).map((t, i) => t - settled[i]);
-      expect(gaps.filter((g) => g !== periodMs), `due times of ${checkId} in ${slug} missing`).toEqual([]);
+      const waiting = queued.filter((q) => q.checkId === checkId && q.location === slug).map((q) => Date.parse(q.dueAt));
+      expect(waiting.filter((t) => due.includes(t)), `a due time of ${checkId} in ${slug} both recorded and queued`).toEqual([]);
+      const all = [...due, ...waiting].sort((a, b) => a - b);
+      const gaps = all.slice(1).map((t, i) => t - all[i]);
+      expect(gaps.filter((g) => g !== periodMs), `due times of ${checkId} in ${slug} lost`).toEqual([]);
       expect(due.length).toBeGreaterThanOrEqual(atLeast);
     }
+  }
+}
+
+interface QueuedRow {
+  checkId: string;
+  location: string;
+  dueAt: string;
+}
+
+function sqliteRows<T>(file: string, kind: string): T[] {
+  const db = new Database(file, { readonly: true });
+  try {
+    return (db.prepare('SELECT data FROM records WHERE kind = ?').all(kind) as Array<{ data: string }>).map((r) => JSON.parse(r.data) as T);
+  } finally {
+    db.close();
   }
 }
 
@@ -133,7 +150,6 @@ describe('mac agent runs the checks of private locations (--time-scale 60)', { t
       agents.push(startAgent(s, a.key), startAgent(s, a.key), startAgent(s, b.key));
       const checks = await urlChecks(s, 20, targetUrl, ['site-a', 'site-b'], FREQUENCY);
       await new Promise((r) => setTimeout(r, MINUTES * 1000));
-      const stopAt = Date.now();
       // The agents stop cleanly (SIGTERM: runs under way finish or go back), then the service.
       expect(await Promise.all(agents.map((x) => x.stop()))).toEqual([0, 0, 0]);
       const ofA = await agentIds(s, a.id);
@@ -145,7 +161,7 @@ describe('mac agent runs the checks of private locations (--time-scale 60)', { t
       expect(view.keys[0]).not.toHaveProperty('rawKey');
       expect(view.agents[0]).toMatchObject({ version: expect.any(String), hostName: expect.any(String), lastContact: expect.any(String) });
       await s.stop();
-      expectExactlyOnce(sqliteSessions(state), checks, { 'site-a': ofA, 'site-b': ofB }, FREQUENCY * 1000, Math.floor(MINUTES / FREQUENCY) - 2, stopAt - 3000);
+      expectExactlyOnce(sqliteSessions(state), sqliteRows<QueuedRow>(state, 'privateLocationRuns'), checks, { 'site-a': ofA, 'site-b': ofB }, FREQUENCY * 1000, 2);
       for (const x of agents) expect(x.log()).toContain('stopped after');
     } finally {
       await Promise.all(agents.map((x) => x.stop('SIGKILL')));
@@ -174,12 +190,11 @@ describe('mac agent runs the checks of private locations (--time-scale 60)', { t
       await first.stop('SIGKILL');
       // The lease (8 s) ends, the second agent takes the killed one's runs, and runs on.
       await new Promise((r) => setTimeout(r, 14000));
-      const stopAt = Date.now();
       expect(await second.stop()).toBe(0);
       const all = await agentIds(s, a.id);
       await s.stop();
       const sessions = sqliteSessions(state);
-      expectExactlyOnce(sessions, checks, { 'site-a': all }, 1000, 10, stopAt - 3000);
+      expectExactlyOnce(sessions, sqliteRows<QueuedRow>(state, 'privateLocationRuns'), checks, { 'site-a': all }, 1000, 2);
       // Runs due while the first agent was alone were claimed by it: those the second recorded are
       // the ones it took over once the killed agent's lease ended.
       const taken = sessions.filter((x) => checks.includes(x.checkId) && x.agentRun!.agentId !== killedId && Date.parse(x.agentRun!.dueAt) < secondStart - 500);
@@ -249,13 +264,13 @@ describe('mac agent runs the checks of private locations (--time-scale 60)', { t
       agents.push(startAgent(one, a.key), startAgent(two, a.key), startAgent(two, b.key));
       const checks = await urlChecks(one, 10, targetUrl, ['site-a', 'site-b'], FREQUENCY);
       await new Promise((r) => setTimeout(r, MINUTES * 1000));
-      const stopAt = Date.now();
       expect(await Promise.all(agents.map((x) => x.stop()))).toEqual([0, 0, 0]);
       const ofA = await agentIds(two, a.id);
       const ofB = await agentIds(two, b.id);
       await Promise.all([one.stop(), two.stop()]);
       const sessions = (await pgQuery<{ data: string }>(db, "SELECT data FROM records WHERE kind = 'checkSessions'")).map((r) => JSON.parse(r.data) as SessionRow);
-      expectExactlyOnce(sessions, checks, { 'site-a': ofA, 'site-b': ofB }, FREQUENCY * 1000, Math.floor(MINUTES / FREQUENCY) - 2, stopAt - 3000);
+      const queued = (await pgQuery<{ data: string }>(db, "SELECT data FROM records WHERE kind = 'privateLocationRuns'")).map((r) => JSON.parse(r.data) as QueuedRow);
+      expectExactlyOnce(sessions, queued, checks, { 'site-a': ofA, 'site-b': ofB }, FREQUENCY * 1000, 2);
       // Both instances scheduled: every due time one of them claimed is recorded in both locations.
       const claims = await pgQuery<{ check_id: string; due_ms: string; instance: string }>(db, 'SELECT check_id, due_ms, instance FROM run_claims');
       const mine = claims.filter((c) => checks.includes(c.check_id));
@@ -263,7 +278,8 @@ describe('mac agent runs the checks of private locations (--time-scale 60)', { t
       for (const slug of ['site-a', 'site-b']) {
         const recorded = new Set(sessions.filter((x) => x.runLocations[0] === slug && x.agentRun).map((x) => `${x.checkId}/${Date.parse(x.agentRun!.dueAt)}`));
         // The last due times may still have been queued when the agents stopped.
-        const missing = mine.filter((c) => Number(c.due_ms) < stopAt - 3000 && !recorded.has(`${c.check_id}/${c.due_ms}`));
+        const waiting = new Set(queued.filter((q) => q.location === slug).map((q) => `${q.checkId}/${Date.parse(q.dueAt)}`));
+        const missing = mine.filter((c) => !recorded.has(`${c.check_id}/${c.due_ms}`) && !waiting.has(`${c.check_id}/${c.due_ms}`));
         expect(missing).toEqual([]);
       }
     } finally {
