@@ -16,9 +16,10 @@ const commands: Array<() => Promise<{ register: RegisterCommand }>> = [
   () => import('./commands/test.js'),
   () => import('./commands/schemas.js'),
   () => import('./commands/serve.js'),
+  () => import('./commands/agent.js'),
 ];
 /** The name of each command of `commands`, same order (the file's name is the command's). */
-const COMMAND_NAMES = ['init', 'validate', 'plan', 'apply', 'destroy', 'unlock', 'import', 'test', 'schemas', 'serve'];
+const COMMAND_NAMES = ['init', 'validate', 'plan', 'apply', 'destroy', 'unlock', 'import', 'test', 'schemas', 'serve', 'agent'];
 
 /**
  * The command modules to load: only the named one when argv names a command first (`mac serve

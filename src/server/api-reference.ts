@@ -6,6 +6,46 @@ import { apiRoutes } from './app.js';
 import { createContext } from './context.js';
 import { DEFAULT_RATE_LIMIT, DEV_KEY, MAX_BODY_BYTES, resolveServerOptions } from './options.js';
 import { Store } from './store/store.js';
+import { MAX_CLAIM_BATCH, MAX_WAIT_MS, RESULT_MARGIN_MS } from './agents/queue.js';
+import { MAX_RESULT_BODY_BYTES, MAX_SMALL_BODY_BYTES, MAX_WAITING_PER_LOCATION } from './agents/protocol.js';
+
+/** The agent protocol (an addition to the spec), after the API's routes. */
+const AGENT_PROTOCOL = [
+  '## The agent protocol (private locations)',
+  '',
+  'An addition to the spec: how `mac agent` runs the checks of a private location. JSON over HTTP(S),',
+  'versioned in the path (`/agent/v1/`); the agent only connects outward. Every request carries',
+  '`Authorization: Bearer pl_...`, a key of the private location (`POST /v1/private-locations/{id}/keys`),',
+  'and `Content-Type: application/json`. A private-location key opens these three routes and nothing',
+  'else (any `/v1` route answers it 401); an API key opens none of them. An unknown or deleted key',
+  'answers 401; another protocol version 404. Keys are stored as their SHA-256 only, compared in',
+  'constant time, and shown as `maskedKey` (`...` and the last 4 characters). Keys created before',
+  'this service version kept no hash: create a new one for an agent.',
+  '',
+  '| method | path | body | answer |',
+  '|---|---|---|---|',
+  `| POST | \`/agent/v1/claims\` | \`{"agent": {"id", "version", "hostName"}, "max": 1..${MAX_CLAIM_BATCH}, "waitSeconds": 0..${MAX_WAIT_MS / 1000}}\`, at most ${MAX_SMALL_BODY_BYTES / 1024} KiB | 200 \`{"protocol": 1, "location", "leaseSeconds", "timeScale", "runs": [{"runId", "token", "dueAt", "leaseUntil", "check"}]}\`: up to \`max\` due runs of the key's location, oldest first, each claimed until \`leaseUntil\`. Waits up to \`waitSeconds\` for one (long poll). \`check\` is the stored check with its snippets' scripts, as \`mac serve\` runs it. 429 when ${MAX_WAITING_PER_LOCATION} requests of the location already wait on this instance |`,
+  `| POST | \`/agent/v1/results\` | \`{"runId", "token", "agentId", "attempts": [...]}\`, at most ${MAX_RESULT_BODY_BYTES / 1024 / 1024} MiB | 200 \`{"recorded": true, "checkSessionId"}\`: the attempts (the runner's results: retries as \`ATTEMPT\`, the last one \`FINAL\`; files of a browser run base64 in \`assets\`) recorded as the location's run of that due time; 409 when the claim no longer holds the run (its lease ended, or it was recorded) or ends within ${RESULT_MARGIN_MS / 1000} s (a fifth of a shorter lease): the agent drops the result and the run is run again by whoever claims it next |`,
+  '| POST | `/agent/v1/releases` | `{"runs": [{"runId", "token"}]}` | 200 `{"released": N}`: claimed runs given back (an agent stopping), claimable at once |',
+  '',
+  'Each due run of a check in a private location is queued for that location, once (on several',
+  'instances the one that claims the due time queues it). An agent claims it by lease (`mac serve',
+  '--agent-lease`, default 300 s); the lease ending without a result makes it claimable again, so the',
+  'run of an agent that went silent is run by another agent of the location. A run no agent claims',
+  'within `--agent-queue-timeout` (default 360 s) of when it was due or its lease ended is recorded',
+  'as not run: a result with an error saying so, never a pass. Each run is a check session of its',
+  'own with one location, the private location, recorded like the service\'s own runs (error groups,',
+  'alerts, analytics, public pages).',
+  '',
+  '`GET /v1/private-locations/{id}` also answers `lastSeen`, `agentCount` (agents heard from in the',
+  'last 70 s), `minAgentVersion`, `runningAgents` (`[{version, isOutdated, count, agents}]`) and',
+  '`agents` (`[{id, version, hostName, firstContact, lastContact, connected}]`).',
+  '`GET /v1/private-locations/{id}/metrics?from=&to=` (UNIX seconds or ISO 8601; `from` within 15 days)',
+  'answers one point per minute: `timestamps`, `queueSize` (runs waiting), `oldestScheduledCheckRun`',
+  '(seconds the oldest has waited), and, beyond the reference, `agentsConnected`, `runsPerMinute` and',
+  '`notRunPerMinute`.',
+  '',
+];
 
 /** The Markdown text of docs/serve-api.md. */
 export function apiReference(): string {
@@ -45,5 +85,6 @@ export function apiReference(): string {
     for (const r of list) lines.push(`| ${r.method} | \`${r.path.replace(/:(\w+)/g, '{$1}')}\` | ${r.readOnlyAllowed ? 'yes' : 'no'} |`);
     lines.push('');
   }
+  lines.push(...AGENT_PROTOCOL);
   return `${lines.join('\n').trimEnd()}\n`;
 }

@@ -26,6 +26,7 @@ import { statusPageRoutes } from './routes/status-pages.js';
 import { maintenanceWindowRoutes } from './routes/maintenance-windows.js';
 import { registerPingRoute, runRoutes } from './runs/routes.js';
 import { publicPages } from './pages/routes.js';
+import { agentProtocol } from './agents/protocol.js';
 
 // One line per API area; each module lists its own routes (see src/server/routes/snippets.ts).
 export const MODULES: RouteModule[] = [
@@ -77,6 +78,8 @@ export function createApp(ctx: ServerContext, extras: AppExtras = {}): Hono<AppE
   app.use('*', faults(options.faults, options.random));
   // Status pages and dashboards people open (no API key): before authentication (pages/routes.ts).
   app.use('*', publicPages(ctx));
+  // The agents of private locations (`/agent/v1/...`): their own keys, accepted nowhere else.
+  app.use('*', agentProtocol(ctx));
   app.use('*', authenticate(options.keys, options.accountHeader));
   app.use('*', rateLimit(options.rateLimit, options.now));
   registerPingRoute(app, ctx);

@@ -72,6 +72,10 @@ export interface ServerOptions {
   denyTargets: DenyTargets;
   /** `--unsafe-scripts`: run scripts as the service's own user where the bubblewrap sandbox is not available. */
   unsafeScripts: boolean;
+  /** How long an agent's claim of a private location's run lasts before another agent may take it (real ms, `--agent-lease`). */
+  agentLeaseMs: number;
+  /** How long a private location's run may wait for an agent before it is recorded as not run (real ms, `--agent-queue-timeout`). */
+  agentQueueMs: number;
 }
 
 /** The key `mac serve` accepts when no key is configured. */
@@ -135,6 +139,8 @@ export function resolveServerOptions(partial: Partial<ServerOptions> = {}): Serv
     alerts: resolveSenderSettings(partial.alerts),
     denyTargets: partial.denyTargets ?? { defaults: true, entries: [] },
     unsafeScripts: partial.unsafeScripts ?? false,
+    agentLeaseMs: partial.agentLeaseMs ?? 300_000,
+    agentQueueMs: partial.agentQueueMs ?? 360_000,
   };
 }
 

@@ -63,6 +63,8 @@ interface ServeFlags {
   databasePasswordFile?: string;
   unsafeScripts?: boolean;
   accountHeader?: string;
+  agentLease: string;
+  agentQueueTimeout: string;
 }
 
 const collect = (value: string, prev: string[]) => [...prev, value];
@@ -107,6 +109,8 @@ export const register: RegisterCommand = (program, ctx) => {
       [],
     )
     .option('--unsafe-scripts', 'run multi-step and setup/teardown scripts as the service\'s own user when the bubblewrap sandbox is not available (by default they are refused then); never with accounts you do not trust')
+    .option('--agent-lease <seconds>', "how long an agent's claim of a private location's run lasts; an agent silent that long loses it to another agent of the location", '300')
+    .option('--agent-queue-timeout <seconds>', "how long a private location's run may wait for an agent before it is recorded as not run", '360')
     .option('--log-format <format>', 'event lines on stderr (state changes, notifications sent, retried or failed, runs shed): text or json', 'text')
     .option('--smtp <url>', 'SMTP server of alert and subscriber mails: smtp://[USER[:PASSWORD]@]HOST[:PORT] (STARTTLS when offered) or smtps://... (TLS)')
     .option('--smtp-password-file <file>', 'file holding the SMTP password (instead of one in the --smtp URL)')
@@ -250,6 +254,8 @@ function toOptions(flags: ServeFlags): Partial<ServerOptions> & { keys: ApiKeySp
     timeScale,
     runs: flags.runs,
     unsafeScripts: flags.unsafeScripts === true,
+    agentLeaseMs: parseCount('--agent-lease', flags.agentLease, { fallback: 300, min: 1, max: 86_400, hint: usageHint('serve') }) * 1000,
+    agentQueueMs: parseCount('--agent-queue-timeout', flags.agentQueueTimeout, { fallback: 360, min: 1, max: 86_400, hint: usageHint('serve') }) * 1000,
     logFormat: usage(() => parseLogFormat(flags.logFormat)),
     alerts: alertsOf(flags),
     ...(flags.publicUrl !== undefined ? { publicUrl: usage(() => parsePublicUrl(flags.publicUrl!)) } : {}),

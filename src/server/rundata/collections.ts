@@ -33,6 +33,16 @@ export const STATUS_COLL = {
   mailJobs: 'subscriberMailJobs',
 } as const;
 
+/** Collections of the private locations' work (agents/queue.ts). */
+export const AGENT_COLL = {
+  /** Queued and claimed runs, indexed by location id and by when they may be taken (leased). */
+  runs: 'privateLocationRuns',
+  /** The agents each location has seen: version, host name, last contact (per account). */
+  agents: 'privateLocationAgents',
+  /** Per location, per minute and instance: queue size, oldest waiting run, runs done (metrics). */
+  samples: 'privateLocationSamples',
+} as const;
+
 /**
  * Run data as the store indexes it: by check and time, read by queries (never held whole in
  * memory on a database). Results, sessions, heartbeat events and alert notifications expire after
@@ -51,4 +61,8 @@ export const RUN_INDEX = {
   [STATUS_COLL.mailJobs]: { check: 'incidentId', time: 'dueAt', expires: false },
   [RUN_COLL.checkResultAssets]: { check: 'checkId', time: 'created_at', expires: true },
   [RUN_COLL.errorGroups]: { check: 'checkId', time: 'lastSeen', expires: false, editable: true },
+  // Runs of private locations, by location and by when they may be taken: agents lease them
+  // (agents/queue.ts). Changed by leases on any instance: read from the database once written.
+  [AGENT_COLL.runs]: { check: 'locationId', time: 'availableAt', expires: false, editable: true },
+  [AGENT_COLL.samples]: { check: 'locationId', time: 'at', expires: true },
 } as const satisfies IndexedKinds;

@@ -43,6 +43,8 @@ export interface OpenSessionInput {
   startedAt?: string;
   /** Written durably before returning (a session a client is told about), not group-committed. */
   durable?: boolean;
+  /** A private location's run: its due time and the agent that ran it (kept, not shown by the API). */
+  agentRun?: { dueAt: string; agentId: string | null; claims?: number };
 }
 
 /** One ended attempt, as the evaluator measured it. */
@@ -107,6 +109,7 @@ export class RunRecorder {
       maxResponseTime: input.check.maxResponseTime,
       ...(input.check.maxPacketLossThreshold !== undefined ? { maxPacketLossThreshold: input.check.maxPacketLossThreshold } : {}),
       resultIds: [],
+      ...(input.agentRun ? { agentRun: input.agentRun } : {}),
     };
     tx.put(RUN_COLL.checkSessions, session.checkSessionId, asRecord(session));
     if (input.durable) tx.commit();

@@ -126,6 +126,8 @@ export interface StoredSession {
   maxPacketLossThreshold?: number | null;
   /** Ids of the finished attempts, in the order they ended. */
   resultIds: string[];
+  /** A private location's run: its due time and the agent that ran it (null: no agent did, not run). */
+  agentRun?: { dueAt: string; agentId: string | null; claims?: number };
 }
 
 /** A stored error group (spec §2.12) plus the forever flag of decisions §5.4. */

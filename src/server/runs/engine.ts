@@ -34,6 +34,8 @@ export class RunEngine {
   private readonly running = new Map<string, number>();
   // Per check: how many sessions have started, to rotate locations when not runParallel.
   private readonly rotation = new Map<string, number>();
+  /** Where the slots of private locations go (the agents' queue); none: they are not run. */
+  agents?: { enqueue(account: string, check: CheckRecord, slot: string, dueMs: number): void };
   // Set when a stop left sessions under way (settle): what they do or throw later is dropped.
   private abandoned = false;
 
@@ -59,20 +61,18 @@ export class RunEngine {
    * Opens a session for `check` and runs it in the background; returns the session as opened.
    * `durable`: the opening is written before this returns (a client is told about the session).
    */
-  startSession(account: string, check: CheckRecord, { durable = false }: { durable?: boolean } = {}): StoredSession {
+  startSession(account: string, check: CheckRecord, { durable = false, dueMs }: { durable?: boolean; dueMs?: number } = {}): StoredSession | undefined {
     const turn = this.rotation.get(check.id) ?? 0;
     this.rotation.set(check.id, turn + 1);
+    const slots = sessionLocations(check, turn);
+    // Private locations run on their agents: each of their slots is queued for them, never run here.
+    const privateSlots = new Set(check.privateLocations ?? []);
+    const own = slots.filter((slot) => !privateSlots.has(slot));
+    for (const slot of slots) if (privateSlots.has(slot)) this.agents?.enqueue(account, check, slot, dueMs ?? this.ctx.options.now());
+    if (own.length === 0) return undefined;
     const session = this.recorder.openSession(account, {
-      check: {
-        id: check.id,
-        name: check.name,
-        checkType: check.checkType,
-        shouldFail: check.shouldFail === true,
-        maxResponseTime: typeof check.maxResponseTime === 'number' ? check.maxResponseTime : null,
-        // The create default (20%) when a stored ICMP monitor has none; null = never fails by loss.
-        ...(check.checkType === 'ICMP' ? { maxPacketLossThreshold: check.maxPacketLossThreshold === undefined ? 20 : (check.maxPacketLossThreshold as number | null) } : {}),
-      },
-      runLocations: sessionLocations(check, turn),
+      check: this.sessionCheck(check),
+      runLocations: own,
       durable,
     });
     this.running.set(check.id, (this.running.get(check.id) ?? 0) + 1);
@@ -94,6 +94,61 @@ export class RunEngine {
       });
     this.inFlight.add(work);
     return session;
+  }
+
+  /**
+   * Records the run of `check` an agent made in private location `slot` (or the not-run result the
+   * service gives a run no agent took): one session of that slot, its attempts and FINAL result,
+   * then the alert state, as for the service's own runs.
+   */
+  async recordAgentRun(account: string, check: CheckRecord, slot: string, attempts: AttemptResult[], agentRun?: { dueAt: string; agentId: string | null; claims?: number }): Promise<{ checkSessionId: string }> {
+    const final = attempts[attempts.length - 1];
+    const session = this.recorder.openSession(account, {
+      check: this.sessionCheck(check),
+      runLocations: [slot],
+      startedAt: attempts[0].startedAt,
+      ...(agentRun ? { agentRun } : {}),
+    });
+    const sameRegion = (check.retryStrategy as { sameRegion?: boolean } | null | undefined)?.sameRegion !== false;
+    const attemptsOf = check.privateLocations ?? [];
+    let resultId = '';
+    for (const a of attempts) {
+      // An agent runs every attempt in its own location; the label follows the service's rule.
+      const runLocation = attemptsOf.length > 0 ? attemptLocation(check, slot, a.attempts, sameRegion) : slot;
+      if (a !== final) {
+        const stored = this.recorder.recordAttempt(account, session.checkSessionId, toAttemptInput(a, slot, runLocation));
+        if (a.assets) this.recorder.storeAssets(account, check.id, stored.id, a.assets);
+        continue;
+      }
+      const stored = this.recorder.finishLocation(account, session.checkSessionId, toAttemptInput(a, slot, runLocation));
+      if (a.assets) this.recorder.storeAssets(account, check.id, stored.result.id, a.assets);
+      resultId = stored.result.id;
+    }
+    if (!this.exists(account, check.id)) return { checkSessionId: session.checkSessionId };
+    await this.alerter.onVerdict(account, check, sessionVerdict([final]), {
+      runLocation: slot,
+      responseTime: final.responseTime,
+      startedAt: final.startedAt,
+      errorMessage: final.errorMessage,
+      checkResultId: resultId,
+    });
+    const certificate = final.apiCheckResult?.certificate;
+    if (certificate) {
+      this.alerter.onCertificate(account, check, certificate, { runLocation: slot, responseTime: final.responseTime, startedAt: final.startedAt, errorMessage: null, checkResultId: resultId });
+    }
+    return { checkSessionId: session.checkSessionId };
+  }
+
+  /** The check as a session keeps it. */
+  private sessionCheck(check: CheckRecord) {
+    return {
+      id: check.id,
+      name: check.name,
+      checkType: check.checkType,
+      shouldFail: check.shouldFail === true,
+      maxResponseTime: typeof check.maxResponseTime === 'number' ? check.maxResponseTime : null,
+      ...(check.checkType === 'ICMP' ? { maxPacketLossThreshold: check.maxPacketLossThreshold === undefined ? 20 : (check.maxPacketLossThreshold as number | null) } : {}),
+    };
   }
 
   private exists(account: string, checkId: string): boolean {
@@ -141,7 +196,7 @@ export class RunEngine {
    * where it has no script of its own (localSetupScript, localTearDownScript). Read at each run:
    * a changed snippet applies to the next run.
    */
-  private withSnippets(account: string, check: CheckRecord): CheckRecord {
+  withSnippets(account: string, check: CheckRecord): CheckRecord {
     if (check.checkType !== 'API') return check;
     const script = (id: unknown) =>
       typeof id === 'number' || typeof id === 'string' ? (this.ctx.store.get<{ id: number; script?: string }>(account, COLL.snippets, id)?.script ?? null) : null;

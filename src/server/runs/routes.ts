@@ -47,7 +47,11 @@ function triggerRoute(ctx: ServerContext) {
       if (checks.length === 0) throw notFound();
       const { engine } = runsOf(ctx);
       const origin = new URL(c.req.url).origin;
-      const sessions = checks.map((check) => sessionView(engine.startSession(account, check, { durable: true }), [], origin, ctx.options.now()));
+      // Runs of private locations are queued for their agents: their sessions appear when an agent reports.
+      const sessions = checks.flatMap((check) => {
+        const session = engine.startSession(account, check, { durable: true });
+        return session ? [sessionView(session, [], origin, ctx.options.now())] : [];
+      });
       return created({ sessions });
     },
   });

@@ -195,11 +195,11 @@ export class Scheduler {
       wake = Math.min(wake, run.plan.nextDueMs);
       // A multi-step run starts at once: the next one's multiStepBusy counts it.
       if (!isScripted(run.check.checkType)) due.push(run);
-      else this.ctx.store.claimRuns([run], () => this.engine.startSession(run.account, run.check));
+      else this.ctx.store.claimRuns([run], () => this.engine.startSession(run.account, run.check, { dueMs: run.dueMs }));
     }
     // The claim makes one instance of several run a due time (always granted on one); on a shared
     // database it commits with the sessions it starts, or not at all (Store.claimRuns).
-    this.ctx.store.claimRuns(due, (i) => this.engine.startSession(due[i].account, due[i].check));
+    this.ctx.store.claimRuns(due, (i) => this.engine.startSession(due[i].account, due[i].check, { dueMs: due[i].dueMs }));
     // Runs left waiting look again at the first tick that finds a slot free. The log says when
     // overload begins and ends (not at every tick of it).
     const shedding = waiting.length > free;

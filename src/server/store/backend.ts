@@ -147,8 +147,9 @@ export interface Backend {
    * (the record's time field too): a lease. Another caller, on this instance or another one on the
    * same database, cannot take them until `untilMs`, when they are due again unless the holder
    * wrote or deleted them meanwhile. The persisted queues (alert notifications, mails) use it.
+   * With `only`, just the records whose check field holds that value (one private location's runs).
    */
-  lease(kind: string, nowMs: number, untilMs: number, limit: number): LeasedRecord[];
+  lease(kind: string, nowMs: number, untilMs: number, limit: number, only?: string): LeasedRecord[];
   /** Deletes at most `limit` records of `kind` (any account) whose time is before `beforeMs` (but those `keepWhile` keeps); returns how many. */
   expire(kind: string, beforeMs: number, limit: number): number;
   close(): void;

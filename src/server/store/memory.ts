@@ -86,12 +86,13 @@ export class MemoryBackend implements Backend {
     for (const entry of entries) this.commit(entry);
   }
 
-  lease(kind: string, nowMs: number, untilMs: number, limit: number): LeasedRecord[] {
+  lease(kind: string, nowMs: number, untilMs: number, limit: number, only?: string): LeasedRecord[] {
     const spec = this.indexed[kind];
     if (!spec) throw new Error(`${kind} is not run data`);
     const due: Array<{ t: number; account: string; id: string; rec: StoredRecord }> = [];
     for (const [account, data] of this.accounts) {
       for (const [id, rec] of data.get(kind) ?? []) {
+        if (only !== undefined && checkOf(rec, spec.check) !== only) continue;
         const t = timeOf(rec, spec.time);
         if (t !== null && t <= nowMs) due.push({ t, account, id, rec });
       }

@@ -377,15 +377,18 @@ export class PostgresBackend implements Backend {
     process.stderr.write(`mac serve: ${taken.length} run(s) whose claim was rolled back were claimed by another instance before this one wrote them again, and ran on both: ${which}\n`);
   }
 
-  lease(kind: string, nowMs: number, untilMs: number, limit: number): LeasedRecord[] {
+  lease(kind: string, nowMs: number, untilMs: number, limit: number, only?: string): LeasedRecord[] {
     const spec = this.indexed[kind];
     if (!spec) throw new Error(`${kind} is not run data`);
     // Rows another instance is taking are skipped, not waited for: each row goes to one taker.
-    const sql = `WITH due AS (SELECT seq, at FROM records WHERE kind = $4 AND at IS NOT NULL AND at <= $5 ORDER BY at, seq LIMIT $6 FOR UPDATE SKIP LOCKED)
+    const of = only === undefined ? '' : ' AND check_id = $7';
+    const sql = `WITH due AS (SELECT seq, at FROM records WHERE kind = $4 AND at IS NOT NULL AND at <= $5${of} ORDER BY at, seq LIMIT $6 FOR UPDATE SKIP LOCKED)
                  UPDATE records r SET at = $1, data = jsonb_set(r.data::jsonb, $2::text[], to_jsonb($3::text))::text
                  FROM due WHERE r.seq = due.seq
                  RETURNING r.account, r.id, r.data, due.at::float8, due.seq::float8`;
-    const rows = this.query1(sql, [untilMs, [spec.time], new Date(untilMs).toISOString(), kind, nowMs, limit]);
+    const params: unknown[] = [untilMs, [spec.time], new Date(untilMs).toISOString(), kind, nowMs, limit];
+    if (only !== undefined) params.push(enc(only));
+    const rows = this.query1(sql, params);
     // RETURNING has no order: the longest due first, as taken.
     rows.sort((x, y) => Number(x[3]) - Number(y[3]) || Number(x[4]) - Number(y[4]));
     return rows.map((r) => ({ account: dec(r[0] as string), id: dec(r[1] as string), record: JSON.parse(r[2] as string) as StoredRecord }));

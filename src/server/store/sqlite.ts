@@ -86,7 +86,7 @@ export const SCHEMA_VERSION = MIGRATIONS.length;
 export class SqliteBackend implements Backend {
   private readonly cache: MemoryBackend;
   private readonly stmts;
-  private leaseStmts: { due: Database.Statement<unknown[]>; take: Database.Statement<unknown[]> } | undefined;
+  private leaseStmts: { due: Database.Statement<unknown[]>; dueOf: Database.Statement<unknown[]>; take: Database.Statement<unknown[]> } | undefined;
 
   private constructor(
     private readonly db: Db,
@@ -248,16 +248,17 @@ export class SqliteBackend implements Backend {
     }
   }
 
-  lease(kind: string, nowMs: number, untilMs: number, limit: number): LeasedRecord[] {
+  lease(kind: string, nowMs: number, untilMs: number, limit: number, only?: string): LeasedRecord[] {
     const spec = this.indexed[kind];
     if (!spec) throw new Error(`${kind} is not run data`);
     // One write transaction: the rows due are read and moved to untilMs together (records_time index).
-    const { due, take } = (this.leaseStmts ??= {
+    const { due, dueOf, take } = (this.leaseStmts ??= {
       due: this.db.prepare('SELECT seq FROM records WHERE kind = ? AND at <= ? ORDER BY at, seq LIMIT ?').raw(),
+      dueOf: this.db.prepare('SELECT seq FROM records WHERE kind = ? AND at <= ? AND check_id = ? ORDER BY at, seq LIMIT ?').raw(),
       take: this.db.prepare('UPDATE records SET at = ?, data = json_set(data, ?, ?) WHERE seq = ? RETURNING account, id, data').raw(),
     });
     const rows = this.db.transaction(() => {
-      const seqs = (due.all(kind, nowMs, limit) as Row[]).map((r) => r[0]);
+      const seqs = ((only === undefined ? due.all(kind, nowMs, limit) : dueOf.all(kind, nowMs, only, limit)) as Row[]).map((r) => r[0]);
       return seqs.map((seq) => take.get(untilMs, `$.${spec.time}`, new Date(untilMs).toISOString(), seq) as Row);
     }).immediate() as Row[];
     return rows.map((r) => ({ account: r[0] as string, id: r[1] as string, record: JSON.parse(r[2] as string) as StoredRecord }));

@@ -94,6 +94,17 @@ export class Store {
     return this.backend.get(account, kind, String(id)) as T | undefined;
   }
 
+  /**
+   * One record as the database holds it now: for records that `lease` changes under this store
+   * (a lease writes the database directly), where `get` could answer what this instance wrote last.
+   */
+  getLatest<T extends StoredRecord = StoredRecord>(account: string, kind: string, id: string | number): T | undefined {
+    this.settle(kind);
+    if (this.pendingKinds.has(kind)) return this.get<T>(account, kind, id);
+    this.recent.delete(`${account}\u0000${kind}\u0000${id}`);
+    return this.backend.get(account, kind, String(id)) as T | undefined;
+  }
+
   /** Every record of a kind in an account, oldest first. Do not mutate the records. */
   list<T extends StoredRecord = StoredRecord>(account: string, kind: string): T[] {
     this.settle(kind);
@@ -152,9 +163,9 @@ export class Store {
    * deferred writes of the kind land first (a delivered failure releases its waiting recovery in
    * one of them); the deliverer leases once per batch of room, so this is one write per batch.
    */
-  lease(kind: string, nowMs: number, untilMs: number, limit: number): LeasedRecord[] {
+  lease(kind: string, nowMs: number, untilMs: number, limit: number, only?: string): LeasedRecord[] {
     this.settle(kind);
-    return this.backend.lease(kind, nowMs, untilMs, limit);
+    return this.backend.lease(kind, nowMs, untilMs, limit, only);
   }
 
   /** Accounts that hold any configuration. */

@@ -113,7 +113,7 @@ export async function seedSessionsOfEveryType(t: TestClient, targets: { httpOrig
   for (const [checkType, path, body] of bodies) {
     const created = await ok(t, 'POST', path, { ...body, locations: ['eu-west-1'], doubleCheck: false, activated: true });
     const record = t.server.ctx.store.get<CheckRecord>('dev', COLL.checks, created.id)!;
-    const session = engine.startSession('dev', record, { durable: true });
+    const session = engine.startSession('dev', record, { durable: true })!;
     out.push({ checkType, checkId: created.id, checkSessionId: session.checkSessionId });
   }
   await engine.idle();

@@ -1,0 +1,240 @@
+/**
+ * `mac agent`: runs a private location's checks on this machine. Outbound only: it asks the
+ * service for due runs (long poll, agent protocol v1), runs them with the runners of `mac serve`
+ * (scripts in the same sandbox), and posts each run's attempts. Several agents of one location
+ * share its work; the service re-queues a claim whose agent went silent once the lease ends.
+ */
+import { hostname } from 'node:os';
+import { randomUUID } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
+import { runCheck, type AttemptResult } from '../runner/index.js';
+
+/** Protocol spoken (the path's version). */
+export const AGENT_PROTOCOL = 1;
+/** How long one claim request waits for work at the service (s). */
+export const POLL_WAIT_S = 20;
+/** Waits between attempts to reach an unreachable service: from 1 s, doubling, at most 30 s, with jitter. */
+export const BACKOFF_MIN_MS = 1_000;
+export const BACKOFF_MAX_MS = 30_000;
+/** The service cuts retry waits to this (as `mac serve` does for its own runs), before the time scale. */
+const MAX_RETRY_WAIT_MS = 2_000;
+/** Largest answer the agent reads from the service. */
+const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
+
+export interface AgentOptions {
+  apiUrl: string;
+  key: string;
+  concurrency: number;
+  version: string;
+  /** Scripts may run without the sandbox where it is missing (`--unsafe-scripts`). */
+  unsafeScripts: boolean;
+  /** How long a stop waits for runs under way before it gives their claims back (ms). */
+  stopGraceMs: number;
+  log: (line: string) => void;
+  /** Request timeout beyond the long poll's wait (ms). */
+  requestSlackMs?: number;
+}
+
+/** Why the agent stopped for good: its key was refused. */
+export class KeyRefused extends Error {}
+
+interface ClaimedRun {
+  runId: string;
+  token: string;
+  dueAt: string;
+  leaseUntil: string;
+  check: Record<string, unknown> & { id: string; name?: string; checkType: string };
+}
+
+interface ClaimAnswer {
+  protocol: number;
+  location: string;
+  leaseSeconds: number;
+  timeScale: number;
+  runs: ClaimedRun[];
+}
+
+/** `...` and the last 4 characters: how a key is named anywhere it is shown. */
+export function maskKey(key: string): string {
+  return `...${key.slice(-4)}`;
+}
+
+/** Runs the agent until `stop` aborts (then finishes or releases its runs) or the key is refused (throws KeyRefused). */
+export async function runAgent(opts: AgentOptions, stop: AbortSignal): Promise<{ ran: number }> {
+  const id = randomUUID();
+  const base = opts.apiUrl.replace(/\/+$/, '');
+  const info = { id, version: opts.version, hostName: hostname().slice(0, 255) || 'unknown' };
+  const running = new Map<string, { run: ClaimedRun; done: Promise<void>; abort: AbortController }>();
+  let ran = 0;
+  let failures = 0;
+  let location = '';
+  let refused: KeyRefused | undefined;
+  // Wakes the poll loop when a slot frees.
+  let slotFreed: (() => void) | undefined;
+  const pollAbort = new AbortController();
+  const onStop = () => pollAbort.abort();
+  stop.addEventListener('abort', onStop, { once: true });
+
+  const call = async (path: string, body: unknown, timeoutMs: number, signal?: AbortSignal): Promise<{ status: number; json: unknown }> => {
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const res = await fetch(`${base}/agent/v${AGENT_PROTOCOL}/${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${opts.key}`, 'content-type': 'application/json', 'user-agent': `mac-agent/${opts.version}` },
+      body: JSON.stringify(body),
+      signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+    });
+    const text = await readBounded(res);
+    let json: unknown;
+    try {
+      json = text === '' ? undefined : JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    if (res.status === 401) throw (refused = new KeyRefused(`the service refused the private-location key ${maskKey(opts.key)} (deleted, or not a key of this service)`));
+    return { status: res.status, json };
+  };
+
+  const execute = async (claim: ClaimAnswer, run: ClaimedRun, abort: AbortController) => {
+    const attempts: AttemptResult[] = [];
+    try {
+      await runCheck(run.check as Parameters<typeof runCheck>[0], {
+        account: location,
+        scripts: { allowUnsandboxed: opts.unsafeScripts },
+        maxWaitMs: MAX_RETRY_WAIT_MS,
+        sleep: (ms) => delay(ms / (claim.timeScale > 0 ? claim.timeScale : 1), undefined, { signal: abort.signal }).catch(() => undefined),
+        onAttempt: (a) => void attempts.push(a),
+      });
+    } catch (err) {
+      const message = `internal runner error: ${err instanceof Error ? err.message : String(err)}`;
+      const now = new Date().toISOString();
+      attempts.push({ resultType: 'FINAL', attempts: attempts.length, hasFailures: false, hasErrors: true, isDegraded: null, overMaxResponseTime: null, responseTime: 0, startedAt: now, stoppedAt: now, apiCheckResult: null, browserCheckResult: null, multiStepCheckResult: { errors: [message], startTime: Date.now(), endTime: Date.now(), runtimeVersion: null, jobLog: [message], jobAssets: null }, errorMessage: message, networkError: false });
+    }
+    if (abort.signal.aborted) return;
+    const body = {
+      runId: run.runId,
+      token: run.token,
+      agentId: id,
+      attempts: attempts.map((a) => ({ ...a, assets: a.assets?.map((x) => ({ name: x.name, type: x.type, contentType: x.contentType, data: x.data.toString('base64') })) })),
+    };
+    // Posted until the service answers, while the claim lasts: past it, another agent may run it.
+    const until = Date.parse(run.leaseUntil);
+    let wait = BACKOFF_MIN_MS;
+    while (Date.now() < until) {
+      try {
+        const r = await call('results', body, Math.max(1_000, Math.min(30_000, until - Date.now())));
+        if (r.status === 200) {
+          ran++;
+          return;
+        }
+        if (r.status === 409 || r.status === 400 || r.status === 413) {
+          opts.log(`mac agent: result of ${describe(run)} not recorded: ${messageOf(r.json) ?? `HTTP ${r.status}`}`);
+          return;
+        }
+      } catch (err) {
+        if (err instanceof KeyRefused) return;
+      }
+      await delay(wait + Math.random() * wait * 0.2);
+      wait = Math.min(BACKOFF_MAX_MS, wait * 2);
+    }
+    opts.log(`mac agent: result of ${describe(run)} not recorded: its claim ended before the service could be reached`);
+  };
+
+  try {
+    while (!stop.aborted && !refused) {
+      const free = opts.concurrency - running.size;
+      if (free <= 0) {
+        await new Promise<void>((resolve) => {
+          slotFreed = resolve;
+          stop.addEventListener('abort', () => resolve(), { once: true });
+        });
+        continue;
+      }
+      let answer: { status: number; json: unknown };
+      try {
+        answer = await call('claims', { agent: info, max: free, waitSeconds: POLL_WAIT_S }, POLL_WAIT_S * 1000 + (opts.requestSlackMs ?? 15_000), pollAbort.signal);
+      } catch (err) {
+        if (err instanceof KeyRefused) break;
+        if (stop.aborted) break;
+        failures++;
+        const wait = Math.min(BACKOFF_MAX_MS, BACKOFF_MIN_MS * 2 ** Math.min(failures - 1, 10));
+        if (failures === 1 || failures % 10 === 0) opts.log(`mac agent: cannot reach ${base} (${causeOf(err)}); trying again in ${Math.round(wait / 1000)} s`);
+        await delay(wait * (0.8 + Math.random() * 0.4), undefined, { signal: stop }).catch(() => undefined);
+        continue;
+      }
+      if (answer.status !== 200) {
+        failures++;
+        const wait = answer.status === 429 ? 5_000 : Math.min(BACKOFF_MAX_MS, BACKOFF_MIN_MS * 2 ** Math.min(failures - 1, 10));
+        if (failures === 1 || failures % 10 === 0) opts.log(`mac agent: the service answered ${answer.status}${messageOf(answer.json) ? `: ${messageOf(answer.json)}` : ''}; trying again in ${Math.round(wait / 1000)} s`);
+        await delay(wait, undefined, { signal: stop }).catch(() => undefined);
+        continue;
+      }
+      if (failures > 0) opts.log(`mac agent: reached ${base} again`);
+      failures = 0;
+      const claim = answer.json as ClaimAnswer;
+      if (!location) opts.log(`mac agent: running the checks of private location "${claim.location}" (${opts.concurrency} at once)`);
+      location = claim.location;
+      for (const run of claim.runs ?? []) {
+        const abort = new AbortController();
+        const done = execute(claim, run, abort).finally(() => {
+          running.delete(run.runId);
+          slotFreed?.();
+          slotFreed = undefined;
+        });
+        running.set(run.runId, { run, done, abort });
+      }
+    }
+    if (refused) throw refused;
+    // Stopping: the runs under way may finish within the grace; those left are given back.
+    if (running.size > 0) {
+      opts.log(`mac agent: stopping: waiting up to ${Math.round(opts.stopGraceMs / 1000)} s for ${running.size} run${running.size === 1 ? '' : 's'} under way`);
+      await Promise.race([Promise.allSettled([...running.values()].map((r) => r.done)), delay(opts.stopGraceMs)]);
+    }
+    if (running.size > 0) {
+      const left = [...running.values()];
+      for (const r of left) r.abort.abort();
+      try {
+        const r = await call('releases', { runs: left.map((x) => ({ runId: x.run.runId, token: x.run.token })) }, 10_000);
+        opts.log(`mac agent: gave back ${(r.json as { released?: number } | undefined)?.released ?? 0} unfinished run(s) to the service`);
+      } catch (err) {
+        opts.log(`mac agent: could not give back ${left.length} unfinished run(s) (${causeOf(err)}): they run again once their lease ends`);
+      }
+    }
+    return { ran };
+  } finally {
+    stop.removeEventListener('abort', onStop);
+  }
+}
+
+function describe(run: ClaimedRun): string {
+  return `check ${run.check.id} due at ${run.dueAt}`;
+}
+
+function messageOf(json: unknown): string | undefined {
+  const m = (json as { message?: unknown } | undefined)?.message;
+  return typeof m === 'string' ? m.slice(0, 300) : undefined;
+}
+
+function causeOf(err: unknown): string {
+  const e = err as { cause?: { code?: string; message?: string }; name?: string; message?: string };
+  if (e?.name === 'TimeoutError') return 'timed out';
+  return e?.cause?.code ?? e?.cause?.message ?? e?.message ?? String(err);
+}
+
+/** The body of an answer, cut off past MAX_ANSWER_BYTES (then an error). */
+async function readBounded(res: Response): Promise<string> {
+  if (!res.body) return '';
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_ANSWER_BYTES) {
+      await reader.cancel().catch(() => undefined);
+      throw new Error(`the service's answer exceeds ${MAX_ANSWER_BYTES} bytes`);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}

@@ -1,0 +1,234 @@
+/**
+ * The agent protocol, version 1: JSON over HTTP under `/agent/v1/`, authenticated by a
+ * private-location key (`Authorization: Bearer pl_...`), and nothing else is: a private-location
+ * key opens no API route, and an API key opens no agent route. docs/serve-api.md describes it.
+ *
+ * - POST /agent/v1/claims   long poll: the due runs of the key's location, claimed for a lease
+ * - POST /agent/v1/results  the attempts of one claimed run: recorded as the location's run
+ * - POST /agent/v1/releases claimed runs given back (an agent stopping)
+ */
+import { timingSafeEqual } from 'node:crypto';
+import type { Context, MiddlewareHandler } from 'hono';
+import { z } from 'zod';
+import type { AppEnv } from '../http/env.js';
+import type { ServerContext } from '../context.js';
+import { ApiError, invalid, notFound, unauthorized, validationError } from '../http/errors.js';
+import { readStreamLimited } from '../http/route.js';
+import { COLL } from '../kinds.js';
+import { hashKey } from '../resources/keys.js';
+import { runsOf } from '../runs/runs.js';
+import { MAX_ASSET_BYTES, type AttemptResult } from '../../runner/index.js';
+import { MAX_CLAIM_BATCH, MAX_WAIT_MS, type LocationRecord } from './queue.js';
+
+/** The protocol version this service speaks (the path's `v1`). */
+export const PROTOCOL_VERSION = 1;
+/** Largest body of a claims or releases request. */
+export const MAX_SMALL_BODY_BYTES = 16 * 1024;
+/** Largest body of a results request: a run's attempts with their files (base64). */
+export const MAX_RESULT_BODY_BYTES = 3 * MAX_ASSET_BYTES;
+/** Claim requests of one location waiting at once on one instance; more answer 429. */
+export const MAX_WAITING_PER_LOCATION = 64;
+/** How often a waiting claim looks at the database again (runs queued by other instances, leases ended). */
+export const LOOK_AGAIN_MS = 500;
+/** Attempts of one run a result may carry (the first and at most 10 retries). */
+const MAX_ATTEMPTS = 11;
+
+const KEY_FORMAT = /^pl_[0-9a-f]{32}$/;
+
+/** Who is calling: the key's location. */
+interface AgentCaller {
+  account: string;
+  locationId: string;
+  slug: string;
+}
+
+const agentInfo = z.object({
+  id: z.string().regex(/^[A-Za-z0-9-]{8,64}$/, 'must be 8..64 of [A-Za-z0-9-]'),
+  version: z.string().min(1).max(40),
+  hostName: z.string().min(1).max(255),
+});
+const claimsBody = z.object({
+  agent: agentInfo,
+  max: z.number().int().min(1).max(MAX_CLAIM_BATCH),
+  waitSeconds: z
+    .number()
+    .min(0)
+    .max(MAX_WAIT_MS / 1000),
+});
+const runRef = z.object({ runId: z.string().min(1).max(200), token: z.string().min(1).max(100) });
+const releasesBody = z.object({ runs: z.array(runRef).max(MAX_CLAIM_BATCH) });
+const time = z.iso.datetime({ offset: true });
+const anyObject = z.record(z.string(), z.unknown()).nullable();
+const asset = z.object({
+  name: z.string().regex(/^[A-Za-z0-9._-]{1,100}$/),
+  type: z.enum(['screenshot', 'trace']),
+  contentType: z.string().regex(/^[a-z]+\/[a-z0-9.+-]+$/),
+  data: z.base64().max(Math.ceil((MAX_ASSET_BYTES * 4) / 3) + 4),
+});
+const attempt = z.object({
+  resultType: z.enum(['FINAL', 'ATTEMPT']),
+  attempts: z.number().int().min(0).max(MAX_ATTEMPTS),
+  hasFailures: z.boolean(),
+  hasErrors: z.boolean(),
+  isDegraded: z.boolean().nullable(),
+  overMaxResponseTime: z.boolean().nullable(),
+  responseTime: z.number().min(0).max(3_600_000),
+  startedAt: time,
+  stoppedAt: time,
+  apiCheckResult: anyObject,
+  browserCheckResult: anyObject,
+  multiStepCheckResult: anyObject,
+  errorMessage: z.string().max(10_000).nullable(),
+  networkError: z.boolean(),
+  assets: z.array(asset).max(4).optional(),
+});
+const resultsBody = runRef.extend({ agentId: agentInfo.shape.id, attempts: z.array(attempt).min(1).max(MAX_ATTEMPTS) });
+
+/**
+ * Private-location keys by their sha256: rebuilt when private locations change (on any instance).
+ * The raw key is never stored; a presented key is hashed and compared in constant time.
+ */
+class KeyIndex {
+  private version = -1;
+  private byHash = new Map<string, AgentCaller & { hash: Buffer; maskedKey: string }>();
+  constructor(private readonly ctx: ServerContext) {}
+
+  find(raw: string): AgentCaller | undefined {
+    const version = this.ctx.store.version(COLL.privateLocations);
+    if (version !== this.version) {
+      const next = new Map<string, AgentCaller & { hash: Buffer; maskedKey: string }>();
+      for (const { account, record } of this.ctx.store.everywhere<LocationRecord>(COLL.privateLocations)) {
+        for (const k of record.keys ?? []) {
+          if (typeof k.keyHash === 'string' && /^[0-9a-f]{64}$/.test(k.keyHash)) {
+            next.set(k.keyHash, { account, locationId: record.id, slug: record.slugName, hash: Buffer.from(k.keyHash, 'hex'), maskedKey: k.maskedKey });
+          }
+        }
+      }
+      this.byHash = next;
+      this.version = version;
+    }
+    const hash = hashKey(raw);
+    const found = this.byHash.get(hash);
+    if (!found || !timingSafeEqual(found.hash, Buffer.from(hash, 'hex'))) return undefined;
+    return { account: found.account, locationId: found.locationId, slug: found.slug };
+  }
+}
+
+/** The agent routes, before the API's authentication: they answer every path under `/agent/`. */
+export function agentProtocol(ctx: ServerContext): MiddlewareHandler<AppEnv> {
+  const keys = new KeyIndex(ctx);
+  const waiting = new Map<string, number>();
+  return async (c, next) => {
+    const path = c.req.path;
+    if (!path.startsWith('/agent/')) return next();
+    const m = /^\/agent\/v(\d+)\/(claims|results|releases)$/.exec(path);
+    if (!m || c.req.method !== 'POST') throw notFound();
+    if (Number(m[1]) !== PROTOCOL_VERSION) throw new ApiError(404, `agent protocol version ${m[1].slice(0, 6)} is not supported; this service speaks version ${PROTOCOL_VERSION}`);
+    const header = /^Bearer (\S+)$/i.exec((c.req.header('authorization') ?? '').trim());
+    const raw = header?.[1];
+    const caller = raw && KEY_FORMAT.test(raw) ? keys.find(raw) : undefined;
+    if (!caller) throw unauthorized('Unknown private-location key');
+    const { agents } = runsOf(ctx);
+    if (m[2] === 'claims') {
+      const body = parse(claimsBody, await readBody(c, MAX_SMALL_BODY_BYTES));
+      agents.seen(caller.account, caller.locationId, body.agent);
+      const held = waiting.get(caller.locationId) ?? 0;
+      if (held >= MAX_WAITING_PER_LOCATION) throw new ApiError(429, `Too many agents waiting for private location "${caller.slug}" on this instance`, undefined, { 'retry-after': '5' });
+      waiting.set(caller.locationId, held + 1);
+      try {
+        const claimed = await waitForWork(ctx, caller, body, c.req.raw.signal);
+        // The agent went away while waiting (it stops): what was just claimed goes back at once.
+        if (c.req.raw.signal.aborted && claimed.length > 0) {
+          agents.release(caller.account, caller.locationId, claimed.map(({ run, token }) => ({ runId: run.id, token })));
+          return c.json({ protocol: PROTOCOL_VERSION, location: caller.slug, runs: [] });
+        }
+        return c.json({
+          protocol: PROTOCOL_VERSION,
+          location: caller.slug,
+          leaseSeconds: agents.times.leaseMs / 1000,
+          timeScale: ctx.options.timeScale,
+          runs: claimed.map(({ run, check, leaseUntilMs, token }) => ({
+            runId: run.id,
+            token,
+            dueAt: run.dueAt,
+            leaseUntil: new Date(leaseUntilMs).toISOString(),
+            check: runnable(ctx, caller.account, run.location, check),
+          })),
+        });
+      } finally {
+        const left = (waiting.get(caller.locationId) ?? 1) - 1;
+        if (left > 0) waiting.set(caller.locationId, left);
+        else waiting.delete(caller.locationId);
+      }
+    }
+    if (m[2] === 'releases') {
+      const body = parse(releasesBody, await readBody(c, MAX_SMALL_BODY_BYTES));
+      return c.json({ released: agents.release(caller.account, caller.locationId, body.runs) });
+    }
+    const body = parse(resultsBody, await readBody(c, MAX_RESULT_BODY_BYTES));
+    const problems = body.attempts.flatMap((a, i) =>
+      (i === body.attempts.length - 1) !== (a.resultType === 'FINAL') ? [{ path: `attempts.${i}.resultType`, message: i === body.attempts.length - 1 ? 'the last attempt must be FINAL' : 'only the last attempt may be FINAL' }] : [],
+    );
+    if (problems.length > 0) throw validationError('payload', problems);
+    const held = agents.holder(caller.account, caller.locationId, body.runId, body.token);
+    if ('refused' in held) {
+      throw new ApiError(409, held.refused === 'late' ? 'The claim of this run ends too soon to record its result: another agent may run it' : 'This run is not claimed with this token (its lease ended and another agent took it, or it was recorded already)');
+    }
+    const attempts: AttemptResult[] = body.attempts.map(({ assets, ...a }) => ({
+      ...(a as Omit<AttemptResult, 'assets'>),
+      ...(assets && assets.length > 0 ? { assets: assets.map((x) => ({ name: x.name, type: x.type, contentType: x.contentType, data: Buffer.from(x.data, 'base64') })) } : {}),
+    }));
+    const recorded = await agents.complete(caller.account, held.run, body.agentId, attempts);
+    return c.json({ recorded: recorded !== undefined, ...(recorded ? { checkSessionId: recorded.checkSessionId } : {}) });
+  };
+}
+
+/** Claims runs for the caller, waiting up to `waitSeconds` for some to be due (long poll). */
+async function waitForWork(ctx: ServerContext, caller: AgentCaller, body: z.infer<typeof claimsBody>, signal: AbortSignal) {
+  const { agents } = runsOf(ctx);
+  const deadline = Date.now() + body.waitSeconds * 1000;
+  for (;;) {
+    const claimed = agents.claim(caller.account, caller.locationId, body.max);
+    const left = deadline - Date.now();
+    if (claimed.length > 0 || left <= 0 || signal.aborted) return claimed;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        agents.wake.off(caller.locationId, done);
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, Math.min(LOOK_AGAIN_MS, left));
+      agents.wake.on(caller.locationId, done);
+      signal.addEventListener('abort', done, { once: true });
+    });
+  }
+}
+
+/** What an agent gets of a check: the stored check with its snippets' scripts, nothing of the account beyond. */
+function runnable(ctx: ServerContext, account: string, slug: string, check: Record<string, unknown>): Record<string, unknown> {
+  const { engine } = runsOf(ctx);
+  const { alertChannelSubscriptions: _a, alertSettings: _s, ...rest } = engine.withSnippets(account, check as never) as Record<string, unknown>;
+  return { ...rest, runLocation: slug };
+}
+
+async function readBody(c: Context<AppEnv>, limit: number): Promise<unknown> {
+  const declared = Number(c.req.header('content-length') ?? NaN);
+  if (declared > limit) throw new ApiError(413, `Request body exceeds ${limit} bytes`);
+  const type = (c.req.header('content-type') ?? '').split(';')[0].trim().toLowerCase();
+  if (type !== 'application/json') throw new ApiError(415, 'Expected application/json');
+  const text = await readStreamLimited(c.req.raw.body, limit);
+  if (text === null) throw new ApiError(413, `Request body exceeds ${limit} bytes`);
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ApiError(400, 'Invalid JSON in request body');
+  }
+}
+
+function parse<T extends z.ZodType>(schema: T, value: unknown): z.infer<T> {
+  const r = schema.safeParse(value);
+  if (r.success) return r.data;
+  const problems = r.error.issues.slice(0, 20).map((i) => ({ path: i.path.join('.'), message: i.message }));
+  throw problems.length > 0 ? validationError('payload', problems) : invalid('payload', '', 'is not valid');
+}

@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest';
+import { createServer } from '../../../src/server/server.js';
+import { runsOf } from '../../../src/server/runs/runs.js';
+import { COLL } from '../../../src/server/kinds.js';
+import type { CheckRecord } from '../../../src/server/runs/alerts.js';
+
+const H = { authorization: 'Bearer mac-dev-key', 'content-type': 'application/json' };
+
+/** A service in process with a clock of its own, its scheduler not started. */
+async function service() {
+  let clock = Date.parse('2026-01-01T00:00:00Z');
+  const server = createServer({ runs: false, agentLeaseMs: 10_000, agentQueueMs: 60_000, now: () => clock });
+  const json = async (path: string, method = 'GET', body?: unknown, headers: Record<string, string> = H) => {
+    const res = await server.request(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    return { status: res.status, body: (await res.json().catch(() => undefined)) as any };
+  };
+  const loc = (await json('/v1/private-locations', 'POST', { name: 'A', slugName: 'site-a' })).body;
+  const check = (await json('/v1/checks/url', 'POST', { name: 'u', activated: true, privateLocations: ['site-a'], request: { url: 'http://127.0.0.1:9/' } })).body;
+  const record = server.ctx.store.get<CheckRecord>('dev', COLL.checks, check.id)!;
+  return { server, json, loc, check, record, key: loc.keys[0].rawKey as string, advance: (ms: number) => (clock += ms), now: () => clock };
+}
+
+const attempt = (at: string) => ({ resultType: 'FINAL', attempts: 0, hasFailures: false, hasErrors: false, isDegraded: false, overMaxResponseTime: false, responseTime: 3, startedAt: at, stoppedAt: at, apiCheckResult: null, browserCheckResult: null, multiStepCheckResult: null, errorMessage: null, networkError: false });
+
+describe('the queue of private locations', () => {
+  it('a run is claimed by one agent at a time; after the lease another takes it; a result lands once', async () => {
+    const t = await service();
+    const { agents } = runsOf(t.server.ctx);
+    agents.enqueue('dev', t.record, 'site-a', t.now());
+    t.server.ctx.store.flush();
+    const first = agents.claim('dev', t.loc.id, 10);
+    expect(first).toHaveLength(1);
+    expect(agents.claim('dev', t.loc.id, 10)).toHaveLength(0);
+    t.advance(10_001);
+    const second = agents.claim('dev', t.loc.id, 10);
+    expect(second).toHaveLength(1);
+    // The first claim's token no longer holds the run; the second's does.
+    expect(agents.holder('dev', t.loc.id, first[0].run.id, first[0].token)).toEqual({ refused: 'gone' });
+    const held = agents.holder('dev', t.loc.id, second[0].run.id, second[0].token);
+    expect('run' in held).toBe(true);
+    const claimsBody = { runId: second[0].run.id, token: second[0].token, agentId: 'agent-0001', attempts: [attempt(new Date(t.now()).toISOString())] };
+    const auth = { authorization: `Bearer ${t.key}`, 'content-type': 'application/json' };
+    expect((await t.json('/agent/v1/results', 'POST', claimsBody, auth)).status).toBe(200);
+    expect((await t.json('/agent/v1/results', 'POST', claimsBody, auth)).status).toBe(409);
+    const results = (await t.json(`/v1/check-results/${t.check.id}`)).body;
+    expect(results.map((r: any) => [r.runLocation, r.resultType, r.hasErrors])).toEqual([['site-a', 'FINAL', false]]);
+    await t.server.close();
+  });
+
+  it('a result too close to the end of its lease is refused (409)', async () => {
+    const t = await service();
+    const { agents } = runsOf(t.server.ctx);
+    agents.enqueue('dev', t.record, 'site-a', t.now());
+    const [c] = agents.claim('dev', t.loc.id, 1);
+    t.advance(9_500);
+    expect(agents.holder('dev', t.loc.id, c.run.id, c.token)).toEqual({ refused: 'late' });
+    await t.server.close();
+  });
+
+  it('a run no agent takes within the bound is recorded as not run, an error, never a pass', async () => {
+    const t = await service();
+    const { agents } = runsOf(t.server.ctx);
+    agents.enqueue('dev', t.record, 'site-a', t.now());
+    t.advance(30_000);
+    expect(agents.expire(t.now())).toBe(0);
+    t.advance(31_000);
+    expect(agents.expire(t.now())).toBe(1);
+    await runsOf(t.server.ctx).engine.idle();
+    // The not-run result is stamped with the machine's time, not the service's clock.
+    const real = Math.floor(Date.now() / 1000);
+    t.advance(Date.now() - t.now());
+    const results = (await t.json(`/v1/check-results/${t.check.id}?from=${real - 600}&to=${real + 600}`)).body;
+    expect(results).toHaveLength(1);
+    expect(results[0]).toMatchObject({ runLocation: 'site-a', resultType: 'FINAL', hasErrors: true });
+    expect(JSON.stringify(results[0])).toContain('not run: no agent of private location \\"site-a\\"');
+    expect(agents.claim('dev', t.loc.id, 10)).toHaveLength(0);
+    await t.server.close();
+  });
+
+  it("a given-back run is claimable at once; another location's key cannot give it back", async () => {
+    const t = await service();
+    const other = (await t.json('/v1/private-locations', 'POST', { name: 'B', slugName: 'site-b' })).body;
+    const { agents } = runsOf(t.server.ctx);
+    agents.enqueue('dev', t.record, 'site-a', t.now());
+    const [c] = agents.claim('dev', t.loc.id, 1);
+    expect(agents.release('dev', other.id, [{ runId: c.run.id, token: c.token }])).toBe(0);
+    expect(agents.claim('dev', t.loc.id, 1)).toHaveLength(0);
+    expect(agents.release('dev', t.loc.id, [{ runId: c.run.id, token: c.token }])).toBe(1);
+    expect(agents.claim('dev', t.loc.id, 1)).toHaveLength(1);
+    await t.server.close();
+  });
+});
