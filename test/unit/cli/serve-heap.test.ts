@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 
 const SERVE = fileURLToPath(new URL('../../../dist/cli/commands/serve.js', import.meta.url));
 
@@ -23,23 +23,33 @@ function churn(bound: boolean, nodeFlags: string[] = []): number {
     }
     gc();
     console.log(top / process.memoryUsage().heapUsed, live.length);`;
-  const r = spawnSync(process.execPath, ['--expose-gc', ...nodeFlags, '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 60_000 });
-  expect(r.status, r.stderr).toBe(0);
+  const r = spawnSync(process.execPath, ['--expose-gc', ...nodeFlags, '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 240_000 });
+  // About 2 s of CPU; the bound is wide for a machine shared with other work.
+  expect(r.status, r.error ? String(r.error) : r.stderr).toBe(0);
   return Number(r.stdout.split(' ')[0]);
 }
 
 // Seen on a 2-core machine: V8 alone 4.7-4.9; bounded 1.3, or 2.1 when the machine is busy
-// (allocation runs on while the marking is under way); a growing factor of 300% 4.9.
+// (allocation runs on while the marking is under way); a growing factor of 300% 4.9. How high
+// each figure goes depends on the machine's load, so the tests compare the three workloads measured
+// side by side (the same machine, the same minute) rather than each against a fixed figure.
 describe('mac serve bounds the growth of its heap between collections', () => {
-  it('keeps the heap under 3 times its live size where V8 alone lets it reach about 5 times', () => {
-    // The control: without the bound this workload grows the heap far past its live size.
-    const free = churn(false);
-    const bound = churn(true);
-    expect(free, 'heap peak over live heap, V8 alone').toBeGreaterThan(3);
-    expect(bound, 'heap peak over live heap, bounded').toBeLessThan(3);
+  let free = 0;
+  let bound = 0;
+  let chosen = 0;
+  beforeAll(() => {
+    free = churn(false);
+    bound = churn(true);
+    chosen = churn(true, ['--heap-growing-percent=300']);
+  }, 720_000);
+
+  it('keeps the heap well below the peak V8 alone lets it reach on the same workload', () => {
+    // The control: without the bound this workload grows the heap past twice its live size.
+    expect(free, 'heap peak over live heap, V8 alone').toBeGreaterThan(2);
+    expect(bound / free, `bounded ${bound.toFixed(2)} over V8 alone ${free.toFixed(2)}`).toBeLessThan(0.7);
   });
 
   it('leaves a growing factor chosen on the command line (node --heap-growing-percent=N) alone', () => {
-    expect(churn(true, ['--heap-growing-percent=300']), 'heap peak over live heap').toBeGreaterThan(3);
+    expect(chosen / bound, `--heap-growing-percent=300 ${chosen.toFixed(2)} over bounded ${bound.toFixed(2)}`).toBeGreaterThan(1.4);
   });
 });
