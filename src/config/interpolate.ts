@@ -5,8 +5,8 @@
  */
 import type { Definition, Diagnostic, Position } from './types.js';
 import { errorAt, pointer, type PathSegment, type SourceDocument } from './source.js';
-import { kindSpec } from '../plan/kinds/index.js';
-import { isWithin } from '../plan/pointer.js';
+import { kindSpec } from '../kinds/index.js';
+import { isWithin } from '../json/pointer.js';
 import { CONFIG_FILE } from './discover.js';
 
 const EXPRESSION = /\$\{\{\s*(.*?)\s*\}\}/g;
