@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 const SERVE = fileURLToPath(new URL('../../../dist/cli/commands/serve.js', import.meta.url));
 
@@ -30,26 +30,24 @@ function churn(bound: boolean, nodeFlags: string[] = []): number {
 }
 
 // Seen on a 2-core machine: V8 alone 4.7-4.9; bounded 1.3, or 2.1 when the machine is busy
-// (allocation runs on while the marking is under way); a growing factor of 300% 4.9. How high
-// each figure goes depends on the machine's load, so the tests compare the three workloads measured
-// side by side (the same machine, the same minute) rather than each against a fixed figure.
+// (allocation runs on while the marking is under way); a growing factor of 300% 4.9. On a machine
+// loaded far past its cores (load 30 on 2) one measurement came out inverted (V8 alone 1.3,
+// bounded 2.1): the collector's threads starve and the peaks say nothing. So each test measures
+// its workloads side by side (the same machine, the same minute), compares them with each other
+// rather than with a fixed figure, and measures again (up to 3 more times) when a comparison
+// fails; a bound that does not work fails every time.
 describe('mac serve bounds the growth of its heap between collections', () => {
-  let free = 0;
-  let bound = 0;
-  let chosen = 0;
-  beforeAll(() => {
-    free = churn(false);
-    bound = churn(true);
-    chosen = churn(true, ['--heap-growing-percent=300']);
-  }, 720_000);
-
-  it('keeps the heap well below the peak V8 alone lets it reach on the same workload', () => {
+  it('keeps the heap well below the peak V8 alone lets it reach on the same workload', { retry: 3, timeout: 600_000 }, () => {
+    const free = churn(false);
+    const bound = churn(true);
     // The control: without the bound this workload grows the heap past twice its live size.
     expect(free, 'heap peak over live heap, V8 alone').toBeGreaterThan(2);
     expect(bound / free, `bounded ${bound.toFixed(2)} over V8 alone ${free.toFixed(2)}`).toBeLessThan(0.7);
   });
 
-  it('leaves a growing factor chosen on the command line (node --heap-growing-percent=N) alone', () => {
+  it('leaves a growing factor chosen on the command line (node --heap-growing-percent=N) alone', { retry: 3, timeout: 600_000 }, () => {
+    const bound = churn(true);
+    const chosen = churn(true, ['--heap-growing-percent=300']);
     expect(chosen / bound, `--heap-growing-percent=300 ${chosen.toFixed(2)} over bounded ${bound.toFixed(2)}`).toBeGreaterThan(1.4);
   });
 });
