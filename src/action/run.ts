@@ -27,7 +27,7 @@ import { planSummary, publishFailure, publishInvalid, publishPlan, type PublishT
 import { annotate, appendSummary, setPlanOutputs, SUMMARY_LIMIT, warn, writePlanFile } from './report.js';
 import { size } from './comment/markdown.js';
 import { scrubber } from './scrub.js';
-import { getAt } from '../plan/pointer.js';
+import { getAt } from '../json/pointer.js';
 
 /** One run of the action, resolved from inputs and the workflow context. */
 export interface ActionRun {

@@ -2,7 +2,7 @@ import { BadResponseError, NotFoundError, objectBody, type ApiClient } from '../
 import { listLive } from '../plan/fetch.js';
 import { findLive } from '../plan/body.js';
 import { compareObjects, fingerprint, normalizeLive } from '../plan/compare.js';
-import { kindSpec } from '../plan/kinds/index.js';
+import { kindSpec } from '../kinds/index.js';
 import { ownershipTag } from '../plan/ownership.js';
 import type { PlannedChange } from '../plan/types.js';
 import { fetchOwnership, writeOwnership } from '../plan/record.js';

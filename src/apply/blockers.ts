@@ -1,6 +1,6 @@
 import { NotFoundError, type ApiClient } from '../api/index.js';
 import { listAll, listCursor } from '../api/paginate.js';
-import { isRecord } from '../plan/json.js';
+import { isRecord } from '../json/values.js';
 import type { Blocker, Plan, PlannedChange } from '../plan/types.js';
 import type { ApplyAccount } from './apply.js';
 import { changeKey } from './graph.js';

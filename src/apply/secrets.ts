@@ -1,5 +1,5 @@
 import type { PlannedChange } from '../plan/types.js';
-import { getAt } from '../plan/pointer.js';
+import { getAt } from '../json/pointer.js';
 import { Refused } from '../errors.js';
 import { changeKey, type ChangeKey } from './graph.js';
 

@@ -5,9 +5,9 @@
  */
 import type { Definition, Diagnostic, Position } from './types.js';
 import { errorAt, pointer, type PathSegment, type SourceDocument } from './source.js';
-import { KIND_SPECS, kindSpec } from '../plan/kinds/index.js';
+import { KIND_SPECS, kindSpec } from '../kinds/index.js';
 import type { Kind } from '../schema/kinds.js';
-import { isWithin } from '../plan/pointer.js';
+import { isWithin } from '../json/pointer.js';
 import { CONFIG_FILE } from './discover.js';
 
 const EXPRESSION = /\$\{\{\s*(.*?)\s*\}\}/g;

@@ -1,4 +1,4 @@
-import { KIND_SPECS } from '../plan/kinds/index.js';
+import { KIND_SPECS } from '../kinds/index.js';
 import { ownedId, ownerProject } from '../plan/ownership.js';
 import { DEFINITIONS } from '../schema/definitions.js';
 import { KINDS, OWNED_KINDS, isCheckKind, isOwnedKind, type Kind } from '../schema/kinds.js';

@@ -1,4 +1,4 @@
-import type { KindSpec } from '../plan/kinds/types.js';
+import type { KindSpec } from '../kinds/types.js';
 import { DEFINITIONS } from '../schema/definitions.js';
 import type { Kind } from '../schema/kinds.js';
 import type { EnvNameAllocator } from './ids.js';

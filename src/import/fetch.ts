@@ -1,8 +1,8 @@
 import pLimit from 'p-limit';
 import type { ApiClient } from '../api/index.js';
 import { listLive } from '../plan/fetch.js';
-import { KIND_SPECS } from '../plan/kinds/index.js';
-import { normalizeShape } from '../plan/kinds/shape.js';
+import { KIND_SPECS } from '../kinds/index.js';
+import { normalizeShape } from '../kinds/shape.js';
 import { CHECK_KINDS, type Kind } from '../schema/kinds.js';
 
 /** One live resource, as listed and as the plan normalizes it. */

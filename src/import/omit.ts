@@ -1,4 +1,4 @@
-import { canonicalJson, isRecord, normalizeShape, type Shape } from '../plan/kinds/shape.js';
+import { canonicalJson, isRecord, normalizeShape, type Shape } from '../kinds/shape.js';
 
 /**
  * Leaves out of an imported body every field that the plan's normalization would fill in with

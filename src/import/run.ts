@@ -9,7 +9,7 @@ import { discoverProject } from '../config/discover.js';
 import { typescriptRefused } from '../config/load.js';
 import { DEFAULT_INCLUDE } from '../schema/config.js';
 import { MacError, UsageError, ValidationFailed } from '../errors.js';
-import { KIND_SPECS } from '../plan/kinds/index.js';
+import { KIND_SPECS } from '../kinds/index.js';
 import { ownershipTag } from '../plan/ownership.js';
 import type { Plan } from '../plan/types.js';
 import { isCheckKind, isOwnedKind, type Kind } from '../schema/kinds.js';

@@ -1,5 +1,5 @@
-import { isRecord } from '../plan/kinds/shape.js';
-import type { KindSpec } from '../plan/kinds/types.js';
+import { isRecord } from '../kinds/shape.js';
+import type { KindSpec } from '../kinds/types.js';
 
 /** A value of a normalized body that import writes as `${{ env.NAME }}` instead of in clear. */
 export interface SensitiveValue {

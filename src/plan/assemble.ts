@@ -3,13 +3,13 @@ import { isCheckKind, isOwnedKind, KINDS, type Kind } from '../schema/kinds.js';
 import { compareObjects, createPatch, fingerprintOf, normalizeLive, unmanagedFields } from './compare.js';
 import { buildDesired, notSet, privateLocationSlugs, refOf, type ResolveRef } from './desired.js';
 import type { LiveState } from './fetch.js';
-import { kindSpec } from './kinds/index.js';
+import { kindSpec } from '../kinds/index.js';
 import { matchKind, type MatchContext, type Pair } from './match.js';
 import type { Ownership } from './record.js';
 import { rewriteSecretOps, secretNotes } from './secrets.js';
 import { defaultLabel, type MemberLabel } from './sets.js';
-import { isRecord } from './json.js';
-import { isWithin } from './pointer.js';
+import { isRecord } from '../json/values.js';
+import { isWithin } from '../json/pointer.js';
 import { PLAN_VERSION, type ChangedSince, type OrphanedResource, type Plan, type PlannedChange } from './types.js';
 
 /** Everything a plan is computed from; assembling is pure (no I/O). */

@@ -2,11 +2,11 @@ import type { Kind } from '../schema/kinds.js';
 import { isOwnedKind } from '../schema/kinds.js';
 import { MacError } from '../errors.js';
 import { isRefMarker, SENSITIVE } from './desired.js';
-import { isRecord } from './json.js';
+import { isRecord } from '../json/values.js';
 import { normalizeLive } from './compare.js';
-import { kindSpec } from './kinds/index.js';
+import { kindSpec } from '../kinds/index.js';
 import { ownedId } from './ownership.js';
-import { getAt, setAt } from './pointer.js';
+import { getAt, setAt } from '../json/pointer.js';
 import type { PlannedChange } from './types.js';
 
 /**

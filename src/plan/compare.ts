@@ -1,11 +1,11 @@
-import { escape } from './json.js';
+import { escape } from '../json/values.js';
 import jsonpatch from 'fast-json-patch';
 import { createHash } from 'node:crypto';
 import type { Kind } from '../schema/kinds.js';
 import { SENSITIVE } from './desired.js';
-import { kindSpec } from './kinds/index.js';
-import { canonicalJson, normalizeShape } from './kinds/shape.js';
-import { getAt, isWithin, segments, setAt } from './pointer.js';
+import { kindSpec } from '../kinds/index.js';
+import { canonicalJson, normalizeShape } from '../kinds/shape.js';
+import { getAt, isWithin, segments, setAt } from '../json/pointer.js';
 import { diffSet, setFields, type MemberLabel, type SetField, type SetOp } from './sets.js';
 import type { PatchOp } from './types.js';
 

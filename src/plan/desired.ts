@@ -1,10 +1,10 @@
-import { escape } from './json.js';
+import { escape } from '../json/values.js';
 import type { Definition } from '../config/types.js';
 import { isCheckKind, isOwnedKind, type Kind } from '../schema/kinds.js';
-import { kindSpec } from './kinds/index.js';
-import { isRecord, normalizeShape } from './kinds/shape.js';
+import { kindSpec } from '../kinds/index.js';
+import { isRecord, normalizeShape } from '../kinds/shape.js';
 import { ownershipTag } from './ownership.js';
-import { getAt, setAt } from './pointer.js';
+import { getAt, setAt } from '../json/pointer.js';
 import type { RefMarker, SecretSource } from './types.js';
 
 /** What a secret value is shown as, everywhere. */

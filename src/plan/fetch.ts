@@ -1,9 +1,9 @@
 import type { ApiClient } from '../api/client.js';
 import { listAll, listCursor, type ListOptions } from '../api/paginate.js';
 import type { Query } from '../api/client.js';
-import type { KindApi } from './kinds/types.js';
+import type { KindApi } from '../kinds/types.js';
 import { KINDS, type Kind } from '../schema/kinds.js';
-import { kindSpec } from './kinds/index.js';
+import { kindSpec } from '../kinds/index.js';
 
 /** The live objects of each fetched kind, as the API returned them. */
 export type LiveState = Map<Kind, Record<string, unknown>[]>;

@@ -7,5 +7,5 @@ export { buildDesired, desiredBodies, secretValues, isRefMarker, SENSITIVE, refO
 export { compareObjects, fingerprint, normalizeLive } from './compare.js';
 export { requestBody, findLive } from './body.js';
 export { ownershipTag, ownedId } from './ownership.js';
-export { KIND_SPECS, kindSpec, CHECK_TYPE, type KindSpec, type KindApi, type Endpoint } from './kinds/index.js';
+export { KIND_SPECS, kindSpec, CHECK_TYPE, type KindSpec, type KindApi, type Endpoint } from '../kinds/index.js';
 export * from './types.js';

@@ -2,7 +2,7 @@ import type { Definition } from '../config/types.js';
 import { isCheckKind, isOwnedKind, type Kind } from '../schema/kinds.js';
 import { normalizeLive } from './compare.js';
 import type { Desired } from './desired.js';
-import { kindSpec } from './kinds/index.js';
+import { kindSpec } from '../kinds/index.js';
 import { ownedId, ownerProject } from './ownership.js';
 import type { Ownership } from './record.js';
 

@@ -3,7 +3,7 @@ import type { LoadedProject } from '../config/types.js';
 import { KINDS, type Kind } from '../schema/kinds.js';
 import { assemblePlan, kindsToFetch, type PlanInput } from './assemble.js';
 import { fetchLive, type LiveState } from './fetch.js';
-import { kindSpec } from './kinds/index.js';
+import { kindSpec } from '../kinds/index.js';
 import { listVariables, ownershipFrom, VARIABLES_LIST } from './record.js';
 import type { Plan } from './types.js';
 

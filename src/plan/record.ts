@@ -3,7 +3,7 @@ import { ConflictError, NotFoundError } from '../api/errors.js';
 import { listAll } from '../api/paginate.js';
 import { isOwnedKind, KINDS, type Kind } from '../schema/kinds.js';
 import { OWNED_VARIABLE_PREFIX, ownedVariableKey } from '../schema/lock-key.js';
-import { isRecord } from './json.js';
+import { isRecord } from '../json/values.js';
 
 /**
  * Ownership records. Checks and check groups carry their owner in a tag (`mac:<project>/<id>`);

@@ -1,7 +1,7 @@
 import type { Kind } from '../schema/kinds.js';
 import { SENSITIVE } from './desired.js';
-import { kindSpec } from './kinds/index.js';
-import { getAt, isWithin } from './pointer.js';
+import { kindSpec } from '../kinds/index.js';
+import { getAt, isWithin } from '../json/pointer.js';
 import type { PatchOp } from './types.js';
 
 /** What a plan tells about the secret values of a resource, which the API never returns. */

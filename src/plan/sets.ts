@@ -1,6 +1,6 @@
 import jsonpatch from 'fast-json-patch';
-import { canonicalJson, escape, isRecord } from './json.js';
-import type { Shape } from './kinds/shape.js';
+import { canonicalJson, escape, isRecord } from '../json/values.js';
+import type { Shape } from '../kinds/shape.js';
 import type { PatchOp } from './types.js';
 
 /**

@@ -1,11 +1,11 @@
 import type { z } from 'zod';
-import type { BlockerSchema, ChangedSinceSchema, ChangeActionSchema, OrphanedResourceSchema, PatchOpSchema, PlanSchema, PlannedChangeSchema, RefMarkerSchema, SecretSourceSchema } from './schema.js';
+import type { BlockerSchema, ChangedSinceSchema, ChangeActionSchema, OrphanedResourceSchema, PatchOpSchema, PlanSchema, PlannedChangeSchema, RefMarkerSchema, SecretSourceSchema } from '../schema/saved-plan.js';
 
 /**
  * The plan's types, each inferred from the one zod schema that `mac apply` parses saved plans
- * with (src/plan/schema.ts): a field exists in the type exactly when apply reads it back.
+ * with (src/schema/saved-plan.ts): a field exists in the type exactly when apply reads it back.
  */
-export { PLAN_VERSION, PlanSchema, PlannedChangeSchema, PatchOpSchema, SecretSourceSchema, RefMarkerSchema, ChangeActionSchema } from './schema.js';
+export { PLAN_VERSION, PlanSchema, PlannedChangeSchema, PatchOpSchema, SecretSourceSchema, RefMarkerSchema, ChangeActionSchema } from '../schema/saved-plan.js';
 
 /** What a change does to the live account. */
 export type ChangeAction = z.infer<typeof ChangeActionSchema>;

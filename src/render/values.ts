@@ -1,6 +1,6 @@
 import { isRefMarker, SENSITIVE } from '../plan/desired.js';
-import { escape, isRecord } from '../plan/json.js';
-import { getAt, isWithin, segments } from '../plan/pointer.js';
+import { escape, isRecord } from '../json/values.js';
+import { getAt, isWithin, segments } from '../json/pointer.js';
 import type { PatchOp, Plan, PlannedChange } from '../plan/types.js';
 
 /** A JSON pointer as people read it: `/request/assertions/0/target` -> `request.assertions[0].target`. */

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { KINDS, type Kind } from './kinds.js';
 import { DEFINITIONS, DefinitionDocumentSchema } from './definitions.js';
 import { ProjectConfigSchema } from './config.js';
-import { PlanSchema } from '../plan/schema.js';
+import { PlanSchema } from './saved-plan.js';
 
 /** File name of a kind's schema: `TcpCheck` -> `tcp-check.schema.json`. */
 export function schemaFileName(kind: Kind): string {

@@ -1,7 +1,6 @@
 /** Definition schemas of snippets, dashboards, environment variables, alert channels, private locations, status pages and maintenance windows. */
 import { z } from 'zod';
-import { ALERT_CHANNEL_TYPES, CUSTOM_URL, LOCATIONS, PRIVATE_LOCATION_SLUG, apiFields, doc } from './fields.js';
-import { THEME_COLOR_KEYS } from '../server/status-pages/schemas.js';
+import { ALERT_CHANNEL_TYPES, CUSTOM_URL, LOCATIONS, PRIVATE_LOCATION_SLUG, THEME_COLOR_KEYS, apiFields, doc, themeColor } from './fields.js';
 import { adoptField, idField, logicalId, kindField, renamedFromField, scriptFileField, stateField, variableRenamedFromField } from './common.js';
 
 const f = apiFields('strict');
@@ -123,8 +122,7 @@ export const StatusPageServiceSchema = z.strictObject({
   ),
 });
 
-const COLOR = z.string().regex(/^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/, 'must be a colour #RGB or #RRGGBB');
-const THEME = z.strictObject(Object.fromEntries(THEME_COLOR_KEYS.map((k) => [k, COLOR])) as Record<(typeof THEME_COLOR_KEYS)[number], typeof COLOR>);
+const THEME = z.strictObject(Object.fromEntries(THEME_COLOR_KEYS.map((k) => [k, themeColor])) as Record<(typeof THEME_COLOR_KEYS)[number], typeof themeColor>);
 const optionalText = z.string().max(2048).nullable().optional();
 
 /** A status page: matched by `url` (unique across accounts); cards name services by logical id. */

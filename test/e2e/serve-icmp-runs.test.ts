@@ -7,7 +7,7 @@ import { createSilentHost, type SilentHost } from '../helpers/silent-host.js';
 // mac serve runs ICMP monitors with real echo requests: 127.0.0.1 answers; `silent.address` is on
 // a veth link the test builds to an empty network namespace, so it never answers (no dependence
 // on how this machine's network treats outside addresses). Results, sessions, error groups and
-// analytics, and the reference's schemas. On every store (scripts/test-stores.mjs runs serve*).
+// analytics, and the reference's schemas. Run on memory only: the ICMP runs do not depend on the store.
 
 const doc = JSON.parse(readFileSync(new URL('../reference/openapi.json', import.meta.url), 'utf8')) as Schema;
 const validator = new OpenApiValidator(doc);

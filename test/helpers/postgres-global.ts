@@ -5,7 +5,8 @@ let server: TestPostgres | undefined;
 /**
  * vitest globalSetup: one PostgreSQL for the whole run (MAC_TEST_PG_URL, unless already set):
  * the store suite, the PostgreSQL suites and MAC_TEST_STORE=postgres use it, each service on a
- * fresh database of its own. It stops (by pid) when the run ends.
+ * fresh database of its own. Several projects of vitest.config.ts name this file: the first one
+ * starts the server, the others find MAC_TEST_PG_URL set. It stops (by pid) when the run ends.
  */
 export async function setup(): Promise<void> {
   if (process.env.MAC_TEST_PG_URL) return;

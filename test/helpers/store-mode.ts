@@ -5,8 +5,8 @@ import { pgDatabase } from './pg-url.js';
 
 /**
  * The store the service tests run against: memory (default), SQLite (`MAC_TEST_STORE=sqlite`,
- * see `npm run test:sqlite`) or PostgreSQL (`MAC_TEST_STORE=postgres`, `npm run test:postgres`:
- * a database on the run's server, started by test/helpers/postgres-global.ts). The helpers that start a
+ * set by the `sqlite` project of vitest.config.ts) or PostgreSQL (`MAC_TEST_STORE=postgres`, the
+ * `postgres` project: a database on the run's server, started by test/helpers/postgres-global.ts). The helpers that start a
  * service (testServer, runsHarness, startServe) give it a fresh database unless the test names one.
  */
 export const TEST_STORE: 'memory' | 'sqlite' | 'postgres' =

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { rewriteReferences, toDefinition, type ConvertContext } from '../../src/import/convert.js';
 import { EnvNameAllocator } from '../../src/import/ids.js';
-import { KIND_SPECS } from '../../src/plan/kinds/index.js';
-import { normalizeShape } from '../../src/plan/kinds/shape.js';
+import { KIND_SPECS } from '../../src/kinds/index.js';
+import { normalizeShape } from '../../src/kinds/shape.js';
 import type { Kind } from '../../src/schema/kinds.js';
 
 const refs = {

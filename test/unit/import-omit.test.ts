@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { KIND_SPECS } from '../../src/plan/kinds/index.js';
-import { canonicalJson, normalizeShape } from '../../src/plan/kinds/shape.js';
+import { KIND_SPECS } from '../../src/kinds/index.js';
+import { canonicalJson, normalizeShape } from '../../src/kinds/shape.js';
 import { omitRedundant } from '../../src/import/omit.js';
 
 const tcp = KIND_SPECS.TcpCheck;

@@ -124,3 +124,22 @@ export const PAGINATION_RATES = [30, 60, 300] as const;
 export const HEARTBEAT_UNITS = ['seconds', 'minutes', 'hours', 'days'] as const;
 /** A heartbeat time unit. */
 export const heartbeatUnit = z.enum(HEARTBEAT_UNITS).describe('Time unit');
+
+/** A colour of a status page's theme: #RGB or #RRGGBB (decisions §3.6). */
+export const themeColor = z.string().regex(/^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/, 'must be a colour #RGB or #RRGGBB');
+
+/** The twelve colours of one status page theme, all required (decisions §3.6). */
+export const THEME_COLOR_KEYS = [
+  'bodyBackgroundColor',
+  'headerBackgroundColor',
+  'headerFontColor',
+  'titleFontColor',
+  'bodyFontColor',
+  'bodyFontColorMuted',
+  'navigationFontColor',
+  'linkFontColor',
+  'cardBackgroundColor',
+  'borderColor',
+  'primaryButtonBackgroundColor',
+  'primaryButtonFontColor',
+] as const;

@@ -3,7 +3,7 @@
  * (decisions §3.6); `defaultTheme` LIGHT, DARK or AUTO (following `prefers-color-scheme`).
  * The default themes meet WCAG 2.1 AA contrast (test/unit/server/pages-theme.test.ts).
  */
-import { THEME_COLOR_KEYS } from '../status-pages/schemas.js';
+import { THEME_COLOR_KEYS } from '../../schema/fields.js';
 
 /** One theme: the twelve colours. */
 export type Theme = Record<(typeof THEME_COLOR_KEYS)[number], string>;

@@ -3,26 +3,10 @@
  * incidents, incident updates and page subscriptions. Unknown fields are stripped (§1.6).
  */
 import { z } from 'zod';
+import { THEME_COLOR_KEYS, themeColor } from '../../schema/fields.js';
 
-const COLOR = z.string().regex(/^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/, 'must be a colour #RGB or #RRGGBB');
 
-/** The twelve colours of one theme, all required (decisions §3.6). */
-export const THEME_COLOR_KEYS = [
-  'bodyBackgroundColor',
-  'headerBackgroundColor',
-  'headerFontColor',
-  'titleFontColor',
-  'bodyFontColor',
-  'bodyFontColorMuted',
-  'navigationFontColor',
-  'linkFontColor',
-  'cardBackgroundColor',
-  'borderColor',
-  'primaryButtonBackgroundColor',
-  'primaryButtonFontColor',
-] as const;
-
-const theme = z.object(Object.fromEntries(THEME_COLOR_KEYS.map((k) => [k, COLOR])) as Record<(typeof THEME_COLOR_KEYS)[number], typeof COLOR>);
+const theme = z.object(Object.fromEntries(THEME_COLOR_KEYS.map((k) => [k, themeColor])) as Record<(typeof THEME_COLOR_KEYS)[number], typeof themeColor>);
 
 const optionalText = z.string().max(2048).nullable().default(null);
 const serviceRef = z.object({ id: z.string().min(1) });

@@ -100,7 +100,8 @@ describe('response body cap', () => {
     expect(err.message).toContain('over the limit of 256 KiB');
     expect(err.hint).toContain('MAC_API_URL');
     expect(Date.now() - started).toBeLessThan(5000);
-    await new Promise((r) => setTimeout(r, 100));
+    // The client dropped the connection: the server sees it close (soon; how soon depends on the machine's load).
+    for (const end = Date.now() + 20_000; !closed && Date.now() < end; ) await new Promise((r) => setTimeout(r, 20));
     expect(closed).toBe(true);
     // Socket buffers let the server write a few MiB more, never the 512 MiB it wanted to.
     expect(written).toBeLessThan(32 * 1024 * 1024);

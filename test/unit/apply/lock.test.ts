@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { describeHolder, formatLockRecord, parseLockRecord, takeoverReason, type LockRecord } from '../../../src/apply/lock.js';
 import { isLockVariable, lockVariableKey } from '../../../src/schema/lock-key.js';
-import { kindSpec } from '../../../src/plan/kinds/index.js';
+import { kindSpec } from '../../../src/kinds/index.js';
 
 const record: LockRecord = {
   v: 1,

@@ -23,23 +23,31 @@ function churn(bound: boolean, nodeFlags: string[] = []): number {
     }
     gc();
     console.log(top / process.memoryUsage().heapUsed, live.length);`;
-  const r = spawnSync(process.execPath, ['--expose-gc', ...nodeFlags, '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 60_000 });
-  expect(r.status, r.stderr).toBe(0);
+  const r = spawnSync(process.execPath, ['--expose-gc', ...nodeFlags, '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 240_000 });
+  // About 2 s of CPU; the bound is wide for a machine shared with other work.
+  expect(r.status, r.error ? String(r.error) : r.stderr).toBe(0);
   return Number(r.stdout.split(' ')[0]);
 }
 
 // Seen on a 2-core machine: V8 alone 4.7-4.9; bounded 1.3, or 2.1 when the machine is busy
-// (allocation runs on while the marking is under way); a growing factor of 300% 4.9.
+// (allocation runs on while the marking is under way); a growing factor of 300% 4.9. On a machine
+// loaded far past its cores (load 30 on 2) one measurement came out inverted (V8 alone 1.3,
+// bounded 2.1): the collector's threads starve and the peaks say nothing. So each test measures
+// its workloads side by side (the same machine, the same minute), compares them with each other
+// rather than with a fixed figure, and measures again (up to 3 more times) when a comparison
+// fails; a bound that does not work fails every time.
 describe('mac serve bounds the growth of its heap between collections', () => {
-  it('keeps the heap under 3 times its live size where V8 alone lets it reach about 5 times', () => {
-    // The control: without the bound this workload grows the heap far past its live size.
+  it('keeps the heap well below the peak V8 alone lets it reach on the same workload', { retry: 3, timeout: 600_000 }, () => {
     const free = churn(false);
     const bound = churn(true);
-    expect(free, 'heap peak over live heap, V8 alone').toBeGreaterThan(3);
-    expect(bound, 'heap peak over live heap, bounded').toBeLessThan(3);
+    // The control: without the bound this workload grows the heap past twice its live size.
+    expect(free, 'heap peak over live heap, V8 alone').toBeGreaterThan(2);
+    expect(bound / free, `bounded ${bound.toFixed(2)} over V8 alone ${free.toFixed(2)}`).toBeLessThan(0.7);
   });
 
-  it('leaves a growing factor chosen on the command line (node --heap-growing-percent=N) alone', () => {
-    expect(churn(true, ['--heap-growing-percent=300']), 'heap peak over live heap').toBeGreaterThan(3);
+  it('leaves a growing factor chosen on the command line (node --heap-growing-percent=N) alone', { retry: 3, timeout: 600_000 }, () => {
+    const bound = churn(true);
+    const chosen = churn(true, ['--heap-growing-percent=300']);
+    expect(chosen / bound, `--heap-growing-percent=300 ${chosen.toFixed(2)} over bounded ${bound.toFixed(2)}`).toBeGreaterThan(1.4);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildDesired, compareObjects, normalizeLive } from '../../../src/plan/index.js';
-import { canonicalJson, escape } from '../../../src/plan/json.js';
+import { canonicalJson, escape } from '../../../src/json/values.js';
 import { def, liveTcp } from './fixtures.js';
 
 // The plan copies objects only where it must (it plans 12,000 resources in seconds); these pin

@@ -1,4 +1,4 @@
-import { canonicalJson, escape, isRecord } from '../json.js';
+import { canonicalJson, escape, isRecord } from '../json/values.js';
 
 /**
  * The normalization engine: a Shape says, field by field, what a resource looks like once
@@ -145,4 +145,4 @@ function compare(a: string, b: string): number {
 }
 
 
-export { isRecord, canonicalJson } from '../json.js';
+export { isRecord, canonicalJson } from '../json/values.js';

@@ -1,4 +1,4 @@
-import { escape, isRecord } from './json.js';
+import { escape, isRecord } from './values.js';
 
 /** Splits a JSON pointer (RFC 6901) into its unescaped segments. */
 export function segments(pointer: string): string[] {

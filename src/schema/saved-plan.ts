@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { KINDS } from '../schema/kinds.js';
+import { KINDS } from './kinds.js';
 
 /**
  * The plan document as one zod schema: `mac plan --out` writes it, `mac apply PLANFILE` parses

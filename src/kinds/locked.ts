@@ -1,4 +1,4 @@
-import { escape } from '../json.js';
+import { escape } from '../json/values.js';
 import { isRecord } from './shape.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { Kind } from '../../schema/kinds.js';
+import type { Kind } from '../schema/kinds.js';
 import { alertChannel } from './alert-channel.js';
 import { checkGroup } from './check-group.js';
 import { privateLocation } from './private-location.js';

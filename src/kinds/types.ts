@@ -1,5 +1,5 @@
-import type { Query } from '../../api/client.js';
-import type { Kind } from '../../schema/kinds.js';
+import type { Query } from '../api/client.js';
+import type { Kind } from '../schema/kinds.js';
 import type { Shape } from './shape.js';
 
 /** A method and path of one write. */

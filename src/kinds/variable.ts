@@ -2,7 +2,7 @@ import type { Shape } from './shape.js';
 import { collectionApi, PLAIN_KIND } from './collection.js';
 import type { KindSpec } from './types.js';
 import { lockedValues } from './locked.js';
-import { isReservedVariable } from '../../schema/lock-key.js';
+import { isReservedVariable } from '../schema/lock-key.js';
 
 const SHAPE: Shape = { key: {}, value: { nullable: true }, locked: { default: false }, secret: { default: false } };
 

@@ -1,4 +1,4 @@
-import type { CheckKind } from '../../schema/kinds.js';
+import type { CheckKind } from '../schema/kinds.js';
 import type { Shape } from './shape.js';
 import { isRecord } from './shape.js';
 import { lockedValues } from './locked.js';
