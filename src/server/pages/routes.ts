@@ -26,6 +26,7 @@ import { PAGE_SCRIPT } from './script.js';
 import { renderAtom, renderLive, renderLinkForm, renderStatusPage, statusPageModel, type SubscribeNotice } from './status.js';
 import { dashboardData, dashboardPath, dashboardRun, renderDashboard, renderRun, type DashboardRecord } from './dashboard.js';
 import { themeCss } from './theme.js';
+import { runReads } from '../rundata/figures.js';
 
 type Found<T> = { account: string; record: T } | undefined;
 type Dashboard = DashboardRecord & { keys?: Array<StoredKey & { keyHash?: string }> };
@@ -215,10 +216,10 @@ export function publicPages(ctx: ServerContext): MiddlewareHandler<AppEnv> {
       const nonce = newNonce();
       const q = c.req.query('key');
       const dataUrl = dashboardPath(d.customUrl, '/data.json') + (q ? `?key=${encodeURIComponent(q)}` : '');
-      return htmlResponse(renderDashboard(d, dashboardData(src, d, now), nonce, dataUrl), nonce);
+      return htmlResponse(renderDashboard(d, dashboardData(src, runReads(store, account), d, now), nonce, dataUrl), nonce);
     }
     if (rest === '/data.json') {
-      return new Response(JSON.stringify(dashboardData(src, d, now)), {
+      return new Response(JSON.stringify(dashboardData(src, runReads(store, account), d, now)), {
         headers: { 'content-type': 'application/json; charset=utf-8', 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' },
       });
     }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { checkOf, timeOf, type Backend, type IndexedKinds, type RecordQuery, type RunClaim, type StoreCommit, type StoreOp, type StoredRecord } from './backend.js';
 import type { UniqueKey } from './backend.js';
-import { DatabaseUnavailable, UniqueTaken } from './errors.js';
+import { DatabaseUnavailable, UnboundedRead, UniqueTaken } from './errors.js';
 import { MemoryBackend } from './memory.js';
 import type { AggregateQuery, AggregateRow } from './aggregate.js';
 import { openSqliteState, type JournalImport } from './open.js';
@@ -19,6 +19,12 @@ export const GROUP_COMMIT_MAX_OPS = 1000;
 export const GROUP_COMMIT_RETRY_MS = 1000;
 /** ...and dropped, with their count reported, once more than this many operations wait. */
 export const GROUP_COMMIT_MAX_PENDING_OPS = 100_000;
+/**
+ * The most records of run data one read may ask for (`RecordQuery.limit`). Run data is read by
+ * queries that name their bound, or reduced in the database (`aggregate`); a list of a kind whole
+ * or a query without a limit is refused (UnboundedRead).
+ */
+export const MAX_RUN_READ = 50_000;
 /** Records written by deferred commits kept in memory after they landed, for `get` (open sessions). */
 const RECENT_RECORDS = 4096;
 
@@ -94,15 +100,14 @@ export class Store {
     return this.backend.get(account, kind, String(id)) as T | undefined;
   }
 
-  /** Every record of a kind in an account, oldest first. Do not mutate the records. */
+  /** Every record of a kind (configuration, not run data) in an account, oldest first. Do not mutate the records. */
   list<T extends StoredRecord = StoredRecord>(account: string, kind: string): T[] {
-    this.settle(kind);
-    return this.backend.entries(account, kind).map(([, r]) => r as T);
+    return this.entries<T>(account, kind).map(([, r]) => r);
   }
 
-  /** Every `[id, record]` of a kind in an account, oldest first. */
+  /** Every `[id, record]` of a kind (configuration, not run data) in an account, oldest first. */
   entries<T extends StoredRecord = StoredRecord>(account: string, kind: string): Array<[string, T]> {
-    this.settle(kind);
+    if (this.indexed[kind]) throw new UnboundedRead(kind, 'a list of the kind whole; query it by check and time with a limit');
     return this.backend.entries(account, kind) as Array<[string, T]>;
   }
 
@@ -116,8 +121,13 @@ export class Store {
    * check alone (creation order: what a transaction asks); any other query writes them first.
    */
   queryEntries<T extends StoredRecord = StoredRecord>(account: string, kind: string, q: RecordQuery = {}): Array<[string, T]> {
-    if (this.pendingKinds.has(kind) && Object.entries(q).every(([k, v]) => k === 'checkId' || v === undefined)) {
-      return this.mergePending(account, kind, q.checkId, this.backend.query(account, kind, q)) as Array<[string, T]>;
+    if (this.indexed[kind]) {
+      if (q.limit === undefined) throw new UnboundedRead(kind, 'a query without a limit');
+      if (!(q.limit >= 0 && q.limit <= MAX_RUN_READ)) throw new UnboundedRead(kind, `a limit of ${q.limit} (at most ${MAX_RUN_READ})`);
+    }
+    if (this.pendingKinds.has(kind) && Object.entries(q).every(([k, v]) => k === 'checkId' || k === 'limit' || v === undefined)) {
+      const merged = this.mergePending(account, kind, q.checkId, this.backend.query(account, kind, q));
+      return (q.limit !== undefined && merged.length > q.limit ? merged.slice(0, q.limit) : merged) as Array<[string, T]>;
     }
     this.settle(kind);
     return this.backend.query(account, kind, q) as Array<[string, T]>;
@@ -141,9 +151,9 @@ export class Store {
     return this.backend.count(account, kind);
   }
 
-  /** Every record of a kind across all accounts (for the service-wide uniqueness rules). */
+  /** Every record of a kind (configuration, not run data) across all accounts (for the service-wide uniqueness rules). */
   *everywhere<T extends StoredRecord = StoredRecord>(kind: string): Iterable<{ account: string; record: T }> {
-    this.settle(kind);
+    if (this.indexed[kind]) throw new UnboundedRead(kind, 'every record of the kind in every account');
     yield* this.backend.everywhere(kind) as Iterable<{ account: string; record: T }>;
   }
 
@@ -526,8 +536,8 @@ export class Transaction implements AccountView {
     return this.overlay(kind, this.store.entries<T>(this.account, kind), () => true);
   }
 
-  /** `store.query` as this transaction sees it (staged records follow the stored ones). */
-  query<T extends StoredRecord = StoredRecord>(kind: string, q: Pick<RecordQuery, 'checkId'>): T[] {
+  /** `store.query` as this transaction sees it (staged records follow the stored ones); `limit` bounds the stored ones read. */
+  query<T extends StoredRecord = StoredRecord>(kind: string, q: Pick<RecordQuery, 'checkId' | 'limit'>): T[] {
     const field = this.store.indexed[kind]?.check ?? 'checkId';
     const stored = this.store.queryEntries<T>(this.account, kind, q);
     return this.overlay(kind, stored, (rec) => q.checkId === undefined || checkOf(rec, field) === q.checkId);
