@@ -171,6 +171,11 @@ export class Deliverer {
   private readonly lanes = new Map<string, { busy: number; queue: Array<{ account: string; item: OutboxItem; leasedAt: number }> }>();
   /** Items leased and not finished on this instance (under way or waiting in a lane). */
   private held = 0;
+
+  /** Deliveries being sent now (the operator metrics). */
+  get sending(): number {
+    return this.held;
+  }
   /** Set when woken during a pass: another pass follows at once. */
   private again = false;
   /** Items the last pass took, and who waits for the next pass to end (`idle`). */

@@ -43,6 +43,7 @@ export interface AccountView {
  */
 export class Store {
   private readonly versions = new Map<string, number>();
+  private readonly localVersions = new Map<string, number>();
   /** Deferred commits not written yet, in order (the group commit's queue). */
   private pending: StoreCommit[] = [];
   private pendingOps = 0;
@@ -65,7 +66,7 @@ export class Store {
   onError: (err: unknown) => void = (err) => process.stderr.write(`mac serve: ${err instanceof Error ? err.message : String(err)}\n`);
 
   private constructor(
-    private readonly backend: Backend,
+    private backend: Backend,
     readonly indexed: IndexedKinds,
     /** Set when a journal of an earlier version was imported at open. */
     readonly imported?: JournalImport,
@@ -89,6 +90,28 @@ export class Store {
     if (isPostgresUrl(path)) return new Store(PostgresBackend.open(path, indexed), indexed);
     const { backend, imported } = openSqliteState(path, indexed);
     return new Store(backend, indexed, imported);
+  }
+
+  /**
+   * Reports the time of every call of the backend (the database), named by its method, to
+   * `observe` (the operator metrics). A generator (`everywhere`) is timed to its first record.
+   */
+  observeCalls(observe: (op: string, seconds: number) => void): void {
+    const inner = this.backend;
+    this.backend = new Proxy(inner, {
+      get(target, prop, receiver) {
+        const value = Reflect.get(target, prop, receiver) as unknown;
+        if (typeof value !== 'function' || typeof prop !== 'string') return value;
+        return (...args: unknown[]) => {
+          const t0 = performance.now();
+          try {
+            return (value as (...a: unknown[]) => unknown).apply(target, args);
+          } finally {
+            observe(prop, (performance.now() - t0) / 1000);
+          }
+        };
+      },
+    });
   }
 
   /** One record of an account, or undefined. */
@@ -217,6 +240,14 @@ export class Store {
     // The shared version counts what landed in the database: pending records of the kind land first.
     this.settle(kind);
     return this.backend.version(kind);
+  }
+
+  /**
+   * A number that changes whenever this instance commits a record of `kind` (no database read:
+   * caches of what this instance serves, with what other instances write followed by their TTL).
+   */
+  localVersion(kind: string): number {
+    return this.localVersions.get(kind) ?? 0;
   }
 
   /**
@@ -484,6 +515,7 @@ export class Store {
 
   private bump(kind: string): void {
     this.versions.set(kind, this.version(kind) + 1);
+    this.localVersions.set(kind, (this.localVersions.get(kind) ?? 0) + 1);
   }
 }
 
