@@ -79,7 +79,8 @@ export const RESULTS_INDEX = {
   time: 'startedAt',
   expires: true,
   // Typed columns the database reduces (migration 2 fills n0-n7 and k0-k2 from the summary,
-  // migration 3 n8-n12 from ICMP documents: keep the order).
+  // migration 3 n8-n12 from ICMP documents, migration 4 n13-n14 from the
+  // record: keep the order, append new ones).
   figures: {
     numbers: [
       'hasFailures',
@@ -87,6 +88,8 @@ export const RESULTS_INDEX = {
       'responseTime',
       ...['wait', 'dns', 'tcp', 'firstByte', 'download'].map((p) => `apiCheckResult.response.timingPhases.${p}`),
       ...Object.keys(ICMP_FIGURES),
+      'hasErrors',
+      'isDegraded',
     ],
     keys: ['resultType', 'runLocation', 'apiCheckResult.response.status'],
     derived: Object.fromEntries(Object.entries(ICMP_FIGURES).map(([name, path]) => [name, icmpFigure(path)])),

@@ -1,4 +1,4 @@
-import { aggregateRecords, type AggregateQuery, type AggregateRow } from './aggregate.js';
+import { aggregateRecords, passesFigures, type AggregateQuery, type AggregateRow } from './aggregate.js';
 import { checkOf, pickFields, timeOf, type Backend, type IndexedKinds, type LeasedRecord, type RecordQuery, type StoreCommit, type StoredRecord } from './backend.js';
 
 type Collection = Map<string, StoredRecord>;
@@ -49,7 +49,9 @@ export class MemoryBackend implements Backend {
     if (q.order === 'created-desc') matching.reverse();
     else if (q.order === 'time-desc' && spec) {
       // Newest created first, then a stable sort by time: equal times stay newest created first.
-      matching.reverse().sort((a, b) => (timeOf(b[1], spec.time) ?? 0) - (timeOf(a[1], spec.time) ?? 0));
+      // Each time parsed once, not at every comparison.
+      const times = new Map(matching.map(([id, rec]) => [id, timeOf(rec, spec.time) ?? 0]));
+      matching.reverse().sort((a, b) => times.get(b[0])! - times.get(a[0])!);
     }
     const start = q.offset ?? 0;
     const page = matching.slice(start, q.limit === undefined ? undefined : start + q.limit);
@@ -133,6 +135,7 @@ export class MemoryBackend implements Backend {
     if (!spec) return all;
     return all.filter(([, rec]) => {
       if (q.checkId !== undefined && checkOf(rec, spec.check) !== q.checkId) return false;
+      if (q.where && q.where.length > 0 && !passesFigures(spec, rec, q.where)) return false;
       if (q.fromMs === undefined && q.toMs === undefined) return true;
       const t = timeOf(rec, spec.time);
       if (t === null) return false;

@@ -271,7 +271,7 @@ describe('ICMP figures (packet loss, latency min, max and standard deviation)', 
 
   // Rows as schema version 2 wrote them: figure columns n0-n7 and k0-k2 only.
   const v2Rows = () => {
-    const v2Columns = FIGURE_COLUMNS.filter((c) => !['n8', 'n9', 'n10', 'n11', 'n12'].includes(c));
+    const v2Columns = FIGURE_COLUMNS.filter((c) => !['n8', 'n9', 'n10', 'n11', 'n12', 'n13', 'n14'].includes(c));
     const rows = recs.map((r) => {
       const v = figureValues(RESULTS_INDEX, r);
       return [r.id, r.checkId, Date.parse(r.startedAt as string), JSON.stringify(r), ...v2Columns.map((c) => v[FIGURE_COLUMNS.indexOf(c)])];
