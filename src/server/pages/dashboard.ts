@@ -13,6 +13,8 @@ import { incidentFacts } from './status.js';
 import { html, safeUrl, type Html } from './html.js';
 import { layout } from './layout.js';
 import { themeCss } from './theme.js';
+import type { Series } from './svg.js';
+import { checkCharts, failureBlock, failureFacts } from './check.js';
 
 const HOUR = 3_600_000;
 
@@ -75,6 +77,8 @@ export const CHECK_STATE_LABEL: Record<CheckState, string> = { passing: 'Passing
 const CHECK_STATE_ICON: Record<CheckState, string> = { passing: '✓', degraded: '!', failing: '✕', 'no-data': '–' };
 
 const failed = (r: CheckResult) => r.hasFailures || r.hasErrors;
+/** The state one result gives its check. */
+export const stateOf = (r: CheckResult): CheckState => (failed(r) ? 'failing' : r.isDegraded ? 'degraded' : 'passing');
 
 /** One check as the page shows it (and as data.json returns it). */
 export interface DashboardCheck {
@@ -190,11 +194,12 @@ const ms = (v: number | null | undefined) => (v === null || v === undefined ? '�
 const pct = (v: number | null) => (v === null ? '–' : `${v.toFixed(2)} %`);
 
 /** The markup of one check (the script builds the same structure from data.json). */
-export function checkItem(c: DashboardCheck, expand: boolean, page: number | null): Html {
+export function checkItem(c: DashboardCheck, expand: boolean, page: number | null, extra?: { href: string; charts?: { day: Series; month: Series } }): Html {
   return html`<li class="check" data-check="${c.id}"${page === null ? '' : html` data-page="${page}"`}>
-<h3>${c.name}</h3>
+<h3>${extra ? html`<a href="${extra.href}">${c.name}</a>` : c.name}</h3>
 <p class="state s-${c.state}"><span aria-hidden="true">${CHECK_STATE_ICON[c.state]} </span>${c.stateLabel}</p>
 <dl><div><dt>Availability (24 h)</dt><dd>${pct(c.availability24h)}</dd></div>${'p95' in c ? html`<div><dt>p95</dt><dd>${ms(c.p95)}</dd></div>` : ''}${'p99' in c ? html`<div><dt>p99</dt><dd>${ms(c.p99)}</dd></div>` : ''}</dl>
+${extra?.charts ? checkCharts({ check: c, ...extra.charts }, 'small') : ''}
 ${c.tags && c.tags.length > 0 ? html`<ul class="tags" aria-label="Tags">${c.tags.map((t) => html`<li>${t}</li>`)}</ul>` : ''}
 <details${expand ? ' open' : ''}><summary>Details</summary><dl>
 <div><dt>Type</dt><dd>${c.checkType ?? '–'}</dd></div>
@@ -211,7 +216,13 @@ function incidentItem(i: DashboardIncident): Html {
 }
 
 /** The HTML of a dashboard; `dataUrl` is where the script refreshes from. */
-export function renderDashboard(d: DashboardRecord, data: DashboardData, nonce: string, dataUrl: string): string {
+/** What the dashboard adds to each check: the link to its page and its charts (24 hours, 30 days). */
+export interface DashboardPictures {
+  hrefOf(checkId: string): string;
+  charts: Map<string, { day: Series; month: Series }>;
+}
+
+export function renderDashboard(d: DashboardRecord, data: DashboardData, nonce: string, dataUrl: string, pictures?: DashboardPictures): string {
   const title = d.header || d.customUrl;
   const logo = safeUrl(d.logo);
   const link = safeUrl(d.link);
@@ -223,7 +234,7 @@ export function renderDashboard(d: DashboardRecord, data: DashboardData, nonce: 
 ${data.incidents !== undefined ? html`<section aria-labelledby="inc-h" id="incidents-section"><h2 id="inc-h">Open incidents</h2><ul class="plain" id="incidents">${data.incidents.length > 0 ? data.incidents.map(incidentItem) : html`<li class="muted">No open incidents.</li>`}</ul></section>` : ''}
 <section aria-labelledby="checks-h"><h2 id="checks-h">Checks</h2>
 <p class="pager muted" id="pager">${data.checks.length} checks${pages > 1 ? `, ${pages} pages of ${per}` : ''} <span id="page-of"></span> · updated <time id="updated" datetime="${data.generatedAt}">${data.generatedAt.slice(11, 19)} UTC</time></p>
-<ul class="checks" id="checks">${data.checks.map((c, i) => checkItem(c, d.expandChecks === true, data.paginate ? Math.floor(i / per) : null))}</ul>
+<ul class="checks" id="checks">${data.checks.map((c, i) => checkItem(c, d.expandChecks === true, data.paginate ? Math.floor(i / per) : null, pictures && { href: pictures.hrefOf(c.id), charts: pictures.charts.get(c.id) }))}</ul>
 ${data.checks.length === 0 ? html`<p class="muted">No checks match this dashboard.</p>` : ''}
 </section>`;
   return layout({
@@ -240,9 +251,10 @@ ${data.checks.length === 0 ? html`<p class="muted">No checks match this dashboar
   });
 }
 
-/** The page of one check run (showCheckRunLinks): the result's summary, no request or error text. */
+/** The page of one check run (showCheckRunLinks): the result's summary and why it failed (first error, failed assertions, status code); never the request. */
 export function renderRun(d: DashboardRecord, check: CheckLike, r: CheckResult, nonce: string): string {
-  const state: CheckState = failed(r) ? 'failing' : r.isDegraded ? 'degraded' : 'passing';
+  const state = stateOf(r);
+  const facts = failureFacts(r);
   return layout({
     nonce,
     title: `${check.name}: run`,
@@ -251,6 +263,7 @@ export function renderRun(d: DashboardRecord, check: CheckLike, r: CheckResult, 
     favicon: d.favicon,
     header: html`<header class="top"><div class="inner"><a href="${dashboardPath(d.customUrl)}">${d.header || d.customUrl}</a></div></header>`,
     main: html`<h1>${check.name}</h1><p class="state s-${state}"><span aria-hidden="true">${CHECK_STATE_ICON[state]} </span>${CHECK_STATE_LABEL[state]}</p>
-<dl><dt>Started</dt><dd>${r.startedAt}</dd><dt>Location</dt><dd>${r.runLocation}</dd><dt>Response time</dt><dd>${ms(r.responseTime)}</dd><dt>Attempts</dt><dd>${r.attempts}</dd></dl>`,
+<dl><dt>Started</dt><dd>${r.startedAt}</dd><dt>Location</dt><dd>${r.runLocation}</dd><dt>Response time</dt><dd>${ms(r.responseTime)}</dd><dt>Status code</dt><dd>${facts.statusCode ?? '–'}</dd><dt>Attempts</dt><dd>${r.attempts}</dd></dl>
+${state === 'failing' ? html`<section aria-labelledby="why-h"><h2 id="why-h">Why it failed</h2>${failureBlock(facts)}</section>` : ''}`,
   });
 }
