@@ -204,7 +204,9 @@ describe('dashboard over HTTP', () => {
     const byQuery = await get(`/dashboards/private-dash?key=${key}`);
     expect(byQuery.status).toBe(200);
     expect(byQuery.text).toContain('<h1>Private</h1>');
-    expect(byQuery.text).toContain(`data-src="/dashboards/private-dash?key=${key}"`);
+    expect(byQuery.text).toContain(`data-src="/dashboards/private-dash/live?key=${key}"`);
+    expect((await get('/dashboards/private-dash/live')).status).toBe(401);
+    expect((await get(`/dashboards/private-dash/live?key=${key}`)).status).toBe(200);
     expect((await get('/dashboards/private-dash', { authorization: `Bearer ${key}` })).status).toBe(200);
     expect((await get(`/dashboards/private-dash/data.json?key=${key}`)).status).toBe(200);
     // A key of one private dashboard opens no other.

@@ -215,14 +215,29 @@ function incidentItem(i: DashboardIncident): Html {
   return html`<li class="card"><h3>${i.name}</h3><p class="muted">Severity: ${i.severity.toLowerCase()} · ${i.status.toLowerCase()} · <time datetime="${i.at}">${i.at.replace('T', ' ').slice(0, 16)} UTC</time></p><p>${i.description}</p></li>`;
 }
 
-/** The HTML of a dashboard; `dataUrl` is where the script refreshes from. */
 /** What the dashboard adds to each check: the link to its page and its charts (24 hours, 30 days). */
 export interface DashboardPictures {
   hrefOf(checkId: string): string;
   charts: Map<string, { day: Series; month: Series }>;
 }
 
-export function renderDashboard(d: DashboardRecord, data: DashboardData, nonce: string, dataUrl: string, pictures?: DashboardPictures): string {
+const incidentsList = (data: DashboardData) =>
+  html`<ul class="plain" id="incidents">${data.incidents && data.incidents.length > 0 ? data.incidents.map(incidentItem) : html`<li class="muted">No open incidents.</li>`}</ul>`;
+const updatedTime = (data: DashboardData) => html`<time id="updated" datetime="${data.generatedAt}">${data.generatedAt.slice(11, 19)} UTC</time>`;
+const checksList = (d: DashboardRecord, data: DashboardData, pictures?: DashboardPictures) =>
+  html`<ul class="checks" id="checks">${data.checks.map((c, i) => checkItem(c, d.expandChecks === true, data.paginate ? Math.floor(i / data.checksPerPage) : null, pictures && { href: pictures.hrefOf(c.id), charts: pictures.charts.get(c.id) }))}</ul>`;
+
+/**
+ * The parts of a dashboard that change (`/live`: what its script refreshes): its incidents, the
+ * time of its figures and its checks with their charts, each element by its id.
+ */
+export function renderDashboardLive(d: DashboardRecord, data: DashboardData, pictures?: DashboardPictures): string {
+  return html`<!doctype html><title>live</title>
+${data.incidents !== undefined ? incidentsList(data) : ''}${updatedTime(data)}${checksList(d, data, pictures)}`.value;
+}
+
+/** The HTML of a dashboard; `liveUrl` is where the script refreshes from. */
+export function renderDashboard(d: DashboardRecord, data: DashboardData, nonce: string, liveUrl: string, pictures?: DashboardPictures): string {
   const title = d.header || d.customUrl;
   const logo = safeUrl(d.logo);
   const link = safeUrl(d.link);
@@ -231,10 +246,10 @@ export function renderDashboard(d: DashboardRecord, data: DashboardData, nonce: 
   const per = data.checksPerPage;
   const pages = data.paginate ? Math.max(1, Math.ceil(data.checks.length / per)) : 1;
   const main = html`${d.showHeader === false ? html`<h1 class="sr">${title}</h1>` : html`<h1>${title}</h1>${d.description ? html`<p class="muted">${d.description}</p>` : ''}`}
-${data.incidents !== undefined ? html`<section aria-labelledby="inc-h" id="incidents-section"><h2 id="inc-h">Open incidents</h2><ul class="plain" id="incidents">${data.incidents.length > 0 ? data.incidents.map(incidentItem) : html`<li class="muted">No open incidents.</li>`}</ul></section>` : ''}
+${data.incidents !== undefined ? html`<section aria-labelledby="inc-h" id="incidents-section"><h2 id="inc-h">Open incidents</h2>${incidentsList(data)}</section>` : ''}
 <section aria-labelledby="checks-h"><h2 id="checks-h">Checks</h2>
-<p class="pager muted" id="pager">${data.checks.length} checks${pages > 1 ? `, ${pages} pages of ${per}` : ''} <span id="page-of"></span> · updated <time id="updated" datetime="${data.generatedAt}">${data.generatedAt.slice(11, 19)} UTC</time></p>
-<ul class="checks" id="checks">${data.checks.map((c, i) => checkItem(c, d.expandChecks === true, data.paginate ? Math.floor(i / per) : null, pictures && { href: pictures.hrefOf(c.id), charts: pictures.charts.get(c.id) }))}</ul>
+<p class="pager muted" id="pager">${data.checks.length} checks${pages > 1 ? `, ${pages} pages of ${per}` : ''} <span id="page-of"></span> · updated ${updatedTime(data)}</p>
+${checksList(d, data, pictures)}
 ${data.checks.length === 0 ? html`<p class="muted">No checks match this dashboard.</p>` : ''}
 </section>`;
   return layout({
@@ -246,7 +261,7 @@ ${data.checks.length === 0 ? html`<p class="muted">No checks match this dashboar
     width: d.width === '960PX' || d.width === '960px' ? '960px' : 'none',
     header,
     main,
-    bodyAttrs: html` data-mac-dashboard data-src="${dataUrl}" data-refresh="${data.refreshRate}" data-paginate="${data.paginate ? 1 : 0}" data-rate="${data.paginationRate}" data-per-page="${per}" data-expand="${d.expandChecks === true ? 1 : 0}"`,
+    bodyAttrs: html` data-mac-dashboard data-src="${liveUrl}" data-refresh="${data.refreshRate}" data-paginate="${data.paginate ? 1 : 0}" data-rate="${data.paginationRate}" data-per-page="${per}" data-expand="${d.expandChecks === true ? 1 : 0}"`,
     script: true,
   });
 }

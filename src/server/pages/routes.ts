@@ -24,7 +24,7 @@ import { html } from './html.js';
 import { layout, newNonce, pageHeaders, SCRIPT_PATH } from './layout.js';
 import { PAGE_SCRIPT } from './script.js';
 import { STATE_LABEL, renderAtom, renderLive, renderLinkForm, renderStatusPage, statusPageModel, type SubscribeNotice } from './status.js';
-import { dashboardData, dashboardPath, dashboardRun, renderDashboard, renderRun, selectChecks, stateOf, CHECK_STATE_LABEL, type CheckLike, type DashboardRecord } from './dashboard.js';
+import { dashboardData, dashboardPath, dashboardRun, renderDashboard, renderDashboardLive, renderRun, selectChecks, stateOf, CHECK_STATE_LABEL, type CheckLike, type DashboardRecord } from './dashboard.js';
 import { renderCheckPage, type CheckPageModel } from './check.js';
 import { RECENT_PINGS, RECENT_RUNS, seriesOf, storeFigures, type FiguresSource } from './figures.js';
 import { badge, dayWindow, hourWindow, seriesSummary, type BadgeState } from './svg.js';
@@ -249,16 +249,16 @@ export function publicPages(ctx: ServerContext): MiddlewareHandler<AppEnv> {
     const q = c.req.query('key');
     // Links within a dashboard opened with ?key= carry the key on.
     const withKey = (path: string) => path + (q ? `?key=${encodeURIComponent(q)}` : '');
-    if (rest === '') {
+    if (rest === '' || rest === '/live') {
       const nonce = newNonce();
-      // The script refreshes the list from the page itself (with its key).
-      const dataUrl = withKey(dashboardPath(d.customUrl));
       const data = dashboardData(src, d, now);
       const figures = storeFigures(store, account);
       const byId = new Map(src.list<CheckLike>(COLL.checks).map((x) => [x.id, x]));
       const charts = new Map(data.checks.flatMap((x) => (byId.has(x.id) ? [[x.id, chartsOf(figures, byId.get(x.id)!, now)] as const] : [])));
       const hrefOf = (id: string) => withKey(dashboardPath(d.customUrl, `/checks/${encodeURIComponent(id)}`));
-      return htmlResponse(renderDashboard(d, data, nonce, dataUrl, { hrefOf, charts }), nonce);
+      if (rest === '/live') return htmlResponse(renderDashboardLive(d, data, { hrefOf, charts }), nonce);
+      // The script refreshes the list from /live (with the page's key).
+      return htmlResponse(renderDashboard(d, data, nonce, withKey(dashboardPath(d.customUrl, '/live')), { hrefOf, charts }), nonce);
     }
     const checkPath = /^\/checks\/([^/]+)(\/badge\.svg)?$/.exec(rest);
     if (checkPath) {

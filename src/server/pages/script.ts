@@ -2,8 +2,8 @@
  * The one script of the public pages, served as a file at SCRIPT_PATH (never inline, so the CSP
  * needs no 'unsafe-inline'). Plain ES2017, no build step. It only adds to the server-rendered
  * pages: on a dashboard, rotation of pages of checks and a refresh of the list (states,
- * figures, charts) from the page itself, parsed inert by DOMParser and put in place in one DOM
- * operation (no reload, no flicker); on a status page, a refresh of its live part (states, incidents) from
+ * figures, charts) from `/dashboards/{customUrl}/live`, parsed inert by DOMParser and put in
+ * place in one DOM operation (no reload, no flicker); on a status page, a refresh of its live part (states, incidents) from
  * `/status/{url}/live`, parsed inert by DOMParser (the server's escaped HTML; scripts in a
  * parsed document never run).
  */
@@ -36,8 +36,9 @@ export const PAGE_SCRIPT = String.raw`(function () {
     if (label) label.textContent = count > 1 ? ' \u00b7 page ' + (page + 1) + ' of ' + count : '';
   }
 
-  // The refresh fetches the page itself (server-rendered: states, figures and charts) and puts
-  // its list of checks, incidents and time in place, parsed inert (scripts in it never run).
+  // The refresh fetches the page's changing parts (/live, server-rendered: states, figures and
+  // charts) and puts its list of checks, incidents and time in place, parsed inert by DOMParser
+  // (scripts in it never run).
   function swap(next, id) {
     var fresh = next.getElementById(id);
     var here = document.getElementById(id);
