@@ -122,10 +122,11 @@ export function responseChart(s: Series, label: ChartLabel): Html {
   const plotH = H - PAD.top - PAD.bottom;
   const step = plotW / Math.max(1, n);
   const sum = seriesSummary(s);
-  const top = niceMax(sum.maxP95 ?? 0);
+  // At least 10 ms, so the axis's labels stay whole milliseconds.
+  const top = niceMax(Math.max(10, sum.maxP95 ?? 0));
   const x = (i: number) => PAD.left + step * (i + 0.5);
   const y = (v: number) => PAD.top + plotH - (Math.min(v, top) / top) * plotH;
-  const grid = [0, 0.25, 0.5, 0.75, 1].map((f) => {
+  const grid = [0, 0.5, 1].map((f) => {
     const yy = PAD.top + plotH - f * plotH;
     return html`<line class="grid" x1="${PAD.left}" x2="${W - PAD.right}" y1="${yy.toFixed(1)}" y2="${yy.toFixed(1)}"/><text class="axis" x="${PAD.left - 6}" y="${(yy + 4).toFixed(1)}" text-anchor="end">${fmtMs(top * f)}</text>`;
   });
@@ -134,7 +135,7 @@ export function responseChart(s: Series, label: ChartLabel): Html {
   const ticks = s.buckets
     .map((b, i) => ({ b, i }))
     .filter(({ i }) => (n - 1 - i) % every === 0)
-    .map(({ b, i }) => html`<text class="axis" x="${x(i).toFixed(1)}" y="${H - PAD.bottom + 16}" text-anchor="middle">${label.unit === 'hour' ? hh(b.startMs) : day(b.startMs)}</text>`);
+    .map(({ b, i }) => html`<text class="axis" x="${x(i).toFixed(1)}" y="${H - PAD.bottom + 16}" text-anchor="${i === n - 1 ? 'end' : 'middle'}">${label.unit === 'hour' ? hh(b.startMs) : day(b.startMs)}</text>`);
   const before = s.buckets
     .map((b, i) => ({ b, i }))
     .filter(({ b }) => s.sinceMs !== null && b.startMs + s.bucketMs <= s.sinceMs);
