@@ -2,6 +2,7 @@ import type { ServerOptions, KeyRole } from './options.js';
 import type { Store, Transaction } from './store/store.js';
 import { createLog, type ServiceLog } from './log.js';
 import { TargetPolicy, staticRules } from './net/policy.js';
+import type { ServiceMetrics } from './metrics/metrics.js';
 
 /** Work staged in the same transaction when a record of a kind is deleted (results of a check, ...). */
 export type Cascade = (tx: Transaction, id: string) => void;
@@ -23,6 +24,8 @@ export interface ServerContext {
    * depend on the port are added once the service listens (MacServer.listen).
    */
   policy: TargetPolicy;
+  /** The operator metrics (`--metrics-port`), when served. */
+  metrics?: ServiceMetrics;
   /** Now as an ISO 8601 UTC timestamp with milliseconds (the API's timestamp format). */
   isoNow(): string;
   /** Registers a cascade run inside the deleting transaction of a record of `kind`. */

@@ -50,6 +50,12 @@ export interface ServerOptions {
   rateLimit: RateLimitSpec;
   /** Posts of a status page's subscribe form per client address (fixed window, per instance); `limit` 0 disables it. */
   subscribeRateLimit: RateLimitSpec;
+  /** Requests of the public pages (status pages, dashboards) per client address (fixed window, per instance); `limit` 0 disables it. */
+  pageRateLimit: RateLimitSpec;
+  /** Seconds a rendered public page is served to every visitor before it is rendered again; 0 renders each request. */
+  pageCacheSeconds: number;
+  /** `--metrics-port`: the port of the Prometheus metrics (`GET /metrics`), on the same host; undefined serves none. */
+  metricsPort?: number;
   /** Divides every scheduling period and wait of the runs (tests see minutes pass in seconds). */
   timeScale: number;
   /** Whether the scheduler runs the stored checks. */
@@ -78,6 +84,10 @@ export const DEV_KEY: ApiKeySpec = { key: 'mac-dev-key', accountId: 'dev', role:
 export const DEFAULT_RATE_LIMIT: RateLimitSpec = { limit: 600, windowSeconds: 60 };
 /** The default bound of subscribe-form posts: 10 per minute per client address. */
 export const DEFAULT_SUBSCRIBE_RATE_LIMIT: RateLimitSpec = { limit: 10, windowSeconds: 60 };
+/** The default bound of public page requests: 300 per minute per client address. */
+export const DEFAULT_PAGE_RATE_LIMIT: RateLimitSpec = { limit: 300, windowSeconds: 60 };
+/** Seconds a rendered public page is shared without --page-cache-seconds. */
+export const DEFAULT_PAGE_CACHE_SECONDS = 5;
 /** Days run data is kept without --retention-days. */
 export const DEFAULT_RETENTION_DAYS = 30;
 /** The largest request body accepted. */
@@ -122,6 +132,9 @@ export function resolveServerOptions(partial: Partial<ServerOptions> = {}): Serv
     faults: partial.faults ?? [],
     rateLimit: partial.rateLimit ?? DEFAULT_RATE_LIMIT,
     subscribeRateLimit: partial.subscribeRateLimit ?? DEFAULT_SUBSCRIBE_RATE_LIMIT,
+    pageRateLimit: partial.pageRateLimit ?? DEFAULT_PAGE_RATE_LIMIT,
+    pageCacheSeconds: partial.pageCacheSeconds ?? DEFAULT_PAGE_CACHE_SECONDS,
+    metricsPort: partial.metricsPort,
     timeScale: partial.timeScale ?? 1,
     runs: partial.runs ?? true,
     random: partial.random ?? Math.random,

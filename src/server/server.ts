@@ -14,6 +14,7 @@ import { SubscriberMailer } from './status-pages/fanout.js';
 import { indexSubscriptions } from './status-pages/subscriptions.js';
 import { databaseTarget, policyDispatcher, policyRules } from './net/policy.js';
 import { isPostgresUrl } from './options.js';
+import { serveMetrics, ServiceMetrics } from './metrics/metrics.js';
 
 /** Delay of the first retention step after the service starts listening (ms). */
 export const RETENTION_FIRST_STEP_MS = 5_000;
@@ -34,6 +35,8 @@ export interface MacServer {
   deliverer: Deliverer;
   /** Works off the incident mails to many subscribers (started by `listen`). */
   subscriberMail: SubscriberMailer;
+  /** The URL of the operator metrics (`--metrics-port`), once listening. */
+  metricsUrl?: string;
   /** Registers work to stop on close (the scheduler's timers, for instance). */
   onClose(fn: () => void | Promise<void>): void;
 }
@@ -55,6 +58,7 @@ export function createServer(partial: Partial<ServerOptions> = {}, extras: AppEx
   ctx.outbox = deliverer;
   // Subscriptions stored before their subscriber records existed get them (once per account).
   indexSubscriptions(store, options.now());
+  if (options.metricsPort !== undefined) ctx.metrics = new ServiceMetrics(store, deliverer);
   const subscriberMail = new SubscriberMailer(ctx);
   ctx.subscriberMail = subscriberMail;
   const closers: Array<() => void | Promise<void>> = [];
@@ -66,8 +70,9 @@ export function createServer(partial: Partial<ServerOptions> = {}, extras: AppEx
     closers.push(() => retention!.stop());
   }
   let http: Server | undefined;
+  let metricsServer: Server | undefined;
   let closing = false;
-  return {
+  const service: MacServer = {
     ctx,
     deliverer,
     subscriberMail,
@@ -107,6 +112,11 @@ export function createServer(partial: Partial<ServerOptions> = {}, extras: AppEx
           );
         }
         subscriberMail.start();
+        if (ctx.metrics && options.metricsPort !== undefined) {
+          const served = await serveMetrics(ctx.metrics, options.host, options.metricsPort);
+          metricsServer = served.server;
+          service.metricsUrl = served.url;
+        }
         const host = options.host.includes(':') ? `[${options.host}]` : options.host;
         ctx.listenUrl = `http://${host}:${port}`;
         return ctx.listenUrl;
@@ -116,6 +126,13 @@ export function createServer(partial: Partial<ServerOptions> = {}, extras: AppEx
       closing = true;
       // Requests first: nothing new starts (a triggered session, a write) while the work
       // registered with onClose (the scheduler, the retention) winds down and the store closes.
+      if (metricsServer) {
+        const server = metricsServer;
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        });
+      }
       if (http) {
         const server = http;
         await new Promise<void>((resolve) => {
@@ -130,4 +147,5 @@ export function createServer(partial: Partial<ServerOptions> = {}, extras: AppEx
       store.close();
     },
   };
+  return service;
 }

@@ -28,7 +28,8 @@ beforeAll(async () => {
   });
   tcp = await startTcpServer({ banner: '+OK\r\n' });
   web = await startHttpServer({ '/health': json(503, { status: 'down', reason: 'maintenance' }) });
-  s = await startServe(['--no-runs', '--rate-limit', '0/60']);
+  // Every request rendered afresh: the tests read a page right after the runs they make.
+  s = await startServe(['--no-runs', '--rate-limit', '0/60', '--page-cache-seconds', '0']);
   const ok = await tcpCheck(s, 'Cache answers', ['pics'], tcp.port);
   ids.ok = ok.id;
   const failing = await apiOk(s, 'POST', '/v1/checks/api', {

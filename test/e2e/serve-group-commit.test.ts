@@ -45,8 +45,8 @@ describe.each([
     try {
       let sessions = 0;
       for (const checkId of checks) {
-        const stored = store.query<StoredSession & Record<string, unknown>>('dev', RUN_COLL.checkSessions, { checkId });
-        const results = new Set(store.query<CheckResult & Record<string, unknown>>('dev', RUN_COLL.checkResults, { checkId }).map((r) => r.id));
+        const stored = store.query<StoredSession & Record<string, unknown>>('dev', RUN_COLL.checkSessions, { checkId, limit: 1000 });
+        const results = new Set(store.query<CheckResult & Record<string, unknown>>('dev', RUN_COLL.checkResults, { checkId, limit: 1000 }).map((r) => r.id));
         sessions += stored.length;
         for (const session of stored) {
           expect(session.status, `session ${session.checkSessionId} of check ${checkId}`).toBe('PASSED');

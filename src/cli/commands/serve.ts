@@ -42,6 +42,9 @@ interface ServeFlags {
   latency: string;
   faults?: string;
   rateLimit: string;
+  pageRateLimit: string;
+  pageCacheSeconds: string;
+  metricsPort?: string;
   timeScale: string;
   runs: boolean;
   logFormat: string;
@@ -94,6 +97,9 @@ export const register: RegisterCommand = (program, ctx) => {
     .option('--latency <ms>', 'milliseconds added to every response', '0')
     .option('--faults <spec>', 'injected faults per request, e.g. 503:0.1,429:0.05,reset:0.02')
     .option('--rate-limit <n/seconds>', 'requests per key per window; 0/60 disables', '600/60')
+    .option('--page-rate-limit <n/seconds>', 'requests of the public pages (status pages, dashboards) per client address per window; 0/60 disables', '300/60')
+    .option('--page-cache-seconds <n>', 'seconds a rendered public page is shared by every visitor before it is rendered again; 0 renders every request', '5')
+    .option('--metrics-port <port>', 'serve the operator metrics (Prometheus text format, GET /metrics) on this port of --host (0: a free one); none by default')
     .option('--time-scale <k>', 'run schedules K times faster', '1')
     .option('--no-runs', 'do not run the stored checks')
     .option('--public-url <url>', 'the URL people reach the service at (http:// or https://): links in alerts and in mails to status-page subscribers start with it; default: the URL it listens on')
@@ -151,6 +157,7 @@ export const register: RegisterCommand = (program, ctx) => {
         const shown = k.key === DEV_KEY.key ? k.key : `...${k.key.slice(-4)}`;
         lines.push(`  account ${k.accountId}: API key ${shown} (${k.role})`);
       }
+      if (server.metricsUrl) lines.push(`  metrics: ${server.metricsUrl}`);
       if (options.stateFile) lines.push(isPostgresUrl(options.stateFile) ? `  state: ${redactUrl(options.stateFile)} (PostgreSQL)` : `  state: ${options.stateFile} (SQLite)`);
       lines.push(...alertLines(options.alerts));
       // Named at start: a service whose checks may reach itself and its database is a choice.
@@ -242,6 +249,9 @@ function toOptions(flags: ServeFlags): Partial<ServerOptions> & { keys: ApiKeySp
     latencyMs,
     faults: flags.faults === undefined ? [] : usage(() => parseFaults(flags.faults!)),
     rateLimit: usage(() => parseRateLimit(flags.rateLimit)),
+    pageRateLimit: usage(() => parseRateLimit(flags.pageRateLimit)),
+    pageCacheSeconds: intFlag('--page-cache-seconds', flags.pageCacheSeconds, 3600),
+    ...(flags.metricsPort !== undefined ? { metricsPort: intFlag('--metrics-port', flags.metricsPort, 65_535) } : {}),
     timeScale,
     runs: flags.runs,
     unsafeScripts: flags.unsafeScripts === true,

@@ -13,7 +13,7 @@ import type { ServerContext } from '../context.js';
 import { COLL } from '../kinds.js';
 import { RUN_COLL } from '../rundata/collections.js';
 import type { AlertNotification, NotificationStatus } from '../rundata/types.js';
-import type { Transaction } from '../store/store.js';
+import { MAX_RUN_READ, type Transaction } from '../store/store.js';
 import type { StoredRecord } from '../store/backend.js';
 import type { AlertMessage, ChannelRecord, MailMessage, SendOutcome } from './types.js';
 import type { Senders } from './channels.js';
@@ -171,6 +171,11 @@ export class Deliverer {
   private readonly lanes = new Map<string, { busy: number; queue: Array<{ account: string; item: OutboxItem; leasedAt: number }> }>();
   /** Items leased and not finished on this instance (under way or waiting in a lane). */
   private held = 0;
+
+  /** Deliveries being sent now (the operator metrics). */
+  get sending(): number {
+    return this.held;
+  }
   /** Set when woken during a pass: another pass follows at once. */
   private again = false;
   /** Items the last pass took, and who waits for the next pass to end (`idle`). */
@@ -315,13 +320,13 @@ export class Deliverer {
 
   /** An item queued before `item` for the same channel and check alert, still undelivered. */
   private earlier(account: string, item: OutboxItem): OutboxItem | undefined {
-    const queued = item.checkId === null ? [] : this.ctx.store.query<OutboxItem & StoredRecord>(account, RUN_COLL.outbox, { checkId: item.checkId });
+    const queued = item.checkId === null ? [] : this.ctx.store.query<OutboxItem & StoredRecord>(account, RUN_COLL.outbox, { checkId: item.checkId, limit: MAX_RUN_READ });
     return sameAlert(queued, item).find((o) => o.createdAt < item.createdAt);
   }
 
   /** Items queued after `item` for the same channel and check alert (they wait for it), as `tx` sees them. */
   private waiting(tx: Transaction, item: OutboxItem): OutboxItem[] {
-    const queued = item.checkId === null ? [] : tx.query<OutboxItem & StoredRecord>(RUN_COLL.outbox, { checkId: item.checkId });
+    const queued = item.checkId === null ? [] : tx.query<OutboxItem & StoredRecord>(RUN_COLL.outbox, { checkId: item.checkId, limit: MAX_RUN_READ });
     return sameAlert(queued, item).filter((o) => o.createdAt > item.createdAt);
   }
 

@@ -6,7 +6,7 @@
 import type { AccountView } from '../store/store.js';
 import { COLL } from '../kinds.js';
 import { RUN_COLL, STATUS_COLL } from '../rundata/collections.js';
-import { percentile, round2 } from '../rundata/stats.js';
+import type { RunReads } from '../rundata/figures.js';
 import type { CheckResult } from '../rundata/types.js';
 import type { StoredIncident } from '../status-pages/model.js';
 import { incidentFacts } from './status.js';
@@ -76,7 +76,7 @@ export type CheckState = 'passing' | 'degraded' | 'failing' | 'no-data';
 export const CHECK_STATE_LABEL: Record<CheckState, string> = { passing: 'Passing', degraded: 'Degraded', failing: 'Failing', 'no-data': 'No data' };
 const CHECK_STATE_ICON: Record<CheckState, string> = { passing: '✓', degraded: '!', failing: '✕', 'no-data': '–' };
 
-const failed = (r: CheckResult) => r.hasFailures || r.hasErrors;
+const failed = (r: Pick<CheckResult, 'hasFailures' | 'hasErrors'>) => r.hasFailures === true || r.hasErrors === true;
 /** The state one result gives its check. */
 export const stateOf = (r: CheckResult): CheckState => (failed(r) ? 'failing' : r.isDegraded ? 'degraded' : 'passing');
 
@@ -119,35 +119,34 @@ export interface DashboardData {
 /** Path of a dashboard and its parts. */
 export const dashboardPath = (customUrl: string, rest = '') => `/dashboards/${encodeURIComponent(customUrl)}${rest}`;
 
-/** The data of a dashboard at `nowMs`: only what the dashboard's options show. */
-export function dashboardData(src: AccountView, d: DashboardRecord, nowMs: number): DashboardData {
+/** Fields of the latest result a dashboard shows. */
+const LATEST_FIELDS = ['id', 'startedAt', 'runLocation', 'responseTime', 'hasFailures', 'hasErrors', 'isDegraded'] as const;
+
+/**
+ * The data of a dashboard at `nowMs`: only what the dashboard's options show. Per check, one
+ * reduction of the last 24 hours in the database and its newest FINAL result: the work does not
+ * grow with the check's history.
+ */
+export function dashboardData(src: AccountView, runs: RunReads, d: DashboardRecord, nowMs: number): DashboardData {
   const checks = selectChecks(src.list<CheckLike>(COLL.checks), d.tags, d.useTagsAndOperator);
-  const ids = new Set(checks.map((c) => c.id));
-  const byCheck = new Map<string, CheckResult[]>();
-  for (const r of src.list<CheckResult & { [k: string]: unknown }>(RUN_COLL.checkResults)) {
-    if (r.resultType !== 'FINAL' || !ids.has(r.checkId)) continue;
-    const list = byCheck.get(r.checkId) ?? [];
-    list.push(r);
-    byCheck.set(r.checkId, list);
-  }
-  const since = nowMs - 24 * HOUR;
+  const times = d.showP95 !== false || d.showP99 !== false;
+  // The last 24 hours, results of this very millisecond included.
+  const window = { fromMs: nowMs - 24 * HOUR, toMs: nowMs + 1, bucketMs: 24 * HOUR + 1 };
   const rows = checks.map((c): DashboardCheck => {
-    const results = (byCheck.get(c.id) ?? []).sort((a, b) => Date.parse(a.startedAt) - Date.parse(b.startedAt));
-    const latest = results[results.length - 1];
+    const latest = runs.latest(c.id, 1, LATEST_FIELDS)[0];
     const state: CheckState = !latest ? 'no-data' : failed(latest) ? 'failing' : latest.isDegraded ? 'degraded' : 'passing';
-    const day = results.filter((r) => Date.parse(r.startedAt) >= since);
-    const times = day.map((r) => r.responseTime);
+    const day = runs.figures(c.id, window, { responseTimes: times }).total;
     const row: DashboardCheck = {
       id: c.id,
       name: c.name,
       checkType: typeof c.checkType === 'string' ? c.checkType : null,
       state,
       stateLabel: CHECK_STATE_LABEL[state],
-      availability24h: day.length === 0 ? null : round2((100 * day.filter((r) => !failed(r)).length) / day.length),
+      availability24h: day.availability,
       lastRun: latest ? { at: latest.startedAt, location: latest.runLocation, responseTime: latest.responseTime } : null,
     };
-    if (d.showP95 !== false) row.p95 = percentile(times, 95);
-    if (d.showP99 !== false) row.p99 = percentile(times, 99);
+    if (d.showP95 !== false) row.p95 = day.responseTime?.p95 ?? null;
+    if (d.showP99 !== false) row.p99 = day.responseTime?.p99 ?? null;
     if (d.hideTags !== true) row.tags = c.tags ?? [];
     if (d.showCheckRunLinks === true) row.runHref = latest ? dashboardPath(d.customUrl, `/runs/${encodeURIComponent(latest.id)}`) : null;
     return row;

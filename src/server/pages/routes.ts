@@ -30,6 +30,8 @@ import { RECENT_PINGS, RECENT_RUNS, seriesOf, storeFigures, type FiguresSource }
 import { badge, dayWindow, hourWindow, seriesSummary, type BadgeState } from './svg.js';
 import { publicBase } from '../status-pages/links.js';
 import { themeCss } from './theme.js';
+import { PublicPageCache } from './cache.js';
+import { runReads } from '../rundata/figures.js';
 
 type Found<T> = { account: string; record: T } | undefined;
 type Dashboard = DashboardRecord & { keys?: Array<StoredKey & { keyHash?: string }> };
@@ -118,6 +120,13 @@ export function badgeMessage(stateLabel: string, uptime: number | null, window: 
 export function publicPages(ctx: ServerContext): MiddlewareHandler<AppEnv> {
   const { store, options } = ctx;
   const formPosts = new ClientLimiter(options.subscribeRateLimit.limit, options.subscribeRateLimit.windowSeconds * 1000);
+  const visits = new ClientLimiter(options.pageRateLimit.limit, options.pageRateLimit.windowSeconds * 1000);
+  // What this instance changes drops the cached pages at once; run data ages out with the TTL.
+  const cache = new PublicPageCache(
+    store,
+    options.pageCacheSeconds * 1000,
+    [STATUS_COLL.statusPages, STATUS_COLL.services, STATUS_COLL.incidents, COLL.dashboards, COLL.checks, COLL.maintenanceWindows],
+  );
 
   const statusBy = (match: (p: StoredStatusPage) => boolean): Found<StoredStatusPage> => {
     for (const found of store.everywhere<StoredStatusPage>(STATUS_COLL.statusPages)) if (match(found.record)) return found;
@@ -251,7 +260,7 @@ export function publicPages(ctx: ServerContext): MiddlewareHandler<AppEnv> {
     const withKey = (path: string) => path + (q ? `?key=${encodeURIComponent(q)}` : '');
     if (rest === '' || rest === '/live') {
       const nonce = newNonce();
-      const data = dashboardData(src, d, now);
+      const data = dashboardData(src, runReads(store, account), d, now);
       const figures = storeFigures(store, account);
       const byId = new Map(src.list<CheckLike>(COLL.checks).map((x) => [x.id, x]));
       const charts = new Map(data.checks.flatMap((x) => (byId.has(x.id) ? [[x.id, chartsOf(figures, byId.get(x.id)!, now)] as const] : [])));
@@ -291,7 +300,7 @@ export function publicPages(ctx: ServerContext): MiddlewareHandler<AppEnv> {
       return htmlResponse(renderCheckPage(d, model, nonce, withKey(dashboardPath(d.customUrl))), nonce);
     }
     if (rest === '/data.json') {
-      return new Response(JSON.stringify(dashboardData(src, d, now)), {
+      return new Response(JSON.stringify(dashboardData(src, runReads(store, account), d, now)), {
         headers: { 'content-type': 'application/json; charset=utf-8', 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' },
       });
     }
@@ -306,13 +315,9 @@ export function publicPages(ctx: ServerContext): MiddlewareHandler<AppEnv> {
     return notFoundPage();
   };
 
-  return async (c, next) => {
+  /** The public answer of a request, or undefined when the path is not a public page's. */
+  const answer = (c: Context<AppEnv>): Response | Promise<Response> | undefined => {
     const path = c.req.path;
-    if (path === SCRIPT_PATH) {
-      return new Response(PAGE_SCRIPT, {
-        headers: { 'content-type': 'text/javascript; charset=utf-8', 'x-content-type-options': 'nosniff', 'cache-control': 'public, max-age=300' },
-      });
-    }
     const status = /^\/status\/([^/]+)(\/.*)?$/.exec(path);
     if (status) {
       const url = decode(status[1]);
@@ -330,6 +335,34 @@ export function publicPages(ctx: ServerContext): MiddlewareHandler<AppEnv> {
       const d = path === '/' ? dashboardBy((x) => sameDomain(x.customDomain, host)) : undefined;
       if (d) return dashboard(c, d, '');
     }
-    return next();
+    return undefined;
+  };
+
+  return async (c, next) => {
+    const path = c.req.path;
+    if (path === SCRIPT_PATH) {
+      return new Response(PAGE_SCRIPT, {
+        headers: { 'content-type': 'text/javascript; charset=utf-8', 'x-content-type-options': 'nosniff', 'cache-control': 'public, max-age=300' },
+      });
+    }
+    const host = hostName(c);
+    const publicPath = /^\/(status|dashboards)\//.test(path) || (host !== null && (path === '/' || path === '/feed.atom') && (statusBy((p) => sameDomain(p.customDomain, host)) !== undefined || (path === '/' && dashboardBy((x) => sameDomain(x.customDomain, host)) !== undefined)));
+    if (!publicPath) return next();
+    // Every request of a public page counts against its client address, cached or not.
+    if (options.pageRateLimit.limit > 0) {
+      // Real time, not the service's clock (which tests stop or speed up).
+      const wait = visits.take(c.env?.incoming?.socket.remoteAddress ?? 'in-process', Date.now());
+      if (wait > 0) {
+        ctx.metrics?.pageRefused();
+        return plainPage(429, 'Too many requests', `This address asked for too many pages. Try again in ${wait} s.`, { 'retry-after': String(wait) });
+      }
+    }
+    const method = c.req.method;
+    const rest = path.replace(/^\/(status|dashboards)\/[^/]+/, '');
+    // Reads of what every visitor sees alike: shared for a few seconds (links and forms are not).
+    const shared = (method === 'GET' || method === 'HEAD') && (rest === '' || rest === '/' || rest === '/live' || rest === '/feed.atom' || rest === '/data.json' || /^\/runs\/[^/]+$/.test(rest));
+    const render = () => answer(c) ?? next().then(() => c.res);
+    if (!shared) return render();
+    return cache.get(PublicPageCache.key(host ?? '', path, presented(c)), render, newNonce);
   };
 }

@@ -1,3 +1,4 @@
+import { MAX_RUN_READ } from '../store/store.js';
 import { z } from 'zod';
 import { ok, route, type RouteModule } from '../http/route.js';
 import { contentRange, pageOf, pageQuery } from '../http/lists.js';
@@ -52,7 +53,8 @@ export const alertNotificationRoutes: RouteModule = ({ store }) => [
         return ok(body, { 'content-range': contentRange(start, body.length, total) });
       }
       const newest = store
-        .query<AlertNotification & Record<string, unknown>>(account, RUN_COLL.alertNotifications, { ...range, order: 'created-desc' })
+        // The filters apply to the newest MAX_RUN_READ notifications of the range.
+        .query<AlertNotification & Record<string, unknown>>(account, RUN_COLL.alertNotifications, { ...range, order: 'created-desc', limit: MAX_RUN_READ })
         .filter(
           (n) =>
             (query.alertChannelId === undefined || n.alertChannelId === query.alertChannelId) &&

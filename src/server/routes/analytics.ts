@@ -1,3 +1,4 @@
+import { resultsReducer } from '../rundata/figures.js';
 import { z } from 'zod';
 import { ok, route, type RouteModule } from '../http/route.js';
 import { arrayParam, intParam, stringParam } from '../http/query.js';
@@ -86,7 +87,7 @@ export const analyticsRoutes: RouteModule = ({ store, options }) =>
           // Buckets, groups and sums are computed by the database: only the figures leave it.
           series:
             table !== 'browser'
-              ? analyticsSeries((agg) => store.aggregate(account, RUN_COLL.checkResults, agg), check.id, series)
+              ? analyticsSeries(resultsReducer(store, account), check.id, series)
               : analyticsSeries((agg) => {
                   const results = store.query(account, RUN_COLL.checkResults, { checkId: check.id, fromMs: agg.fromMs, toMs: agg.toMs - 1, fields: BROWSER_RESULT_FIELDS, limit: BROWSER_MAX_RESULTS, order: 'time-desc' });
                   return aggregateRecords(browserSeriesRows(results, series.groupBy), BROWSER_ROWS_INDEX, agg);

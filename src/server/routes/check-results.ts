@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ok, route, type RouteModule } from '../http/route.js';
-import { pageOf, pageQuery } from '../http/lists.js';
+import { contentRange, pageQuery } from '../http/lists.js';
+import type { FigureFilter } from '../store/aggregate.js';
 import { boolParam, stringParam } from '../http/query.js';
 import { invalid, notFound } from '../http/errors.js';
 import { COLL } from '../kinds.js';
@@ -35,15 +36,16 @@ export const checkResultRoutes: RouteModule = ({ store, options, onDelete }) => 
       if (!w.ok) throw invalid('query', w.path, w.message);
       mustCheck(store, account, params.checkId);
       const { fromMs, toMs } = w.window;
-      // The check and the window narrow the indexed query; the other filters apply to its rows.
-      const results = store
-        .query<CheckResult & Record<string, unknown>>(account, RUN_COLL.checkResults, { checkId: params.checkId, fromMs, toMs, order: 'time-desc' })
-        .filter((r) => {
-          if (query.resultType !== 'ALL' && r.resultType !== query.resultType) return false;
-          if (query.location !== undefined && r.runLocation !== query.location) return false;
-          return query.hasFailures === undefined || r.hasFailures === query.hasFailures;
-        });
-      const page = pageOf(results, query);
+      // The check, the window and the filters are one indexed query (the filters on the figure
+      // columns), one page of it read: the work is a page's, whatever the window holds.
+      const where: FigureFilter[] = [];
+      if (query.resultType !== 'ALL') where.push({ path: 'resultType', in: [query.resultType] });
+      if (query.location !== undefined) where.push({ path: 'runLocation', in: [query.location] });
+      if (query.hasFailures !== undefined) where.push({ path: 'hasFailures', in: [query.hasFailures] });
+      const start = (query.page - 1) * query.limit;
+      const range = { checkId: params.checkId, fromMs, toMs, where };
+      const body = store.query<CheckResult & Record<string, unknown>>(account, RUN_COLL.checkResults, { ...range, order: 'time-desc', limit: query.limit, offset: start });
+      const page = { body, contentRange: contentRange(start, body.length, store.countQuery(account, RUN_COLL.checkResults, range)) };
       return ok(page.body, { 'content-range': page.contentRange });
     },
   }),

@@ -8,7 +8,7 @@ import { invalid } from '../http/errors.js';
 import { parseOrThrow } from '../http/validation.js';
 import { COLL } from '../kinds.js';
 import { RUN_COLL } from '../rundata/collections.js';
-import type { Transaction } from '../store/store.js';
+import type { Store, Transaction } from '../store/store.js';
 import type { ServerContext } from '../context.js';
 import { CHECK_TYPE_LIST, CHECK_TYPES, SPEC_CHECK_TYPES, type CheckTypeSpec } from '../checks/types.js';
 import { checkRulesAndReferences, createCheck, mergeCheck, type StoredCheck } from '../checks/build.js';
@@ -39,16 +39,11 @@ function apiUrlMatches(check: StoredCheck, pattern: string): boolean {
   return check.checkType === 'API' && typeof request?.url === 'string' && request.url.includes(pattern);
 }
 
-/** A check's current status: that of its newest result; undefined before its first result. */
-function currentStatus(results: ReadonlyArray<Record<string, unknown>>): Map<string, 'passing' | 'failing' | 'degraded'> {
-  const newest = new Map<string, Record<string, unknown>>();
-  for (const r of results) {
-    const prior = newest.get(r.checkId as string);
-    if (!prior || String(r.startedAt) >= String(prior.startedAt)) newest.set(r.checkId as string, r);
-  }
-  return new Map(
-    [...newest].map(([id, r]) => [id, r.hasFailures === true || r.hasErrors === true ? 'failing' : r.isDegraded === true ? 'degraded' : 'passing']),
-  );
+/** A check's current status: that of its newest result (one indexed read of one row); undefined before its first result. */
+function currentStatus(store: Store, account: string, checkId: string): 'passing' | 'failing' | 'degraded' | undefined {
+  const [r] = store.query(account, RUN_COLL.checkResults, { checkId, order: 'time-desc', limit: 1, fields: ['hasFailures', 'hasErrors', 'isDegraded'] });
+  if (!r) return undefined;
+  return r.hasFailures === true || r.hasErrors === true ? 'failing' : r.isDegraded === true ? 'degraded' : 'passing';
 }
 const writeQuery = z.object({ autoAssignAlerts: boolParam().default(true) });
 const idParams = z.object({ id: z.string() });
@@ -127,14 +122,14 @@ export const checkRoutes: RouteModule = (ctx) => {
         const build = () => {
           const search = query.search?.toLowerCase();
           const tags = query.tag;
-          const status = query.status === undefined ? undefined : currentStatus(store.list(account, RUN_COLL.checkResults));
           const checks = store.list<StoredCheck>(account, COLL.checks).filter(
             (c) =>
               (query.apiCheckUrlFilterPattern === undefined || apiUrlMatches(c, query.apiCheckUrlFilterPattern)) &&
-              (status === undefined || status.get(c.id as string) === query.status) &&
               (query.checkType === undefined || c.checkType === query.checkType) &&
               (search === undefined || c.name.toLowerCase().includes(search)) &&
-              (tags === undefined || tags.length === 0 || (c.tags as string[]).some((t) => tags.includes(t))),
+              (tags === undefined || tags.length === 0 || (c.tags as string[]).some((t) => tags.includes(t))) &&
+              // Last: the status reads one result of each check the other filters keep.
+              (query.status === undefined || currentStatus(store, account, c.id as string) === query.status),
           );
           const { body, contentRange } = pageOf(checks, query);
           const json = checkJsonReader(store, account);

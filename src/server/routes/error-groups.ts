@@ -1,3 +1,4 @@
+import { MAX_RUN_READ } from '../store/store.js';
 import { z } from 'zod';
 import { ok, route, type RouteModule } from '../http/route.js';
 import { pageOf, pageQuery } from '../http/lists.js';
@@ -25,7 +26,8 @@ export const errorGroupRoutes: RouteModule = ({ store }) => [
     query: pageQuery,
     handle: ({ account, params, query }) => {
       mustCheck(store, account, params.checkId);
-      const groups = store.query<Group>(account, RUN_COLL.errorGroups, { checkId: params.checkId }).sort(compareByLastSeenDesc);
+      // The most recently seen MAX_RUN_READ groups of the check (by the index on lastSeen).
+      const groups = store.query<Group>(account, RUN_COLL.errorGroups, { checkId: params.checkId, order: 'time-desc', limit: MAX_RUN_READ }).sort(compareByLastSeenDesc);
       const page = pageOf(groups.map(errorGroupView), query);
       return ok(page.body, { 'content-range': page.contentRange });
     },

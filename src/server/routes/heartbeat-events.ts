@@ -1,3 +1,4 @@
+import { MAX_RUN_READ } from '../store/store.js';
 import { z } from 'zod';
 import { ok, route, type RouteModule } from '../http/route.js';
 import { intParam } from '../http/query.js';
@@ -43,6 +44,8 @@ export const heartbeatEventRoutes: RouteModule = ({ store, options }) => [
       const recent = store.query<HeartbeatEvent & Record<string, unknown>>(account, RUN_COLL.heartbeatEvents, {
         checkId: params.checkId,
         fromMs: nowMs - STATS_LOOKBACK_MS,
+        order: 'time-desc',
+        limit: MAX_RUN_READ,
       });
       return ok([{ events, stats: heartbeatStats(recent, nowMs) }]);
     },

@@ -31,9 +31,10 @@ export const RESULTS_INDEX = {
   check: 'checkId',
   time: 'startedAt',
   expires: true,
-  // Typed columns the database reduces (migration 2 fills them from the summary: keep the order).
+  // Typed columns the database reduces (migration 2 fills n0-n7 and k0-k2 from the summary,
+  // migration 3 n8-n9 from the record: keep the order, append new ones).
   figures: {
-    numbers: ['hasFailures', 'attempts', 'responseTime', ...['wait', 'dns', 'tcp', 'firstByte', 'download'].map((p) => `apiCheckResult.response.timingPhases.${p}`)],
+    numbers: ['hasFailures', 'attempts', 'responseTime', ...['wait', 'dns', 'tcp', 'firstByte', 'download'].map((p) => `apiCheckResult.response.timingPhases.${p}`), 'hasErrors', 'isDegraded'],
     keys: ['resultType', 'runLocation', 'apiCheckResult.response.status'],
   },
 } as const satisfies IndexedKind;

@@ -27,6 +27,10 @@ import type {
 
 /** Results of one check whose assets are kept: older ones lose theirs (their results stay). */
 export const ASSET_RESULTS_PER_CHECK = 10;
+/** Files of a check's kept assets read at most when a result stores new ones. */
+const ASSET_FILES_READ = 10_000;
+/** Error groups of a check looked through at most for the group of a new failure (the most recently seen first). */
+export const ERROR_GROUPS_READ = 10_000;
 
 /** Service-wide integer counter of `checkRunId` (one per session). */
 export const CHECK_RUN_COUNTER = 'checkRunId';
@@ -175,7 +179,8 @@ export class RunRecorder {
   storeAssets(account: string, checkId: string, resultId: string, assets: readonly RunAsset[]): void {
     if (assets.length === 0) return;
     const kind = RUN_COLL.checkResultAssets;
-    const held = this.store.queryEntries<{ resultId: string }>(account, kind, { checkId, order: 'time-desc', fields: ['resultId'] });
+    // Newest first, bounded: the kept results hold far fewer files (older ones go at a later run).
+    const held = this.store.queryEntries<{ resultId: string }>(account, kind, { checkId, order: 'time-desc', fields: ['resultId'], limit: ASSET_FILES_READ });
     const keep = new Set<string>([resultId]);
     const drop: string[] = [];
     for (const [id, r] of held) {
@@ -265,7 +270,7 @@ export class RunRecorder {
     const cleaned = cleanErrorMessage(raw);
     const hash = errorHash(cleaned);
     const known = tx
-      .query(RUN_COLL.errorGroups, { checkId: result.checkId })
+      .query(RUN_COLL.errorGroups, { checkId: result.checkId, limit: ERROR_GROUPS_READ })
       .find((g) => g.errorHash === hash) as unknown as StoredErrorGroup | undefined;
     const group: StoredErrorGroup = known
       ? recordOccurrence(known, result.startedAt)

@@ -160,6 +160,7 @@ export class RunEngine {
       const stored = this.recorder.finishLocation(account, session.checkSessionId, toAttemptInput(result, location, runLocation));
       if (result.assets) this.recorder.storeAssets(account, check.id, stored.result.id, result.assets);
       finals.push({ location, result, resultId: stored.result.id });
+      this.ctx.metrics?.run({ checkType: check.checkType, location: runLocation, failed: result.hasFailures || result.hasErrors, degraded: result.isDegraded === true, responseTimeMs: result.responseTime });
     };
     if (!EXECUTED.has(check.checkType)) {
       const reason = NOT_EXECUTED[check.checkType as keyof typeof NOT_EXECUTED] ?? `checks of type ${check.checkType} are not executed by this service`;

@@ -190,7 +190,10 @@ export class Scheduler {
       // that planned the check meanwhile (a restart) knows only those, and claiming the first
       // would let both run in one period.
       const { period } = run.plan;
-      if (period > 0) run.dueMs += Math.floor((now - run.dueMs) / period) * period;
+      // The due times passed over are runs shed: they never run.
+      const skipped = period > 0 ? Math.floor((now - run.dueMs) / period) : 0;
+      if (skipped > 0) this.ctx.metrics?.runsShed(skipped);
+      if (period > 0) run.dueMs += skipped * period;
       run.plan.nextDueMs = nextDueMs(run.dueMs, period, now);
       wake = Math.min(wake, run.plan.nextDueMs);
       // A multi-step run starts at once: the next one's multiStepBusy counts it.
@@ -203,6 +206,7 @@ export class Scheduler {
     // Runs left waiting look again at the first tick that finds a slot free. The log says when
     // overload begins and ends (not at every tick of it).
     const shedding = waiting.length > free;
+    this.ctx.metrics?.runsWaiting(Math.max(0, waiting.length - free));
     if (shedding && !this.waitingForSlot) this.ctx.log.event('runs.shed', { waiting: waiting.length - free, running: this.engine.activeSessions, slots: this.maxSessions }, 'warn');
     else if (!shedding && this.waitingForSlot) this.ctx.log.event('runs.caught-up', { running: this.engine.activeSessions, slots: this.maxSessions });
     this.waitingForSlot = shedding;

@@ -60,8 +60,8 @@ function numeric(v: unknown): number | null {
   return null;
 }
 
-/** How many typed columns a kind's figures may use: `n0`..`n7` (numbers) and `k0`..`k2` (keys). */
-export const FIGURE_NUMBERS = 8;
+/** How many typed columns a kind's figures may use: `n0`..`n9` (numbers) and `k0`..`k2` (keys). */
+export const FIGURE_NUMBERS = 10;
 export const FIGURE_KEYS = 3;
 /** The figure columns, in the order figureValues gives their values. */
 export const FIGURE_COLUMNS: readonly string[] = [
@@ -92,6 +92,29 @@ function figureColumn(spec: IndexedKind, path: string, want: 'number' | 'key' | 
   const k = want === 'number' ? -1 : (spec.figures?.keys.indexOf(path) ?? -1);
   if (k >= 0) return { column: `k${k}`, type: 'key' };
   throw new Error(`${path} is not a ${want === 'any' ? '' : `${want} `}figure of the kind`);
+}
+
+/** Records whose figure at `path` is one of `in` (a key figure, or a number figure given as numbers or booleans). */
+export type FigureFilter = { path: string; in: ReadonlyArray<string | number | boolean> };
+
+/** Whether a record passes figure filters, as the database compares them (memory stores). */
+export function passesFigures(spec: IndexedKind, rec: StoredRecord, filters: readonly FigureFilter[]): boolean {
+  return filters.every((f) => {
+    const { type } = figureColumn(spec, f.path, 'any');
+    const v = getPath(rec, f.path);
+    if (type === 'key') return f.in.some((x) => keyText(x) === keyText(v));
+    const x = numeric(v);
+    return x !== null && f.in.some((y) => numeric(y) === x);
+  });
+}
+
+/** Figure filters as SQL conditions over the figure columns; `p` adds a parameter and returns its placeholder. */
+export function figureConditions(spec: IndexedKind, filters: readonly FigureFilter[], p: (v: unknown) => string): string[] {
+  return filters.map((f) => {
+    const { column, type } = figureColumn(spec, f.path, 'any');
+    const values = f.in.map((v) => (type === 'key' ? keyText(v) : numeric(v))).filter((v) => v !== null);
+    return values.length === 0 ? 'FALSE' : `${column} IN (${values.map((v) => p(v)).join(', ')})`;
+  });
 }
 
 /** The reduction over records in memory (the memory store, and the reference of the SQL); records of other checks are skipped. */
@@ -157,11 +180,7 @@ export function aggregateSql(d: AggregateDialect, spec: IndexedKind, q: Aggregat
     return d.param(args.length);
   };
   const conds = [`account = ${p(key.account)}`, `kind = ${p(key.kind)}`, `check_id = ${p(key.checkId)}`, `at >= ${p(Math.ceil(q.fromMs))}`, `at < ${p(Math.ceil(q.toMs))}`];
-  for (const f of q.filters) {
-    const { column, type } = figureColumn(spec, f.path, 'any');
-    const values = f.in.map((v) => (type === 'key' ? keyText(v) : numeric(v))).filter((v) => v !== null);
-    conds.push(values.length === 0 ? 'FALSE' : `${column} IN (${values.map((v) => p(v)).join(', ')})`);
-  }
+  conds.push(...figureConditions(spec, q.filters, p));
   const group = q.groupBy === undefined ? 'NULL' : figureColumn(spec, q.groupBy, 'key').column;
   const bucket = d.bucket(p(Math.floor(q.originMs ?? q.fromMs)), p(q.bucketMs));
   const vs = q.values.map((v, i) => {

@@ -3,7 +3,7 @@
  * SQLite database (sqlite.ts) implement it alike, and `Store` (store.ts) talks only to this.
  */
 
-import type { AggregateQuery, AggregateRow } from './aggregate.js';
+import type { AggregateQuery, AggregateRow, FigureFilter } from './aggregate.js';
 
 /** A stored record: a plain JSON object, never mutated once stored (writers put a new object). */
 export type StoredRecord = Record<string, unknown>;
@@ -103,6 +103,12 @@ export interface RecordQuery {
    * created first; `created` (default): creation order.
    */
   order?: 'time-desc' | 'created-desc' | 'created';
+  /**
+   * Only records whose figures (IndexedKind.figures) pass these filters, compared in the database
+   * on the figure columns (e.g. FINAL results of one location that failed).
+   */
+  where?: readonly FigureFilter[];
+  /** At most this many records. Required on run data: Store refuses a read without it (MAX_RUN_READ). */
   limit?: number;
   offset?: number;
   /**

@@ -30,3 +30,15 @@ export class UniqueTaken extends Error {
     this.name = 'UniqueTaken';
   }
 }
+
+/**
+ * A read of run data (an indexed kind) that names no bound: listing a kind whole, or a query
+ * without `limit`, or with more than MAX_RUN_READ. A programming error: every read of run data
+ * says how much it reads at most, so that no request reads a check's whole history.
+ */
+export class UnboundedRead extends Error {
+  constructor(kind: string, why: string) {
+    super(`unbounded read of run data (${kind}): ${why}`);
+    this.name = 'UnboundedRead';
+  }
+}

@@ -1,4 +1,4 @@
-import { aggregateRecords, type AggregateQuery, type AggregateRow } from './aggregate.js';
+import { aggregateRecords, passesFigures, type AggregateQuery, type AggregateRow } from './aggregate.js';
 import { checkOf, pickFields, timeOf, type Backend, type IndexedKinds, type LeasedRecord, type RecordQuery, type StoreCommit, type StoredRecord } from './backend.js';
 
 type Collection = Map<string, StoredRecord>;
@@ -132,6 +132,7 @@ export class MemoryBackend implements Backend {
     if (!spec) return all;
     return all.filter(([, rec]) => {
       if (q.checkId !== undefined && checkOf(rec, spec.check) !== q.checkId) return false;
+      if (q.where && q.where.length > 0 && !passesFigures(spec, rec, q.where)) return false;
       if (q.fromMs === undefined && q.toMs === undefined) return true;
       const t = timeOf(rec, spec.time);
       if (t === null) return false;

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { MessageChannel, Worker, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import { checkOf, setPath, timeOf, type Backend, type ClaimHold, type IndexedKinds, type LeasedRecord, type RecordQuery, type RunClaim, type StoreCommit, type StoredRecord } from './backend.js';
 import { DatabaseUnavailable, StateError, UniqueTaken } from './errors.js';
-import { FIGURE_COLUMNS, aggregateRows, aggregateSql, figureValues, type AggregateDialect, type AggregateQuery, type AggregateRow } from './aggregate.js';
+import { FIGURE_COLUMNS, aggregateRows, figureConditions, aggregateSql, figureValues, type AggregateDialect, type AggregateQuery, type AggregateRow } from './aggregate.js';
 import type { PgAnswer, PgRequest } from './postgres-worker.js';
 
 type Row = unknown[];
@@ -60,6 +60,13 @@ export const PG_MIGRATIONS: readonly string[] = [
    -- The retention deletes run data all the time: vacuum once 1% of the rows are dead (not the
    -- default 20%), so the space of expired runs is reused and the database stops growing.
    ALTER TABLE records SET (autovacuum_vacuum_scale_factor = 0.01, autovacuum_vacuum_threshold = 10000, autovacuum_vacuum_insert_scale_factor = 0.05)`,
+  // Figures n8 (hasErrors) and n9 (isDegraded) of results: the public pages reduce a check's
+  // failures (a failed assertion or an error of the run) and degraded runs in the database.
+  `ALTER TABLE records ADD COLUMN n8 float8, ADD COLUMN n9 float8;
+   UPDATE records r SET (n8, n9) = (SELECT CASE json_typeof(d -> 'hasErrors') WHEN 'number' THEN (d ->> 'hasErrors')::float8 WHEN 'boolean' THEN CASE d ->> 'hasErrors' WHEN 'true' THEN 1 ELSE 0 END END, CASE json_typeof(d -> 'isDegraded') WHEN 'number' THEN (d ->> 'isDegraded')::float8 WHEN 'boolean' THEN CASE d ->> 'isDegraded' WHEN 'true' THEN 1 ELSE 0 END END FROM (SELECT r.data::json AS d) j)
+     WHERE kind = 'checkResults';
+   DROP INDEX records_figures;
+   CREATE INDEX records_figures ON records (account, kind, check_id, at) INCLUDE (n0, n1, n2, n3, n4, n5, n6, n7, n8, n9, k0, k1, k2) WHERE check_id IS NOT NULL`,
 ];
 
 /** How long a call waits for PostgreSQL before it fails (the statements time out before this). */
@@ -568,6 +575,15 @@ export class PostgresBackend implements Backend {
     if (q.checkId !== undefined) add('check_id = ?', enc(q.checkId));
     if (q.fromMs !== undefined) add('at >= ?', q.fromMs);
     if (q.toMs !== undefined) add('at <= ?', q.toMs);
+    const spec = this.indexed[kind];
+    if (spec && q.where && q.where.length > 0) {
+      parts.push(
+        ...figureConditions(spec, q.where, (v) => {
+          args.push(v);
+          return `$${args.length}`;
+        }),
+      );
+    }
     return { where: parts.join(' AND '), args };
   }
 }

@@ -1,7 +1,7 @@
 import Database from 'libsql';
 import { checkOf, setPath, timeOf, type Backend, type IndexedKinds, type LeasedRecord, type RecordQuery, type StoreCommit, type StoredRecord } from './backend.js';
 import { MemoryBackend } from './memory.js';
-import { FIGURE_COLUMNS, aggregateRows, aggregateSql, figureValues, type AggregateDialect, type AggregateQuery, type AggregateRow } from './aggregate.js';
+import { FIGURE_COLUMNS, aggregateRows, figureConditions, aggregateSql, figureValues, type AggregateDialect, type AggregateQuery, type AggregateRow } from './aggregate.js';
 import { StateError } from './errors.js';
 
 type Db = InstanceType<typeof Database>;
@@ -53,6 +53,15 @@ export const MIGRATIONS: readonly string[] = [
    -- The summary is no longer written (nor read): the index by check stops carrying it.
    DROP INDEX records_check;
    CREATE INDEX records_check ON records (account, kind, check_id, at, id) WHERE check_id IS NOT NULL;`,
+  // Figures n8 (hasErrors) and n9 (isDegraded) of results: the public pages reduce a check's
+  // failures (a failed assertion or an error of the run) and degraded runs in the database.
+  `ALTER TABLE records ADD COLUMN n8 REAL; ALTER TABLE records ADD COLUMN n9 REAL;
+   UPDATE records SET
+         n8 = CASE json_type(data, '$.hasErrors') WHEN 'true' THEN 1 WHEN 'false' THEN 0 WHEN 'integer' THEN data ->> '$.hasErrors' WHEN 'real' THEN data ->> '$.hasErrors' END,
+         n9 = CASE json_type(data, '$.isDegraded') WHEN 'true' THEN 1 WHEN 'false' THEN 0 WHEN 'integer' THEN data ->> '$.isDegraded' WHEN 'real' THEN data ->> '$.isDegraded' END
+     WHERE kind = 'checkResults';
+   DROP INDEX records_figures;
+   CREATE INDEX records_figures ON records (account, kind, check_id, at, n0, n1, n2, n3, n4, n5, n6, n7, n8, n9, k0, k1, k2) WHERE check_id IS NOT NULL;`,
 ];
 
 /** The schema version this code creates and reads. */
@@ -272,6 +281,15 @@ export class SqliteBackend implements Backend {
     if (q.toMs !== undefined) {
       parts.push('at <= ?');
       args.push(q.toMs);
+    }
+    const spec = this.indexed[kind];
+    if (spec && q.where && q.where.length > 0) {
+      parts.push(
+        ...figureConditions(spec, q.where, (v) => {
+          args.push(v);
+          return '?';
+        }),
+      );
     }
     return { where: parts.join(' AND '), args };
   }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { checkOf, timeOf, type Backend, type IndexedKinds, type RecordQuery, type RunClaim, type StoreCommit, type StoreOp, type StoredRecord } from './backend.js';
 import type { UniqueKey } from './backend.js';
-import { DatabaseUnavailable, UniqueTaken } from './errors.js';
+import { DatabaseUnavailable, UnboundedRead, UniqueTaken } from './errors.js';
 import { MemoryBackend } from './memory.js';
 import type { AggregateQuery, AggregateRow } from './aggregate.js';
 import { openSqliteState, type JournalImport } from './open.js';
@@ -19,6 +19,12 @@ export const GROUP_COMMIT_MAX_OPS = 1000;
 export const GROUP_COMMIT_RETRY_MS = 1000;
 /** ...and dropped, with their count reported, once more than this many operations wait. */
 export const GROUP_COMMIT_MAX_PENDING_OPS = 100_000;
+/**
+ * The most records of run data one read may ask for (`RecordQuery.limit`). Run data is read by
+ * queries that name their bound, or reduced in the database (`aggregate`); a list of a kind whole
+ * or a query without a limit is refused (UnboundedRead).
+ */
+export const MAX_RUN_READ = 50_000;
 /** Records written by deferred commits kept in memory after they landed, for `get` (open sessions). */
 const RECENT_RECORDS = 4096;
 
@@ -37,6 +43,7 @@ export interface AccountView {
  */
 export class Store {
   private readonly versions = new Map<string, number>();
+  private readonly localVersions = new Map<string, number>();
   /** Deferred commits not written yet, in order (the group commit's queue). */
   private pending: StoreCommit[] = [];
   private pendingOps = 0;
@@ -59,7 +66,7 @@ export class Store {
   onError: (err: unknown) => void = (err) => process.stderr.write(`mac serve: ${err instanceof Error ? err.message : String(err)}\n`);
 
   private constructor(
-    private readonly backend: Backend,
+    private backend: Backend,
     readonly indexed: IndexedKinds,
     /** Set when a journal of an earlier version was imported at open. */
     readonly imported?: JournalImport,
@@ -85,6 +92,28 @@ export class Store {
     return new Store(backend, indexed, imported);
   }
 
+  /**
+   * Reports the time of every call of the backend (the database), named by its method, to
+   * `observe` (the operator metrics). A generator (`everywhere`) is timed to its first record.
+   */
+  observeCalls(observe: (op: string, seconds: number) => void): void {
+    const inner = this.backend;
+    this.backend = new Proxy(inner, {
+      get(target, prop, receiver) {
+        const value = Reflect.get(target, prop, receiver) as unknown;
+        if (typeof value !== 'function' || typeof prop !== 'string') return value;
+        return (...args: unknown[]) => {
+          const t0 = performance.now();
+          try {
+            return (value as (...a: unknown[]) => unknown).apply(target, args);
+          } finally {
+            observe(prop, (performance.now() - t0) / 1000);
+          }
+        };
+      },
+    });
+  }
+
   /** One record of an account, or undefined. */
   get<T extends StoredRecord = StoredRecord>(account: string, kind: string, id: string | number): T | undefined {
     if (this.recent.size > 0) {
@@ -94,15 +123,14 @@ export class Store {
     return this.backend.get(account, kind, String(id)) as T | undefined;
   }
 
-  /** Every record of a kind in an account, oldest first. Do not mutate the records. */
+  /** Every record of a kind (configuration, not run data) in an account, oldest first. Do not mutate the records. */
   list<T extends StoredRecord = StoredRecord>(account: string, kind: string): T[] {
-    this.settle(kind);
-    return this.backend.entries(account, kind).map(([, r]) => r as T);
+    return this.entries<T>(account, kind).map(([, r]) => r);
   }
 
-  /** Every `[id, record]` of a kind in an account, oldest first. */
+  /** Every `[id, record]` of a kind (configuration, not run data) in an account, oldest first. */
   entries<T extends StoredRecord = StoredRecord>(account: string, kind: string): Array<[string, T]> {
-    this.settle(kind);
+    if (this.indexed[kind]) throw new UnboundedRead(kind, 'a list of the kind whole; query it by check and time with a limit');
     return this.backend.entries(account, kind) as Array<[string, T]>;
   }
 
@@ -116,8 +144,13 @@ export class Store {
    * check alone (creation order: what a transaction asks); any other query writes them first.
    */
   queryEntries<T extends StoredRecord = StoredRecord>(account: string, kind: string, q: RecordQuery = {}): Array<[string, T]> {
-    if (this.pendingKinds.has(kind) && Object.entries(q).every(([k, v]) => k === 'checkId' || v === undefined)) {
-      return this.mergePending(account, kind, q.checkId, this.backend.query(account, kind, q)) as Array<[string, T]>;
+    if (this.indexed[kind]) {
+      if (q.limit === undefined) throw new UnboundedRead(kind, 'a query without a limit');
+      if (!(q.limit >= 0 && q.limit <= MAX_RUN_READ)) throw new UnboundedRead(kind, `a limit of ${q.limit} (at most ${MAX_RUN_READ})`);
+    }
+    if (this.pendingKinds.has(kind) && Object.entries(q).every(([k, v]) => k === 'checkId' || k === 'limit' || v === undefined)) {
+      const merged = this.mergePending(account, kind, q.checkId, this.backend.query(account, kind, q));
+      return (q.limit !== undefined && merged.length > q.limit ? merged.slice(0, q.limit) : merged) as Array<[string, T]>;
     }
     this.settle(kind);
     return this.backend.query(account, kind, q) as Array<[string, T]>;
@@ -141,9 +174,9 @@ export class Store {
     return this.backend.count(account, kind);
   }
 
-  /** Every record of a kind across all accounts (for the service-wide uniqueness rules). */
+  /** Every record of a kind (configuration, not run data) across all accounts (for the service-wide uniqueness rules). */
   *everywhere<T extends StoredRecord = StoredRecord>(kind: string): Iterable<{ account: string; record: T }> {
-    this.settle(kind);
+    if (this.indexed[kind]) throw new UnboundedRead(kind, 'every record of the kind in every account');
     yield* this.backend.everywhere(kind) as Iterable<{ account: string; record: T }>;
   }
 
@@ -207,6 +240,14 @@ export class Store {
     // The shared version counts what landed in the database: pending records of the kind land first.
     this.settle(kind);
     return this.backend.version(kind);
+  }
+
+  /**
+   * A number that changes whenever this instance commits a record of `kind` (no database read:
+   * caches of what this instance serves, with what other instances write followed by their TTL).
+   */
+  localVersion(kind: string): number {
+    return this.localVersions.get(kind) ?? 0;
   }
 
   /**
@@ -474,6 +515,7 @@ export class Store {
 
   private bump(kind: string): void {
     this.versions.set(kind, this.version(kind) + 1);
+    this.localVersions.set(kind, (this.localVersions.get(kind) ?? 0) + 1);
   }
 }
 
@@ -526,8 +568,8 @@ export class Transaction implements AccountView {
     return this.overlay(kind, this.store.entries<T>(this.account, kind), () => true);
   }
 
-  /** `store.query` as this transaction sees it (staged records follow the stored ones). */
-  query<T extends StoredRecord = StoredRecord>(kind: string, q: Pick<RecordQuery, 'checkId'>): T[] {
+  /** `store.query` as this transaction sees it (staged records follow the stored ones); `limit` bounds the stored ones read. */
+  query<T extends StoredRecord = StoredRecord>(kind: string, q: Pick<RecordQuery, 'checkId' | 'limit'>): T[] {
     const field = this.store.indexed[kind]?.check ?? 'checkId';
     const stored = this.store.queryEntries<T>(this.account, kind, q);
     return this.overlay(kind, stored, (rec) => q.checkId === undefined || checkOf(rec, field) === q.checkId);

@@ -47,7 +47,7 @@ describe('alert delivery', () => {
       expect(receiver.bodies).toHaveLength(2);
       expect(new Set(receiver.bodies).size).toBe(1);
       // Nothing left queued.
-      expect(h.server.ctx.store.query('dev', 'outbox')).toEqual([]);
+      expect(h.server.ctx.store.query('dev', 'outbox', { limit: 1000 })).toEqual([]);
     } finally {
       await receiver.close();
     }

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { esc, html, safeUrl, styleText } from '../../../src/server/pages/html.js';
 import { dashboardData, selectChecks } from '../../../src/server/pages/dashboard.js';
-import type { AccountView } from '../../../src/server/store/store.js';
+import { Store, type AccountView } from '../../../src/server/store/store.js';
+import { RUN_INDEX } from '../../../src/server/rundata/collections.js';
+import { runReads } from '../../../src/server/rundata/figures.js';
 import { contrast, DEFAULT_DARK, DEFAULT_LIGHT, STATE_COLORS, themeCss } from '../../../src/server/pages/theme.js';
 import { incidentFacts, serviceDays } from '../../../src/server/pages/status.js';
 import { csp } from '../../../src/server/pages/layout.js';
@@ -121,31 +123,39 @@ describe('dashboard data from results', () => {
     id: `${checkId}-${hoursAgo}`, checkId, resultType: 'FINAL', hasFailures: false, hasErrors: false, isDegraded: false,
     startedAt: new Date(now - hoursAgo * HOUR).toISOString(), runLocation: 'local', responseTime: 10 * (hoursAgo + 1), attempts: 1, ...over,
   });
+  // The checks from a view; the results from a store in memory, reduced as on a database.
   const view = (colls: Record<string, Array<Record<string, unknown>>>): AccountView => ({
     account: 'a',
     get: (kind, id) => (colls[kind] ?? []).find((r) => r.id === id) as any,
     list: (kind) => (colls[kind] ?? []) as any,
   });
+  const runsOf = (results: Array<Record<string, unknown>>) => {
+    const store = Store.memory(RUN_INDEX);
+    const tx = store.begin('a');
+    for (const r of results) tx.put('checkResults', r.id as string, r);
+    tx.commit();
+    return runReads(store, 'a');
+  };
   const src = view({
     checks: [
       { id: 'c1', name: 'one', checkType: 'TCP', tags: ['x'] },
       { id: 'c2', name: 'two', checkType: 'DNS', tags: ['x'] },
       { id: 'c3', name: 'three', checkType: 'TCP', tags: ['y'] },
     ],
-    checkResults: [
-      result('c1', 30, { hasFailures: true }), // outside 24 h: not in availability
-      result('c1', 3),
-      result('c1', 2, { hasErrors: true }),
-      result('c1', 1),
-      result('c1', 0, { isDegraded: true }),
-      result('c1', 0.5, { resultType: 'ATTEMPT', hasFailures: true }), // attempts never count
-      result('c2', 1, { hasFailures: true }),
-      result('c3', 1),
-    ],
   });
+  const runs = runsOf([
+    result('c1', 30, { hasFailures: true }), // outside 24 h: not in availability
+    result('c1', 3),
+    result('c1', 2, { hasErrors: true }),
+    result('c1', 1),
+    result('c1', 0, { isDegraded: true }),
+    result('c1', 0.5, { resultType: 'ATTEMPT', hasFailures: true }), // attempts never count
+    result('c2', 1, { hasFailures: true }),
+    result('c3', 1),
+  ]);
 
   it('state from the newest FINAL result, availability over 24 h (degraded is up), percentiles of the day', () => {
-    const data = dashboardData(src, { dashboardId: 'd', customUrl: 'd', customDomain: null, tags: ['x'] }, now);
+    const data = dashboardData(src, runs, { dashboardId: 'd', customUrl: 'd', customDomain: null, tags: ['x'] }, now);
     expect(data.checks.map((c) => [c.name, c.state, c.availability24h])).toEqual([
       ['one', 'degraded', 75],
       ['two', 'failing', 0],
@@ -156,7 +166,7 @@ describe('dashboard data from results', () => {
   });
 
   it('leaves out what the dashboard hides; no data without results', () => {
-    const data = dashboardData(view({ checks: [{ id: 'c9', name: 'new' }] }), {
+    const data = dashboardData(view({ checks: [{ id: 'c9', name: 'new' }] }), runsOf([]), {
       dashboardId: 'd', customUrl: 'd', customDomain: null, showP95: false, showP99: false, hideTags: true, showCheckRunLinks: true, enableIncidents: true,
     }, now);
     expect(data.checks[0]).toEqual({ id: 'c9', name: 'new', checkType: null, state: 'no-data', stateLabel: 'No data', availability24h: null, lastRun: null, runHref: null });

@@ -67,7 +67,7 @@ describe.each(STORES)('Store.lease on %s', (_name, open) => {
       }
       tx.commit();
       expect(store.expire(RUN_COLL.alertNotifications, T0, 100)).toBe(2);
-      expect(store.query('a', RUN_COLL.alertNotifications).map((n) => n.id).sort()).toEqual(['slowed', 'waiting']);
+      expect(store.query('a', RUN_COLL.alertNotifications, { limit: 1000 }).map((n) => n.id).sort()).toEqual(['slowed', 'waiting']);
     } finally {
       store.close();
     }

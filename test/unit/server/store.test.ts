@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'libsql';
 import { describe, expect, it } from 'vitest';
-import { Store } from '../../../src/server/store/store.js';
+import { MAX_RUN_READ, Store } from '../../../src/server/store/store.js';
 import { JournalCorrupt } from '../../../src/server/store/journal.js';
-import { StateError } from '../../../src/server/store/errors.js';
+import { StateError, UnboundedRead } from '../../../src/server/store/errors.js';
 import { Retention } from '../../../src/server/store/retention.js';
 import { SCHEMA_VERSION } from '../../../src/server/store/sqlite.js';
 import { pgDatabase } from '../../helpers/pg-url.js';
@@ -15,6 +15,7 @@ const tmpFile = (name = 'state.db') => join(mkdtempSync(join(tmpdir(), 'mac-stor
 const IDX = {
   results: { check: 'checkId', time: 'startedAt', expires: true },
   groups: { check: 'checkId', time: 'lastSeen', expires: false },
+  figured: { check: 'checkId', time: 'startedAt', expires: true, figures: { numbers: ['failed'], keys: ['type', 'where'] } },
 } as const;
 
 const at = (min: number) => new Date(Date.parse('2026-01-01T00:00:00.000Z') + min * 60_000).toISOString();
@@ -63,7 +64,7 @@ describe.each([
     expect(s.counter('snippets')).toBe(3);
     expect(s.get('other', 'snippets', 1)).toBeUndefined();
     expect(s.get('other', 'results', 'r1')).toBeUndefined();
-    expect(s.query('other', 'results', { checkId: 'c' })).toEqual([]);
+    expect(s.query('other', 'results', { checkId: 'c', limit: 1000 })).toEqual([]);
     expect(s.get('dev', 'results', 'r1')).toMatchObject({ checkId: 'c' });
     expect(s.accountIds()).toEqual(['dev']);
     s.close();
@@ -73,7 +74,7 @@ describe.each([
     const s = open();
     const times = [5, 1, 3, 3, 9];
     times.forEach((m, i) => put(s, 'dev', 'results', `r${i}`, { id: `r${i}`, checkId: i === 4 ? 'other' : 'c', startedAt: at(m) }));
-    const ids = (q: Parameters<Store['query']>[2]) => s.query('dev', 'results', q).map((r) => r.id);
+    const ids = (q: Parameters<Store['query']>[2]) => s.query('dev', 'results', { limit: 1000, ...q }).map((r) => r.id);
     expect(ids({ checkId: 'c' })).toEqual(['r0', 'r1', 'r2', 'r3']);
     expect(ids({ checkId: 'c', order: 'time-desc' })).toEqual(['r0', 'r3', 'r2', 'r1']);
     expect(ids({ checkId: 'c', fromMs: Date.parse(at(3)), toMs: Date.parse(at(5)), order: 'time-desc' })).toEqual(['r0', 'r3', 'r2']);
@@ -82,16 +83,53 @@ describe.each([
     s.close();
   });
 
+  it('refuses a read of run data without a bound: a list of the kind whole, a query without a limit or above MAX_RUN_READ', () => {
+    const s = open();
+    put(s, 'dev', 'results', 'a', { id: 'a', checkId: 'c', startedAt: at(0) });
+    expect(() => s.list('dev', 'results')).toThrow(UnboundedRead);
+    expect(() => [...s.everywhere('results')]).toThrow(UnboundedRead);
+    expect(() => s.query('dev', 'results', { checkId: 'c' })).toThrow(/unbounded read of run data \(results\): a query without a limit/);
+    expect(() => s.query('dev', 'results', { limit: MAX_RUN_READ + 1 })).toThrow(UnboundedRead);
+    expect(() => s.begin('dev').query('results', { checkId: 'c' })).toThrow(UnboundedRead);
+    expect(s.query('dev', 'results', { checkId: 'c', limit: MAX_RUN_READ })).toHaveLength(1);
+    // Configuration is listed whole as before.
+    put(s, 'dev', 'snippets', 1, { id: 1 });
+    expect(s.list('dev', 'snippets')).toHaveLength(1);
+    s.close();
+  });
+
+  it('filters run data on its figure columns in the database (keys and numbers), counted alike', () => {
+    const s = open();
+    const rows = [
+      ['a', 'FINAL', 'eu', true],
+      ['b', 'ATTEMPT', 'eu', true],
+      ['c', 'FINAL', 'us', false],
+      ['d', 'FINAL', 'eu', false],
+      ['e', 'FINAL', null, 1],
+    ] as const;
+    rows.forEach(([id, type, where, failed], i) => put(s, 'dev', 'figured', id, { id, checkId: 'k', startedAt: at(i), type, ...(where === null ? {} : { where }), failed }));
+    const ids = (where: Array<{ path: string; in: Array<string | number | boolean> }>) => s.query('dev', 'figured', { checkId: 'k', where, order: 'time-desc', limit: 10 }).map((r) => r.id);
+    expect(ids([{ path: 'type', in: ['FINAL'] }])).toEqual(['e', 'd', 'c', 'a']);
+    expect(ids([{ path: 'type', in: ['FINAL'] }, { path: 'where', in: ['eu'] }])).toEqual(['d', 'a']);
+    expect(ids([{ path: 'failed', in: [true] }])).toEqual(['e', 'b', 'a']);
+    expect(ids([{ path: 'failed', in: [false] }, { path: 'type', in: ['FINAL', 'ATTEMPT'] }])).toEqual(['d', 'c']);
+    expect(ids([{ path: 'where', in: [] }])).toEqual([]);
+    expect(s.query('dev', 'figured', { checkId: 'k', where: [{ path: 'type', in: ['FINAL'] }], order: 'time-desc', limit: 1 }).map((r) => r.id)).toEqual(['e']);
+    expect(s.countQuery('dev', 'figured', { checkId: 'k', where: [{ path: 'type', in: ['FINAL'] }, { path: 'failed', in: [false] }] })).toBe(2);
+    expect(() => ids([{ path: 'other', in: ['x'] }])).toThrow(/not a figure/);
+    s.close();
+  });
+
   it('reads only the asked fields of run data, nested as stored, leaving out missing and null ones', () => {
     const s = open();
     put(s, 'dev', 'results', 'a', { id: 'a', checkId: 'c', startedAt: at(0), ok: true, n: null, api: { response: { status: 200, body: 'big' }, other: 1 } });
     put(s, 'dev', 'results', 'b', { id: 'b', checkId: 'c', startedAt: at(1), ok: false, api: null });
-    expect(s.query('dev', 'results', { checkId: 'c', fields: ['ok', 'n', 'api.response.status', 'missing'] })).toEqual([
+    expect(s.query('dev', 'results', { checkId: 'c', fields: ['ok', 'n', 'api.response.status', 'missing'], limit: 1000 })).toEqual([
       { ok: true, api: { response: { status: 200 } } },
       { ok: false },
     ]);
     // Other fields in another order: the same records.
-    expect(s.query('dev', 'results', { checkId: 'c', fields: ['api.response.status', 'ok'] })).toEqual([
+    expect(s.query('dev', 'results', { checkId: 'c', fields: ['api.response.status', 'ok'], limit: 1000 })).toEqual([
       { ok: true, api: { response: { status: 200 } } },
       { ok: false },
     ]);
@@ -107,11 +145,11 @@ describe.each([
     tx.put('results', 'n', { id: 'n', checkId: 'c', startedAt: at(1) });
     tx.deleteByCheck('results', 'c');
     expect(tx.get('results', 'a')).toBeUndefined();
-    expect(tx.query('results', { checkId: 'c' })).toEqual([]);
+    expect(tx.query('results', { checkId: 'c', limit: 1000 })).toEqual([]);
     expect(s.get('dev', 'results', 'a')).toBeDefined();
     tx.commit();
-    expect(s.query('dev', 'results').map((r) => r.id)).toEqual(['b']);
-    expect(s.query('other', 'results').map((r) => r.id)).toEqual(['x']);
+    expect(s.query('dev', 'results', { limit: 1000 }).map((r) => r.id)).toEqual(['b']);
+    expect(s.query('other', 'results', { limit: 1000 }).map((r) => r.id)).toEqual(['x']);
     s.close();
   });
 
@@ -124,7 +162,7 @@ describe.each([
     const version = s.version('results');
     const r = new Retention(s, { days: 1, timeScale: 1, batch: 2, idleMs: 1000, now: () => Date.parse(at(24 * 60 + 10)), onError: (e) => { throw e; } });
     expect([r.step(), r.step(), r.step(), r.step()]).toEqual([2, 2, 1, 0]);
-    expect(s.query('dev', 'results').map((x) => x.id)).toEqual(['new']);
+    expect(s.query('dev', 'results', { limit: 1000 }).map((x) => x.id)).toEqual(['new']);
     expect(s.get('dev', 'groups', 'g')).toMatchObject({ firstSeen: at(0), lastSeen: at(1) });
     expect(s.get('dev', 'checks', 'c')).toBeDefined();
     expect(s.version('results')).toBeGreaterThan(version);
@@ -146,7 +184,7 @@ describe('SQLite database file', () => {
     s1.close();
     const s2 = Store.open(file, IDX);
     expect(s2.list('dev', 'snippets').map((r) => r.id)).toEqual([1, 2, 3]);
-    expect(s2.query('dev', 'results', { order: 'time-desc' }).map((r) => r.id)).toEqual(['r3', 'r2', 'r1']);
+    expect(s2.query('dev', 'results', { order: 'time-desc', limit: 1000 }).map((r) => r.id)).toEqual(['r3', 'r2', 'r1']);
     expect(s2.counter('snippets')).toBe(3);
     s2.close();
   });
@@ -187,7 +225,7 @@ describe('journal import', () => {
     expect(s.imported).toEqual({ entries: 4, backup: `${file}.journal-backup` });
     expect(s.list('dev', 'snippets')).toEqual([{ id: 2, name: 'two' }]);
     expect(s.counter('snippets')).toBe(2);
-    expect(s.query('dev', 'results', { checkId: 'c' })).toHaveLength(1);
+    expect(s.query('dev', 'results', { checkId: 'c', limit: 1000 })).toHaveLength(1);
     s.close();
     expect(readFileSync(`${file}.journal-backup`, 'utf8')).toBe(text);
     expect(readFileSync(file).subarray(0, 15).toString()).toBe('SQLite format 3');

@@ -427,8 +427,8 @@ describe('incident mails to many subscribers, in chunks', () => {
     for (let i = 0; i < n; i++) addSubscription(tx, page.id, `m${i}@example.com`, 'VERIFIED', clock());
     tx.commit();
     const incident = await call('POST', '/v1/status-pages/incidents', { name: 'Big one', severity: 'MAJOR', services: [{ id: service.id }], incidentUpdates: [{ description: 'quiet' }] });
-    const outbox = () => server.ctx.store.query<any>('dev', 'outbox', {});
-    const jobs = () => server.ctx.store.query<any>('dev', STATUS_COLL.mailJobs, {});
+    const outbox = () => server.ctx.store.query<any>('dev', 'outbox', { limit: 1000 });
+    const jobs = () => server.ctx.store.query<any>('dev', STATUS_COLL.mailJobs, { limit: 1000 });
     return { server, call, incident, outbox, jobs };
   }
 

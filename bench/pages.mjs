@@ -1,0 +1,231 @@
+// Public pages under load: mac serve with --results N stored results (default 1,000,000, over 30
+// days and 20 checks of one dashboard and one status page, plus 100 other checks), on SQLite and
+// on PostgreSQL. Per store: the dashboard, its data.json and the status page, each requested in
+// turn, p95 cold (--page-cache-seconds 0: every request rendered from the database) and cached
+// (the default); then page traffic at --rate requests/s (default 50) for --seconds (default 30)
+// while the service reports its own event-loop delay (perf_hooks.monitorEventLoopDelay, scraped
+// from --metrics-port every 2 s: the p99 and max of each scrape's window).
+// The results are copies of one real result recorded by the service, written by one SQL statement
+// (ids, checks and times changed in SQL), not through the API.
+// `node bench/pages.mjs [--results N] [--only sqlite|postgres] [--rate R] [--seconds S] [--json FILE]`
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'libsql';
+import pg from 'pg';
+import { MAC_BIN } from './lib/mac.mjs';
+import { stopChild, tempDir, track, cleanup } from './lib/resources.mjs';
+import { startPostgres } from '../scripts/lib/embedded-postgres.mjs';
+import { createServer } from '../dist/server/server.js';
+import { RunRecorder } from '../dist/server/rundata/recorder.js';
+
+const arg = (name, fallback) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : fallback);
+const TOTAL = Number(arg('--results', 1_000_000));
+const RATE = Number(arg('--rate', 50));
+const SECONDS = Number(arg('--seconds', 30));
+const ONLY = arg('--only', undefined);
+const SAMPLES = 60;
+const CHECKS = 20;
+const DAY = 86_400_000;
+const KEY = 'mac-dev-key';
+const FIGURES = ['n0', 'n1', 'n2', 'n3', 'n4', 'n5', 'n6', 'n7', 'n8', 'n9', 'k0', 'k1', 'k2'];
+
+function serve(args) {
+  const child = track(spawn(process.execPath, [MAC_BIN, 'serve', '--port', '0', '--no-runs', '--rate-limit', '0/60', '--page-rate-limit', '0/60', '--metrics-port', '0', '--retention-days', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] }));
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`mac serve exited (${code}): ${out}`)));
+    const timer = setInterval(() => {
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      const metrics = /metrics: (http:\/\/\S+)/.exec(out);
+      if (!m || !metrics) return;
+      clearInterval(timer);
+      resolve({ url: m[1], metrics: metrics[1], stop: () => stopChild(child, 20_000) });
+    }, 5);
+  });
+}
+
+async function get(url) {
+  const t0 = performance.now();
+  const res = await fetch(url);
+  await res.arrayBuffer();
+  if (res.status !== 200) throw new Error(`${url}: ${res.status}`);
+  return performance.now() - t0;
+}
+
+const pct = (xs, p) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.max(0, Math.ceil((p / 100) * s.length) - 1)];
+};
+const r1 = (x) => Math.round(x * 10) / 10;
+
+/** The service's event-loop delay of the last scrape window: p99 and max (ms). */
+async function loopDelay(metricsUrl) {
+  const text = await (await fetch(metricsUrl)).text();
+  const v = (name) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN) * 1000;
+  return { p99: v('nodejs_eventloop_lag_p99_seconds'), max: v('nodejs_eventloop_lag_max_seconds') };
+}
+
+/** Creates the checks, the dashboard and the status page, and one real result to copy; returns the check ids. */
+async function configure(stateFile) {
+  const now = Date.now();
+  const mac = createServer({ stateFile, retentionDays: 0 });
+  const call = async (method, path, body) => {
+    const res = await mac.request(path, { method, headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : undefined });
+    const json = await res.json();
+    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+    return json;
+  };
+  const ids = [];
+  const services = [];
+  for (let i = 0; i < CHECKS; i++) {
+    const service = await call('POST', '/v1/status-pages/services', { name: `service ${i}` });
+    services.push(service.id);
+    const check = await call('POST', '/v1/checks/tcp', { name: `db ${String(i).padStart(2, '0')}`, tags: ['shop'], request: { hostname: 'db.internal', port: 5432 }, triggerIncident: { serviceId: service.id, severity: 'MINOR', name: 'down', description: 'd', notifySubscribers: false } });
+    ids.push(check.id);
+  }
+  await call('POST', '/v1/dashboards', { customUrl: 'shop', header: 'Shop', tags: ['shop'], checksPerPage: 20 });
+  await call('POST', '/v1/status-pages', { name: 'Shop', url: 'shop', cards: [{ name: 'All', services: services.map((id) => ({ id })) }] });
+  const recorder = new RunRecorder(mac.ctx.store, () => now);
+  const s = recorder.openSession('dev', { check: { id: ids[0], name: 'db', checkType: 'TCP', shouldFail: false, maxResponseTime: 5000 }, runLocations: ['eu-west-1'] });
+  recorder.finishLocation('dev', s.checkSessionId, {
+    location: 'eu-west-1', runLocation: 'eu-west-1', startedAt: new Date(now - 1000).toISOString(), stoppedAt: new Date(now - 900).toISOString(), responseTime: 100,
+    hasFailures: false, hasErrors: false, isDegraded: false, overMaxResponseTime: false,
+    apiCheckResult: { requestError: null, response: { status: 200, statusText: 'OK', body: '', headers: {}, timings: null, timingPhases: null } }, multiStepCheckResult: null,
+  });
+  await mac.close();
+  return { ids, startedAt: new Date(now - 1000).toISOString(), now };
+}
+
+/** Row n of the copies: check (20 measured ones take 3/4 of the rows, 100 others the rest), time over 30 days, response time, a failure in 50. */
+async function seedSqlite(file, { ids, startedAt, now }) {
+  const db = new Database(file);
+  db.exec('PRAGMA synchronous = OFF');
+  const t0 = performance.now();
+  const sql = `WITH RECURSIVE seq(n) AS (SELECT 0 UNION ALL SELECT n + 1 FROM seq WHERE n < ?1 - 1),
+    copies AS (SELECT n, CASE WHEN n % 4 < 3 THEN json_extract(?3, '$[' || (n % ${CHECKS}) || ']') ELSE 'other-' || (n % 100) END AS c, ?4 - (n * (30 * ${DAY} / ?1)) AS t FROM seq)
+    INSERT INTO records (account, kind, id, check_id, at, data, ${FIGURES.join(', ')})
+    SELECT r.account, r.kind, r.id || '-' || n, c, t,
+           replace(replace(replace(replace(r.data, ?2, strftime('%Y-%m-%dT%H:%M:%fZ', t / 1000.0, 'unixepoch')), '"responseTime":100', '"responseTime":' || (50 + n % 400)), r.check_id, c), '"hasFailures":false', CASE WHEN n % 50 = 0 THEN '"hasFailures":true' ELSE '"hasFailures":false' END),
+           CASE WHEN n % 50 = 0 THEN 1 ELSE 0 END, r.n1, 50 + n % 400, r.n3, r.n4, r.n5, r.n6, r.n7, r.n8, r.n9, r.k0, r.k1, r.k2
+    FROM records r, copies
+    WHERE r.kind = 'checkResults'`;
+  db.prepare(sql).run(TOTAL, startedAt, JSON.stringify(ids), now - 60_000);
+  db.exec('ANALYZE');
+  const count = db.prepare("SELECT count(*) FROM records WHERE kind = 'checkResults'").raw().get()[0];
+  db.close();
+  return { count, seedS: (performance.now() - t0) / 1000 };
+}
+
+async function seedPostgres(url, { ids, startedAt, now }) {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  const t0 = performance.now();
+  await c.query(`
+    INSERT INTO records (account, kind, id, check_id, at, data, ${FIGURES.join(', ')})
+    SELECT r.account, r.kind, r.id || '-' || n, cc.c, tt.t,
+           replace(replace(replace(replace(r.data, $2, to_char(to_timestamp(tt.t / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')), '"responseTime":100', '"responseTime":' || (50 + n % 400)), r.check_id, cc.c), '"hasFailures":false', CASE WHEN n % 50 = 0 THEN '"hasFailures":true' ELSE '"hasFailures":false' END),
+           CASE WHEN n % 50 = 0 THEN 1 ELSE 0 END, r.n1, 50 + n % 400, r.n3, r.n4, r.n5, r.n6, r.n7, r.n8, r.n9, r.k0, r.k1, r.k2
+    FROM records r, generate_series(0, $1 - 1) AS n,
+         LATERAL (SELECT CASE WHEN n % 4 < 3 THEN ($3::text[])[1 + n % ${CHECKS}] ELSE 'other-' || (n % 100) END AS c) cc,
+         LATERAL (SELECT ($4::bigint - (n::bigint * (30 * ${DAY}::bigint / $1)))::bigint AS t) tt
+    WHERE r.kind = 'checkResults'`, [TOTAL, startedAt, ids, now - 60_000]);
+  await c.query('VACUUM ANALYZE records');
+  const count = Number((await c.query("SELECT count(*) AS n FROM records WHERE kind = 'checkResults'")).rows[0].n);
+  await c.end();
+  return { count, seedS: (performance.now() - t0) / 1000 };
+}
+
+const PAGES = ['/dashboards/shop', '/dashboards/shop/data.json', '/status/shop'];
+
+/** p95 (ms) of each page, SAMPLES requests each, in turn. */
+async function latencies(url) {
+  const times = Object.fromEntries(PAGES.map((p) => [p, []]));
+  for (let i = 0; i < SAMPLES; i++) for (const p of PAGES) times[p].push(await get(`${url}${p}`));
+  return Object.fromEntries(PAGES.map((p) => [p, { p50: r1(pct(times[p], 50)), p95: r1(pct(times[p], 95)) }]));
+}
+
+/** RATE requests/s of the pages for SECONDS, the service's event-loop delay scraped every 2 s. */
+async function traffic(svc) {
+  await loopDelay(svc.metrics); // starts a fresh window
+  const windows = [];
+  const times = [];
+  const errors = [];
+  const inflight = new Set();
+  const start = performance.now();
+  let sent = 0;
+  const scraper = setInterval(() => loopDelay(svc.metrics).then((w) => windows.push(w), (e) => errors.push(String(e))), 2000);
+  while (performance.now() - start < SECONDS * 1000) {
+    const due = start + (sent * 1000) / RATE;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    const path = PAGES[sent % PAGES.length];
+    sent++;
+    const p = get(`${svc.url}${path}`).then((ms) => times.push(ms), (e) => errors.push(String(e)));
+    inflight.add(p);
+    p.finally(() => inflight.delete(p));
+  }
+  await Promise.all([...inflight]);
+  clearInterval(scraper);
+  windows.push(await loopDelay(svc.metrics));
+  const p99s = windows.map((w) => w.p99).filter(Number.isFinite);
+  return {
+    requests: sent,
+    rps: r1(sent / ((performance.now() - start) / 1000)),
+    p95Ms: r1(pct(times, 95)),
+    errors: errors.length,
+    loopP99Ms: { max: r1(Math.max(...p99s)), median: r1(pct(p99s, 50)) },
+    loopMaxMs: r1(Math.max(...windows.map((w) => w.max).filter(Number.isFinite))),
+  };
+}
+
+async function measure(name, stateArgs, stateFile, seed) {
+  const setup = await configure(stateFile);
+  const seeded = await seed(setup);
+  console.error(`pages/${name}: ${seeded.count} results stored in ${seeded.seedS.toFixed(0)} s`);
+  const out = { store: name, results: seeded.count, seedS: r1(seeded.seedS) };
+  const cold = await serve([...stateArgs, '--page-cache-seconds', '0']);
+  try {
+    out.cold = await latencies(cold.url);
+    console.error(`pages/${name}: cold ${JSON.stringify(out.cold)}`);
+    out.trafficCold = await traffic(cold);
+    console.error(`pages/${name}: traffic without the cache ${JSON.stringify(out.trafficCold)}`);
+  } finally {
+    await cold.stop();
+  }
+  const cached = await serve(stateArgs);
+  try {
+    out.cached = await latencies(cached.url);
+    console.error(`pages/${name}: cached ${JSON.stringify(out.cached)}`);
+    out.traffic = await traffic(cached);
+    console.error(`pages/${name}: traffic ${JSON.stringify(out.traffic)}`);
+  } finally {
+    await cached.stop();
+  }
+  return out;
+}
+
+const results = [];
+try {
+  if (ONLY !== 'postgres') {
+    const dir = await tempDir('mac-bench-pages-');
+    const file = join(dir, 'state.db');
+    results.push(await measure('sqlite', ['--state', file], file, (s) => seedSqlite(file, s)));
+  }
+  if (ONLY !== 'sqlite') {
+    const server = await startPostgres();
+    try {
+      const url = server.url('pages');
+      results.push(await measure('postgres', ['--database', url], url, (s) => seedPostgres(url, s)));
+    } finally {
+      await server.stop();
+    }
+  }
+} finally {
+  await cleanup();
+}
+console.log(JSON.stringify(results, null, 2));
+const json = arg('--json', undefined);
+if (json) writeFileSync(json, JSON.stringify(results, null, 2));
