@@ -22,7 +22,7 @@ beforeAll(async () => {
     return undefined;
   });
   tcp = await startTcpServer({ banner: '+OK\r\n' });
-  s = await startServe(['--no-runs', '--rate-limit', '0/60']);
+  s = await startServe(['--no-runs', '--rate-limit', '0/60', '--page-cache-seconds', '0']);
 }, 120_000);
 afterAll(async () => {
   await chrome?.close();
