@@ -16,6 +16,7 @@ const SHAPE: Shape = {
   favicon: { default: null, nullable: true, emptyIsNull: true },
   defaultTheme: { default: 'AUTO' },
   whiteLabel: { default: false },
+  uptimeWindowDays: { default: 90 },
 };
 
 /** Status pages: matched by `url`; the PUT replaces the page. The list is a cursor list. */

@@ -149,6 +149,11 @@ export const StatusPageSchema = z.strictObject({
   favicon: doc(optionalText, 'Favicon URL', null),
   defaultTheme: doc(z.enum(['LIGHT', 'DARK', 'AUTO']).optional(), 'Theme shown first', 'AUTO'),
   whiteLabel: doc(z.boolean().optional(), 'Hide the vendor branding', false),
+  uptimeWindowDays: doc(
+    z.union([z.literal(30), z.literal(60), z.literal(90)], { error: 'must be 30, 60 or 90' }).optional(),
+    'Days of the uptime bars on the public page: 30, 60 or 90 (a mac serve addition)',
+    90,
+  ),
 });
 
 /** Repeat units of a maintenance window (reference `repeatUnit`). */

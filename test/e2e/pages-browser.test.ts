@@ -22,7 +22,7 @@ beforeAll(async () => {
     return undefined;
   });
   tcp = await startTcpServer({ banner: '+OK\r\n' });
-  s = await startServe(['--no-runs', '--rate-limit', '0/60']);
+  s = await startServe(['--no-runs', '--rate-limit', '0/60', '--page-cache-seconds', '0']);
 }, 120_000);
 afterAll(async () => {
   await chrome?.close();
@@ -100,7 +100,7 @@ describe('status page in Chromium', () => {
     expect(await page.locator('#past-h ~ article h3').first().innerText()).toContain('Payments');
     expect(await page.evaluate(() => (globalThis as { marker?: number }).marker)).toBe(7);
     // The history bar shows today's outage; a fresh load (no script needed) shows the same.
-    expect(await page.locator('ol.bar li').last().getAttribute('class')).toBe('d-major-outage');
+    expect(await page.locator('svg.bar rect.day').last().getAttribute('class')).toBe('day d-major-outage');
     await page.reload();
     expect(await state.innerText()).toContain('Operational');
     expect(await page.evaluate(() => (globalThis as { pwned?: number }).pwned)).toBeUndefined();

@@ -151,7 +151,7 @@ describe('dashboard over HTTP', () => {
     await apiOk(s, 'POST', '/v1/dashboards', { header: 'Or', customUrl: 'or-dash', tags: ['api', 'db'] });
     await apiOk(s, 'POST', '/v1/dashboards', { header: 'And', customUrl: 'and-dash', tags: ['api', 'prod'], useTagsAndOperator: true, hideTags: true, showP99: false });
     await apiOk(s, 'POST', '/v1/dashboards', { header: 'All', customUrl: 'all-dash' });
-    const names = (text: string) => [...text.matchAll(/<li class="check"[^>]*>\s*<h3>([^<]*)<\/h3>/g)].map((m) => m[1]);
+    const names = (text: string) => [...text.matchAll(/<li class="check"[^>]*>\s*<h3>(?:<a [^>]*>)?([^<]*)(?:<\/a>)?<\/h3>/g)].map((m) => m[1]);
     const or = await get('/dashboards/or-dash');
     expect(or.status).toBe(200);
     expect(names(or.text)).toEqual(['api &lt;check&gt;', 'db']);
@@ -204,7 +204,9 @@ describe('dashboard over HTTP', () => {
     const byQuery = await get(`/dashboards/private-dash?key=${key}`);
     expect(byQuery.status).toBe(200);
     expect(byQuery.text).toContain('<h1>Private</h1>');
-    expect(byQuery.text).toContain(`data-src="/dashboards/private-dash/data.json?key=${key}"`);
+    expect(byQuery.text).toContain(`data-src="/dashboards/private-dash/live?key=${key}"`);
+    expect((await get('/dashboards/private-dash/live')).status).toBe(401);
+    expect((await get(`/dashboards/private-dash/live?key=${key}`)).status).toBe(200);
     expect((await get('/dashboards/private-dash', { authorization: `Bearer ${key}` })).status).toBe(200);
     expect((await get(`/dashboards/private-dash/data.json?key=${key}`)).status).toBe(200);
     // A key of one private dashboard opens no other.

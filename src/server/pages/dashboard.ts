@@ -13,6 +13,8 @@ import { incidentFacts } from './status.js';
 import { html, safeUrl, type Html } from './html.js';
 import { layout } from './layout.js';
 import { themeCss } from './theme.js';
+import type { Series } from './svg.js';
+import { checkCharts, failureBlock, failureFacts } from './check.js';
 
 const HOUR = 3_600_000;
 
@@ -75,6 +77,8 @@ export const CHECK_STATE_LABEL: Record<CheckState, string> = { passing: 'Passing
 const CHECK_STATE_ICON: Record<CheckState, string> = { passing: '✓', degraded: '!', failing: '✕', 'no-data': '–' };
 
 const failed = (r: Pick<CheckResult, 'hasFailures' | 'hasErrors'>) => r.hasFailures === true || r.hasErrors === true;
+/** The state one result gives its check. */
+export const stateOf = (r: CheckResult): CheckState => (failed(r) ? 'failing' : r.isDegraded ? 'degraded' : 'passing');
 
 /** One check as the page shows it (and as data.json returns it). */
 export interface DashboardCheck {
@@ -189,11 +193,12 @@ const ms = (v: number | null | undefined) => (v === null || v === undefined ? '�
 const pct = (v: number | null) => (v === null ? '–' : `${v.toFixed(2)} %`);
 
 /** The markup of one check (the script builds the same structure from data.json). */
-export function checkItem(c: DashboardCheck, expand: boolean, page: number | null): Html {
+export function checkItem(c: DashboardCheck, expand: boolean, page: number | null, extra?: { href: string; charts?: { day: Series; month: Series } }): Html {
   return html`<li class="check" data-check="${c.id}"${page === null ? '' : html` data-page="${page}"`}>
-<h3>${c.name}</h3>
+<h3>${extra ? html`<a href="${extra.href}">${c.name}</a>` : c.name}</h3>
 <p class="state s-${c.state}"><span aria-hidden="true">${CHECK_STATE_ICON[c.state]} </span>${c.stateLabel}</p>
 <dl><div><dt>Availability (24 h)</dt><dd>${pct(c.availability24h)}</dd></div>${'p95' in c ? html`<div><dt>p95</dt><dd>${ms(c.p95)}</dd></div>` : ''}${'p99' in c ? html`<div><dt>p99</dt><dd>${ms(c.p99)}</dd></div>` : ''}</dl>
+${extra?.charts ? checkCharts({ check: c, ...extra.charts }, 'small') : ''}
 ${c.tags && c.tags.length > 0 ? html`<ul class="tags" aria-label="Tags">${c.tags.map((t) => html`<li>${t}</li>`)}</ul>` : ''}
 <details${expand ? ' open' : ''}><summary>Details</summary><dl>
 <div><dt>Type</dt><dd>${c.checkType ?? '–'}</dd></div>
@@ -209,8 +214,29 @@ function incidentItem(i: DashboardIncident): Html {
   return html`<li class="card"><h3>${i.name}</h3><p class="muted">Severity: ${i.severity.toLowerCase()} · ${i.status.toLowerCase()} · <time datetime="${i.at}">${i.at.replace('T', ' ').slice(0, 16)} UTC</time></p><p>${i.description}</p></li>`;
 }
 
-/** The HTML of a dashboard; `dataUrl` is where the script refreshes from. */
-export function renderDashboard(d: DashboardRecord, data: DashboardData, nonce: string, dataUrl: string): string {
+/** What the dashboard adds to each check: the link to its page and its charts (24 hours, 30 days). */
+export interface DashboardPictures {
+  hrefOf(checkId: string): string;
+  charts: Map<string, { day: Series; month: Series }>;
+}
+
+const incidentsList = (data: DashboardData) =>
+  html`<ul class="plain" id="incidents">${data.incidents && data.incidents.length > 0 ? data.incidents.map(incidentItem) : html`<li class="muted">No open incidents.</li>`}</ul>`;
+const updatedTime = (data: DashboardData) => html`<time id="updated" datetime="${data.generatedAt}">${data.generatedAt.slice(11, 19)} UTC</time>`;
+const checksList = (d: DashboardRecord, data: DashboardData, pictures?: DashboardPictures) =>
+  html`<ul class="checks" id="checks">${data.checks.map((c, i) => checkItem(c, d.expandChecks === true, data.paginate ? Math.floor(i / data.checksPerPage) : null, pictures && { href: pictures.hrefOf(c.id), charts: pictures.charts.get(c.id) }))}</ul>`;
+
+/**
+ * The parts of a dashboard that change (`/live`: what its script refreshes): its incidents, the
+ * time of its figures and its checks with their charts, each element by its id.
+ */
+export function renderDashboardLive(d: DashboardRecord, data: DashboardData, pictures?: DashboardPictures): string {
+  return html`<!doctype html><title>live</title>
+${data.incidents !== undefined ? incidentsList(data) : ''}${updatedTime(data)}${checksList(d, data, pictures)}`.value;
+}
+
+/** The HTML of a dashboard; `liveUrl` is where the script refreshes from. */
+export function renderDashboard(d: DashboardRecord, data: DashboardData, nonce: string, liveUrl: string, pictures?: DashboardPictures): string {
   const title = d.header || d.customUrl;
   const logo = safeUrl(d.logo);
   const link = safeUrl(d.link);
@@ -219,10 +245,10 @@ export function renderDashboard(d: DashboardRecord, data: DashboardData, nonce: 
   const per = data.checksPerPage;
   const pages = data.paginate ? Math.max(1, Math.ceil(data.checks.length / per)) : 1;
   const main = html`${d.showHeader === false ? html`<h1 class="sr">${title}</h1>` : html`<h1>${title}</h1>${d.description ? html`<p class="muted">${d.description}</p>` : ''}`}
-${data.incidents !== undefined ? html`<section aria-labelledby="inc-h" id="incidents-section"><h2 id="inc-h">Open incidents</h2><ul class="plain" id="incidents">${data.incidents.length > 0 ? data.incidents.map(incidentItem) : html`<li class="muted">No open incidents.</li>`}</ul></section>` : ''}
+${data.incidents !== undefined ? html`<section aria-labelledby="inc-h" id="incidents-section"><h2 id="inc-h">Open incidents</h2>${incidentsList(data)}</section>` : ''}
 <section aria-labelledby="checks-h"><h2 id="checks-h">Checks</h2>
-<p class="pager muted" id="pager">${data.checks.length} checks${pages > 1 ? `, ${pages} pages of ${per}` : ''} <span id="page-of"></span> · updated <time id="updated" datetime="${data.generatedAt}">${data.generatedAt.slice(11, 19)} UTC</time></p>
-<ul class="checks" id="checks">${data.checks.map((c, i) => checkItem(c, d.expandChecks === true, data.paginate ? Math.floor(i / per) : null))}</ul>
+<p class="pager muted" id="pager">${data.checks.length} checks${pages > 1 ? `, ${pages} pages of ${per}` : ''} <span id="page-of"></span> · updated ${updatedTime(data)}</p>
+${checksList(d, data, pictures)}
 ${data.checks.length === 0 ? html`<p class="muted">No checks match this dashboard.</p>` : ''}
 </section>`;
   return layout({
@@ -234,14 +260,15 @@ ${data.checks.length === 0 ? html`<p class="muted">No checks match this dashboar
     width: d.width === '960PX' || d.width === '960px' ? '960px' : 'none',
     header,
     main,
-    bodyAttrs: html` data-mac-dashboard data-src="${dataUrl}" data-refresh="${data.refreshRate}" data-paginate="${data.paginate ? 1 : 0}" data-rate="${data.paginationRate}" data-per-page="${per}" data-expand="${d.expandChecks === true ? 1 : 0}"`,
+    bodyAttrs: html` data-mac-dashboard data-src="${liveUrl}" data-refresh="${data.refreshRate}" data-paginate="${data.paginate ? 1 : 0}" data-rate="${data.paginationRate}" data-per-page="${per}" data-expand="${d.expandChecks === true ? 1 : 0}"`,
     script: true,
   });
 }
 
-/** The page of one check run (showCheckRunLinks): the result's summary, no request or error text. */
+/** The page of one check run (showCheckRunLinks): the result's summary and why it failed (first error, failed assertions, status code); never the request. */
 export function renderRun(d: DashboardRecord, check: CheckLike, r: CheckResult, nonce: string): string {
-  const state: CheckState = failed(r) ? 'failing' : r.isDegraded ? 'degraded' : 'passing';
+  const state = stateOf(r);
+  const facts = failureFacts(r);
   return layout({
     nonce,
     title: `${check.name}: run`,
@@ -250,6 +277,7 @@ export function renderRun(d: DashboardRecord, check: CheckLike, r: CheckResult, 
     favicon: d.favicon,
     header: html`<header class="top"><div class="inner"><a href="${dashboardPath(d.customUrl)}">${d.header || d.customUrl}</a></div></header>`,
     main: html`<h1>${check.name}</h1><p class="state s-${state}"><span aria-hidden="true">${CHECK_STATE_ICON[state]} </span>${CHECK_STATE_LABEL[state]}</p>
-<dl><dt>Started</dt><dd>${r.startedAt}</dd><dt>Location</dt><dd>${r.runLocation}</dd><dt>Response time</dt><dd>${ms(r.responseTime)}</dd><dt>Attempts</dt><dd>${r.attempts}</dd></dl>`,
+<dl><dt>Started</dt><dd>${r.startedAt}</dd><dt>Location</dt><dd>${r.runLocation}</dd><dt>Response time</dt><dd>${ms(r.responseTime)}</dd><dt>Status code</dt><dd>${facts.statusCode ?? '–'}</dd><dt>Attempts</dt><dd>${r.attempts}</dd></dl>
+${state === 'failing' ? html`<section aria-labelledby="why-h"><h2 id="why-h">Why it failed</h2>${failureBlock(facts)}</section>` : ''}`,
   });
 }

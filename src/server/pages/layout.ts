@@ -66,11 +66,27 @@ ul.plain{list-style:none;margin:0;padding:0}
 .s-partial-outage{border-color:var(--s-warn)}
 .s-major-outage,.s-failing{border-color:var(--s-bad)}
 .s-no-data{border-color:var(--s-none)}
-ol.bar{display:flex;gap:1px;list-style:none;margin:.5rem 0 0;padding:0;height:28px}
-ol.bar li{flex:1;border-radius:1px;background:var(--s-ok)}
-ol.bar li.d-minor{background:var(--s-minor)}ol.bar li.d-degraded{background:var(--s-minor)}
-ol.bar li.d-partial-outage{background:var(--s-warn)}ol.bar li.d-major-outage{background:var(--s-bad)}
+svg.bar{display:block;width:100%;height:28px;margin:.5rem 0 0}
+svg.bar .d-operational{fill:var(--s-ok)}svg.bar .d-minor,svg.bar .d-degraded{fill:var(--s-minor)}
+svg.bar .d-partial-outage{fill:var(--s-warn)}svg.bar .d-major-outage{fill:var(--s-bad)}svg.bar .d-no-data{fill:var(--s-none)}
 .bar-legend{display:flex;justify-content:space-between;font-size:.85rem}
+.bar-legend .uptime{color:var(--fg);font-weight:600}
+figure.chart{margin:.75rem 0 0}
+figure.chart figcaption{font-size:.85rem;color:var(--muted)}
+svg.chart{display:block;width:100%;height:auto}
+svg.chart .grid{stroke:var(--border);stroke-width:1}
+svg.chart .axis{fill:var(--muted);font-size:12px;font-family:inherit}
+svg.chart-small .axis{font-size:11px}
+svg.chart .p50{stroke:var(--c-p50)}svg.chart .p95{stroke:var(--c-p95)}
+svg.chart circle.p50{fill:var(--c-p50);stroke:none}svg.chart circle.p95{fill:var(--c-p95);stroke:none}
+svg.chart .fail{fill:var(--s-bad)}
+svg.chart .nodata{fill:var(--s-none);fill-opacity:.18}
+.charts-large{display:grid;grid-template-columns:repeat(auto-fit,minmax(22rem,1fr));gap:1rem}
+.check h3 a{color:inherit}
+table.runs,table.asserts{width:100%;border-collapse:collapse;font-size:.9rem;margin:.5rem 0}
+table.runs th,table.runs td,table.asserts th,table.asserts td{text-align:left;padding:.35rem .5rem;border-top:1px solid var(--border);vertical-align:top}
+code{overflow-wrap:anywhere;font-size:.9em}
+.why{margin:.25rem 0}
 .incident h3{margin-bottom:.25rem}
 .updates{list-style:none;padding:0;margin:.5rem 0 0}
 .updates li{border-left:2px solid var(--border);padding:0 0 .5rem .75rem}

@@ -23,8 +23,12 @@ import { sameDomain } from '../resources/custom-domains.js';
 import { html } from './html.js';
 import { layout, newNonce, pageHeaders, SCRIPT_PATH } from './layout.js';
 import { PAGE_SCRIPT } from './script.js';
-import { renderAtom, renderLive, renderLinkForm, renderStatusPage, statusPageModel, type SubscribeNotice } from './status.js';
-import { dashboardData, dashboardPath, dashboardRun, renderDashboard, renderRun, type DashboardRecord } from './dashboard.js';
+import { STATE_LABEL, renderAtom, renderLive, renderLinkForm, renderStatusPage, statusPageModel, type SubscribeNotice } from './status.js';
+import { dashboardData, dashboardPath, dashboardRun, renderDashboard, renderDashboardLive, renderRun, selectChecks, stateOf, CHECK_STATE_LABEL, type CheckLike, type DashboardRecord } from './dashboard.js';
+import { renderCheckPage, type CheckPageModel } from './check.js';
+import { RECENT_PINGS, RECENT_RUNS, seriesOf, storeFigures, type FiguresSource } from './figures.js';
+import { badge, dayWindow, hourWindow, seriesSummary, type BadgeState } from './svg.js';
+import { publicBase } from '../status-pages/links.js';
 import { themeCss } from './theme.js';
 import { PublicPageCache } from './cache.js';
 import { runReads } from '../rundata/figures.js';
@@ -92,6 +96,26 @@ function htmlResponse(body: string, nonce: string, status = 200): Response {
   return new Response(body, { status, headers: pageHeaders(nonce) });
 }
 
+/** A badge image: no script or style may run in it, cached briefly unless it is private. */
+function badgeResponse(svg: string, isPrivate: boolean): Response {
+  return new Response(svg, {
+    headers: {
+      'content-type': 'image/svg+xml; charset=utf-8',
+      'content-security-policy': "default-src 'none'",
+      'x-content-type-options': 'nosniff',
+      'cache-control': isPrivate ? 'no-store' : 'public, max-age=60',
+    },
+  });
+}
+
+/** Percent with two decimals, or null without runs. */
+const uptimeOf = (runs: number, failed: number): number | null => (runs === 0 ? null : Math.floor((10_000 * (runs - failed)) / runs) / 100);
+
+/** The message of a badge: state and uptime. */
+export function badgeMessage(stateLabel: string, uptime: number | null, window: string): string {
+  return uptime === null ? stateLabel.toLowerCase() : `${stateLabel.toLowerCase()} · ${uptime.toFixed(2)} % (${window})`;
+}
+
 /** The middleware serving the public pages; installed before authentication. */
 export function publicPages(ctx: ServerContext): MiddlewareHandler<AppEnv> {
   const { store, options } = ctx;
@@ -150,11 +174,16 @@ export function publicPages(ctx: ServerContext): MiddlewareHandler<AppEnv> {
     const read = method === 'GET' || method === 'HEAD';
     if (rest === '' && read) {
       const nonce = newNonce();
-      return htmlResponse(renderStatusPage(statusPageModel(store.view(account), page, now), nonce), nonce);
+      return htmlResponse(renderStatusPage(statusPageModel(store.view(account), page, now, storeFigures(store, account)), nonce), nonce);
     }
     if (rest === '/live' && read) {
       const nonce = newNonce();
-      return htmlResponse(renderLive(statusPageModel(store.view(account), page, now)).value, nonce);
+      return htmlResponse(renderLive(statusPageModel(store.view(account), page, now, storeFigures(store, account))).value, nonce);
+    }
+    if (rest === '/badge.svg' && read) {
+      const m = statusPageModel(store.view(account), page, now, storeFigures(store, account));
+      const state: BadgeState = m.overall === 'no-data' ? 'no-data' : m.overall === 'operational' ? 'passing' : m.overall === 'minor' || m.overall === 'degraded' ? 'degraded' : 'failing';
+      return badgeResponse(badge(page.name, badgeMessage(STATE_LABEL[m.overall], m.uptime, `${m.windowDays} d`), state), false);
     }
     if (rest === '/feed.atom' && read) {
       const origin = new URL(c.req.url).origin;
@@ -178,7 +207,7 @@ export function publicPages(ctx: ServerContext): MiddlewareHandler<AppEnv> {
       } else removeSubscription(tx, found, now);
       tx.commit();
       const n: SubscribeNotice = { kind: purpose === 'confirm' ? 'confirmed' : 'unsubscribed' };
-      return htmlResponse(renderStatusPage(statusPageModel(store.view(account), page, now), nonce, n), nonce);
+      return htmlResponse(renderStatusPage(statusPageModel(store.view(account), page, now, storeFigures(store, account)), nonce, n), nonce);
     }
     return notFoundPage();
   };
@@ -198,7 +227,7 @@ export function publicPages(ctx: ServerContext): MiddlewareHandler<AppEnv> {
     const nonce = newNonce();
     if (address.length > 320 || !email.safeParse(address).success) {
       const n: SubscribeNotice = { kind: 'invalid', message: 'Please enter a valid e-mail address.' };
-      return htmlResponse(renderStatusPage(statusPageModel(store.view(account), page, now), nonce, n), nonce, 400);
+      return htmlResponse(renderStatusPage(statusPageModel(store.view(account), page, now, storeFigures(store, account)), nonce, n), nonce, 400);
     }
     const tx = store.begin(account);
     const made = addSubscription(tx, page.id, address, 'PENDING', now);
@@ -209,8 +238,14 @@ export function publicPages(ctx: ServerContext): MiddlewareHandler<AppEnv> {
     }
     tx.commit();
     if (queued) ctx.outbox.kick();
-    return htmlResponse(renderStatusPage(statusPageModel(store.view(account), page, now), nonce, { kind: 'check-inbox' }), nonce);
+    return htmlResponse(renderStatusPage(statusPageModel(store.view(account), page, now, storeFigures(store, account)), nonce, { kind: 'check-inbox' }), nonce);
   };
+
+  /** The 24-hour and 30-day series of a check. */
+  const chartsOf = (figures: FiguresSource, check: CheckLike, now: number) => ({
+    day: seriesOf(figures, check.id, hourWindow(now), check.created_at),
+    month: seriesOf(figures, check.id, dayWindow(now), check.created_at),
+  });
 
   const dashboard = (c: Context<AppEnv>, lookup: Found<Dashboard>, rest: string): Response => {
     const method = c.req.method;
@@ -220,11 +255,49 @@ export function publicPages(ctx: ServerContext): MiddlewareHandler<AppEnv> {
     const { account, record: d } = opened;
     const src = store.view(account);
     const now = options.now();
-    if (rest === '') {
+    const q = c.req.query('key');
+    // Links within a dashboard opened with ?key= carry the key on.
+    const withKey = (path: string) => path + (q ? `?key=${encodeURIComponent(q)}` : '');
+    if (rest === '' || rest === '/live') {
       const nonce = newNonce();
-      const q = c.req.query('key');
-      const dataUrl = dashboardPath(d.customUrl, '/data.json') + (q ? `?key=${encodeURIComponent(q)}` : '');
-      return htmlResponse(renderDashboard(d, dashboardData(src, runReads(store, account), d, now), nonce, dataUrl), nonce);
+      const data = dashboardData(src, runReads(store, account), d, now);
+      const figures = storeFigures(store, account);
+      const byId = new Map(src.list<CheckLike>(COLL.checks).map((x) => [x.id, x]));
+      const charts = new Map(data.checks.flatMap((x) => (byId.has(x.id) ? [[x.id, chartsOf(figures, byId.get(x.id)!, now)] as const] : [])));
+      const hrefOf = (id: string) => withKey(dashboardPath(d.customUrl, `/checks/${encodeURIComponent(id)}`));
+      if (rest === '/live') return htmlResponse(renderDashboardLive(d, data, { hrefOf, charts }), nonce);
+      // The script refreshes the list from /live (with the page's key).
+      return htmlResponse(renderDashboard(d, data, nonce, withKey(dashboardPath(d.customUrl, '/live')), { hrefOf, charts }), nonce);
+    }
+    const checkPath = /^\/checks\/([^/]+)(\/badge\.svg)?$/.exec(rest);
+    if (checkPath) {
+      const id = decode(checkPath[1]);
+      const check = id === null ? undefined : selectChecks(src.list<CheckLike>(COLL.checks), d.tags, d.useTagsAndOperator).find((x) => x.id === id);
+      if (!check) return notFoundPage();
+      const figures = storeFigures(store, account);
+      const latest = figures.recentResults(check.id, 1)[0];
+      const state = latest ? stateOf(latest) : 'no-data';
+      if (checkPath[2]) {
+        const month = seriesSummary(seriesOf(figures, check.id, dayWindow(now), check.created_at));
+        const uptime = uptimeOf(month.runs, month.failed);
+        return badgeResponse(badge(check.name, badgeMessage(CHECK_STATE_LABEL[state], uptime, '30 d'), state as BadgeState), d.isPrivate === true);
+      }
+      const model: CheckPageModel = {
+        check,
+        state,
+        ...chartsOf(figures, check, now),
+        showRuns: d.showCheckRunLinks === true,
+        runs: d.showCheckRunLinks === true ? figures.recentResults(check.id, RECENT_RUNS) : [],
+      };
+      if (check.checkType === 'HEARTBEAT') {
+        const token = (check.heartbeat as { pingToken?: unknown } | undefined)?.pingToken;
+        model.heartbeat = {
+          pings: figures.recentPings(check.id, RECENT_PINGS),
+          pingUrl: d.isPrivate === true && typeof token === 'string' ? `${publicBase(ctx)}/ping/${encodeURIComponent(token)}` : null,
+        };
+      }
+      const nonce = newNonce();
+      return htmlResponse(renderCheckPage(d, model, nonce, withKey(dashboardPath(d.customUrl))), nonce);
     }
     if (rest === '/data.json') {
       return new Response(JSON.stringify(dashboardData(src, runReads(store, account), d, now)), {

@@ -9,30 +9,45 @@ import { html, safeUrl, xmlEsc, type Html } from './html.js';
 import { layout } from './layout.js';
 import { pageMaintenance, renderMaintenance, type PageMaintenance } from './maintenance.js';
 import { themeCss, type Theme, type ThemeMode } from './theme.js';
+import { COLL } from '../kinds.js';
+import type { FiguresSource } from './figures.js';
+import { uptimeBar, type BarDay } from './svg.js';
 
 const DAY = 86_400_000;
 /** Seconds between the script's refreshes of a status page. */
 export const STATUS_REFRESH_SECONDS = 60;
-/** Days in the history bar of a service. */
+/** Days in the history bar of a service, unless the page sets `uptimeWindowDays`. */
 export const HISTORY_DAYS = 90;
+/** The uptime windows a page may choose (`uptimeWindowDays`). */
+export const UPTIME_WINDOWS = [30, 60, 90] as const;
 
-/** A service's state: from the worst severity among its open incidents. */
-export type ServiceState = 'operational' | 'minor' | 'degraded' | 'partial-outage' | 'major-outage';
+/** The window of a page: its `uptimeWindowDays` when one of UPTIME_WINDOWS, else 90. */
+export function windowDays(page: { uptimeWindowDays?: unknown }): number {
+  return (UPTIME_WINDOWS as readonly unknown[]).includes(page.uptimeWindowDays) ? (page.uptimeWindowDays as number) : HISTORY_DAYS;
+}
+
+/**
+ * A service's state: from the worst severity among its open incidents; `no-data` for a service
+ * whose checks have no result in the window yet (and no open incident).
+ */
+export type ServiceState = 'no-data' | 'operational' | 'minor' | 'degraded' | 'partial-outage' | 'major-outage';
 
 const BY_SEVERITY: Record<string, ServiceState> = { MINOR: 'minor', MEDIUM: 'degraded', MAJOR: 'partial-outage', CRITICAL: 'major-outage' };
-const RANK: ServiceState[] = ['operational', 'minor', 'degraded', 'partial-outage', 'major-outage'];
+const RANK: ServiceState[] = ['no-data', 'operational', 'minor', 'degraded', 'partial-outage', 'major-outage'];
 
 /** What each state reads as (the state is always written, never only coloured). */
 export const STATE_LABEL: Record<ServiceState, string> = {
+  'no-data': 'No data',
   operational: 'Operational',
   minor: 'Minor issue',
   degraded: 'Degraded performance',
   'partial-outage': 'Partial outage',
   'major-outage': 'Major outage',
 };
-const STATE_ICON: Record<ServiceState, string> = { operational: '✓', minor: '!', degraded: '!', 'partial-outage': '✕', 'major-outage': '✕' };
+const STATE_ICON: Record<ServiceState, string> = { 'no-data': '–', operational: '✓', minor: '!', degraded: '!', 'partial-outage': '✕', 'major-outage': '✕' };
 
-const worst = (states: ServiceState[]): ServiceState => states.reduce((a, b) => (RANK.indexOf(b) > RANK.indexOf(a) ? b : a), 'operational');
+/** The worst of the states (no-data when there are none). */
+const worst = (states: ServiceState[]): ServiceState => states.reduce((a, b) => (RANK.indexOf(b) > RANK.indexOf(a) ? b : a), 'no-data');
 
 /** An incident as the page shows it: its span and updates newest first. */
 export interface IncidentFacts {
@@ -57,6 +72,9 @@ export function incidentFacts(incident: StoredIncident): IncidentFacts {
 export interface DayState {
   date: string;
   state: ServiceState;
+  /** Runs of the service's checks that day and how many failed (only for a service with checks). */
+  runs?: number;
+  failed?: number;
 }
 
 /** A service on the page with its state and history. */
@@ -64,11 +82,19 @@ export interface ServiceView {
   service: Service;
   state: ServiceState;
   days: DayState[];
+  /** Percent up over the window (2 decimals, rounded down), null without data. */
+  uptime: number | null;
+  /** Whether checks stand behind the service (`triggerIncident.serviceId`). */
+  checked: boolean;
 }
 
 /** Everything the page shows, computed once. */
 export interface StatusPageModel {
   page: StoredStatusPage;
+  /** Days of the uptime bars. */
+  windowDays: number;
+  /** Percent up over the window of the services with data (their mean), null when none has data. */
+  uptime: number | null;
   cards: Array<{ id: string; name: string; services: ServiceView[] }>;
   overall: ServiceState;
   open: IncidentFacts[];
@@ -87,41 +113,142 @@ export function pageIncidents(src: AccountView, page: StoredStatusPage): Inciden
     .sort((a, b) => b.startMs - a.startMs);
 }
 
-/** The daily states of a service over the last HISTORY_DAYS UTC days (today last). */
-export function serviceDays(serviceId: string, incidents: IncidentFacts[], nowMs: number): DayState[] {
+/** What else decides a service's days: the window, when it was created, its checks' runs per day. */
+export interface DayFacts {
+  /** Days in the bar (default HISTORY_DAYS). */
+  days?: number;
+  /** When the service was created: days that ended before are "no data". */
+  sinceMs?: number | null;
+  /** Runs of the service's checks per day of the window, oldest first (a service with checks). */
+  runs?: Array<{ runs: number; failed: number }>;
+}
+
+/**
+ * The state a day's runs give a service: all passed, operational; otherwise by the share that
+ * passed: at least 99 % minor, at least 90 % partial outage, below that major outage.
+ */
+export function runsState(runs: number, failed: number): ServiceState {
+  if (runs === 0) return 'no-data';
+  if (failed === 0) return 'operational';
+  const up = (runs - failed) / runs;
+  return up >= 0.99 ? 'minor' : up >= 0.9 ? 'partial-outage' : 'major-outage';
+}
+
+/**
+ * The daily states of a service over the last `days` UTC days (today last): each the worst of
+ * the severity of the incidents open that day and of what its checks' runs gave; "no data" for
+ * the days before the service existed and, for a service with checks, the days its checks did
+ * not run without an incident.
+ */
+export function serviceDays(serviceId: string, incidents: IncidentFacts[], nowMs: number, facts: DayFacts = {}): DayState[] {
+  const count = facts.days ?? HISTORY_DAYS;
   const today = Math.floor(nowMs / DAY) * DAY;
   const mine = incidents.filter((f) => f.incident.services.some((s) => s.id === serviceId));
   const days: DayState[] = [];
-  for (let i = HISTORY_DAYS - 1; i >= 0; i--) {
+  for (let i = count - 1; i >= 0; i--) {
     const start = today - i * DAY;
     const end = start + DAY;
+    const date = new Date(start).toISOString().slice(0, 10);
+    if (facts.sinceMs != null && end <= facts.sinceMs) {
+      days.push({ date, state: 'no-data' });
+      continue;
+    }
     const states = mine
       .filter((f) => f.startMs < end && (f.endMs ?? nowMs) >= start && f.startMs <= nowMs)
       .map((f) => BY_SEVERITY[f.incident.severity] ?? 'minor');
-    days.push({ date: new Date(start).toISOString().slice(0, 10), state: worst(states) });
+    const run = facts.runs?.[count - 1 - i];
+    if (facts.runs) {
+      const r = run ?? { runs: 0, failed: 0 };
+      days.push({ date, state: worst([runsState(r.runs, r.failed), ...states]), runs: r.runs, failed: r.failed });
+    } else days.push({ date, state: worst(['operational', ...states]) });
   }
   return days;
 }
 
-/** The model of a page at `nowMs`. */
-export function statusPageModel(src: AccountView, page: StoredStatusPage, nowMs: number): StatusPageModel {
+/**
+ * Percent up of a service over its days (2 decimals, rounded down): with checks, the share of
+ * their runs that passed; without, the share of its days with data that had no incident. Null
+ * without any data.
+ */
+export function serviceUptime(days: DayState[], checked: boolean): number | null {
+  const floor2 = (x: number) => Math.floor(x * 100) / 100;
+  if (checked) {
+    let runs = 0;
+    let failed = 0;
+    for (const d of days) {
+      runs += d.runs ?? 0;
+      failed += d.failed ?? 0;
+    }
+    return runs === 0 ? null : floor2((100 * (runs - failed)) / runs);
+  }
+  const known = days.filter((d) => d.state !== 'no-data');
+  return known.length === 0 ? null : floor2((100 * known.filter((d) => d.state === 'operational').length) / known.length);
+}
+
+/** A check as the status page reads it: which service it stands behind. */
+interface CheckBehind {
+  [key: string]: unknown;
+  id: string;
+  activated?: boolean;
+  triggerIncident?: { serviceId?: unknown } | null;
+}
+
+/**
+ * The model of a page at `nowMs`. `figures` reads the runs of the checks behind its services
+ * (one windowed reduction per check); without it only incidents count.
+ */
+export function statusPageModel(src: AccountView, page: StoredStatusPage, nowMs: number, figures?: FiguresSource): StatusPageModel {
   const incidents = pageIncidents(src, page);
   const open = incidents.filter((f) => f.open);
+  const count = windowDays(page);
+  const fromMs = Math.floor(nowMs / DAY) * DAY - (count - 1) * DAY;
+  const serviceIds = new Set(page.cards.flatMap((c) => c.services.map((s) => s.id)));
+  // The checks behind the page's services, read once per page (an account's checks are bounded).
+  const behind = new Map<string, string[]>();
+  if (figures && serviceIds.size > 0) {
+    for (const c of src.list<CheckBehind>(COLL.checks)) {
+      const sid = c.triggerIncident?.serviceId;
+      if (typeof sid !== 'string' || !serviceIds.has(sid)) continue;
+      behind.set(sid, [...(behind.get(sid) ?? []), c.id]);
+    }
+  }
+  const runsOf = new Map<string, Array<{ runs: number; failed: number }>>();
+  for (const [sid, checks] of behind) {
+    const perDay = Array.from({ length: count }, () => ({ runs: 0, failed: 0 }));
+    for (const id of checks) {
+      figures!.buckets(id, fromMs, nowMs + 1, DAY).forEach((b, i) => {
+        if (i >= count) return;
+        perDay[i].runs += b.runs;
+        perDay[i].failed += b.failed;
+      });
+    }
+    runsOf.set(sid, perDay);
+  }
   const cards = page.cards.map((card) => ({
     id: card.id,
     name: card.name,
-    services: expandServices(src, card.services).map((service) => ({
-      service,
-      state: worst(open.filter((f) => f.incident.services.some((s) => s.id === service.id)).map((f) => BY_SEVERITY[f.incident.severity] ?? 'minor')),
-      days: serviceDays(service.id, incidents, nowMs),
-    })),
+    services: expandServices(src, card.services).map((service): ServiceView => {
+      const created = Date.parse(service.created_at);
+      const runs = runsOf.get(service.id);
+      const days = serviceDays(service.id, incidents, nowMs, { days: count, sinceMs: Number.isFinite(created) ? created : null, runs });
+      const uptime = serviceUptime(days, runs !== undefined);
+      const incidentState = worst(open.filter((f) => f.incident.services.some((s) => s.id === service.id)).map((f) => BY_SEVERITY[f.incident.severity] ?? 'minor'));
+      // A service with checks and no run in the window has no data yet (unless an incident says otherwise).
+      const state = incidentState === 'no-data' ? (runs !== undefined && uptime === null ? 'no-data' : 'operational') : incidentState;
+      return { service, state, days, uptime, checked: runs !== undefined };
+    }),
   }));
-  const overall = worst(cards.flatMap((c) => c.services.map((s) => s.state)));
-  const past = incidents.filter((f) => !f.open && f.startMs >= nowMs - HISTORY_DAYS * DAY);
-  return { page, cards, overall, open, past, maintenance: pageMaintenance(src, page, nowMs) };
+  const all = cards.flatMap((c) => c.services);
+  const overall = all.length === 0 || all.every((s) => s.state === 'no-data') ? 'no-data' : worst(all.map((s) => (s.state === 'no-data' ? 'operational' : s.state)));
+  const known = all.filter((s) => s.uptime !== null).map((s) => s.uptime as number);
+  const uptime = known.length === 0 ? null : Math.floor((known.reduce((a, b) => a + b, 0) / known.length) * 100) / 100;
+  const past = incidents.filter((f) => !f.open && f.startMs >= nowMs - count * DAY);
+  return { page, windowDays: count, uptime, cards, overall, open, past, maintenance: pageMaintenance(src, page, nowMs) };
 }
 
-const OVERALL: Record<ServiceState, string> = {
+/** What the overall state of a page reads as. */
+export const OVERALL: Record<ServiceState, string> = {
+  'no-data': 'No data yet',
   operational: 'All systems operational',
   minor: 'Minor issues',
   degraded: 'Degraded performance',
@@ -142,11 +269,22 @@ function when(iso: string): Html {
   return html`<time datetime="${d.toISOString()}">${text}</time>`;
 }
 
-function bar(days: DayState[], name: string): Html {
-  const bad = days.filter((d) => d.state !== 'operational').length;
-  const summary = `${name}, last ${days.length} days: ${days.length - bad} days without incidents, ${bad} with incidents`;
-  return html`<ol class="bar" role="img" aria-label="${summary}">${days.map((d) => html`<li class="d-${d.state}" title="${d.date}: ${STATE_LABEL[d.state]}"></li>`)}</ol>
-<div class="bar-legend muted" aria-hidden="true"><span>${days.length} days ago</span><span>Today</span></div>`;
+const pct = (v: number | null) => (v === null ? 'no data' : `${v.toFixed(2)} %`);
+
+function dayText(d: DayState): string {
+  const label = STATE_LABEL[d.state];
+  if (d.runs === undefined || d.runs === 0) return label;
+  return `${label}, ${d.runs - (d.failed ?? 0)} of ${d.runs} runs passed`;
+}
+
+function bar(s: ServiceView): Html {
+  const days = s.days;
+  const none = days.filter((d) => d.state === 'no-data').length;
+  const ok = days.filter((d) => d.state === 'operational').length;
+  const summary = `last ${days.length} days: uptime ${pct(s.uptime)}; ${ok} days operational, ${days.length - ok - none} with issues, ${none} without data`;
+  const barDays: BarDay[] = days.map((d) => ({ date: d.date, state: d.state, text: dayText(d) }));
+  return html`${uptimeBar(barDays, s.service.name, summary)}
+<div class="bar-legend muted"><span aria-hidden="true">${days.length} days ago</span><span class="uptime">${s.uptime === null ? 'No data' : `${s.uptime.toFixed(2)} % uptime`}</span><span aria-hidden="true">Today</span></div>`;
 }
 
 function incidentBlock(f: IncidentFacts): Html {
@@ -177,7 +315,7 @@ function notice(n: SubscribeNotice | undefined): Html {
 /** The part of a status page that changes (state, incidents, services): what the script refreshes from `/live`. */
 export function renderLive(m: StatusPageModel): Html {
   return html`<div id="live">
-<p class="card overall" role="status">${stateText(m.overall, OVERALL[m.overall])}</p>
+<p class="card overall" role="status">${stateText(m.overall, OVERALL[m.overall])}${m.uptime !== null ? html` <span class="muted">· ${m.uptime.toFixed(2)} % uptime over ${m.windowDays} days</span>` : ''}</p>
 ${renderMaintenance(m.maintenance)}
 ${m.open.length > 0 ? html`<section aria-labelledby="open-h"><h2 id="open-h">Open incidents</h2>${m.open.map(incidentBlock)}</section>` : ''}
 <section aria-labelledby="services-h"><h2 id="services-h">Services</h2>
@@ -185,12 +323,12 @@ ${m.cards.map(
     // Card ids are the owner's strings: the element ids use the position instead.
     (c, i) => html`<section class="card" aria-labelledby="card-${i}"><h3 id="card-${i}">${c.name}</h3>
 <ul class="plain">${c.services.map(
-      (s) => html`<li class="service" data-service="${s.service.name}"><div class="row"><span>${s.service.name}</span>${stateText(s.state)}</div>${bar(s.days, s.service.name)}</li>`,
+      (s) => html`<li class="service" data-service="${s.service.name}"><div class="row"><span>${s.service.name}</span>${stateText(s.state)}</div>${bar(s)}</li>`,
     )}</ul></section>`,
   )}
 </section>
 <section aria-labelledby="past-h"><h2 id="past-h">Past incidents</h2>
-${m.past.length > 0 ? m.past.map(incidentBlock) : html`<p class="muted">No incidents in the last ${HISTORY_DAYS} days.</p>`}
+${m.past.length > 0 ? m.past.map(incidentBlock) : html`<p class="muted">No incidents in the last ${m.windowDays} days.</p>`}
 </section>
 </div>`;
 }

@@ -48,6 +48,15 @@ export const STATE_COLORS = {
   dark: { ok: '#4ade80', minor: '#fde047', warn: '#fb923c', bad: '#f87171', none: '#94a3b8' },
 };
 
+/**
+ * Colours of the response-time charts (p50 solid, p95 dashed): at least 3:1 against the card and
+ * page backgrounds of their default theme (WCAG 1.4.11), tested with the state colours.
+ */
+export const CHART_COLORS = {
+  light: { p50: '#1d4ed8', p95: '#9a3412' },
+  dark: { p50: '#93c5fd', p95: '#fdba74' },
+};
+
 const VAR: Record<keyof Theme, string> = {
   bodyBackgroundColor: '--bg',
   headerBackgroundColor: '--header-bg',
@@ -65,13 +74,14 @@ const VAR: Record<keyof Theme, string> = {
 
 const COLOR = /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/;
 
-function vars(theme: Theme, states: Record<string, string>): string {
+function vars(theme: Theme, states: Record<string, string>, charts: Record<string, string>): string {
   const decl = (Object.keys(VAR) as Array<keyof Theme>).map((k) => {
     // Stored colours are validated (#RGB/#RRGGBB); anything else falls back rather than reaching CSS.
     const v = COLOR.test(String(theme[k])) ? theme[k] : DEFAULT_LIGHT[k];
     return `${VAR[k]}:${v}`;
   });
   for (const [k, v] of Object.entries(states)) decl.push(`--s-${k}:${v}`);
+  for (const [k, v] of Object.entries(charts)) decl.push(`--c-${k}:${v}`);
   return decl.join(';');
 }
 
@@ -79,8 +89,8 @@ function vars(theme: Theme, states: Record<string, string>): string {
 export function themeCss(colors: { light: Theme; dark: Theme } | null | undefined, mode: ThemeMode): string {
   const light = colors?.light ?? DEFAULT_LIGHT;
   const dark = colors?.dark ?? DEFAULT_DARK;
-  const lightVars = `:root{color-scheme:light;${vars(light, STATE_COLORS.light)}}`;
-  const darkVars = `:root{color-scheme:dark;${vars(dark, STATE_COLORS.dark)}}`;
+  const lightVars = `:root{color-scheme:light;${vars(light, STATE_COLORS.light, CHART_COLORS.light)}}`;
+  const darkVars = `:root{color-scheme:dark;${vars(dark, STATE_COLORS.dark, CHART_COLORS.dark)}}`;
   if (mode === 'LIGHT') return lightVars;
   if (mode === 'DARK') return darkVars;
   return `${lightVars}@media (prefers-color-scheme: dark){${darkVars}}`;

@@ -41,6 +41,8 @@ export interface StoredStatusPage {
   favicon: string | null;
   defaultTheme: string;
   whiteLabel: boolean;
+  /** Days of the uptime bars of the public page (30, 60 or 90; an addition to the reference). */
+  uptimeWindowDays?: number;
   cards: StoredCard[];
   created_at: string;
   updated_at: string | null;

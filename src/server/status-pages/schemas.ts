@@ -29,6 +29,8 @@ export const statusPageBody = z.object({
   favicon: optionalText,
   defaultTheme: z.enum(['LIGHT', 'DARK', 'AUTO']).default('AUTO'),
   whiteLabel: z.boolean().default(false),
+  /** Days of the public page's uptime bars: 30, 60 or 90 (an addition to the reference). */
+  uptimeWindowDays: z.union([z.literal(30), z.literal(60), z.literal(90)], { error: 'must be 30, 60 or 90' }).default(90),
 });
 /** A validated status-page body, defaults applied. */
 export type StatusPageBody = z.infer<typeof statusPageBody>;

@@ -13,7 +13,7 @@ const ALERT_CHANNELS = ['email', 'webhook', 'slack', 'sms'];
 const INCIDENT_UPDATE = ['id', 'description', 'status', 'publicIncidentUpdateDate', 'created_at', 'notifySubscribers'];
 const SERVICE = ['name', 'id', 'accountId', 'created_at', 'updated_at'];
 const INCIDENT = ['id', 'name', 'severity', 'services', 'incidentUpdates', 'lastUpdateStatus', 'created_at', 'updated_at'];
-const STATUS_PAGE = ['id', 'name', 'url', 'customDomain', 'themeColors', 'logo', 'redirectTo', 'favicon', 'defaultTheme', 'cards', 'whiteLabel'];
+const STATUS_PAGE = ['id', 'name', 'url', 'customDomain', 'themeColors', 'logo', 'redirectTo', 'favicon', 'defaultTheme', 'cards', 'whiteLabel', 'uptimeWindowDays'];
 const CARD = ['id', 'name', 'created_at', 'updated_at', 'services'];
 const DASHBOARD = [
   'id', 'dashboardId', 'created_at', 'customDomain', 'customUrl', 'logo', 'favicon', 'link', 'description', 'width', 'refreshRate', 'paginate',
