@@ -21,8 +21,9 @@ const FLOORS: Record<string, readonly string[]> = {
   import: ['errors', 'json', 'schema', 'api', 'kinds', 'config', 'plan'],
   render: ['errors', 'json', 'schema', 'kinds', 'config', 'plan', 'apply'],
   testrun: ['errors', 'json', 'schema', 'config', 'runner'],
+  agent: ['errors', 'json', 'runner'],
   action: ['errors', 'json', 'schema', 'api', 'git', 'kinds', 'config', 'plan', 'apply', 'import', 'render'],
-  cli: ['errors', 'json', 'schema', 'api', 'git', 'kinds', 'config', 'plan', 'apply', 'import', 'render', 'runner', 'testrun'],
+  cli: ['errors', 'json', 'schema', 'api', 'git', 'kinds', 'config', 'plan', 'apply', 'import', 'render', 'runner', 'testrun', 'agent'],
   server: ['errors', 'json', 'schema', 'runner'],
   index: ['errors', 'schema'],
 };

@@ -4,12 +4,12 @@ import { UsageError } from '../../../src/errors.js';
 
 describe('resolveConnection', () => {
   it('uses the dev key and account against the default local URL', () => {
-    expect(resolveConnection({}, {})).toEqual({ apiUrl: 'http://127.0.0.1:4010', apiKey: 'mac-dev-key', accountId: 'dev' });
+    expect(resolveConnection({}, {})).toEqual({ apiUrl: 'http://127.0.0.1:4010', apiKey: 'mac-dev-key', accountId: 'dev', accountHeader: 'x-service-account' });
   });
 
   it('takes flags over the environment and trims trailing slashes', () => {
     const env = { MAC_API_URL: 'http://env.example', MAC_API_KEY: 'env-key', MAC_ACCOUNT_ID: 'env' };
-    expect(resolveConnection({ apiUrl: 'https://api.example/', apiKey: 'flag-key' }, env)).toEqual({ apiUrl: 'https://api.example', apiKey: 'flag-key', accountId: 'env' });
+    expect(resolveConnection({ apiUrl: 'https://api.example/', apiKey: 'flag-key' }, env)).toEqual({ apiUrl: 'https://api.example', apiKey: 'flag-key', accountId: 'env', accountHeader: 'x-service-account' });
   });
 
   it('asks for a key for any other URL', () => {
