@@ -1,3 +1,4 @@
+import { ownedVariableKey } from '../../src/schema/lock-key.js';
 import { spawn, spawnSync } from 'node:child_process';
 import { writeFileSync, mkdtempSync, readFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
@@ -41,7 +42,8 @@ async function expectOneCopyEach(s: Served, project: string): Promise<void> {
   const channels = await listAllOf<{ config: { address: string } }>(s, '/v1/alert-channels');
   expect(channels.map((c) => c.config.address).sort()).toEqual(['oncall@example.com', 'ops@example.com']);
   const variables = await listAllOf<{ key: string }>(s, '/v1/variables');
-  expect(variables.map((v) => v.key)).toEqual(['API_URL']);
+  // The project's variable, and its ownership record (one, however many applies raced).
+  expect(variables.map((v) => v.key).sort()).toEqual(['API_URL', ownedVariableKey(project)]);
 }
 
 /** A lock record as mac writes it. */

@@ -164,7 +164,7 @@ describe('the packed package, installed into an empty repository', () => {
     // The inputs of the mac step of the plan workflow init wrote, with the repository's variables and secrets.
     const workflow = parse(readFileSync(join(app, '.github', 'workflows', 'mac-plan.yml'), 'utf8')) as { jobs: Record<string, { steps: Array<{ uses?: string; with?: Record<string, unknown> }> }> };
     const step = Object.values(workflow.jobs).flatMap((j) => j.steps).find((st) => st.uses !== undefined && !st.uses.startsWith('actions/'))!;
-    const settings: Record<string, string> = { 'vars.MAC_API_URL': serve!.url, 'secrets.MAC_API_KEY': 'mac-dev-key', 'vars.MAC_ACCOUNT_ID': 'dev' };
+    const settings: Record<string, string> = { 'vars.MAC_API_URL': serve!.url, 'secrets.MAC_READ_ONLY_API_KEY': 'mac-dev-key', 'vars.MAC_ACCOUNT_ID': 'dev' };
     const inputs = Object.fromEntries(
       Object.entries(step.with ?? {}).map(([k, v]) => [k, String(v).replace(/\$\{\{\s*([\w.]+)\s*\}\}/g, (_, name: string) => settings[name] ?? '')]),
     );
