@@ -172,19 +172,21 @@ describe('mac agent runs the checks of private locations (--time-scale 60)', { t
   it('kill -9 of one of two agents mid-run: its claimed runs are run by the other after the lease; none lost, none twice', async () => {
     const state = join(dir, 'kill.db');
     const s = await startServe(['--time-scale', '60', '--state', state, '--rate-limit', '0/60', '--agent-lease', '8', '--agent-queue-timeout', '120']);
-    slowMs = 1500;
+    // Runs of 2.5 s: at the kill, the runs due in the 1.5 s before the second agent started are
+    // still under way on the first (they finished before it with 1.5 s runs on a quiet machine).
+    slowMs = 2500;
     const agents: Agent[] = [];
     try {
       const a = await location(s, 'site-a');
-      const first = startAgent(s, a.key);
+      const first = startAgent(s, a.key, ['--concurrency', '16']);
       agents.push(first);
       await waitFor(async () => ((await agentIds(s, a.id)).size === 1 ? true : undefined));
       const [killedId] = await agentIds(s, a.id);
       const checks = await urlChecks(s, 3, `${targetUrl}/slow`, ['site-a']);
-      // The first agent alone for a few runs: each lasts 1.5 s, so some are always under way.
+      // The first agent alone for a few runs: each lasts 2.5 s, so some are always under way.
       await new Promise((r) => setTimeout(r, 4000));
       const secondStart = Date.now();
-      const second = startAgent(s, a.key);
+      const second = startAgent(s, a.key, ['--concurrency', '16']);
       agents.push(second);
       await new Promise((r) => setTimeout(r, 1000));
       await first.stop('SIGKILL');

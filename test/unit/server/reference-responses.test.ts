@@ -113,6 +113,7 @@ const CALLS: Record<string, Call> = {
   'GET /v1/private-locations': () => ({ path: '/v1/private-locations' }),
   'POST /v1/private-locations': () => ({ path: '/v1/private-locations', body: { name: 'Ref', slugName: 'ref-loc' } }),
   'GET /v1/private-locations/{}': (w) => ({ path: `/v1/private-locations/${w.location.id}` }),
+  'GET /v1/private-locations/{}/metrics': (w) => ({ path: `/v1/private-locations/${w.location.id}/metrics?from=${Math.floor(Date.now() / 1000) - 3600}&to=${Math.floor(Date.now() / 1000)}` }),
   'PUT /v1/private-locations/{}': (w) => ({ path: `/v1/private-locations/${w.location.id}`, body: { name: 'Office 2' } }),
   'POST /v1/private-locations/{}/keys': (w) => ({ path: `/v1/private-locations/${w.location.id}/keys` }),
   'GET /v1/check-results/{}': (w) => ({ path: `/v1/check-results/${w.check.id}` }),
