@@ -56,7 +56,7 @@ describe('orphans', () => {
     const none = await planJson(dir);
     expect(none.r.code).toBe(0);
     expect(none.plan.summary.orphaned).toBe(3);
-  });
+  }, 300_000);
 });
 
 describe('renamedFrom', () => {
@@ -79,7 +79,7 @@ describe('renamedFrom', () => {
     expect(after.tags).not.toContain('mac:ren/db');
     expect(await checkWithTag('mac:ren/primary-db')).toHaveLength(1);
     expect((await planJson(dir)).r.code).toBe(0);
-  });
+  }, 300_000);
 
   it('naming an id that is still defined is an error at file:line:col, before any request', async () => {
     const dir = writeProject({
