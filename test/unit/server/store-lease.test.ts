@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Store } from '../../../src/server/store/store.js';
-import { RUN_COLL, RUN_INDEX } from '../../../src/server/rundata/collections.js';
+import { AGENT_COLL, RUN_COLL, RUN_INDEX } from '../../../src/server/rundata/collections.js';
 import { pgDatabase } from '../../helpers/pg-url.js';
 
 // The persisted queues' primitive (Backend.lease) and the retention rule that keeps undelivered
@@ -35,6 +35,25 @@ function queue(store: Store, account: string, id: string, dueMs: number): void {
 }
 
 describe.each(STORES)('Store.lease on %s', (_name, open) => {
+  it('with `only`, takes the records of that check-field value alone (one private location), and a later lease finds the rest', () => {
+    const { store } = open();
+    try {
+      const put = (account: string, id: string, locationId: string) => {
+        const tx = store.begin(account);
+        tx.put(AGENT_COLL.runs, id, { id, locationId, availableAt: iso(T0) });
+        tx.commit();
+      };
+      put('acme', 'r1', 'loc-a');
+      put('acme', 'r2', 'loc-b');
+      put('beta', 'r3', 'loc-c');
+      expect(store.lease(AGENT_COLL.runs, T0, T0 + 1000, 10, 'loc-a').map((r) => [r.account, r.id])).toEqual([['acme', 'r1']]);
+      expect(store.lease(AGENT_COLL.runs, T0, T0 + 1000, 10, 'loc-a')).toEqual([]);
+      expect(store.lease(AGENT_COLL.runs, T0, T0 + 1000, 10).map((r) => r.id).sort()).toEqual(['r2', 'r3']);
+    } finally {
+      store.close();
+    }
+  });
+
   it('takes the due records only, longest due first, and moves them to the lease end', () => {
     const { store } = open();
     try {
