@@ -1,4 +1,5 @@
-import { CHECK_ENV_VARS, checkKind } from './check-common.js';
+import { checkKind } from './check-common.js';
+import { SCRIPT_FIELDS, SCRIPT_WRITE_ONLY } from './multistep-check.js';
 
 /**
  * Browser checks: a Playwright Test script using `page` plus environment variables, like
@@ -9,16 +10,7 @@ export const browserCheck = checkKind({
   kind: 'BrowserCheck',
   segment: 'browser',
   without: ['frequencyOffset'],
-  shape: {
-    script: { default: null, nullable: true, emptyIsNull: true },
-    environmentVariables: { default: [], set: 'key', items: CHECK_ENV_VARS },
-    sslCheckDomain: { default: null, nullable: true },
-    scriptPath: { emptyIsNull: true },
-    dependencies: { items: { path: {}, content: {} } },
-  },
-  writeOnly: ['scriptPath', 'dependencies'],
-  notes: (obj) =>
-    ['scriptPath', 'dependencies']
-      .filter((f) => obj[f] !== undefined)
-      .map((f) => `${f} is write-only (the API never returns it): sent on create and update, not compared`),
+  // The order of a multi-step check's fields, with sslCheckDomain after the variables.
+  shape: { script: SCRIPT_FIELDS.script, environmentVariables: SCRIPT_FIELDS.environmentVariables, sslCheckDomain: { default: null, nullable: true }, scriptPath: SCRIPT_FIELDS.scriptPath, dependencies: SCRIPT_FIELDS.dependencies },
+  ...SCRIPT_WRITE_ONLY,
 });
