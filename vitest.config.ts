@@ -74,6 +74,11 @@ export default defineConfig({
         test: { name: 'unit', include: UNIT, exclude: SERVICE, isolate: false },
       },
       { extends: true, test: { name: 'service', include: SERVICE, globalSetup: postgres } },
+      // integration: the CLI's main() and `mac serve` in the test's own process (test/helpers/mac-inprocess.ts).
+      {
+        extends: true,
+        test: { name: 'integration', include: ['test/integration/**/*.test.ts'], server: { deps: { external: [/\/dist\//] } } },
+      },
       { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], globalSetup: postgres } },
       { extends: true, test: { name: 'sqlite', include: STORE_MATRIX, env: { MAC_TEST_STORE: 'sqlite' } } },
       { extends: true, test: { name: 'postgres', include: STORE_MATRIX, env: { MAC_TEST_STORE: 'postgres' }, globalSetup: postgres } },

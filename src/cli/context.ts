@@ -6,6 +6,11 @@ export interface CliContext {
   output: Output;
   env: Record<string, string | undefined>;
   cwd: string;
+  /**
+   * Ends a long-running command (`mac serve`) as SIGTERM would, when the CLI runs in
+   * another program's process (main() called in process); the process's own signals otherwise.
+   */
+  stop?: AbortSignal;
   /** Sets the process exit code of this run (the highest code set wins). */
   exit(code: number): void;
 }

@@ -32,15 +32,25 @@ function commandsFor(argv: string[]): Array<() => Promise<{ register: RegisterCo
   return i >= 0 ? [commands[i]] : commands;
 }
 
+/**
+ * Where a run of the CLI reads and writes: its streams and environment, and when main() is called
+ * in another program's process, its working directory and a stop signal (see CliContext.stop).
+ */
+export interface MainTarget extends OutputTarget {
+  cwd: string;
+  stop: AbortSignal;
+}
+
 /** Runs the CLI with argv (as process.argv) and returns the exit code. The only place that decides it. */
-export async function main(argv: string[], target?: Partial<OutputTarget>): Promise<number> {
+export async function main(argv: string[], target?: Partial<MainTarget>): Promise<number> {
   const env = target?.env ?? process.env;
   const output = createOutput({ stdout: target?.stdout ?? process.stdout, stderr: target?.stderr ?? process.stderr, env });
   let exitCode = 0;
   const ctx: CliContext = {
     output,
     env,
-    cwd: process.cwd(),
+    cwd: target?.cwd ?? process.cwd(),
+    stop: target?.stop,
     exit(code) {
       exitCode = Math.max(exitCode, code);
     },

@@ -132,7 +132,8 @@ export const register: RegisterCommand = (program, ctx) => {
     .option('--alert-timeout <ms>', 'how long one delivery attempt of an alert or mail may take', String(DEFAULT_ALERT_TIMEOUT_MS))
     .action(async (flags: ServeFlags) => {
       const options = toOptions(flags);
-      boundHeapGrowth();
+      // The heap's growth is the process's to set: not when the service runs inside another program.
+      if (!ctx.stop) boundHeapGrowth();
       // A state file it cannot use throws a StateError (a MacError naming the file), left unchanged.
       const server = createServer(options);
       let url: string;
@@ -181,6 +182,7 @@ export const register: RegisterCommand = (program, ctx) => {
         const done = () => {
           process.off('SIGINT', stop);
           process.off('SIGTERM', stop);
+          ctx.stop?.removeEventListener('abort', stop);
           resolve();
         };
         const stop = () => {
@@ -205,8 +207,14 @@ export const register: RegisterCommand = (program, ctx) => {
             },
           );
         };
-        process.on('SIGINT', stop);
-        process.on('SIGTERM', stop);
+        if (ctx.stop) {
+          // In process (tests, embedding): the caller's signal stops it; the process's signals are the caller's.
+          if (ctx.stop.aborted) stop();
+          else ctx.stop.addEventListener('abort', stop, { once: true });
+        } else {
+          process.on('SIGINT', stop);
+          process.on('SIGTERM', stop);
+        }
       });
       // Abandoned runs still hold their sockets and timers (up to their timeout): the process ends
       // now, once main() has set the exit code.

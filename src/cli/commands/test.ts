@@ -35,12 +35,17 @@ export const register: RegisterCommand = (program, ctx) => {
         output.info(`mac test: stopped by ${signal}`);
         process.exit(code);
       };
-      process.once('SIGINT', interrupted('SIGINT', 130));
-      process.once('SIGTERM', interrupted('SIGTERM', 143));
+      const onInt = interrupted('SIGINT', 130);
+      const onTerm = interrupted('SIGTERM', 143);
+      process.once('SIGINT', onInt);
+      process.once('SIGTERM', onTerm);
       // Scripts run in the sandbox where bubblewrap works; elsewhere as the project's own code
       // (like a *.mac.ts file), with a notice. --no-typescript skips them (runSuite).
       const run = { scripts: { allowUnsandboxed: true, onUnsandboxed: (message: string) => output.info(`mac test: ${message}`) } };
-      const report = await runSuite(project.definitions, { concurrency, scripts: flags.typescript, run });
+      const report = await runSuite(project.definitions, { concurrency, scripts: flags.typescript, run }).finally(() => {
+        process.off('SIGINT', onInt);
+        process.off('SIGTERM', onTerm);
+      });
       output.result(format === 'json' ? renderTestJson(report) : renderTestText(report, output.c));
       ctx.exit(testExitCode(report));
     });

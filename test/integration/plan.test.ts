@@ -3,10 +3,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
 import type { Plan } from '../../src/plan/types.js';
-import { runMac, type RunResult } from '../helpers/cli.js';
-import { startServe, type Served } from '../helpers/serve.js';
-import { roundTripFiles, ROUNDTRIP_SECRETS } from './fixtures-roundtrip.js';
-import { createAsEngine, writeProject } from './plan-helpers.js';
+import type { RunResult } from '../helpers/cli.js';
+import { runMacIn, startServeIn } from '../helpers/mac-inprocess.js';
+import type { Served } from '../helpers/serve.js';
+import { roundTripFiles, ROUNDTRIP_SECRETS } from '../e2e/fixtures-roundtrip.js';
+import { createAsEngine, writeProject } from '../e2e/plan-helpers.js';
 
 let served: Served;
 let client: ApiClient;
@@ -16,7 +17,7 @@ const outputs: string[] = [];
 
 const env = () => ({ MAC_API_URL: served.url, MAC_API_KEY: served.apiKey, ...ROUNDTRIP_SECRETS });
 async function mac(args: string[]): Promise<RunResult> {
-  const r = await runMac(args, { env: env(), cwd: dir });
+  const r = await runMacIn(args, { env: env(), cwd: dir });
   outputs.push(r.stdout, r.stderr);
   return r;
 }
@@ -26,7 +27,7 @@ async function planJson(extra: string[] = []): Promise<{ r: RunResult; plan: Pla
 }
 
 beforeAll(async () => {
-  served = await startServe(['--no-runs', '--rate-limit', '0/60']);
+  served = await startServeIn(['--no-runs', '--rate-limit', '0/60']);
   client = new ApiClient({ apiUrl: served.url, apiKey: served.apiKey });
   const group = await client.post<{ id: number }>('/v1/check-groups', { name: 'Round trip group' });
   await client.post('/v1/private-locations', { name: 'Edge one', slugName: 'edge-1' });
@@ -113,7 +114,7 @@ describe('mac plan against mac serve', () => {
   it('stops on invalid definitions with their diagnostics, not the error of the live state read meanwhile', async () => {
     const bad = await writeProject({ 'mac.config.yaml': 'project: bad\n', 'c.yaml': 'kind: TcpCheck\nid: x\nname: x\nrequest: { hostname: h, port: 99999 }\n' });
     // A URL where nothing listens: a request would fail with ECONNREFUSED instead of the diagnostics.
-    const r = await runMac(['plan', bad, '--api-url', 'http://127.0.0.1:9', '--api-key', 'k']);
+    const r = await runMacIn(['plan', bad, '--api-url', 'http://127.0.0.1:9', '--api-key', 'k']);
     outputs.push(r.stdout, r.stderr);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/c\.yaml:4:\d+: error: request\.port/);
@@ -122,7 +123,7 @@ describe('mac plan against mac serve', () => {
   });
 
   it('names the address and the fix when the API is not reachable', async () => {
-    const r = await runMac(['plan', dir, '--api-url', 'http://127.0.0.1:9', '--api-key', 'k'], { env: ROUNDTRIP_SECRETS });
+    const r = await runMacIn(['plan', dir, '--api-url', 'http://127.0.0.1:9', '--api-key', 'k'], { env: ROUNDTRIP_SECRETS });
     outputs.push(r.stdout, r.stderr);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('ECONNREFUSED 127.0.0.1:9');
