@@ -1,4 +1,6 @@
+import { relative } from 'node:path';
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 // The suite in tiers (vitest projects), run together by `npm test` and one by one with
 // `npm run test:unit|service|e2e|stores` (`vitest run --project NAME`). CONTRIBUTING.md ("Tests")
@@ -53,6 +55,77 @@ export const STORE_MATRIX = [
   'test/e2e/serve-stop.test.ts',
 ];
 
+/**
+ * Seconds per file of the files that took 20 s or more (project:path; a run of `npm test` at
+ * 3 workers on a loaded 2-core machine). Only an order: the files of every project share one queue
+ * of `maxWorkers` slots, and a long file that starts last ends last (the run's wall time is at
+ * least the longest file, and at most the mean load plus the last file to start). A file missing
+ * here, or gone, costs nothing but its place in the order; refresh the list from a run's per-file
+ * times when the long files change.
+ */
+const KNOWN_SECONDS: Record<string, number> = {
+  'e2e:test/e2e/sandbox.test.ts': 223,
+  'e2e:test/e2e/agent.test.ts': 171,
+  'e2e:test/e2e/every-kind-owned.test.ts': 163,
+  'e2e:test/e2e/action-bundle.test.ts': 122,
+  'e2e:test/e2e/apply-lock.test.ts': 106,
+  'e2e:test/e2e/browser.test.ts': 81,
+  'e2e:test/e2e/env-safety.test.ts': 80,
+  'e2e:test/e2e/plan-flows.test.ts': 78,
+  'e2e:test/e2e/apply.test.ts': 76,
+  'service:test/unit/runner/browser.test.ts': 74,
+  'e2e:test/e2e/pack-install.test.ts': 73,
+  'e2e:test/e2e/orphans.test.ts': 62,
+  'e2e:test/e2e/apply-chaos.test.ts': 59,
+  'e2e:test/e2e/kinds-groups-locations.test.ts': 56,
+  'e2e:test/e2e/serve-postgres.test.ts': 46,
+  'e2e:test/e2e/pages-pictures-browser.test.ts': 44,
+  'e2e:test/e2e/multistep.test.ts': 38,
+  'service:test/unit/runner/multistep.test.ts': 36,
+  'e2e:test/e2e/loader-safety.test.ts': 33,
+  'service:test/unit/server/reference-responses.test.ts': 31,
+  'service:test/unit/server/aggregate.test.ts': 30,
+  'e2e:test/e2e/plan-sets.test.ts': 29,
+  'e2e:test/e2e/kinds-http.test.ts': 28,
+  'e2e:test/e2e/kinds-icmp.test.ts': 27,
+  'service:test/unit/cli/serve-heap.test.ts': 27,
+  'e2e:test/e2e/kinds-status-pages.test.ts': 27,
+  'e2e:test/e2e/docs-examples.test.ts': 26,
+  'e2e:test/e2e/pages-browser.test.ts': 25,
+  'e2e:test/e2e/kinds-maintenance.test.ts': 25,
+  'e2e:test/e2e/serve.test.ts': 25,
+  'e2e:test/e2e/plan.test.ts': 22,
+  'e2e:test/e2e/serve-alerts-durable.test.ts': 22,
+  'e2e:test/e2e/serve-database.test.ts': 22,
+  'postgres:test/unit/runs/service-runs.test.ts': 22,
+  'e2e:test/e2e/init.test.ts': 21,
+};
+
+/**
+ * Longest files first, over all projects (vitest's own order runs the projects one after the
+ * other by name, and on a fresh clone, without its cache of durations, orders a project's files
+ * by size: the longest file of the service tier started after every e2e file). A file's duration
+ * is the one vitest cached from the last run on this machine, else KNOWN_SECONDS; the files of
+ * neither come after, the larger first.
+ */
+class LongestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const root = this.ctx.config.root;
+    const key = (f: TestSpecification) => `${f.project.name}:${relative(root, f.moduleId)}`;
+    const seconds = (f: TestSpecification): number | undefined => {
+      const cached = this.ctx.cache.getFileTestResults(key(f))?.duration;
+      return cached !== undefined ? cached / 1000 : KNOWN_SECONDS[key(f)];
+    };
+    const size = (f: TestSpecification) => this.ctx.cache.getFileStats(key(f))?.size ?? 0;
+    return [...files].sort((a, b) => {
+      const [sa, sb] = [seconds(a), seconds(b)];
+      if (sa !== undefined && sb !== undefined) return sb - sa;
+      if (sa !== undefined || sb !== undefined) return sa !== undefined ? -1 : 1;
+      return size(b) - size(a);
+    });
+  }
+}
+
 // One PostgreSQL for the whole run (MAC_TEST_PG_URL, a fresh database per service): the first
 // project that needs it starts it, the others find it started. The unit tier does not start it.
 const postgres = ['test/helpers/postgres-global.ts'];
@@ -66,8 +139,16 @@ export default defineConfig({
     pool: 'forks',
     // Most of an e2e file's time is spent waiting on the processes it spawns (the CLI, mac serve,
     // Chromium, PostgreSQL): three files at once keep 2 cores busy, where the default of one
-    // worker per spare core ran them one after the other.
+    // worker per spare core ran them one after the other. Figures (a fresh-clone CI run, 234
+    // files, load 6-10): 2,658 s of summed file time in 998 s of wall, 2.66 files under way on
+    // average out of 3; the per-file times scheduled longest first give 1,329 s at 2 workers,
+    // 886 s at 3 and 665 s at 4 if files did not slow each other, but the suite's time is mostly
+    // process start-ups (CPU) and 2 cores bound it: a 4th worker adds contention (start-up time
+    // limits of 20-30 s were already missed at load 30), a 2nd alone leaves a core idle while a
+    // file waits. Three stays. The wall time is at least the longest file (223 s in that run):
+    // what brings it down is splitting such files, and starting them first (LongestFirst).
     maxWorkers: 3,
+    sequence: { sequencer: LongestFirst },
     projects: [
       {
         extends: true,

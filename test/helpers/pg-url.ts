@@ -20,9 +20,12 @@ export async function pgQuery<T = any>(url: string, text: string, values: unknow
   }
 }
 
-/** Creates the database of `url` (pgDatabase's names need no quoting), which the service would create on first connect. */
+/**
+ * Creates the database of `url` (pgDatabase's names need no quoting) empty, as a server without
+ * the tests' schema in template1 would (test/helpers/postgres.ts migrateTemplate): from template0.
+ */
 export async function pgCreateDatabase(url: string): Promise<void> {
-  await pgQuery(new URL('/postgres', url).toString(), `CREATE DATABASE ${new URL(url).pathname.slice(1)}`);
+  await pgQuery(new URL('/postgres', url).toString(), `CREATE DATABASE ${new URL(url).pathname.slice(1)} TEMPLATE template0`);
 }
 
 /** Creates the database of `url` as the first schema version left it: tables of migration 1, version 1. */

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testServer, type TestClient } from './client.js';
 import { seedWorld, type World } from './world.js';
 
@@ -29,15 +29,24 @@ const BAD_BODY_ON_MISSING: Array<[string, string, unknown]> = [
 ];
 
 describe('order of checks (api-decisions §1.1)', () => {
+  // The 38 cases below write nothing (each is refused before any lookup): one service answers
+  // them all, where a service per case cost a database and a connection each on SQLite and
+  // PostgreSQL (the store matrix).
+  let shared: TestClient;
+  beforeAll(() => {
+    shared = testServer();
+  });
+  afterAll(() => shared.server.close());
+
   it.each(BAD_BODY_ON_MISSING)('validation precedes lookup: %s %s with a bad body -> 400', async (method, path, body) => {
-    const t = testServer();
+    const t = shared;
     const a = await t.call(method, path, body);
     expect(a.status, JSON.stringify(a.body)).toBe(400);
     expect(a.body.attributes.source).toBe('payload');
   });
 
   it.each(BAD_BODY_ON_MISSING)('role precedes everything after routing: a read-only key on %s %s -> 403', async (method, path) => {
-    const t = testServer();
+    const t = shared;
     const a = await t.call(method, path, undefined, { key: 'reader-key', raw: '{not json' });
     expect(a.status).toBe(403);
     expect(a.body).toEqual({ statusCode: 403, error: 'Forbidden', message: 'This API key may only read' });
