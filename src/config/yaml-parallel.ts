@@ -6,7 +6,7 @@
  * project is the same with or without threads.
  */
 import { existsSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { parseYamlData, type ParsedYamlFile } from './yaml-source.js';
 
@@ -25,10 +25,16 @@ export interface YamlInput {
   file: string;
 }
 
-/** How many parse threads to start for `bytes` of YAML: 0 on one core or for a small project. */
-export function parseWorkers(bytes: number, cores = availableParallelism()): number {
-  if (bytes < PARALLEL_MIN_BYTES || cores < 2) return 0;
-  return Math.min(cores - 1, MAX_WORKERS);
+/**
+ * How many parse threads to start for `bytes` of YAML: one per core that is idle besides the
+ * main thread's (by the last minute's load average), at most MAX_WORKERS; 0 for a small project.
+ * A thread costs CPU (its start, and copying its results back): on a machine whose cores are
+ * all busy it makes the load slower, so none is started then.
+ */
+export function parseWorkers(bytes: number, cores = availableParallelism(), load = loadavg()[0]): number {
+  if (bytes < PARALLEL_MIN_BYTES) return 0;
+  const idle = Math.round(cores - 1 - load);
+  return Math.max(0, Math.min(idle, cores - 1, MAX_WORKERS));
 }
 
 /**

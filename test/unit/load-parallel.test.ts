@@ -46,11 +46,14 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const plain = (value: unknown) => JSON.parse(JSON.stringify(value)) as unknown;
 
 describe('the parallel YAML parse', () => {
-  it('starts threads only for a large project on more than one core', () => {
-    expect(parseWorkers(PARALLEL_MIN_BYTES - 1, 8)).toBe(0);
-    expect(parseWorkers(PARALLEL_MIN_BYTES, 1)).toBe(0);
-    expect(parseWorkers(PARALLEL_MIN_BYTES, 2)).toBe(1);
-    expect(parseWorkers(100 * PARALLEL_MIN_BYTES, 64)).toBe(3);
+  it('starts threads only for a large project, on cores that are idle', () => {
+    expect(parseWorkers(PARALLEL_MIN_BYTES - 1, 8, 0)).toBe(0);
+    expect(parseWorkers(PARALLEL_MIN_BYTES, 1, 0)).toBe(0);
+    expect(parseWorkers(PARALLEL_MIN_BYTES, 2, 0.2)).toBe(1);
+    expect(parseWorkers(PARALLEL_MIN_BYTES, 2, 1.5)).toBe(0);
+    expect(parseWorkers(PARALLEL_MIN_BYTES, 4, 1.2)).toBe(2);
+    expect(parseWorkers(PARALLEL_MIN_BYTES, 4, 30)).toBe(0);
+    expect(parseWorkers(100 * PARALLEL_MIN_BYTES, 64, 0)).toBe(3);
   });
 
   it('parses in the threads what the main thread would, in file order', async () => {
