@@ -14,11 +14,14 @@ const LISTS = [
   { list: '/v1/variables', item: (o) => `/v1/variables/${encodeURIComponent(o.key)}` },
 ];
 
+/** The variables mac keeps its ownership records in: mac's own, not resources a provider would hold. */
+const OWNED_PREFIX = 'MAC_OWNED_';
+
 const headers = { authorization: `Bearer ${API_KEY}`, accept: 'application/json' };
 
 /**
- * The item paths of every resource in the account: the ids a provider keeps in its state.
- * Read once, untimed and uncounted, from the lists.
+ * The item paths of every resource in the account: the ids a provider keeps in its state (mac's
+ * ownership records left out). Read once, untimed and uncounted, from the lists.
  */
 export async function resourcePaths(url) {
   const pool = new Pool(url, { connections: 4 });
@@ -29,7 +32,7 @@ export async function resourcePaths(url) {
         const res = await pool.request({ method: 'GET', path: `${list}?limit=100&page=${page}`, headers });
         const body = await res.body.json();
         if (res.statusCode !== 200) throw new Error(`GET ${list}: ${res.statusCode} ${JSON.stringify(body)}`);
-        paths.push(...body.map(item));
+        paths.push(...body.filter((o) => !(list === '/v1/variables' && String(o.key).startsWith(OWNED_PREFIX))).map(item));
         if (body.length < 100) break;
       }
     }
@@ -41,7 +44,8 @@ export async function resourcePaths(url) {
 
 /**
  * Refreshes every path with one GET, `concurrency` at a time. Resolves to `{requests, wallMs}`;
- * throws if any answer is not 200 (a baseline that skips work would flatter mac).
+ * throws if any answer is not 200 (a baseline that skips work would flatter mac). The network
+ * floor of a plan is the same function over the list pages the plan read, at its concurrency.
  */
 export async function refreshEach(url, paths, concurrency = BASELINE_CONCURRENCY) {
   const pool = new Pool(url, { connections: concurrency });

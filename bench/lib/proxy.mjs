@@ -8,16 +8,18 @@ const HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade',
 
 /**
  * Starts a proxy in front of `target`. Returns `{url, stats, close}`; `stats` holds the request
- * count, counts by method and by list path, and the most requests ever in flight at once.
+ * count, counts by method and by list path, the most requests ever in flight at once, and the
+ * GETs sent (path and query, in order: the bench replays them as the network floor).
  */
 export async function startCountingProxy(target) {
   // Far more connections than any client uses, so the proxy never caps the client's concurrency.
   const pool = new Pool(target, { connections: 256 });
-  const stats = { total: 0, byMethod: {}, byPath: {}, inFlight: 0, peakInFlight: 0 };
+  const stats = { total: 0, byMethod: {}, byPath: {}, inFlight: 0, peakInFlight: 0, gets: [] };
   const server = createServer(async (req, res) => {
     stats.total++;
     stats.byMethod[req.method] = (stats.byMethod[req.method] ?? 0) + 1;
     const path = req.url.split('?')[0];
+    if (req.method === 'GET') stats.gets.push(req.url);
     stats.byPath[path] = (stats.byPath[path] ?? 0) + 1;
     stats.peakInFlight = Math.max(stats.peakInFlight, ++stats.inFlight);
     try {

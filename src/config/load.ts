@@ -14,7 +14,8 @@ import { discoverProject } from './discover.js';
 import { DEFINITION_FILE_LIMIT, describeProblem, projectRoot, readProjectFile } from './files.js';
 import { readProjectConfig } from './project-config.js';
 import { errorAt, isRecord, type SourceDocument } from './source.js';
-import { parseYaml } from './yaml-source.js';
+import { yamlSources } from './yaml-source.js';
+import { parseWorkers, parseYamlFiles } from './yaml-parallel.js';
 import { loadTsFile } from './ts-source.js';
 import { interpolateEnv, judgeUnsetEnv } from './interpolate.js';
 import { checkStructure } from './structure.js';
@@ -39,6 +40,11 @@ export interface LoadOptions {
    * when their text cannot tell (a *.mac.ts file). `mac plan` starts fetching with it.
    */
   onFilesRead?: (kinds: ReadonlySet<Kind> | 'all') => void;
+  /**
+   * Threads that parse YAML besides the main thread; default: none for a small project, else
+   * one per core beyond the first (at most 3). The loaded project is the same either way.
+   */
+  parseWorkers?: number;
 }
 
 /** Field names each check kind accepts, for merging `defaults.check` under it. */
@@ -85,6 +91,13 @@ export async function loadProject(dir: string, options: LoadOptions): Promise<Lo
   );
   // A project already known to be invalid (its config, a file that cannot be read) is not fetched for.
   if (!diagnostics.some((d) => d.severity === 'error')) options.onFilesRead?.(files.some((f) => f.endsWith('.ts')) ? 'all' : kindsNamed(texts));
+  // YAML is parsed on every core when the project is large (yaml-parallel.ts); between files,
+  // the requests started meanwhile are sent and their answers taken.
+  const yamlInputs = files.map((file, i) => (texts[i] === undefined || file.endsWith('.ts') ? undefined : { text: texts[i]!, file }));
+  const yamlBytes = yamlInputs.reduce((n, input) => n + (input?.text.length ?? 0), 0);
+  const workers = options.parseWorkers ?? parseWorkers(yamlBytes);
+  const between = options.onFilesRead ? () => new Promise<void>((r) => setImmediate(r)) : undefined;
+  const parsedYaml = await parseYamlFiles(yamlInputs, workers, between);
   const perFile: SourceDocument[][] = [];
   for (const [i, file] of files.entries()) {
     const text = texts[i];
@@ -98,11 +111,10 @@ export async function loadProject(dir: string, options: LoadOptions): Promise<Lo
       perFile.push(await loadTsFile(abs, text, file, dirname(abs), diagnostics));
       continue;
     }
-    const parsed = parseYaml(text, file, dirname(abs));
+    const parsed = yamlSources(parsedYaml[i]!, text, file, dirname(abs));
+    parsedYaml[i] = undefined;
     diagnostics.push(...parsed.diagnostics);
     perFile.push(parsed.documents);
-    // Between files, the requests started meanwhile are sent and their answers taken.
-    if (options.onFilesRead) await new Promise<void>((r) => setImmediate(r));
   }
 
   const declared = new Set<string>();

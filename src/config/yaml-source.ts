@@ -18,24 +18,42 @@ export interface YamlFile {
   diagnostics: Diagnostic[];
 }
 
+/**
+ * One document of a YAML file as plain data: what parsing yields before positions are needed.
+ * Plain and structured-clonable, so a worker thread can parse (yaml-parallel.ts).
+ */
+export interface ParsedYamlDocument {
+  /** Index of the document in the file (counting the skipped ones), for a position parse. */
+  index: number;
+  data: unknown;
+  /** Position of its `kind:` key, else of its start. */
+  position: Position;
+}
+
+/** The documents of one file as data, with the syntax and bounds problems found in it. */
+export interface ParsedYamlFile {
+  documents: ParsedYamlDocument[];
+  diagnostics: Diagnostic[];
+}
+
 /** Parses `text` (the content of `file`, relative to the project) into documents. */
 export function parseYaml(text: string, file: string, dir: string): YamlFile {
+  return yamlSources(parseYamlData(text, file), text, file, dir);
+}
+
+/**
+ * The data of each document of `text` and the problems found, without the syntax trees (they are
+ * most of a loaded file's memory, and most documents never need a position past their `kind:`).
+ */
+export function parseYamlData(text: string, file: string): ParsedYamlFile {
   const lineCounter = new LineCounter();
   const docs = parseDocuments(text, lineCounter);
   const diagnostics: Diagnostic[] = [];
-  const documents: SourceDocument[] = [];
-  const at = (offset: number): Position => {
-    const { line, col } = lineCounter.linePos(offset);
-    return { file, line: Math.max(line, 1), col };
-  };
+  const documents: ParsedYamlDocument[] = [];
+  const at = (offset: number): Position => positionAt(lineCounter, file, offset);
   // An empty stream (only comments) parses to an EmptyStream, which has no documents.
   if (!Array.isArray(docs)) return { documents, diagnostics };
   const parsed = docs as Document.Parsed[];
-  // The syntax trees are not kept: they are most of a loaded file's memory, and most documents
-  // never need a position past their `kind:`. A field's position parses the file's text again,
-  // once per file, when one is asked for (a diagnostic).
-  let again: Document.Parsed[] | undefined;
-  const reparsed = (index: number): Document.Parsed => (again ??= parseDocuments(text, new LineCounter()) as Document.Parsed[])[index];
   for (const [index, doc] of parsed.entries()) {
     if (doc.errors.length > 0) {
       for (const err of doc.errors) diagnostics.push(errorAt(at(err.pos[0]), '', yamlMessage(err.code, err.message)));
@@ -59,9 +77,31 @@ export function parseYaml(text: string, file: string, dir: string): YamlFile {
       diagnostics.push(errorAt(at(firstAliasOffset(doc) ?? doc.contents.range?.[0] ?? 0), '', `YAML: ${message}`));
       continue;
     }
-    documents.push(yamlDocument(kindOffset(doc), () => reparsed(index), data, file, dir, at));
+    documents.push({ index, data, position: at(kindOffset(doc)) });
   }
   return { documents, diagnostics };
+}
+
+/**
+ * The source documents of a parsed file. A field's position parses the file's text again, once
+ * per file, when one is asked for (a diagnostic).
+ */
+export function yamlSources(parsed: ParsedYamlFile, text: string, file: string, dir: string): YamlFile {
+  let again: { docs: Document.Parsed[]; lineCounter: LineCounter } | undefined;
+  const reparsed = () => {
+    if (!again) {
+      const lineCounter = new LineCounter();
+      again = { docs: parseDocuments(text, lineCounter) as Document.Parsed[], lineCounter };
+    }
+    return again;
+  };
+  const documents = parsed.documents.map((d) => yamlDocument(d.position, d.index, reparsed, d.data, file, dir));
+  return { documents, diagnostics: parsed.diagnostics };
+}
+
+function positionAt(lineCounter: LineCounter, file: string, offset: number): Position {
+  const { line, col } = lineCounter.linePos(offset);
+  return { file, line: Math.max(line, 1), col };
 }
 
 /** The documents of `text`, with the options every parse of a definition file uses. */
@@ -83,15 +123,24 @@ function kindOffset(doc: Document.Parsed): number {
   return root?.range?.[0] ?? 0;
 }
 
-function yamlDocument(kindAt: number, tree: () => Document.Parsed, data: unknown, file: string, dir: string, at: (offset: number) => Position): SourceDocument {
+function yamlDocument(
+  position: Position,
+  index: number,
+  reparsed: () => { docs: Document.Parsed[]; lineCounter: LineCounter },
+  data: unknown,
+  file: string,
+  dir: string,
+): SourceDocument {
   const start = (node: Node | null | undefined): number | undefined => node?.range?.[0];
   return {
     file,
     dir,
     data,
-    position: () => at(kindAt),
+    position: () => ({ ...position }),
     locate(path: readonly PathSegment[], key = false) {
-      const doc = tree();
+      const { docs, lineCounter } = reparsed();
+      const at = (offset: number): Position => positionAt(lineCounter, file, offset);
+      const doc = docs[index];
       const root = doc.contents as Node;
       let node: Node | null = root;
       let offset = start(root) ?? 0;
