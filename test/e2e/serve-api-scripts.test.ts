@@ -82,4 +82,23 @@ describe('mac serve runs the setup and teardown scripts of API checks', () => {
     expect(refused.hasFailures).toBe(true);
     expect(refused.apiCheckResult.response.status).toBe(401);
   }, 300_000);
+
+  it("a script's process.env holds the account's variables, secret ones included", async () => {
+    served = await startServe(['--time-scale', '30']);
+    // The header the target wants is built from three variables of the account, one of them secret.
+    for (const [key, value, secret] of [['PREFIX', 'tok-', true], ['MIDDLE', 'from-', false], ['SUFFIX', 'variable', false]] as const) {
+      expect((await api('POST', '/v1/variables', { key, value, secret })).status).toBe(201);
+    }
+    const check = await api('POST', '/v1/checks/api', {
+      name: 'variables of the account',
+      frequency: 60,
+      doubleCheck: false,
+      request: { method: 'GET', url: `${http.url}/private`, assertions: [{ source: 'STATUS_CODE', comparison: 'EQUALS', target: '200' }] },
+      localSetupScript: "request.headers['x-token'] = process.env.PREFIX + process.env.MIDDLE + process.env.SUFFIX; request.queryParameters.from = 'variables';",
+    });
+    expect(check.status).toBe(201);
+    const result = await firstResult(check.body.id);
+    expect(result, JSON.stringify(result)).toMatchObject({ hasFailures: false, hasErrors: false });
+    expect(seen).toContainEqual({ token: 'tok-from-variable', query: 'variables' });
+  }, 300_000);
 });

@@ -208,7 +208,7 @@ async function waitForWork(ctx: ServerContext, caller: AgentCaller, body: z.infe
 /** What an agent gets of a check: the stored check with its snippets' scripts, nothing of the account beyond. */
 function runnable(ctx: ServerContext, account: string, slug: string, check: Record<string, unknown>): Record<string, unknown> {
   const { engine } = runsOf(ctx);
-  const { alertChannelSubscriptions: _a, alertSettings: _s, ...rest } = engine.withSnippets(account, check as never) as Record<string, unknown>;
+  const { alertChannelSubscriptions: _a, alertSettings: _s, ...rest } = engine.runnable(account, check as never) as Record<string, unknown>;
   return { ...rest, runLocation: slug };
 }
 

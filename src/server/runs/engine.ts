@@ -9,6 +9,33 @@ import { sessionVerdict, type SessionVerdict } from './alert-state.js';
 import { Alerter, type CheckRecord } from './alerts.js';
 import { DatabaseUnavailable } from '../store/errors.js';
 
+/**
+ * The variables a run sees (a script's `process.env`): the account's variables (GET /v1/variables),
+ * then the check's own `environmentVariables` (multi-step and browser checks have them), the
+ * check's replacing the account's of the same key, as in the reference. Secret ones stay secret:
+ * the runner scrubs their values from what it records. Items that are not `{key, value}` strings
+ * are left out.
+ */
+export function runVariables(accountVariables: readonly unknown[], own: unknown): RunVariable[] {
+  const merged = new Map<string, RunVariable>();
+  const add = (items: readonly unknown[]) => {
+    for (const v of items as Array<Record<string, unknown> | null>) {
+      if (v && typeof v.key === 'string' && typeof v.value === 'string') merged.set(v.key, { key: v.key, value: v.value, locked: v.locked === true, secret: v.secret === true });
+    }
+  };
+  add(accountVariables);
+  if (Array.isArray(own)) add(own);
+  return [...merged.values()];
+}
+
+/** One variable of a run's environment. */
+export interface RunVariable {
+  key: string;
+  value: string;
+  locked: boolean;
+  secret: boolean;
+}
+
 /** The service cuts retry waits to this (api-decisions §5.2), before the time scale. */
 export const SERVICE_MAX_WAIT_MS = 2000;
 
@@ -196,16 +223,23 @@ export class RunEngine {
    * where it has no script of its own (localSetupScript, localTearDownScript). Read at each run:
    * a changed snippet applies to the next run.
    */
-  withSnippets(account: string, check: CheckRecord): CheckRecord {
-    if (check.checkType !== 'API') return check;
+  runnable(account: string, check: CheckRecord): CheckRecord {
+    const variables = { environmentVariables: this.runVariables(account, check) };
+    if (check.checkType !== 'API') return { ...check, ...variables };
     const script = (id: unknown) =>
       typeof id === 'number' || typeof id === 'string' ? (this.ctx.store.get<{ id: number; script?: string }>(account, COLL.snippets, id)?.script ?? null) : null;
     const own = (value: unknown) => (typeof value === 'string' && value.trim() !== '' ? value : null);
     return {
       ...check,
+      ...variables,
       localSetupScript: own(check.localSetupScript) ?? script(check.setupSnippetId),
       localTearDownScript: own(check.localTearDownScript) ?? script(check.tearDownSnippetId),
     };
+  }
+
+  /** The variables a run sees (a script's `process.env`): see runVariables. */
+  runVariables(account: string, check: CheckRecord): RunVariable[] {
+    return runVariables(this.ctx.store.list(account, COLL.variables), check.environmentVariables);
   }
 
   private async execute(account: string, check: CheckRecord, session: StoredSession): Promise<void> {
@@ -230,7 +264,7 @@ export class RunEngine {
         session.runLocations.map(async (location) => {
           let finished = false;
           try {
-            await runCheck(this.withSnippets(account, check) as Parameters<typeof runCheck>[0], {
+            await runCheck(this.runnable(account, check) as Parameters<typeof runCheck>[0], {
               ...this.options.runner,
               guard: this.ctx.policy,
               // Script runs are shared fairly between accounts; without the sandbox they are refused
