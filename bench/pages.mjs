@@ -6,14 +6,17 @@
 // while the service reports its own event-loop delay (perf_hooks.monitorEventLoopDelay, scraped
 // from --metrics-port every 2 s: the p99 and max of each scrape's window).
 // The results are copies of one real result recorded by the service, written by one SQL statement
-// (ids, checks and times changed in SQL), not through the API.
-// `node bench/pages.mjs [--results N] [--only sqlite|postgres] [--rate R] [--seconds S] [--json FILE]`
+// (ids, checks and times changed in SQL), not through the API (bench/lib/seed.mjs).
+// `--baseline DIR` measures another build (DIR/bin/mac.js, e.g. a copy of main's) side by side on
+// the same database: cold p50/p95 (--baseline-samples requests of each page) and the traffic with
+// its cache; the ratios are of the cold p50s. `--reuse-sqlite FILE` measures a SQLite database
+// seeded before (no configuration, no seeding).
+// `node bench/pages.mjs [--results N] [--only sqlite|postgres] [--rate R] [--seconds S] [--samples N] [--baseline DIR] [--json FILE]`
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'libsql';
-import pg from 'pg';
 import { MAC_BIN } from './lib/mac.mjs';
+import { seedPostgres, seedSqlite } from './lib/seed.mjs';
 import { stopChild, tempDir, track, cleanup } from './lib/resources.mjs';
 import { startPostgres } from '../scripts/lib/embedded-postgres.mjs';
 import { createServer } from '../dist/server/server.js';
@@ -24,14 +27,22 @@ const TOTAL = Number(arg('--results', 1_000_000));
 const RATE = Number(arg('--rate', 50));
 const SECONDS = Number(arg('--seconds', 30));
 const ONLY = arg('--only', undefined);
-const SAMPLES = 60;
+const SAMPLES = Number(arg('--samples', 60));
+// Another build measured side by side on the same database (`--baseline DIR`: DIR/bin/mac.js),
+// cold with --baseline-samples requests of each page, then with its cache under the same traffic.
+const BASELINE = arg('--baseline', undefined);
+const BASELINE_SAMPLES = Number(arg('--baseline-samples', 5));
+// A SQLite database seeded by an earlier run (kept with --keep), measured again without seeding.
+const REUSE_SQLITE = arg('--reuse-sqlite', undefined);
+// `--no-cold-traffic`: no page traffic without the cache (when a cold page takes seconds, the
+// requests of the traffic queue up for far longer than the run).
+const COLD_TRAFFIC = !process.argv.includes('--no-cold-traffic');
 const CHECKS = 20;
 const DAY = 86_400_000;
 const KEY = 'mac-dev-key';
-const FIGURES = [...Array.from({ length: 15 }, (_, i) => `n${i}`), 'k0', 'k1', 'k2'];
 
-function serve(args) {
-  const child = track(spawn(process.execPath, [MAC_BIN, 'serve', '--port', '0', '--no-runs', '--rate-limit', '0/60', '--page-rate-limit', '0/60', '--metrics-port', '0', '--retention-days', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] }));
+function serve(args, bin = MAC_BIN) {
+  const child = track(spawn(process.execPath, [bin, 'serve', '--port', '0', '--no-runs', '--rate-limit', '0/60', '--page-rate-limit', '0/60', '--metrics-port', '0', '--retention-days', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] }));
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (out += d));
@@ -99,52 +110,15 @@ async function configure(stateFile) {
   return { ids, startedAt: new Date(now - 1000).toISOString(), now };
 }
 
-/** Row n of the copies: check (20 measured ones take 3/4 of the rows, 100 others the rest), time over 30 days, response time, a failure in 50. */
-async function seedSqlite(file, { ids, startedAt, now }) {
-  const db = new Database(file);
-  db.exec('PRAGMA synchronous = OFF');
-  const t0 = performance.now();
-  const sql = `WITH RECURSIVE seq(n) AS (SELECT 0 UNION ALL SELECT n + 1 FROM seq WHERE n < ?1 - 1),
-    copies AS (SELECT n, CASE WHEN n % 4 < 3 THEN json_extract(?3, '$[' || (n % ${CHECKS}) || ']') ELSE 'other-' || (n % 100) END AS c, ?4 - (n * (30 * ${DAY} / ?1)) AS t FROM seq)
-    INSERT INTO records (account, kind, id, check_id, at, data, ${FIGURES.join(', ')})
-    SELECT r.account, r.kind, r.id || '-' || n, c, t,
-           replace(replace(replace(replace(r.data, ?2, strftime('%Y-%m-%dT%H:%M:%fZ', t / 1000.0, 'unixepoch')), '"responseTime":100', '"responseTime":' || (50 + n % 400)), r.check_id, c), '"hasFailures":false', CASE WHEN n % 50 = 0 THEN '"hasFailures":true' ELSE '"hasFailures":false' END),
-           CASE WHEN n % 50 = 0 THEN 1 ELSE 0 END, r.n1, 50 + n % 400, r.n3, r.n4, r.n5, r.n6, r.n7, r.n8, r.n9, r.n10, r.n11, r.n12, r.n13, r.n14, r.k0, r.k1, r.k2
-    FROM records r, copies
-    WHERE r.kind = 'checkResults'`;
-  db.prepare(sql).run(TOTAL, startedAt, JSON.stringify(ids), now - 60_000);
-  db.exec('ANALYZE');
-  const count = db.prepare("SELECT count(*) FROM records WHERE kind = 'checkResults'").raw().get()[0];
-  db.close();
-  return { count, seedS: (performance.now() - t0) / 1000 };
-}
-
-async function seedPostgres(url, { ids, startedAt, now }) {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  const t0 = performance.now();
-  await c.query(`
-    INSERT INTO records (account, kind, id, check_id, at, data, ${FIGURES.join(', ')})
-    SELECT r.account, r.kind, r.id || '-' || n, cc.c, tt.t,
-           replace(replace(replace(replace(r.data, $2, to_char(to_timestamp(tt.t / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')), '"responseTime":100', '"responseTime":' || (50 + n % 400)), r.check_id, cc.c), '"hasFailures":false', CASE WHEN n % 50 = 0 THEN '"hasFailures":true' ELSE '"hasFailures":false' END),
-           CASE WHEN n % 50 = 0 THEN 1 ELSE 0 END, r.n1, 50 + n % 400, r.n3, r.n4, r.n5, r.n6, r.n7, r.n8, r.n9, r.n10, r.n11, r.n12, r.n13, r.n14, r.k0, r.k1, r.k2
-    FROM records r, generate_series(0, $1 - 1) AS n,
-         LATERAL (SELECT CASE WHEN n % 4 < 3 THEN ($3::text[])[1 + n % ${CHECKS}] ELSE 'other-' || (n % 100) END AS c) cc,
-         LATERAL (SELECT ($4::bigint - (n::bigint * (30 * ${DAY}::bigint / $1)))::bigint AS t) tt
-    WHERE r.kind = 'checkResults'`, [TOTAL, startedAt, ids, now - 60_000]);
-  await c.query('VACUUM ANALYZE records');
-  const count = Number((await c.query("SELECT count(*) AS n FROM records WHERE kind = 'checkResults'")).rows[0].n);
-  await c.end();
-  return { count, seedS: (performance.now() - t0) / 1000 };
-}
-
 const PAGES = ['/dashboards/shop', '/dashboards/shop/data.json', '/status/shop'];
 
 /** p95 (ms) of each page, SAMPLES requests each, in turn. */
-async function latencies(url) {
+async function latencies(url, samples = SAMPLES) {
   const times = Object.fromEntries(PAGES.map((p) => [p, []]));
-  for (let i = 0; i < SAMPLES; i++) for (const p of PAGES) times[p].push(await get(`${url}${p}`));
-  return Object.fromEntries(PAGES.map((p) => [p, { p50: r1(pct(times[p], 50)), p95: r1(pct(times[p], 95)) }]));
+  const errors = Object.fromEntries(PAGES.map((p) => [p, []]));
+  // A failed answer (a 503 when the database took longer than its statement timeout) is counted, not timed.
+  for (let i = 0; i < samples; i++) for (const p of PAGES) await get(`${url}${p}`).then((ms) => times[p].push(ms), (e) => errors[p].push(String(e.message)));
+  return Object.fromEntries(PAGES.map((p) => [p, { p50: r1(pct(times[p], 50)), p95: r1(pct(times[p], 95)), p99: r1(pct(times[p], 99)), ...(errors[p].length ? { errors: errors[p].length } : {}) }]));
 }
 
 /** RATE requests/s of the pages for SECONDS, the service's event-loop delay scraped every 2 s. */
@@ -182,16 +156,19 @@ async function traffic(svc) {
 }
 
 async function measure(name, stateArgs, stateFile, seed) {
-  const setup = await configure(stateFile);
-  const seeded = await seed(setup);
-  console.error(`pages/${name}: ${seeded.count} results stored in ${seeded.seedS.toFixed(0)} s`);
-  const out = { store: name, results: seeded.count, seedS: r1(seeded.seedS) };
+  const out = { store: name };
+  if (seed) {
+    const setup = await configure(stateFile);
+    const seeded = await seed({ ...setup, total: TOTAL, ids: setup.ids });
+    console.error(`pages/${name}: ${seeded.count} results stored in ${seeded.seedS.toFixed(0)} s`);
+    Object.assign(out, { results: seeded.count, seedS: r1(seeded.seedS) });
+  }
   const cold = await serve([...stateArgs, '--page-cache-seconds', '0']);
   try {
     out.cold = await latencies(cold.url);
     console.error(`pages/${name}: cold ${JSON.stringify(out.cold)}`);
-    out.trafficCold = await traffic(cold);
-    console.error(`pages/${name}: traffic without the cache ${JSON.stringify(out.trafficCold)}`);
+    if (COLD_TRAFFIC) out.trafficCold = await traffic(cold);
+    if (COLD_TRAFFIC) console.error(`pages/${name}: traffic without the cache ${JSON.stringify(out.trafficCold)}`);
   } finally {
     await cold.stop();
   }
@@ -204,15 +181,39 @@ async function measure(name, stateArgs, stateFile, seed) {
   } finally {
     await cached.stop();
   }
+  if (BASELINE) {
+    const bin = join(BASELINE, 'bin', 'mac.js');
+    const before = { store: name, build: BASELINE };
+    const bcold = await serve([...stateArgs, '--page-cache-seconds', '0'], bin);
+    try {
+      before.cold = await latencies(bcold.url, BASELINE_SAMPLES);
+      console.error(`pages/${name} (baseline): cold ${JSON.stringify(before.cold)}`);
+    } finally {
+      await bcold.stop();
+    }
+    const bcached = await serve(stateArgs, bin);
+    try {
+      before.traffic = await traffic(bcached);
+      console.error(`pages/${name} (baseline): traffic ${JSON.stringify(before.traffic)}`);
+    } finally {
+      await bcached.stop();
+    }
+    out.baseline = before;
+    out.ratios = Object.fromEntries(PAGES.map((p) => [p, r1(before.cold[p].p50 / out.cold[p].p50)]));
+    console.error(`pages/${name}: cold p50 before/after ${JSON.stringify(out.ratios)}`);
+  }
   return out;
 }
 
 const results = [];
 try {
   if (ONLY !== 'postgres') {
-    const dir = await tempDir('mac-bench-pages-');
-    const file = join(dir, 'state.db');
-    results.push(await measure('sqlite', ['--state', file], file, (s) => seedSqlite(file, s)));
+    if (REUSE_SQLITE) results.push(await measure('sqlite', ['--state', REUSE_SQLITE], REUSE_SQLITE, null));
+    else {
+      const dir = await tempDir('mac-bench-pages-');
+      const file = join(dir, 'state.db');
+      results.push(await measure('sqlite', ['--state', file], file, (s) => seedSqlite(file, s)));
+    }
   }
   if (ONLY !== 'sqlite') {
     const server = await startPostgres();

@@ -1,7 +1,7 @@
 // mac serve on PostgreSQL with a million stored results: restart to the first answered request
 // and analytics p95 (last30Days) on a check with 40,000 results. The results are copies of one
-// real result recorded by the service (ids and times changed in SQL), 40,000 for the measured
-// check over 30 days and the rest spread over 100 other checks.
+// real result recorded by the service (ids and times changed in SQL, bench/lib/seed.mjs), 40,000
+// for the measured check over 30 days and the rest spread over 100 other checks.
 // `node bench/pg-scale.mjs [--results N] [--restarts N] [--explain]` (starts a PostgreSQL of its
 // own, fsync on). `--results 100000` loads in a tenth of the time; `--restarts N` measures the
 // restart N times (the median is reported, each one printed); `--explain` prints PostgreSQL's plans
@@ -9,6 +9,7 @@
 import { spawn } from 'node:child_process';
 import pg from 'pg';
 import { MAC_BIN } from './lib/mac.mjs';
+import { seedPostgres } from './lib/seed.mjs';
 import { startPostgres } from '../scripts/lib/embedded-postgres.mjs';
 import { createServer } from '../dist/server/server.js';
 import { RunRecorder } from '../dist/server/rundata/recorder.js';
@@ -63,19 +64,10 @@ try {
     apiCheckResult: { requestError: null, response: { status: 200, statusText: 'OK', body: '', headers: {}, timings: null, timingPhases: null } }, multiStepCheckResult: null,
   });
   await mac.close();
+  const seeded = await seedPostgres(url, { startedAt, now, total: TOTAL, ids: [check.id], share: 'one', one: ONE, failures: false });
+  const count = seeded.count;
   const c = new pg.Client({ connectionString: url });
   await c.connect();
-  const t0 = performance.now();
-  // n: 0..TOTAL-1; the first ONE are the measured check's, one every 30 days / ONE.
-  await c.query(`
-    INSERT INTO records (account, kind, id, check_id, at, data, n0, n1, n2, n3, n4, n5, n6, n7, k0, k1, k2)
-    SELECT r.account, r.kind, r.id || '-' || n, CASE WHEN n < $1 THEN r.check_id ELSE 'other-' || (n % 100) END, t,
-           replace(replace(r.data, $2, to_char(to_timestamp(t / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')), '"responseTime":100', '"responseTime":' || (50 + n % 400)),
-           r.n0, r.n1, 50 + n % 400, r.n3, r.n4, r.n5, r.n6, r.n7, r.k0, r.k1, r.k2
-    FROM records r, generate_series(0, $3 - 1) AS n, LATERAL (SELECT ($4::bigint - ((n % $1) * (30 * ${DAY}::bigint / $1)))::bigint AS t) AS tt
-    WHERE r.kind = 'checkResults'`, [ONE, startedAt, TOTAL, now - 60_000]);
-  await c.query('VACUUM ANALYZE records');
-  const count = Number((await c.query('SELECT count(*) AS n FROM records WHERE kind = $1', ['checkResults'])).rows[0].n);
   const size = Number((await c.query('SELECT pg_database_size(current_database()) AS n')).rows[0].n) / 1024 / 1024;
   if (process.argv.includes('--explain')) {
     const plan = await c.query(`EXPLAIN (ANALYZE, BUFFERS) SELECT (at - $2) / ${DAY} AS b, count(n2), sum(n2), string_agg(n2::text, ',') FROM records WHERE account = 'dev' AND kind = 'checkResults' AND check_id = $1 AND at >= $2 AND at < $3 AND k0 = '"FINAL"' GROUP BY b`, [check.id, now - 30 * DAY, now]);
@@ -87,7 +79,7 @@ try {
     console.error(del.rows.map((r) => r['QUERY PLAN']).join('\n'));
   }
   await c.end();
-  console.error(`pg-scale: ${count} results stored in ${((performance.now() - t0) / 1000).toFixed(0)} s, database ${size.toFixed(0)} MB`);
+  console.error(`pg-scale: ${count} results stored in ${seeded.seedS.toFixed(0)} s, database ${size.toFixed(0)} MB`);
   // The database's reduction alone (in process), to tell it from the rest of the request.
   const direct = createServer({ stateFile: url, runs: false, retentionDays: 0 });
   const q0 = performance.now();

@@ -62,7 +62,9 @@ export class PublicPageCache {
             const oldest = this.pages.keys().next();
             if (!oldest.done) this.pages.delete(oldest.value);
           }
-          this.pages.set(key, { atMs: nowMs, version, answer });
+          // Kept for the TTL from when it was built: a rendering slower than the TTL (a cold page
+          // on a loaded database) must still serve the visitors after it, not miss at once.
+          this.pages.set(key, { atMs: this.now(), version, answer });
           return answer;
         } finally {
           this.rendering.delete(key);

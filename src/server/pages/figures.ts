@@ -1,10 +1,13 @@
 /**
- * What the pictures read: a check's FINAL results reduced per bucket of a window (runs, failed,
- * p50/p95 of the response time), computed where the results are (the store's `aggregate`: one
- * SQL statement on a database), and a check's newest results and heartbeat pings, each a bounded
- * read. The pages never list a check's whole history.
+ * What the pictures read: a check's figures per bucket of a window (runs, failed, p50/p95 of the
+ * response time) from `checkFigures` (rundata/figures.ts), the one windowed function that the
+ * dashboards, status pages, badges and analytics share, computed where the results are; and a
+ * check's newest results and heartbeat pings, each a bounded read. Every read is answered off the
+ * main thread on a database (Store.aggregateAsync, Store.queryAsync). The pages never list a
+ * check's whole history.
  */
 import { RUN_COLL } from '../rundata/collections.js';
+import { runReads, type CheckFigures, type RunReads } from '../rundata/figures.js';
 import type { CheckResult, HeartbeatEvent } from '../rundata/types.js';
 import type { Store } from '../store/store.js';
 import type { Bucket, Series } from './svg.js';
@@ -16,66 +19,48 @@ export const RECENT_PINGS = 20;
 
 /** The reads of one account that the pictures need. */
 export interface FiguresSource {
-  /** The FINAL results of a check in [fromMs, toMs), per bucket of `bucketMs` from fromMs; every bucket of the window, oldest first. */
-  buckets(checkId: string, fromMs: number, toMs: number, bucketMs: number): Bucket[];
+  /**
+   * The FINAL results of a check in [fromMs, toMs), per bucket of `bucketMs` from fromMs; every
+   * bucket of the window, oldest first. `responseTimes: false`: counts only (p50/p95 null), which
+   * spares ranking the window's response times (a status page's uptime bars).
+   */
+  buckets(checkId: string, fromMs: number, toMs: number, bucketMs: number, options?: { responseTimes?: boolean }): Promise<Bucket[]>;
   /** The newest FINAL results of a check, newest first, at most `limit`. */
-  recentResults(checkId: string, limit: number): CheckResult[];
+  recentResults(checkId: string, limit: number): Promise<CheckResult[]>;
   /** The newest heartbeat events of a check, newest first, at most `limit`. */
-  recentPings(checkId: string, limit: number): HeartbeatEvent[];
+  recentPings(checkId: string, limit: number): Promise<HeartbeatEvent[]>;
 }
 
 /** The figures of an account read from the store. */
-export function storeFigures(store: Store, account: string): FiguresSource {
+export function storeFigures(store: Store, account: string, reads: RunReads = runReads(store, account)): FiguresSource {
   return {
-    buckets(checkId, fromMs, toMs, bucketMs) {
-      const rows = store.aggregate(account, RUN_COLL.checkResults, {
-        checkId,
-        fromMs,
-        toMs,
-        bucketMs,
-        filters: [{ path: 'resultType', in: ['FINAL'] }],
-        values: [
-          { path: 'responseTime', percentiles: [50, 95] },
-          { path: 'hasFailures', percentiles: [] },
-        ],
-      });
-      return fillBuckets(rows.map((r) => ({ bucket: r.bucket, rt: r.values[0], failed: r.values[1] })), fromMs, toMs, bucketMs);
+    async buckets(checkId, fromMs, toMs, bucketMs, options = {}) {
+      const times = options.responseTimes !== false;
+      // The buckets only: a chart has no use for the whole window's percentiles.
+      return bucketsOf(await reads.figures(checkId, { fromMs, toMs, bucketMs }, { responseTimes: times, percentiles: [50, 95], total: false }));
     },
     recentResults(checkId, limit) {
-      // ATTEMPT results sit between the FINAL ones: read a bounded few more and keep the FINAL.
-      return store
-        .query<CheckResult & { [k: string]: unknown }>(account, RUN_COLL.checkResults, { checkId, order: 'time-desc', limit: limit * 4 })
-        .filter((r) => r.resultType === 'FINAL')
-        .slice(0, limit);
+      return reads.latest(checkId, limit);
     },
     recentPings(checkId, limit) {
-      return store.query<HeartbeatEvent & { [k: string]: unknown }>(account, RUN_COLL.heartbeatEvents, { checkId, order: 'time-desc', limit });
+      return store.queryAsync<HeartbeatEvent & { [k: string]: unknown }>(account, RUN_COLL.heartbeatEvents, { checkId, order: 'time-desc', limit });
     },
   };
 }
 
-/** Every bucket of the window from the reduced rows (a bucket without results has runs 0). */
-export function fillBuckets(
-  rows: Array<{ bucket: number; rt: { n: number; percentiles: Array<number | null> }; failed: { n: number; sum: number | null } }>,
-  fromMs: number,
-  toMs: number,
-  bucketMs: number,
-): Bucket[] {
+/** The buckets of a chart from a check's figures (a failed run: a failed assertion or an error of the run). */
+export function bucketsOf(f: CheckFigures): Bucket[] {
+  return f.buckets.map((b) => ({ startMs: b.startMs, runs: b.runs, failed: b.failed, p50: b.responseTime?.p50 ?? null, p95: b.responseTime?.p95 ?? null }));
+}
+
+/** Every bucket of a window, without runs. */
+export function emptyBuckets(fromMs: number, toMs: number, bucketMs: number): Bucket[] {
   const count = Math.max(1, Math.ceil((toMs - fromMs) / bucketMs));
-  const out: Bucket[] = Array.from({ length: count }, (_, i) => ({ startMs: fromMs + i * bucketMs, runs: 0, failed: 0, p50: null, p95: null }));
-  for (const r of rows) {
-    const b = out[r.bucket];
-    if (!b) continue;
-    b.runs = r.failed.n;
-    b.failed = Math.round(r.failed.sum ?? 0);
-    b.p50 = r.rt.n > 0 ? r.rt.percentiles[0] : null;
-    b.p95 = r.rt.n > 0 ? r.rt.percentiles[1] : null;
-  }
-  return out;
+  return Array.from({ length: count }, (_, i) => ({ startMs: fromMs + i * bucketMs, runs: 0, failed: 0, p50: null, p95: null }));
 }
 
 /** A series of a check over a window. */
-export function seriesOf(src: FiguresSource, checkId: string, w: { fromMs: number; toMs: number; bucketMs: number }, createdAt: unknown): Series {
+export async function seriesOf(src: FiguresSource, checkId: string, w: { fromMs: number; toMs: number; bucketMs: number }, createdAt: unknown): Promise<Series> {
   const since = typeof createdAt === 'string' ? Date.parse(createdAt) : NaN;
-  return { ...w, buckets: src.buckets(checkId, w.fromMs, w.toMs, w.bucketMs), sinceMs: Number.isFinite(since) ? since : null };
+  return { ...w, buckets: await src.buckets(checkId, w.fromMs, w.toMs, w.bucketMs), sinceMs: Number.isFinite(since) ? since : null };
 }

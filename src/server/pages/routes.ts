@@ -174,20 +174,20 @@ export function publicPages(ctx: ServerContext): MiddlewareHandler<AppEnv> {
     const read = method === 'GET' || method === 'HEAD';
     if (rest === '' && read) {
       const nonce = newNonce();
-      return htmlResponse(renderStatusPage(statusPageModel(store.view(account), page, now, storeFigures(store, account)), nonce), nonce);
+      return htmlResponse(renderStatusPage(await statusPageModel(store.view(account), page, now, storeFigures(store, account)), nonce), nonce);
     }
     if (rest === '/live' && read) {
       const nonce = newNonce();
-      return htmlResponse(renderLive(statusPageModel(store.view(account), page, now, storeFigures(store, account))).value, nonce);
+      return htmlResponse(renderLive(await statusPageModel(store.view(account), page, now, storeFigures(store, account))).value, nonce);
     }
     if (rest === '/badge.svg' && read) {
-      const m = statusPageModel(store.view(account), page, now, storeFigures(store, account));
+      const m = await statusPageModel(store.view(account), page, now, storeFigures(store, account));
       const state: BadgeState = m.overall === 'no-data' ? 'no-data' : m.overall === 'operational' ? 'passing' : m.overall === 'minor' || m.overall === 'degraded' ? 'degraded' : 'failing';
       return badgeResponse(badge(page.name, badgeMessage(STATE_LABEL[m.overall], m.uptime, `${m.windowDays} d`), state), false);
     }
     if (rest === '/feed.atom' && read) {
       const origin = new URL(c.req.url).origin;
-      return new Response(renderAtom(statusPageModel(store.view(account), page, now), origin), {
+      return new Response(renderAtom(await statusPageModel(store.view(account), page, now), origin), {
         headers: { 'content-type': 'application/atom+xml; charset=utf-8', 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' },
       });
     }
@@ -207,7 +207,7 @@ export function publicPages(ctx: ServerContext): MiddlewareHandler<AppEnv> {
       } else removeSubscription(tx, found, now);
       tx.commit();
       const n: SubscribeNotice = { kind: purpose === 'confirm' ? 'confirmed' : 'unsubscribed' };
-      return htmlResponse(renderStatusPage(statusPageModel(store.view(account), page, now, storeFigures(store, account)), nonce, n), nonce);
+      return htmlResponse(renderStatusPage(await statusPageModel(store.view(account), page, now, storeFigures(store, account)), nonce, n), nonce);
     }
     return notFoundPage();
   };
@@ -227,7 +227,7 @@ export function publicPages(ctx: ServerContext): MiddlewareHandler<AppEnv> {
     const nonce = newNonce();
     if (address.length > 320 || !email.safeParse(address).success) {
       const n: SubscribeNotice = { kind: 'invalid', message: 'Please enter a valid e-mail address.' };
-      return htmlResponse(renderStatusPage(statusPageModel(store.view(account), page, now, storeFigures(store, account)), nonce, n), nonce, 400);
+      return htmlResponse(renderStatusPage(await statusPageModel(store.view(account), page, now, storeFigures(store, account)), nonce, n), nonce, 400);
     }
     const tx = store.begin(account);
     const made = addSubscription(tx, page.id, address, 'PENDING', now);
@@ -238,16 +238,16 @@ export function publicPages(ctx: ServerContext): MiddlewareHandler<AppEnv> {
     }
     tx.commit();
     if (queued) ctx.outbox.kick();
-    return htmlResponse(renderStatusPage(statusPageModel(store.view(account), page, now, storeFigures(store, account)), nonce, { kind: 'check-inbox' }), nonce);
+    return htmlResponse(renderStatusPage(await statusPageModel(store.view(account), page, now, storeFigures(store, account)), nonce, { kind: 'check-inbox' }), nonce);
   };
 
   /** The 24-hour and 30-day series of a check. */
-  const chartsOf = (figures: FiguresSource, check: CheckLike, now: number) => ({
-    day: seriesOf(figures, check.id, hourWindow(now), check.created_at),
-    month: seriesOf(figures, check.id, dayWindow(now), check.created_at),
-  });
+  const chartsOf = async (figures: FiguresSource, check: CheckLike, now: number) => {
+    const [day, month] = await Promise.all([seriesOf(figures, check.id, hourWindow(now), check.created_at), seriesOf(figures, check.id, dayWindow(now), check.created_at)]);
+    return { day, month };
+  };
 
-  const dashboard = (c: Context<AppEnv>, lookup: Found<Dashboard>, rest: string): Response => {
+  const dashboard = async (c: Context<AppEnv>, lookup: Found<Dashboard>, rest: string): Promise<Response> => {
     const method = c.req.method;
     if (method !== 'GET' && method !== 'HEAD') return notFoundPage();
     const opened = openDashboard(c, lookup);
@@ -260,10 +260,13 @@ export function publicPages(ctx: ServerContext): MiddlewareHandler<AppEnv> {
     const withKey = (path: string) => path + (q ? `?key=${encodeURIComponent(q)}` : '');
     if (rest === '' || rest === '/live') {
       const nonce = newNonce();
-      const data = dashboardData(src, runReads(store, account), d, now);
-      const figures = storeFigures(store, account);
+      const reads = runReads(store, account);
+      const figures = storeFigures(store, account, reads);
       const byId = new Map(src.list<CheckLike>(COLL.checks).map((x) => [x.id, x]));
-      const charts = new Map(data.checks.flatMap((x) => (byId.has(x.id) ? [[x.id, chartsOf(figures, byId.get(x.id)!, now)] as const] : [])));
+      const shown = selectChecks([...byId.values()], d.tags, d.useTagsAndOperator);
+      // The list's figures and every chart read side by side.
+      const [data, chartList] = await Promise.all([dashboardData(src, reads, d, now), Promise.all(shown.map(async (x) => [x.id, await chartsOf(figures, x, now)] as const))]);
+      const charts = new Map(chartList);
       const hrefOf = (id: string) => withKey(dashboardPath(d.customUrl, `/checks/${encodeURIComponent(id)}`));
       if (rest === '/live') return htmlResponse(renderDashboardLive(d, data, { hrefOf, charts }), nonce);
       // The script refreshes the list from /live (with the page's key).
@@ -275,24 +278,21 @@ export function publicPages(ctx: ServerContext): MiddlewareHandler<AppEnv> {
       const check = id === null ? undefined : selectChecks(src.list<CheckLike>(COLL.checks), d.tags, d.useTagsAndOperator).find((x) => x.id === id);
       if (!check) return notFoundPage();
       const figures = storeFigures(store, account);
-      const latest = figures.recentResults(check.id, 1)[0];
+      const latest = (await figures.recentResults(check.id, 1))[0];
       const state = latest ? stateOf(latest) : 'no-data';
       if (checkPath[2]) {
-        const month = seriesSummary(seriesOf(figures, check.id, dayWindow(now), check.created_at));
+        // Counts of the 30 days only: the badge shows no response time.
+        const w = dayWindow(now);
+        const month = seriesSummary({ ...w, buckets: await figures.buckets(check.id, w.fromMs, w.toMs, w.bucketMs, { responseTimes: false }), sinceMs: null });
         const uptime = uptimeOf(month.runs, month.failed);
         return badgeResponse(badge(check.name, badgeMessage(CHECK_STATE_LABEL[state], uptime, '30 d'), state as BadgeState), d.isPrivate === true);
       }
-      const model: CheckPageModel = {
-        check,
-        state,
-        ...chartsOf(figures, check, now),
-        showRuns: d.showCheckRunLinks === true,
-        runs: d.showCheckRunLinks === true ? figures.recentResults(check.id, RECENT_RUNS) : [],
-      };
+      const [charts, runs] = await Promise.all([chartsOf(figures, check, now), d.showCheckRunLinks === true ? figures.recentResults(check.id, RECENT_RUNS) : []]);
+      const model: CheckPageModel = { check, state, ...charts, showRuns: d.showCheckRunLinks === true, runs };
       if (check.checkType === 'HEARTBEAT') {
         const token = (check.heartbeat as { pingToken?: unknown } | undefined)?.pingToken;
         model.heartbeat = {
-          pings: figures.recentPings(check.id, RECENT_PINGS),
+          pings: await figures.recentPings(check.id, RECENT_PINGS),
           pingUrl: d.isPrivate === true && typeof token === 'string' ? `${publicBase(ctx)}/ping/${encodeURIComponent(token)}` : null,
         };
       }
@@ -300,7 +300,7 @@ export function publicPages(ctx: ServerContext): MiddlewareHandler<AppEnv> {
       return htmlResponse(renderCheckPage(d, model, nonce, withKey(dashboardPath(d.customUrl))), nonce);
     }
     if (rest === '/data.json') {
-      return new Response(JSON.stringify(dashboardData(src, runReads(store, account), d, now)), {
+      return new Response(JSON.stringify(await dashboardData(src, runReads(store, account), d, now)), {
         headers: { 'content-type': 'application/json; charset=utf-8', 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' },
       });
     }
@@ -359,8 +359,11 @@ export function publicPages(ctx: ServerContext): MiddlewareHandler<AppEnv> {
     }
     const method = c.req.method;
     const rest = path.replace(/^\/(status|dashboards)\/[^/]+/, '');
-    // Reads of what every visitor sees alike: shared for a few seconds (links and forms are not).
-    const shared = (method === 'GET' || method === 'HEAD') && (rest === '' || rest === '/' || rest === '/live' || rest === '/feed.atom' || rest === '/data.json' || /^\/runs\/[^/]+$/.test(rest));
+    // Reads of what every visitor sees alike: shared for a few seconds (links and forms are not):
+    // pages, their data and feeds, check pages, run pages and badges.
+    const shared =
+      (method === 'GET' || method === 'HEAD') &&
+      (rest === '' || rest === '/' || rest === '/live' || rest === '/feed.atom' || rest === '/data.json' || rest === '/badge.svg' || /^\/(runs|checks)\/[^/]+$/.test(rest) || /^\/checks\/[^/]+\/badge\.svg$/.test(rest));
     const render = () => answer(c) ?? next().then(() => c.res);
     if (!shared) return render();
     return cache.get(PublicPageCache.key(host ?? '', path, presented(c)), render, newNonce);

@@ -1,4 +1,4 @@
-import { resultsReducer } from '../rundata/figures.js';
+import { asyncResultsReducer } from '../rundata/figures.js';
 import { z } from 'zod';
 import { ok, route, type RouteModule } from '../http/route.js';
 import { arrayParam, intParam, stringParam } from '../http/query.js';
@@ -7,7 +7,7 @@ import { RUN_COLL } from '../rundata/collections.js';
 import { mustCheck, unixParam } from '../rundata/query.js';
 import { metricMetadata, parseMetrics } from '../rundata/analytics-metrics.js';
 import { analyticsSeries, BROWSER_RESULT_FIELDS, BROWSER_ROWS_INDEX, browserSeriesRows, type SeriesQuery } from '../rundata/analytics.js';
-import { aggregateRecords } from '../store/aggregate.js';
+import { aggregateRecords, type AggregateQuery, type AggregateRow } from '../store/aggregate.js';
 import type { MetricTable } from '../rundata/analytics-metrics.js';
 import { QUICK_RANGES, analyticsWindow } from '../rundata/time-window.js';
 
@@ -56,7 +56,7 @@ export const analyticsRoutes: RouteModule = ({ store, options }) =>
       path,
       params: z.object({ id: z.string() }),
       query: analyticsQuery,
-      handle: ({ account, params, query }) => {
+      handle: async ({ account, params, query }) => {
         const parsed = parseMetrics(query.metrics ?? [], table);
         if (!parsed.ok) throw invalid('query', 'metrics', parsed.message);
         if ((table === 'browser') !== (query.groupBy === 'pageIndex') && query.groupBy !== undefined && query.groupBy !== 'runLocation') {
@@ -87,7 +87,7 @@ export const analyticsRoutes: RouteModule = ({ store, options }) =>
           // Buckets, groups and sums are computed by the database: only the figures leave it.
           series:
             table !== 'browser'
-              ? analyticsSeries(resultsReducer(store, account), check.id, series)
+              ? await seriesOffThread(asyncResultsReducer(store, account), check.id, series)
               : analyticsSeries((agg) => {
                   const results = store.query(account, RUN_COLL.checkResults, { checkId: check.id, fromMs: agg.fromMs, toMs: agg.toMs - 1, fields: BROWSER_RESULT_FIELDS, limit: BROWSER_MAX_RESULTS, order: 'time-desc' });
                   return aggregateRecords(browserSeriesRows(results, series.groupBy), BROWSER_ROWS_INDEX, agg);
@@ -98,3 +98,19 @@ export const analyticsRoutes: RouteModule = ({ store, options }) =>
       },
     }),
   );
+
+/**
+ * `analyticsSeries` with its reductions answered off the main thread: the reductions a series
+ * asks depend on the query only, never on what an earlier one answered, so they are collected
+ * first (a pass that answers nothing), read side by side (Store.aggregateAsync), and the series
+ * built from their answers.
+ */
+async function seriesOffThread(reduce: (q: AggregateQuery) => AggregateRow[] | Promise<AggregateRow[]>, checkId: string, series: SeriesQuery): Promise<string[]> {
+  const asked = new Map<string, AggregateQuery>();
+  analyticsSeries((q) => {
+    asked.set(JSON.stringify(q), q);
+    return [];
+  }, checkId, series);
+  const answers = new Map(await Promise.all([...asked].map(async ([key, q]) => [key, await reduce(q)] as const)));
+  return analyticsSeries((q) => answers.get(JSON.stringify(q)) ?? [], checkId, series);
+}

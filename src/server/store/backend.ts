@@ -143,6 +143,14 @@ export interface Backend {
   countQuery(account: string, kind: string, q: RecordQuery): number;
   /** The reduction of one check's records of an indexed kind by group and time bucket (aggregate.ts). */
   aggregate(account: string, kind: string, q: AggregateQuery): AggregateRow[];
+  /**
+   * `query` and `aggregate` answered off the main thread (database backends: reader.ts), for the
+   * heavy reads of run data (public pages, their data, badges): the caller awaits, the event loop
+   * goes on. They read what is committed (not a transaction open on this thread). Absent: the
+   * store answers them with the synchronous reads (the memory maps answer at once).
+   */
+  queryAsync?(account: string, kind: string, q: RecordQuery): Promise<Array<[string, StoredRecord]>>;
+  aggregateAsync?(account: string, kind: string, q: AggregateQuery): Promise<AggregateRow[]>;
   /** Applies a commit atomically and durably, or throws with nothing applied. */
   commit(entry: StoreCommit): void;
   /** Applies several commits, in order, as one atomic and durable transaction (the store's group commit). */
@@ -158,6 +166,7 @@ export interface Backend {
   lease(kind: string, nowMs: number, untilMs: number, limit: number, only?: string): LeasedRecord[];
   /** Deletes at most `limit` records of `kind` (any account) whose time is before `beforeMs` (but those `keepWhile` keeps); returns how many. */
   expire(kind: string, beforeMs: number, limit: number): number;
+  /** Closes the database (and ends the reader thread of the asynchronous reads, without waiting). */
   close(): void;
   /**
    * Shared backends (PostgreSQL, several instances on one database) also implement these: ids

@@ -7,11 +7,15 @@ type AccountData = Map<string, Collection>;
 /**
  * Records in maps: per account, one collection per kind (insertion order = creation order), and
  * service-wide id counters. The service without a database, and the configuration cache of the
- * SQLite backend (which then holds no indexed kinds here).
+ * SQLite backend (which then holds no indexed kinds here). Records of indexed kinds (run data) are
+ * also kept per check, so that a read of one check's records (a page's figures, its latest runs)
+ * goes through that check's records only, not through every result of the account.
  */
 export class MemoryBackend implements Backend {
   private readonly accounts = new Map<string, AccountData>();
   private readonly counters = new Map<string, number>();
+  /** `account\0kind\0checkId` -> the check's records of an indexed kind (creation order). */
+  private readonly byCheck = new Map<string, Collection>();
 
   constructor(private readonly indexed: IndexedKinds = {}) {}
 
@@ -65,7 +69,7 @@ export class MemoryBackend implements Backend {
   aggregate(account: string, kind: string, q: AggregateQuery): AggregateRow[] {
     const spec = this.indexed[kind];
     if (!spec) throw new Error(`${kind} is not run data`);
-    return aggregateRecords(this.accounts.get(account)?.get(kind)?.values() ?? [], spec, q);
+    return aggregateRecords(this.byCheck.get(checkKey(account, kind, q.checkId))?.values() ?? [], spec, q);
   }
 
   commit(entry: StoreCommit): void {
@@ -74,12 +78,14 @@ export class MemoryBackend implements Backend {
     }
     if (entry.a === undefined) return;
     for (const op of entry.o ?? []) {
-      const coll = this.collection(entry.a, op[1]);
-      if (op[0] === 'p') coll.set(op[2], op[3] as StoredRecord);
-      else if (op[0] === 'd') coll.delete(op[2]);
-      else {
-        const field = this.indexed[op[1]]?.check ?? 'checkId';
-        for (const [id, rec] of coll) if (checkOf(rec, field) === op[2]) coll.delete(id);
+      if (op[0] === 'p') this.put(entry.a, op[1], op[2], op[3] as StoredRecord);
+      else if (op[0] === 'd') this.remove(entry.a, op[1], op[2]);
+      else if (this.indexed[op[1]]) {
+        const mine = this.byCheck.get(checkKey(entry.a, op[1], op[2]));
+        for (const id of [...(mine?.keys() ?? [])]) this.remove(entry.a, op[1], id);
+      } else {
+        const coll = this.collection(entry.a, op[1]);
+        for (const [id, rec] of coll) if (checkOf(rec, 'checkId') === op[2]) coll.delete(id);
       }
     }
   }
@@ -102,7 +108,7 @@ export class MemoryBackend implements Backend {
     due.sort((a, b) => a.t - b.t);
     return due.slice(0, limit).map(({ account, id, rec }) => {
       const record = { ...rec, [spec.time]: new Date(untilMs).toISOString() };
-      this.collection(account, kind).set(id, record);
+      this.put(account, kind, id, record);
       return { account, id, record };
     });
   }
@@ -112,14 +118,14 @@ export class MemoryBackend implements Backend {
     if (!spec) return 0;
     const keep = spec.keepWhile;
     let deleted = 0;
-    for (const data of this.accounts.values()) {
+    for (const [account, data] of this.accounts) {
       const coll = data.get(kind);
       if (!coll) continue;
       for (const [id, rec] of coll) {
         if (deleted >= limit) return deleted;
         const t = timeOf(rec, spec.time);
         if (t !== null && t < beforeMs && !(keep && keep.values.includes(rec[keep.field] as string))) {
-          coll.delete(id);
+          this.remove(account, kind, id);
           deleted++;
         }
       }
@@ -131,16 +137,52 @@ export class MemoryBackend implements Backend {
 
   private matching(account: string, kind: string, q: RecordQuery): Array<[string, StoredRecord]> {
     const spec = this.indexed[kind];
-    const all = this.entries(account, kind);
-    if (!spec) return all;
+    if (!spec) return this.entries(account, kind);
+    const all = q.checkId === undefined ? this.entries(account, kind) : [...(this.byCheck.get(checkKey(account, kind, q.checkId))?.entries() ?? [])];
     return all.filter(([, rec]) => {
-      if (q.checkId !== undefined && checkOf(rec, spec.check) !== q.checkId) return false;
       if (q.where && q.where.length > 0 && !passesFigures(spec, rec, q.where)) return false;
       if (q.fromMs === undefined && q.toMs === undefined) return true;
       const t = timeOf(rec, spec.time);
       if (t === null) return false;
       return (q.fromMs === undefined || t >= q.fromMs) && (q.toMs === undefined || t <= q.toMs);
     });
+  }
+
+  /** Puts a record, and keeps the index by check of an indexed kind. */
+  private put(account: string, kind: string, id: string, rec: StoredRecord): void {
+    const coll = this.collection(account, kind);
+    const spec = this.indexed[kind];
+    if (spec) {
+      const before = coll.get(id);
+      const from = before ? checkOf(before, spec.check) : null;
+      const to = checkOf(rec, spec.check);
+      if (before && from !== to && from !== null) this.unindex(checkKey(account, kind, from), id);
+      if (to !== null) {
+        const key = checkKey(account, kind, to);
+        let mine = this.byCheck.get(key);
+        if (!mine) this.byCheck.set(key, (mine = new Map()));
+        mine.set(id, rec);
+      }
+    }
+    coll.set(id, rec);
+  }
+
+  /** Deletes a record, and its place in the index by check. */
+  private remove(account: string, kind: string, id: string): void {
+    const coll = this.accounts.get(account)?.get(kind);
+    const rec = coll?.get(id);
+    if (!coll || !rec) return;
+    coll.delete(id);
+    const spec = this.indexed[kind];
+    const check = spec ? checkOf(rec, spec.check) : null;
+    if (check !== null) this.unindex(checkKey(account, kind, check), id);
+  }
+
+  private unindex(key: string, id: string): void {
+    const mine = this.byCheck.get(key);
+    if (!mine) return;
+    mine.delete(id);
+    if (mine.size === 0) this.byCheck.delete(key);
   }
 
   private collection(account: string, kind: string): Collection {
@@ -150,4 +192,8 @@ export class MemoryBackend implements Backend {
     if (!coll) data.set(kind, (coll = new Map()));
     return coll;
   }
+}
+
+function checkKey(account: string, kind: string, checkId: string): string {
+  return `${account}\u0000${kind}\u0000${checkId}`;
 }

@@ -5,6 +5,7 @@ import { checkOf, setPath, timeOf, type Backend, type ClaimHold, type IndexedKin
 import { DatabaseUnavailable, StateError, UniqueTaken } from './errors.js';
 import { FIGURE_COLUMNS, aggregateRows, figureConditions, aggregateSql, figureValues, type AggregateDialect, type AggregateQuery, type AggregateRow } from './aggregate.js';
 import type { PgAnswer, PgRequest } from './postgres-worker.js';
+import { AsyncReader } from './reader.js';
 
 type Row = unknown[];
 type Request = PgRequest extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
@@ -100,6 +101,8 @@ export const PG_MIGRATIONS: readonly string[] = [
    CREATE INDEX records_figures ON records (account, kind, check_id, at) INCLUDE (n0, n1, n2, n3, n4, n5, n6, n7, n8, n9, n10, n11, n12, n13, n14, k0, k1, k2) WHERE check_id IS NOT NULL`,
 ];
 
+/** Connections of the asynchronous reads (public pages, their data): on top of the store's one and the claims' one. */
+const READ_CONNECTIONS = 3;
 /** How long a call waits for PostgreSQL before it fails (the statements time out before this). */
 const CALL_TIMEOUT_MS = 30_000;
 /** How long opening may take: migrations run without a statement time limit (migration 2 fills a column of every result). */
@@ -178,6 +181,8 @@ export class PostgresBackend implements Backend {
   private down = false;
   /** Identifies this process in `run_claims`. */
   readonly instance = `${process.pid}-${randomUUID().slice(0, 8)}`;
+  /** The asynchronous reads: a pool of connections in a thread of its own (started at the first). */
+  private reader: AsyncReader | undefined;
 
   private constructor(private readonly indexed: IndexedKinds) {
     const { port1, port2 } = new MessageChannel();
@@ -209,6 +214,11 @@ export class PostgresBackend implements Backend {
       // A driver's message could quote what it was given: no secret of the URL leaves.
       throw new StateError(`${shown}: cannot open the database: ${scrubSecrets(e.message, url)}`, 'check that PostgreSQL runs, and the URL, user and password');
     }
+    // Reads that fail say why without the URL's secrets; an outage is reported as by the synchronous calls.
+    backend.reader = new AsyncReader({ driver: 'postgres', target: url, connections: READ_CONNECTIONS }, (err) => {
+      const scrubbed = Object.assign(new Error(scrubSecrets(err.message, url)), { code: err.code });
+      return backend.failed({ op: 'query', sql: '', params: [] }, scrubbed);
+    });
     return backend;
   }
 
@@ -267,6 +277,26 @@ export class PostgresBackend implements Backend {
 
   query(account: string, kind: string, q: RecordQuery): Array<[string, StoredRecord]> {
     if (!this.indexed[kind]) return this.configQuery(account, kind, q);
+    const { sql, args, finish } = this.queryPlan(account, kind, q);
+    return finish(JSON.parse(this.query1(sql, args)[0][0] as string) as Array<[string, unknown]>);
+  }
+
+  async queryAsync(account: string, kind: string, q: RecordQuery): Promise<Array<[string, StoredRecord]>> {
+    if (!this.indexed[kind] || !this.reader) return this.query(account, kind, q);
+    const { sql, args, finish } = this.queryPlan(account, kind, q);
+    return finish(await this.reader.run<Array<[string, unknown]>>(sql, args, { kind: 'json' }));
+  }
+
+  async aggregateAsync(account: string, kind: string, q: AggregateQuery): Promise<AggregateRow[]> {
+    if (!this.reader) return this.aggregate(account, kind, q);
+    const spec = this.indexed[kind];
+    if (!spec) throw new Error(`${kind} is not run data`);
+    const { sql, args } = aggregateSql(PG_AGGREGATE, spec, q, { account: enc(account), kind, checkId: enc(q.checkId) });
+    return this.reader.run<AggregateRow[]>(sql, args, { kind: 'aggregate', q });
+  }
+
+  /** The statement of a query of run data (one JSON text of `[id, record]` pairs), and how its pairs become records. */
+  private queryPlan(account: string, kind: string, q: RecordQuery): { sql: string; args: unknown[]; finish: (rows: Array<[string, unknown]>) => Array<[string, StoredRecord]> } {
     const { where, args } = this.where(account, kind, q);
     const order = q.order === 'time-desc' ? 'at DESC, seq DESC' : q.order === 'created-desc' ? 'seq DESC' : 'seq';
     const fields = q.fields;
@@ -281,16 +311,18 @@ export class PostgresBackend implements Backend {
     const sql = page
       ? `SELECT '[' || coalesce(string_agg(x, ',' ORDER BY n), '') || ']' FROM (SELECT ${item} AS x, row_number() OVER (ORDER BY ${order}) AS n FROM records WHERE ${where} ORDER BY ${order}${page}) q`
       : `SELECT '[' || coalesce(string_agg(${item}, ',' ORDER BY ${order}), '') || ']' FROM records WHERE ${where}`;
-    const rows = JSON.parse(this.query1(sql, args)[0][0] as string) as Array<[string, unknown]>;
-    if (!fields) return rows.map((r) => [dec(r[0]), r[1] as StoredRecord]);
-    return rows.map((r) => {
-      const values = (r[1] ?? []) as unknown[];
-      const rec: StoredRecord = {};
-      fields.forEach((f, i) => {
-        if (values[i] !== null && values[i] !== undefined) setPath(rec, f, values[i]);
+    const finish = (rows: Array<[string, unknown]>): Array<[string, StoredRecord]> => {
+      if (!fields) return rows.map((r) => [dec(r[0]), r[1] as StoredRecord]);
+      return rows.map((r) => {
+        const values = (r[1] ?? []) as unknown[];
+        const rec: StoredRecord = {};
+        fields.forEach((f, i) => {
+          if (values[i] !== null && values[i] !== undefined) setPath(rec, f, values[i]);
+        });
+        return [dec(r[0]), rec];
       });
-      return [dec(r[0]), rec];
-    });
+    };
+    return { sql, args, finish };
   }
 
   countQuery(account: string, kind: string, q: RecordQuery): number {
@@ -507,6 +539,7 @@ export class PostgresBackend implements Backend {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    void this.reader?.close();
     try {
       this.call({ op: 'close' }, 5_000);
     } catch {

@@ -3,6 +3,7 @@ import { checkOf, setPath, timeOf, type Backend, type IndexedKinds, type LeasedR
 import { MemoryBackend } from './memory.js';
 import { FIGURE_COLUMNS, aggregateRows, figureConditions, aggregateSql, figureValues, type AggregateDialect, type AggregateQuery, type AggregateRow } from './aggregate.js';
 import { StateError } from './errors.js';
+import { AsyncReader } from './reader.js';
 
 type Db = InstanceType<typeof Database>;
 type Row = unknown[];
@@ -97,11 +98,16 @@ export class SqliteBackend implements Backend {
   private readonly stmts;
   private leaseStmts: { due: Database.Statement<unknown[]>; dueOf: Database.Statement<unknown[]>; take: Database.Statement<unknown[]> } | undefined;
 
+  /** The asynchronous reads: a thread of its own with its own connection (started at the first). */
+  private readonly reader: AsyncReader | undefined;
+
   private constructor(
     private readonly db: Db,
     private readonly indexed: IndexedKinds,
+    path: string,
   ) {
     this.cache = new MemoryBackend();
+    this.reader = path === ':memory:' || path === '' ? undefined : new AsyncReader({ driver: 'sqlite', target: path });
     const s = (sql: string) => db.prepare(sql);
     this.stmts = {
       get: s('SELECT data FROM records WHERE account = ? AND kind = ? AND id = ?').raw(),
@@ -143,7 +149,7 @@ export class SqliteBackend implements Backend {
       db.exec('PRAGMA journal_mode = WAL');
       db.exec('PRAGMA synchronous = FULL');
       migrate(db, path);
-      return new SqliteBackend(db, indexed);
+      return new SqliteBackend(db, indexed, path);
     } catch (err) {
       db.close();
       if (err instanceof StateError) throw err;
@@ -185,6 +191,26 @@ export class SqliteBackend implements Backend {
 
   query(account: string, kind: string, q: RecordQuery): Array<[string, StoredRecord]> {
     if (!this.indexed[kind]) return this.cache.query(account, kind, q);
+    const { sql, args, finish } = this.queryPlan(account, kind, q);
+    return finish(this.db.prepare(sql).raw().all(...args) as Row[]);
+  }
+
+  async queryAsync(account: string, kind: string, q: RecordQuery): Promise<Array<[string, StoredRecord]>> {
+    if (!this.indexed[kind] || !this.reader) return this.query(account, kind, q);
+    const { sql, args, finish } = this.queryPlan(account, kind, q);
+    return finish(await this.reader.run<Row[]>(sql, args, { kind: 'rows' }));
+  }
+
+  async aggregateAsync(account: string, kind: string, q: AggregateQuery): Promise<AggregateRow[]> {
+    if (!this.reader) return this.aggregate(account, kind, q);
+    const spec = this.indexed[kind];
+    if (!spec) throw new Error(`${kind} is not run data`);
+    const { sql, args } = aggregateSql(SQLITE_AGGREGATE, spec, q, { account, kind, checkId: q.checkId });
+    return this.reader.run<AggregateRow[]>(sql, args, { kind: 'aggregate', q });
+  }
+
+  /** The statement of a query of run data, and how its rows become records. */
+  private queryPlan(account: string, kind: string, q: RecordQuery): { sql: string; args: unknown[]; finish: (rows: Row[]) => Array<[string, StoredRecord]> } {
     const { where, args } = this.where(account, kind, q);
     const order = q.order === 'time-desc' ? 'at DESC, seq DESC' : q.order === 'created-desc' ? 'seq DESC' : 'seq';
     // Only the wanted fields leave the database (one JSON array of their values per row).
@@ -195,16 +221,18 @@ export class SqliteBackend implements Backend {
       sql += ' LIMIT ? OFFSET ?';
       args.push(q.limit ?? -1, q.offset ?? 0);
     }
-    const rows = this.db.prepare(sql).raw().all(...args) as Row[];
-    if (!fields) return rows.map((r) => [r[0] as string, JSON.parse(r[1] as string) as StoredRecord]);
-    return rows.map((r) => {
-      const values = JSON.parse(r[1] as string) as unknown[];
-      const rec: StoredRecord = {};
-      fields.forEach((f, i) => {
-        if (values[i] !== null) setPath(rec, f, values[i]);
+    const finish = (rows: Row[]): Array<[string, StoredRecord]> => {
+      if (!fields) return rows.map((r) => [r[0] as string, JSON.parse(r[1] as string) as StoredRecord]);
+      return rows.map((r) => {
+        const values = JSON.parse(r[1] as string) as unknown[];
+        const rec: StoredRecord = {};
+        fields.forEach((f, i) => {
+          if (values[i] !== null) setPath(rec, f, values[i]);
+        });
+        return [r[0] as string, rec];
       });
-      return [r[0] as string, rec];
-    });
+    };
+    return { sql, args, finish };
   }
 
   countQuery(account: string, kind: string, q: RecordQuery): number {
@@ -284,6 +312,7 @@ export class SqliteBackend implements Backend {
   }
 
   close(): void {
+    void this.reader?.close();
     if (this.db.open) this.db.close();
   }
 

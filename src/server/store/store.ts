@@ -94,7 +94,8 @@ export class Store {
 
   /**
    * Reports the time of every call of the backend (the database), named by its method, to
-   * `observe` (the operator metrics). A generator (`everywhere`) is timed to its first record.
+   * `observe` (the operator metrics). A generator (`everywhere`) is timed to its first record, an
+   * asynchronous read (`queryAsync`, `aggregateAsync`) to its answer.
    */
   observeCalls(observe: (op: string, seconds: number) => void): void {
     const inner = this.backend;
@@ -104,10 +105,17 @@ export class Store {
         if (typeof value !== 'function' || typeof prop !== 'string') return value;
         return (...args: unknown[]) => {
           const t0 = performance.now();
+          let async = false;
           try {
-            return (value as (...a: unknown[]) => unknown).apply(target, args);
+            const out = (value as (...a: unknown[]) => unknown).apply(target, args);
+            // An asynchronous read is timed to its answer.
+            if (out instanceof Promise) {
+              async = true;
+              return out.finally(() => observe(prop, (performance.now() - t0) / 1000));
+            }
+            return out;
           } finally {
-            observe(prop, (performance.now() - t0) / 1000);
+            if (!async) observe(prop, (performance.now() - t0) / 1000);
           }
         };
       },
@@ -156,10 +164,7 @@ export class Store {
    * check alone (creation order: what a transaction asks); any other query writes them first.
    */
   queryEntries<T extends StoredRecord = StoredRecord>(account: string, kind: string, q: RecordQuery = {}): Array<[string, T]> {
-    if (this.indexed[kind]) {
-      if (q.limit === undefined) throw new UnboundedRead(kind, 'a query without a limit');
-      if (!(q.limit >= 0 && q.limit <= MAX_RUN_READ)) throw new UnboundedRead(kind, `a limit of ${q.limit} (at most ${MAX_RUN_READ})`);
-    }
+    this.boundRead(kind, q);
     if (this.pendingKinds.has(kind) && Object.entries(q).every(([k, v]) => k === 'checkId' || k === 'limit' || v === undefined)) {
       const merged = this.mergePending(account, kind, q.checkId, this.backend.query(account, kind, q));
       return (q.limit !== undefined && merged.length > q.limit ? merged.slice(0, q.limit) : merged) as Array<[string, T]>;
@@ -172,6 +177,32 @@ export class Store {
   aggregate(account: string, kind: string, q: AggregateQuery): AggregateRow[] {
     this.settle(kind);
     return this.backend.aggregate(account, kind, q);
+  }
+
+  /**
+   * `aggregate` without holding the event loop: on a database the statement runs, and its rows are
+   * reduced, in the reader thread (store/reader.ts) while this thread goes on. The heavy reads of
+   * what anyone may ask (public pages, their data, badges) go this way. Pending deferred records
+   * of the kind are written first, as for `aggregate`.
+   */
+  async aggregateAsync(account: string, kind: string, q: AggregateQuery): Promise<AggregateRow[]> {
+    this.settle(kind);
+    return this.backend.aggregateAsync ? this.backend.aggregateAsync(account, kind, q) : this.backend.aggregate(account, kind, q);
+  }
+
+  /** `query` without holding the event loop (see aggregateAsync): the same bounds, the records as the database holds them. */
+  async queryAsync<T extends StoredRecord = StoredRecord>(account: string, kind: string, q: RecordQuery): Promise<T[]> {
+    this.boundRead(kind, q);
+    this.settle(kind);
+    const rows = this.backend.queryAsync ? await this.backend.queryAsync(account, kind, q) : this.backend.query(account, kind, q);
+    return rows.map(([, r]) => r as T);
+  }
+
+  /** Refuses a read of run data that names no bound, or a bound over MAX_RUN_READ. */
+  private boundRead(kind: string, q: RecordQuery): void {
+    if (!this.indexed[kind]) return;
+    if (q.limit === undefined) throw new UnboundedRead(kind, 'a query without a limit');
+    if (!(q.limit >= 0 && q.limit <= MAX_RUN_READ)) throw new UnboundedRead(kind, `a limit of ${q.limit} (at most ${MAX_RUN_READ})`);
   }
 
   /** How many records `query` would match without limit and offset. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { badge, BADGE_COLORS, chartDescription, dayWindow, hourWindow, niceMax, responseChart, uptimeBar, type Series } from '../../../src/server/pages/svg.js';
-import { fillBuckets } from '../../../src/server/pages/figures.js';
+import { bucketsOf, emptyBuckets } from '../../../src/server/pages/figures.js';
+import type { BucketFigures } from '../../../src/server/rundata/figures.js';
 import { failureFacts } from '../../../src/server/pages/check.js';
 import { CHART_COLORS, contrast, DEFAULT_DARK, DEFAULT_LIGHT, STATE_COLORS } from '../../../src/server/pages/theme.js';
 import { incidentFacts, runsState, serviceDays, serviceUptime, windowDays } from '../../../src/server/pages/status.js';
@@ -33,7 +34,7 @@ describe('chart colours meet WCAG 2.1 AA (1.4.11: 3:1 for graphics; 1.4.3: 4.5:1
 
 function series(values: Array<[number, number, number | null, number | null]>, sinceMs: number | null = null): Series {
   const w = hourWindow(now);
-  const buckets = fillBuckets([], w.fromMs, w.toMs, w.bucketMs);
+  const buckets = emptyBuckets(w.fromMs, w.toMs, w.bucketMs);
   values.forEach(([runs, failed, p50, p95], i) => Object.assign(buckets[buckets.length - values.length + i], { runs, failed, p50, p95 }));
   return { ...w, buckets, sinceMs };
 }
@@ -41,16 +42,19 @@ function series(values: Array<[number, number, number | null, number | null]>, s
 describe('response-time chart', () => {
   it('windows: 24 hourly buckets and 30 daily ones, the current one last', () => {
     const h = hourWindow(now);
-    expect(fillBuckets([], h.fromMs, h.toMs, h.bucketMs)).toHaveLength(24);
+    expect(emptyBuckets(h.fromMs, h.toMs, h.bucketMs)).toHaveLength(24);
     expect(new Date(h.fromMs).toISOString()).toBe('2026-03-09T13:00:00.000Z');
     const d = dayWindow(now);
-    expect(fillBuckets([], d.fromMs, d.toMs, d.bucketMs)).toHaveLength(30);
+    expect(emptyBuckets(d.fromMs, d.toMs, d.bucketMs)).toHaveLength(30);
     expect(new Date(d.fromMs + 29 * DAY).toISOString()).toBe('2026-03-10T00:00:00.000Z');
   });
 
-  it('fills reduced rows into their buckets (runs, failed, p50, p95)', () => {
+  it('takes the buckets of checkFigures (runs, failed, p50, p95)', () => {
     const h = hourWindow(now);
-    const b = fillBuckets([{ bucket: 23, rt: { n: 4, percentiles: [100, 300] }, failed: { n: 4, sum: 1 } }, { bucket: 99, rt: { n: 1, percentiles: [1, 1] }, failed: { n: 1, sum: 0 } }], h.fromMs, h.toMs, h.bucketMs);
+    const empty: Omit<BucketFigures, 'startMs' | 'endMs'> = { runs: 0, failed: 0, degraded: 0, availability: null, responseTime: null };
+    const buckets = emptyBuckets(h.fromMs, h.toMs, h.bucketMs).map((b) => ({ ...empty, startMs: b.startMs, endMs: b.startMs + HOUR }));
+    buckets[23] = { ...buckets[23], runs: 4, failed: 1, availability: 75, responseTime: { avg: 1, min: 1, max: 1, p50: 100, p95: 300, p99: null } };
+    const b = bucketsOf({ checkId: 'c', buckets, total: buckets[23] });
     expect(b[23]).toEqual({ startMs: h.fromMs + 23 * HOUR, runs: 4, failed: 1, p50: 100, p95: 300 });
     expect(b.slice(0, 23).every((x) => x.runs === 0 && x.p50 === null)).toBe(true);
   });

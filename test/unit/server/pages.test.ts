@@ -154,8 +154,8 @@ describe('dashboard data from results', () => {
     result('c3', 1),
   ]);
 
-  it('state from the newest FINAL result, availability over 24 h (degraded is up), percentiles of the day', () => {
-    const data = dashboardData(src, runs, { dashboardId: 'd', customUrl: 'd', customDomain: null, tags: ['x'] }, now);
+  it('state from the newest FINAL result, availability over 24 h (degraded is up), percentiles of the day', async () => {
+    const data = await dashboardData(src, runs, { dashboardId: 'd', customUrl: 'd', customDomain: null, tags: ['x'] }, now);
     expect(data.checks.map((c) => [c.name, c.state, c.availability24h])).toEqual([
       ['one', 'degraded', 75],
       ['two', 'failing', 0],
@@ -165,8 +165,8 @@ describe('dashboard data from results', () => {
     expect(data).not.toHaveProperty('incidents');
   });
 
-  it('leaves out what the dashboard hides; no data without results', () => {
-    const data = dashboardData(view({ checks: [{ id: 'c9', name: 'new' }] }), runsOf([]), {
+  it('leaves out what the dashboard hides; no data without results', async () => {
+    const data = await dashboardData(view({ checks: [{ id: 'c9', name: 'new' }] }), runsOf([]), {
       dashboardId: 'd', customUrl: 'd', customDomain: null, showP95: false, showP99: false, hideTags: true, showCheckRunLinks: true, enableIncidents: true,
     }, now);
     expect(data.checks[0]).toEqual({ id: 'c9', name: 'new', checkType: null, state: 'no-data', stateLabel: 'No data', availability24h: null, lastRun: null, runHref: null });

@@ -2,9 +2,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parsePrometheusTextFormat } from './prometheus.js';
 import { tcpBody, testServer, type TestClient } from './client.js';
 import { RunRecorder } from '../../../src/server/rundata/recorder.js';
-import { checkFigures, resultsReducer } from '../../../src/server/rundata/figures.js';
+import { asyncResultsReducer, checkFigures } from '../../../src/server/rundata/figures.js';
 import { Store } from '../../../src/server/store/store.js';
 import { RUN_INDEX } from '../../../src/server/rundata/collections.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 // Public pages under load: shared for a few seconds, limited per client address, read through
 // windowed reductions; the operator metrics in the Prometheus text format.
@@ -42,8 +45,9 @@ function record(t: TestClient, checkId: string, atMs: number, over: { hasFailure
 }
 
 describe('check figures over a window', () => {
-  it('buckets of a window with runs, failures (assertions or errors), degraded runs, availability and response times; empty buckets have no figures', () => {
-    for (const store of [Store.memory(RUN_INDEX)]) {
+  it('buckets of a window with runs, failures (assertions or errors), degraded runs, availability and response times; empty buckets have no figures; in memory and on SQLite (read by the reader thread)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mac-figures-'));
+    for (const store of [Store.memory(RUN_INDEX), Store.open(join(dir, 'state.db'), RUN_INDEX)]) {
       const now = Date.parse('2030-01-01T12:00:00Z');
       const put = (id: string, hoursAgo: number, rec: Record<string, unknown>) => {
         const tx = store.begin('a');
@@ -56,7 +60,7 @@ describe('check figures over a window', () => {
       put('d', 0.4, { isDegraded: true, responseTime: 50 });
       put('e', 0.3, { resultType: 'ATTEMPT', hasFailures: true });
       put('f', 5, {}); // before the window
-      const f = checkFigures(resultsReducer(store, 'a'), 'c', { fromMs: now - 3 * HOUR, toMs: now, bucketMs: HOUR });
+      const f = await checkFigures(asyncResultsReducer(store, 'a'), 'c', { fromMs: now - 3 * HOUR, toMs: now, bucketMs: HOUR });
       expect(f.buckets.map((b) => [b.runs, b.failed, b.degraded, b.availability])).toEqual([
         [2, 1, 0, 50],
         [0, 0, 0, null],
@@ -66,9 +70,14 @@ describe('check figures over a window', () => {
       expect(f.buckets[1]).toMatchObject({ startMs: now - HOUR * 2, endMs: now - HOUR, responseTime: null });
       expect(f.total).toMatchObject({ runs: 4, failed: 2, degraded: 1, availability: 50, responseTime: { p50: 10, p95: 50, max: 50 } });
       // Without response times the total adds the buckets up.
-      expect(checkFigures(resultsReducer(store, 'a'), 'c', { fromMs: now - 3 * HOUR, toMs: now, bucketMs: HOUR }, { responseTimes: false }).total).toMatchObject({ runs: 4, failed: 2, responseTime: null });
-      expect(() => checkFigures(resultsReducer(store, 'a'), 'c', { fromMs: 0, toMs: now, bucketMs: HOUR })).toThrow(/buckets/);
+      expect((await checkFigures(asyncResultsReducer(store, 'a'), 'c', { fromMs: now - 3 * HOUR, toMs: now, bucketMs: HOUR }, { responseTimes: false })).total).toMatchObject({ runs: 4, failed: 2, responseTime: null });
+      await expect(checkFigures(asyncResultsReducer(store, 'a'), 'c', { fromMs: 0, toMs: now, bucketMs: HOUR })).rejects.toThrow(/buckets/);
+      // The newest FINAL results, bounded, newest first (the same reads through the reader thread).
+      expect((await store.queryAsync('a', 'checkResults', { checkId: 'c', where: [{ path: 'resultType', in: ['FINAL'] }], order: 'time-desc', limit: 2 })).map((r) => r.id)).toEqual(['d', 'c']);
+      await expect(store.queryAsync('a', 'checkResults', { checkId: 'c' })).rejects.toThrow(/unbounded/);
+      store.close();
     }
+    rmSync(dir, { recursive: true, force: true });
   });
 });
 
