@@ -7,7 +7,7 @@
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
-import { runCheck, type AttemptResult } from '../runner/index.js';
+import { readStreamLimited, runCheck, type AttemptResult } from '../runner/index.js';
 
 /** Protocol spoken (the path's version). */
 export const AGENT_PROTOCOL = 1;
@@ -83,7 +83,8 @@ export async function runAgent(opts: AgentOptions, stop: AbortSignal): Promise<{
       body: JSON.stringify(body),
       signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
     });
-    const text = await readBounded(res);
+    const text = await readStreamLimited(res.body, MAX_ANSWER_BYTES);
+    if (text === null) throw new Error(`the service's answer exceeds ${MAX_ANSWER_BYTES} bytes`);
     let json: unknown;
     try {
       json = text === '' ? undefined : JSON.parse(text);
@@ -218,23 +219,4 @@ function causeOf(err: unknown): string {
   const e = err as { cause?: { code?: string; message?: string }; name?: string; message?: string };
   if (e?.name === 'TimeoutError') return 'timed out';
   return e?.cause?.code ?? e?.cause?.message ?? e?.message ?? String(err);
-}
-
-/** The body of an answer, cut off past MAX_ANSWER_BYTES (then an error). */
-async function readBounded(res: Response): Promise<string> {
-  if (!res.body) return '';
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_ANSWER_BYTES) {
-      await reader.cancel().catch(() => undefined);
-      throw new Error(`the service's answer exceeds ${MAX_ANSWER_BYTES} bytes`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }

@@ -13,7 +13,7 @@ import { z } from 'zod';
 import type { AppEnv } from '../http/env.js';
 import type { ServerContext } from '../context.js';
 import { ApiError, invalid, notFound, unauthorized, validationError } from '../http/errors.js';
-import { readStreamLimited } from '../http/route.js';
+import { readStreamLimited } from '../../runner/bounded-read.js';
 import { COLL } from '../kinds.js';
 import { hashKey } from '../resources/keys.js';
 import { runsOf } from '../runs/runs.js';
