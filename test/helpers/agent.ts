@@ -9,10 +9,10 @@ import { apiOk, type Served } from './serve.js';
  * What the e2e files of private locations share: `mac agent` processes (the built CLI), their
  * locations and checks, a local HTTP target, and the exactly-once assertion over recorded sessions
  * and queued runs. Simulated minutes each long scenario runs at --time-scale 60 (1 s each): the
- * acceptance's 3 hours is MAC_AGENT_E2E_MINUTES=180; the suite's default keeps each file well
- * under 40 s.
+ * acceptance's 3 hours is MAC_AGENT_E2E_MINUTES=180; the suite's default (20) leaves each
+ * check a few due times, enough for every one to be recorded at least once on a loaded machine.
  */
-export const MINUTES = Number(process.env.MAC_AGENT_E2E_MINUTES ?? 12);
+export const MINUTES = Number(process.env.MAC_AGENT_E2E_MINUTES ?? 20);
 /** Frequency (minutes) of the checks of the exactly-once scenarios. */
 export const FREQUENCY = 5;
 /** A test's timeout: its simulated minutes and two minutes for starting and stopping on a loaded machine. */
