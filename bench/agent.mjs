@@ -1,4 +1,5 @@
-// `node bench/agent.mjs [--checks N] [--seconds S] [--concurrency C] [--json FILE]` (run `npm run build` first)
+// `node bench/agent.mjs [--checks N] [--seconds S] [--concurrency C] [--time-scale T] [--mac BIN] [--json FILE]`
+// (run `npm run build` first; --mac: another build's bin/mac.js, to compare two builds side by side)
 // What one `mac agent` sustains: URL monitors of a private location against a local HTTP server,
 // every one due each simulated 10 s (--time-scale 600: every real ~17 ms per check), side by side
 // with the same checks run by the service itself (a public location). Figures: runs recorded per
@@ -15,13 +16,16 @@ const { values } = parseArgs({
     checks: { type: 'string', default: '40' },
     seconds: { type: 'string', default: '20' },
     concurrency: { type: 'string', default: '32' },
+    'time-scale': { type: 'string', default: '600' },
+    mac: { type: 'string' },
     json: { type: 'string' },
   },
 });
 const CHECKS = Number(values.checks);
 const SECONDS = Number(values.seconds);
 const CONCURRENCY = Number(values.concurrency);
-const MAC = fileURLToPath(new URL('../bin/mac.js', import.meta.url));
+const MAC = values.mac ?? fileURLToPath(new URL('../bin/mac.js', import.meta.url));
+const SCALE = Number(values['time-scale']);
 const TICKS = 100; // clock ticks per second (/proc/PID/stat)
 
 function spawnMac(args, env = {}) {
@@ -33,7 +37,7 @@ function spawnMac(args, env = {}) {
 }
 
 async function startServe() {
-  const s = spawnMac(['serve', '--port', '0', '--time-scale', '600', '--rate-limit', '0/60', '--deny-targets', 'none']);
+  const s = spawnMac(['serve', '--port', '0', '--time-scale', String(SCALE), '--rate-limit', '0/60', '--deny-targets', 'none']);
   for (let i = 0; i < 600; i++) {
     const m = /listening on (http:\/\/\S+)/.exec(s.log());
     if (m) return { ...s, url: m[1] };
@@ -96,7 +100,7 @@ async function measure(mode, targetUrl) {
     const agentRss = agent ? rssMb(agent.child.pid) : null;
     const agentCpu = agent ? cpuMs(agent.child.pid) : null;
     const n = await recorded(serve.url, ids, from);
-    return { mode, runs: n, runsPerSecond: n / elapsed, cpuMsPerRun: (cpu1 - cpu0) / Math.max(1, n), agentRssMb: agentRss, agentCpuMs: agentCpu, due: (CHECKS * elapsed) / (10 / 600) };
+    return { mode, runs: n, runsPerSecond: n / elapsed, cpuMsPerRun: (cpu1 - cpu0) / Math.max(1, n), agentRssMb: agentRss, agentCpuMs: agentCpu, due: (CHECKS * elapsed) / (10 / SCALE) };
   } finally {
     if (agent) {
       agent.child.kill('SIGTERM');
@@ -117,7 +121,7 @@ try {
     checks: CHECKS,
     seconds: SECONDS,
     concurrency: CONCURRENCY,
-    dueRunsPerSecond: +(CHECKS / (10 / 600)).toFixed(1),
+    dueRunsPerSecond: +(CHECKS / (10 / SCALE)).toFixed(1),
     service: { runsPerSecond: +own.runsPerSecond.toFixed(1), cpuMsPerRun: +own.cpuMsPerRun.toFixed(2) },
     agent: { runsPerSecond: +viaAgent.runsPerSecond.toFixed(1), cpuMsPerRun: +viaAgent.cpuMsPerRun.toFixed(2), rssMb: +viaAgent.agentRssMb.toFixed(1) },
     overheadCpuMsPerRun: +(viaAgent.cpuMsPerRun - own.cpuMsPerRun).toFixed(2),

@@ -7,7 +7,7 @@
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
-import { runCheck, type AttemptResult } from '../runner/index.js';
+import { readStreamLimited, runCheck, type AttemptResult } from '../runner/index.js';
 
 /** Protocol spoken (the path's version). */
 export const AGENT_PROTOCOL = 1;
@@ -18,6 +18,8 @@ export const BACKOFF_MIN_MS = 1_000;
 export const BACKOFF_MAX_MS = 30_000;
 /** The service cuts retry waits to this (as `mac serve` does for its own runs), before the time scale. */
 const MAX_RETRY_WAIT_MS = 2_000;
+/** How long slots freed while runs are under way wait for more before one claim request takes them together (ms). */
+export const CLAIM_COLLECT_MS = 100;
 /** Largest answer the agent reads from the service. */
 const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
 
@@ -71,8 +73,13 @@ export async function runAgent(opts: AgentOptions, stop: AbortSignal): Promise<{
   let refused: KeyRefused | undefined;
   // Wakes the poll loop when a slot frees.
   let slotFreed: (() => void) | undefined;
+  // Since when freed slots wait to be claimed together.
+  let collectingSince: number | undefined;
   const pollAbort = new AbortController();
-  const onStop = () => pollAbort.abort();
+  const onStop = () => {
+    pollAbort.abort();
+    slotFreed?.();
+  };
   stop.addEventListener('abort', onStop, { once: true });
 
   const call = async (path: string, body: unknown, timeoutMs: number, signal?: AbortSignal): Promise<{ status: number; json: unknown }> => {
@@ -83,7 +90,8 @@ export async function runAgent(opts: AgentOptions, stop: AbortSignal): Promise<{
       body: JSON.stringify(body),
       signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
     });
-    const text = await readBounded(res);
+    const text = await readStreamLimited(res.body, MAX_ANSWER_BYTES);
+    if (text === null) throw new Error(`the service's answer exceeds ${MAX_ANSWER_BYTES} bytes`);
     let json: unknown;
     try {
       json = text === '' ? undefined : JSON.parse(text);
@@ -94,8 +102,47 @@ export async function runAgent(opts: AgentOptions, stop: AbortSignal): Promise<{
     return { status: res.status, json };
   };
 
+  /**
+   * Keeps the claim of a run under way: at half of what is left of its lease, extends it by a
+   * lease (a check may run longer than one: a browser check up to 240 s). A claim the service no
+   * longer extends (it ended, or another agent holds it) is left to end.
+   */
+  const keepClaim = (run: ClaimedRun): (() => void) => {
+    let timer: NodeJS.Timeout | undefined;
+    let over = false;
+    const plan = () => {
+      if (over) return;
+      const left = Date.parse(run.leaseUntil) - Date.now();
+      timer = setTimeout(() => void extend(), Math.max(1_000, left / 2));
+      timer.unref();
+    };
+    const extend = async () => {
+      try {
+        const r = await call('leases', { agentId: id, runs: [{ runId: run.runId, token: run.token }] }, 10_000);
+        const got = r.status === 200 ? (r.json as { runs?: Array<{ runId: string; token: string; leaseUntil: string }> }).runs?.find((x) => x.runId === run.runId) : undefined;
+        if (got && typeof got.token === 'string' && Number.isFinite(Date.parse(got.leaseUntil))) {
+          run.token = got.token;
+          run.leaseUntil = got.leaseUntil;
+        } else if (r.status === 200) {
+          opts.log(`mac agent: the claim of ${describe(run)} could not be extended: another agent may run it`);
+          return;
+        }
+      } catch (err) {
+        if (err instanceof KeyRefused) return;
+        // The service unreachable: tried again at half of what is left.
+      }
+      plan();
+    };
+    plan();
+    return () => {
+      over = true;
+      clearTimeout(timer);
+    };
+  };
+
   const execute = async (claim: ClaimAnswer, run: ClaimedRun, abort: AbortController) => {
     const attempts: AttemptResult[] = [];
+    const stopKeeping = keepClaim(run);
     try {
       await runCheck(run.check as Parameters<typeof runCheck>[0], {
         account: location,
@@ -109,6 +156,7 @@ export async function runAgent(opts: AgentOptions, stop: AbortSignal): Promise<{
       const now = new Date().toISOString();
       attempts.push({ resultType: 'FINAL', attempts: attempts.length, hasFailures: false, hasErrors: true, isDegraded: null, overMaxResponseTime: null, responseTime: 0, startedAt: now, stoppedAt: now, apiCheckResult: null, browserCheckResult: null, multiStepCheckResult: { errors: [message], startTime: Date.now(), endTime: Date.now(), runtimeVersion: null, jobLog: [message], jobAssets: null }, errorMessage: message, networkError: false });
     }
+    stopKeeping();
     if (abort.signal.aborted) return;
     const body = {
       runId: run.runId,
@@ -142,13 +190,21 @@ export async function runAgent(opts: AgentOptions, stop: AbortSignal): Promise<{
   try {
     while (!stop.aborted && !refused) {
       const free = opts.concurrency - running.size;
-      if (free <= 0) {
+      // Claims go in batches: with runs under way, slots freed are collected for a moment (up to a
+      // quarter of the concurrency, or CLAIM_COLLECT_MS) rather than claimed one request each.
+      const batch = Math.max(1, Math.ceil(opts.concurrency / 4));
+      if (free <= 0 || (free < batch && running.size > 0 && Date.now() - (collectingSince ??= Date.now()) < CLAIM_COLLECT_MS)) {
+        const wait = free <= 0 ? undefined : CLAIM_COLLECT_MS - (Date.now() - (collectingSince ?? Date.now()));
         await new Promise<void>((resolve) => {
-          slotFreed = resolve;
-          stop.addEventListener('abort', () => resolve(), { once: true });
+          const timer = wait === undefined ? undefined : setTimeout(resolve, Math.max(0, wait));
+          slotFreed = () => {
+            clearTimeout(timer);
+            resolve();
+          };
         });
         continue;
       }
+      collectingSince = undefined;
       let answer: { status: number; json: unknown };
       try {
         answer = await call('claims', { agent: info, max: free, waitSeconds: POLL_WAIT_S }, POLL_WAIT_S * 1000 + (opts.requestSlackMs ?? 15_000), pollAbort.signal);
@@ -218,23 +274,4 @@ function causeOf(err: unknown): string {
   const e = err as { cause?: { code?: string; message?: string }; name?: string; message?: string };
   if (e?.name === 'TimeoutError') return 'timed out';
   return e?.cause?.code ?? e?.cause?.message ?? e?.message ?? String(err);
-}
-
-/** The body of an answer, cut off past MAX_ANSWER_BYTES (then an error). */
-async function readBounded(res: Response): Promise<string> {
-  if (!res.body) return '';
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_ANSWER_BYTES) {
-      await reader.cancel().catch(() => undefined);
-      throw new Error(`the service's answer exceeds ${MAX_ANSWER_BYTES} bytes`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }

@@ -13,4 +13,5 @@ export { nextRetryDelay, backoffMs, maxRetries, type RetryState } from './retry.
 export { systemNameServer } from './dns/client.js';
 export { PING_MISSING, parsePingOutput, type IcmpDocument, type IcmpOptions } from './icmp.js';
 export type { NameServerSource, JsonAnswer } from './dns/probe.js';
+export { readStreamLimited } from './bounded-read.js';
 export * from './types.js';

@@ -7,7 +7,7 @@ import { createContext } from './context.js';
 import { DEFAULT_RATE_LIMIT, DEV_KEY, MAX_BODY_BYTES, resolveServerOptions } from './options.js';
 import { Store } from './store/store.js';
 import { MAX_CLAIM_BATCH, MAX_WAIT_MS, RESULT_MARGIN_MS } from './agents/queue.js';
-import { MAX_RESULT_BODY_BYTES, MAX_SMALL_BODY_BYTES, MAX_WAITING_PER_LOCATION } from './agents/protocol.js';
+import { CLOCK_SKEW_MS, MAX_RESULT_BODY_BYTES, MAX_RESULT_OBJECT_BYTES, MAX_SMALL_BODY_BYTES, MAX_WAITING_PER_LOCATION } from './agents/protocol.js';
 
 /** The agent protocol (an addition to the spec), after the API's routes. */
 const AGENT_PROTOCOL = [
@@ -16,7 +16,7 @@ const AGENT_PROTOCOL = [
   'An addition to the spec: how `mac agent` runs the checks of a private location. JSON over HTTP(S),',
   'versioned in the path (`/agent/v1/`); the agent only connects outward. Every request carries',
   '`Authorization: Bearer pl_...`, a key of the private location (`POST /v1/private-locations/{id}/keys`),',
-  'and `Content-Type: application/json`. A private-location key opens these three routes and nothing',
+  'and `Content-Type: application/json`. A private-location key opens these four routes and nothing',
   'else (any `/v1` route answers it 401); an API key opens none of them. An unknown or deleted key',
   'answers 401; another protocol version 404. Keys are stored as their SHA-256 only, compared in',
   'constant time, and shown as `maskedKey` (`...` and the last 4 characters). Keys created before',
@@ -24,9 +24,10 @@ const AGENT_PROTOCOL = [
   '',
   '| method | path | body | answer |',
   '|---|---|---|---|',
-  `| POST | \`/agent/v1/claims\` | \`{"agent": {"id", "version", "hostName"}, "max": 1..${MAX_CLAIM_BATCH}, "waitSeconds": 0..${MAX_WAIT_MS / 1000}}\`, at most ${MAX_SMALL_BODY_BYTES / 1024} KiB | 200 \`{"protocol": 1, "location", "leaseSeconds", "timeScale", "runs": [{"runId", "token", "dueAt", "leaseUntil", "check"}]}\`: up to \`max\` due runs of the key's location, oldest first, each claimed until \`leaseUntil\`. Waits up to \`waitSeconds\` for one (long poll). \`check\` is the stored check with its snippets' scripts, as \`mac serve\` runs it. 429 when ${MAX_WAITING_PER_LOCATION} requests of the location already wait on this instance |`,
-  `| POST | \`/agent/v1/results\` | \`{"runId", "token", "agentId", "attempts": [...]}\`, at most ${MAX_RESULT_BODY_BYTES / 1024 / 1024} MiB | 200 \`{"recorded": true, "checkSessionId"}\`: the attempts (the runner's results: retries as \`ATTEMPT\`, the last one \`FINAL\`; files of a browser run base64 in \`assets\`) recorded as the location's run of that due time; 409 when the claim no longer holds the run (its lease ended, or it was recorded) or ends within ${RESULT_MARGIN_MS / 1000} s (a fifth of a shorter lease): the agent drops the result and the run is run again by whoever claims it next |`,
+  `| POST | \`/agent/v1/claims\` | \`{"agent": {"id", "version", "hostName"}, "max": 1..${MAX_CLAIM_BATCH}, "waitSeconds": 0..${MAX_WAIT_MS / 1000}}\`, at most ${MAX_SMALL_BODY_BYTES / 1024} KiB | 200 \`{"protocol": 1, "location", "leaseSeconds", "timeScale", "runs": [{"runId", "token", "dueAt", "leaseUntil", "check"}]}\`: up to \`max\` due runs of the key's location, oldest first, each claimed until \`leaseUntil\` for this agent (\`token\` names the claim and its agent; only that agent may use it). Waits up to \`waitSeconds\` for one (long poll). \`check\` is the stored check with its snippets' scripts, as \`mac serve\` runs it. 429 when ${MAX_WAITING_PER_LOCATION} requests of the location already wait on this instance |`,
+  `| POST | \`/agent/v1/results\` | \`{"runId", "token", "agentId", "attempts": [...]}\`, at most ${MAX_RESULT_BODY_BYTES / 1024 / 1024} MiB | 200 \`{"recorded": true, "checkSessionId"}\`: the attempts (the runner's results: retries as \`ATTEMPT\`, the last one \`FINAL\`; files of a browser run base64 in \`assets\`) recorded as the location's run of that due time. Checked strictly: no field beyond the documented ones, attempts numbered from 0 with only the last \`FINAL\`, each started and stopped between the run's due time and now (give or take ${CLOCK_SKEW_MS / 1000} s of clock difference), each result object at most ${MAX_RESULT_OBJECT_BYTES / 1024 / 1024} MiB as JSON: otherwise 400 naming the field, 413 past the body's bound. 409 when the claim no longer holds the run (its lease ended, or it was recorded), is another agent's (\`agentId\` is not the claimer) or ends within ${RESULT_MARGIN_MS / 1000} s (a fifth of a shorter lease): the agent drops the result and the run is run again by whoever claims it next |`,
   '| POST | `/agent/v1/releases` | `{"runs": [{"runId", "token"}]}` | 200 `{"released": N}`: claimed runs given back (an agent stopping), claimable at once |',
+  `| POST | \`/agent/v1/leases\` | \`{"agentId", "runs": [{"runId", "token"}]}\` (1..${MAX_CLAIM_BATCH}) | 200 \`{"leaseSeconds", "runs": [{"runId", "token", "leaseUntil"}]}\`: the claims of runs still under way extended by a whole lease from now, each with its new token (the old one no longer holds the run); a claim that ended, ends within the result margin, or is another agent's is left out. The agent extends at half of what is left of a lease, so a check that runs longer than a lease (a browser check) is not run twice; an agent that goes silent still loses its claims when the lease ends |`,
   '',
   'Each due run of a check in a private location is queued for that location, once (on several',
   'instances the one that claims the due time queues it). An agent claims it by lease (`mac serve',

@@ -6,6 +6,7 @@
  * - POST /agent/v1/claims   long poll: the due runs of the key's location, claimed for a lease
  * - POST /agent/v1/results  the attempts of one claimed run: recorded as the location's run
  * - POST /agent/v1/releases claimed runs given back (an agent stopping)
+ * - POST /agent/v1/leases   claims of runs still under way extended by a lease (long checks)
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { Context, MiddlewareHandler } from 'hono';
@@ -13,7 +14,7 @@ import { z } from 'zod';
 import type { AppEnv } from '../http/env.js';
 import type { ServerContext } from '../context.js';
 import { ApiError, invalid, notFound, unauthorized, validationError } from '../http/errors.js';
-import { readStreamLimited } from '../http/route.js';
+import { readStreamLimited } from '../../runner/bounded-read.js';
 import { COLL } from '../kinds.js';
 import { hashKey } from '../resources/keys.js';
 import { runsOf } from '../runs/runs.js';
@@ -28,10 +29,21 @@ export const MAX_SMALL_BODY_BYTES = 16 * 1024;
 export const MAX_RESULT_BODY_BYTES = 3 * MAX_ASSET_BYTES;
 /** Claim requests of one location waiting at once on one instance; more answer 429. */
 export const MAX_WAITING_PER_LOCATION = 64;
-/** How often a waiting claim looks at the database again (runs queued by other instances, leases ended). */
-export const LOOK_AGAIN_MS = 500;
+/**
+ * How often a waiting claim looks at the database without being woken: runs queued or released on
+ * this instance wake it at once; this bounds how late it sees runs queued by other instances on
+ * one database, and claims whose lease ended.
+ */
+export const LOOK_AGAIN_MS = 2_000;
 /** Attempts of one run a result may carry (the first and at most 10 retries). */
 const MAX_ATTEMPTS = 11;
+/** Largest result object of one attempt (apiCheckResult, browserCheckResult or multiStepCheckResult) as JSON. */
+export const MAX_RESULT_OBJECT_BYTES = 1024 * 1024;
+/**
+ * How far an attempt's times may lie outside its claim (from the run's due time, before which no
+ * agent can claim it, to now): the agent's clock may differ from the service's by this much.
+ */
+export const CLOCK_SKEW_MS = 120_000;
 
 const KEY_FORMAT = /^pl_[0-9a-f]{32}$/;
 
@@ -57,15 +69,16 @@ const claimsBody = z.object({
 });
 const runRef = z.object({ runId: z.string().min(1).max(200), token: z.string().min(1).max(100) });
 const releasesBody = z.object({ runs: z.array(runRef).max(MAX_CLAIM_BATCH) });
+const leasesBody = z.object({ agentId: agentInfo.shape.id, runs: z.array(runRef).min(1).max(MAX_CLAIM_BATCH) });
 const time = z.iso.datetime({ offset: true });
 const anyObject = z.record(z.string(), z.unknown()).nullable();
-const asset = z.object({
+const asset = z.strictObject({
   name: z.string().regex(/^[A-Za-z0-9._-]{1,100}$/),
   type: z.enum(['screenshot', 'trace']),
   contentType: z.string().regex(/^[a-z]+\/[a-z0-9.+-]+$/),
   data: z.base64().max(Math.ceil((MAX_ASSET_BYTES * 4) / 3) + 4),
 });
-const attempt = z.object({
+const attempt = z.strictObject({
   resultType: z.enum(['FINAL', 'ATTEMPT']),
   attempts: z.number().int().min(0).max(MAX_ATTEMPTS),
   hasFailures: z.boolean(),
@@ -82,7 +95,7 @@ const attempt = z.object({
   networkError: z.boolean(),
   assets: z.array(asset).max(4).optional(),
 });
-const resultsBody = runRef.extend({ agentId: agentInfo.shape.id, attempts: z.array(attempt).min(1).max(MAX_ATTEMPTS) });
+const resultsBody = z.strictObject({ ...runRef.shape,  agentId: agentInfo.shape.id, attempts: z.array(attempt).min(1).max(MAX_ATTEMPTS) });
 
 /**
  * Private-location keys by their sha256: rebuilt when private locations change (on any instance).
@@ -121,7 +134,7 @@ export function agentProtocol(ctx: ServerContext): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const path = c.req.path;
     if (!path.startsWith('/agent/')) return next();
-    const m = /^\/agent\/v(\d+)\/(claims|results|releases)$/.exec(path);
+    const m = /^\/agent\/v(\d+)\/(claims|results|releases|leases)$/.exec(path);
     if (!m || c.req.method !== 'POST') throw notFound();
     if (Number(m[1]) !== PROTOCOL_VERSION) throw new ApiError(404, `agent protocol version ${m[1].slice(0, 6)} is not supported; this service speaks version ${PROTOCOL_VERSION}`);
     const header = /^Bearer (\S+)$/i.exec((c.req.header('authorization') ?? '').trim());
@@ -165,15 +178,18 @@ export function agentProtocol(ctx: ServerContext): MiddlewareHandler<AppEnv> {
       const body = parse(releasesBody, await readBody(c, MAX_SMALL_BODY_BYTES));
       return c.json({ released: agents.release(caller.account, caller.locationId, body.runs) });
     }
-    const body = parse(resultsBody, await readBody(c, MAX_RESULT_BODY_BYTES));
-    const problems = body.attempts.flatMap((a, i) =>
-      (i === body.attempts.length - 1) !== (a.resultType === 'FINAL') ? [{ path: `attempts.${i}.resultType`, message: i === body.attempts.length - 1 ? 'the last attempt must be FINAL' : 'only the last attempt may be FINAL' }] : [],
-    );
-    if (problems.length > 0) throw validationError('payload', problems);
-    const held = agents.holder(caller.account, caller.locationId, body.runId, body.token);
-    if ('refused' in held) {
-      throw new ApiError(409, held.refused === 'late' ? 'The claim of this run ends too soon to record its result: another agent may run it' : 'This run is not claimed with this token (its lease ended and another agent took it, or it was recorded already)');
+    if (m[2] === 'leases') {
+      const body = parse(leasesBody, await readBody(c, MAX_SMALL_BODY_BYTES));
+      const extended = agents.extend(caller.account, caller.locationId, body.agentId, body.runs);
+      return c.json({ leaseSeconds: agents.times.leaseMs / 1000, runs: extended.map((x) => ({ runId: x.runId, token: x.token, leaseUntil: new Date(x.leaseUntilMs).toISOString() })) });
     }
+    const body = parse(resultsBody, await readBody(c, MAX_RESULT_BODY_BYTES));
+    const held = agents.holder(caller.account, caller.locationId, body.runId, body.token, body.agentId);
+    if ('refused' in held) {
+      throw new ApiError(409, held.refused === 'late' ? 'The claim of this run ends too soon to record its result: another agent may run it' : 'This run is not claimed by this agent with this token (its lease ended and another agent took it, or it was recorded already)');
+    }
+    const problems = attemptProblems(body.attempts, Date.parse(held.run.dueAt), ctx.options.now());
+    if (problems.length > 0) throw validationError('payload', problems.slice(0, 20));
     const attempts: AttemptResult[] = body.attempts.map(({ assets, ...a }) => ({
       ...(a as Omit<AttemptResult, 'assets'>),
       ...(assets && assets.length > 0 ? { assets: assets.map((x) => ({ name: x.name, type: x.type, contentType: x.contentType, data: Buffer.from(x.data, 'base64') })) } : {}),
@@ -183,12 +199,43 @@ export function agentProtocol(ctx: ServerContext): MiddlewareHandler<AppEnv> {
   };
 }
 
+/**
+ * What the schema cannot say of a run's attempts: only the last is FINAL, their numbers count up
+ * from 0, each starts before it stops and within the claim (from the run's due time to now, give
+ * or take CLOCK_SKEW_MS), one after the other, and each result object is at most
+ * MAX_RESULT_OBJECT_BYTES as JSON.
+ */
+export function attemptProblems(attempts: z.infer<typeof attempt>[], dueMs: number, nowMs: number): Array<{ path: string; message: string }> {
+  const out: Array<{ path: string; message: string }> = [];
+  const from = dueMs - CLOCK_SKEW_MS;
+  const to = nowMs + CLOCK_SKEW_MS;
+  let previousStop = -Infinity;
+  attempts.forEach((a, i) => {
+    const at = `attempts.${i}`;
+    const last = i === attempts.length - 1;
+    if (last !== (a.resultType === 'FINAL')) out.push({ path: `${at}.resultType`, message: last ? 'the last attempt must be FINAL' : 'only the last attempt may be FINAL' });
+    if (a.attempts !== i) out.push({ path: `${at}.attempts`, message: `must be ${i} (the attempts count up from 0)` });
+    const started = Date.parse(a.startedAt);
+    const stopped = Date.parse(a.stoppedAt);
+    if (started < from || started > to) out.push({ path: `${at}.startedAt`, message: 'must lie between the run\'s due time and now' });
+    if (stopped < from || stopped > to) out.push({ path: `${at}.stoppedAt`, message: 'must lie between the run\'s due time and now' });
+    if (stopped < started) out.push({ path: `${at}.stoppedAt`, message: 'must not be before startedAt' });
+    if (started < previousStop - CLOCK_SKEW_MS) out.push({ path: `${at}.startedAt`, message: 'must not be before the previous attempt stopped' });
+    previousStop = Math.max(previousStop, stopped);
+    for (const field of ['apiCheckResult', 'browserCheckResult', 'multiStepCheckResult'] as const) {
+      const value = a[field];
+      if (value !== null && JSON.stringify(value).length > MAX_RESULT_OBJECT_BYTES) out.push({ path: `${at}.${field}`, message: `exceeds ${MAX_RESULT_OBJECT_BYTES} bytes as JSON` });
+    }
+  });
+  return out;
+}
+
 /** Claims runs for the caller, waiting up to `waitSeconds` for some to be due (long poll). */
 async function waitForWork(ctx: ServerContext, caller: AgentCaller, body: z.infer<typeof claimsBody>, signal: AbortSignal) {
   const { agents } = runsOf(ctx);
   const deadline = Date.now() + body.waitSeconds * 1000;
   for (;;) {
-    const claimed = agents.claim(caller.account, caller.locationId, body.max);
+    const claimed = agents.claim(caller.account, caller.locationId, body.max, body.agent.id);
     const left = deadline - Date.now();
     if (claimed.length > 0 || left <= 0 || signal.aborted) return claimed;
     await new Promise<void>((resolve) => {

@@ -99,6 +99,8 @@ export interface QueueTimes {
 export class AgentQueue {
   /** `locationId` events: a run of that location was queued or released on this instance. */
   readonly wake = new EventEmitter();
+  /** Locations whose waiting agents are woken once the current turn of the event loop ends. */
+  private readonly toWake = new Set<string>();
   private sweepTimer: NodeJS.Timeout | undefined;
   /** Per location: runs recorded (by agents / as not run) on this instance in the current sample. */
   private counts = new Map<string, { account: string; done: number; notRun: number }>();
@@ -150,16 +152,25 @@ export class AgentQueue {
     const tx = this.ctx.store.begin(account);
     tx.put(AGENT_COLL.runs, run.id, run);
     tx.commitDeferred();
-    // Agents of this instance waiting for the location look once the write landed.
-    setTimeout(() => this.wake.emit(locationId), 30).unref();
+    // Agents of this instance waiting for the location look at once (a lease lands pending writes
+    // of the queue first), once per location for all the runs the scheduler queued in one go.
+    this.toWake.add(locationId);
+    if (this.toWake.size === 1) {
+      setImmediate(() => {
+        const woken = [...this.toWake];
+        this.toWake.clear();
+        for (const id of woken) this.wake.emit(id);
+      }).unref();
+    }
   }
 
   /**
-   * Claims at most `max` runs of a location: leased for the lease (one write for the batch). The
-   * claim's token is the lease's end, which any later claim of the run changes. Runs whose check
-   * is gone, deactivated or no longer in this location are dropped.
+   * Claims at most `max` runs of a location for agent `agentId`: leased for the lease (one write
+   * for the batch). The claim's token is the lease's end and the agent's id: any later claim or
+   * extension of the run changes it, and only that agent may use it. Runs whose check is gone,
+   * deactivated or no longer in this location are dropped.
    */
-  claim(account: string, locationId: string, max: number): Claimed[] {
+  claim(account: string, locationId: string, max: number, agentId: string): Claimed[] {
     const now = this.ctx.options.now();
     const until = now + this.times.leaseMs;
     const taken = this.ctx.store.lease(AGENT_COLL.runs, now, until, Math.min(max, MAX_CLAIM_BATCH), locationId);
@@ -175,21 +186,42 @@ export class AgentQueue {
         tx.commit();
         continue;
       }
-      out.push({ run, account, check, leaseUntilMs: until, token: String(until) });
+      out.push({ run, account, check, leaseUntilMs: until, token: claimToken(until, agentId) });
     }
     return out;
   }
 
   /**
-   * The claimed run `runId` of a location if `token` still holds it with enough lease left to
-   * record its result; otherwise why not ('gone': nobody holds it or another claim does; 'late').
+   * The claimed run `runId` of a location if `token` (of agent `agentId`) still holds it with
+   * enough lease left to record its result; otherwise why not ('gone': nobody holds it, another
+   * claim does, or the claim is another agent's; 'late').
    */
-  holder(account: string, locationId: string, runId: string, token: string): { run: QueuedRun } | { refused: 'gone' | 'late' } {
+  holder(account: string, locationId: string, runId: string, token: string, agentId: string): { run: QueuedRun } | { refused: 'gone' | 'late' } {
     const run = this.ctx.store.getLatest<QueuedRun>(account, AGENT_COLL.runs, runId);
-    if (!run || run.locationId !== locationId || String(Date.parse(run.availableAt)) !== token) return { refused: 'gone' };
-    const left = Number(token) - this.ctx.options.now();
+    const claim = parseToken(token);
+    if (!run || !claim || run.locationId !== locationId || Date.parse(run.availableAt) !== claim.until || claim.agentId !== agentId) return { refused: 'gone' };
+    const left = claim.until - this.ctx.options.now();
     if (left < Math.min(RESULT_MARGIN_MS, this.times.leaseMs / 5)) return { refused: 'late' };
     return { run };
+  }
+
+  /**
+   * Extends the claims of agent `agentId` on runs it is still running, by a whole lease from now:
+   * each claim its token still holds with enough lease left (as for a result) gets a new token;
+   * the others are left out (their lease ended, or ends too soon: another agent may take them).
+   */
+  extend(account: string, locationId: string, agentId: string, runs: Array<{ runId: string; token: string }>): Array<{ runId: string; token: string; leaseUntilMs: number }> {
+    const until = this.ctx.options.now() + this.times.leaseMs;
+    const out: Array<{ runId: string; token: string; leaseUntilMs: number }> = [];
+    for (const { runId, token } of runs) {
+      const held = this.holder(account, locationId, runId, token, agentId);
+      if (!('run' in held)) continue;
+      const tx = this.ctx.store.begin(account);
+      tx.put(AGENT_COLL.runs, runId, { ...held.run, availableAt: iso(until) });
+      tx.commit();
+      out.push({ runId, token: claimToken(until, agentId), leaseUntilMs: until });
+    }
+    return out;
   }
 
   /**
@@ -213,7 +245,8 @@ export class AgentQueue {
     let released = 0;
     for (const { runId, token } of runs) {
       const run = this.ctx.store.getLatest<QueuedRun>(account, AGENT_COLL.runs, runId);
-      if (!run || run.locationId !== locationId || String(Date.parse(run.availableAt)) !== token) continue;
+      const claim = parseToken(token);
+      if (!run || !claim || run.locationId !== locationId || Date.parse(run.availableAt) !== claim.until) continue;
       const tx = this.ctx.store.begin(account);
       tx.put(AGENT_COLL.runs, runId, { ...run, availableAt: iso(now), waitingSince: iso(now), claims: run.claims + 1 });
       tx.commit();
@@ -311,18 +344,13 @@ export class AgentQueue {
 
   /** A location now: runs waiting for an agent, how long the oldest has waited (ms), agents connected. */
   state(account: string, locationId: string, now: number): { waiting: number; claimed: number; oldestMs: number; connected: AgentRecord[] } {
-    let waiting = 0;
-    let claimed = 0;
-    let oldest = now;
-    for (const run of this.ctx.store.query<QueuedRun>(account, AGENT_COLL.runs, { checkId: locationId })) {
-      const at = Date.parse(run.availableAt);
-      // A run available in the future is claimed (or not due yet: the scheduler queues due runs only).
-      if (at > now) claimed++;
-      else {
-        waiting++;
-        oldest = Math.min(oldest, at);
-      }
-    }
+    // Counted in the database (a long queue is never read whole); the oldest waiting run is the
+    // last of the waiting ones newest first.
+    const store = this.ctx.store;
+    const waiting = store.countQuery(account, AGENT_COLL.runs, { checkId: locationId, toMs: now });
+    const claimed = store.countQuery(account, AGENT_COLL.runs, { checkId: locationId, fromMs: now + 1 });
+    const [oldestRun] = waiting > 0 ? store.query<QueuedRun>(account, AGENT_COLL.runs, { checkId: locationId, toMs: now, order: 'time-desc', offset: waiting - 1, limit: 1 }) : [];
+    const oldest = oldestRun ? Date.parse(oldestRun.availableAt) : now;
     const connected = this.agents(account, locationId).filter((a) => now - Date.parse(a.lastContact) <= CONNECTED_MS);
     return { waiting, claimed, oldestMs: waiting > 0 ? now - oldest : 0, connected };
   }
@@ -373,4 +401,14 @@ export class AgentQueue {
 
 function notRunReason(run: QueuedRun, queueMs: number): string {
   return `not run: no agent of private location "${run.location}" ran this run within ${Math.round(queueMs / 1000)} s of when it was due or last claimed`;
+}
+
+/** A claim's token: the end of its lease (ms) and the id of the agent holding it. */
+function claimToken(untilMs: number, agentId: string): string {
+  return `${untilMs}.${agentId}`;
+}
+
+function parseToken(token: string): { until: number; agentId: string } | undefined {
+  const m = /^(\d{1,16})\.([A-Za-z0-9-]{8,64})$/.exec(token);
+  return m ? { until: Number(m[1]), agentId: m[2] } : undefined;
 }

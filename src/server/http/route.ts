@@ -7,6 +7,7 @@ import { takesReserved } from './paths.js';
 import { MAX_BODY_BYTES } from '../options.js';
 import type { Caller, ServerContext } from '../context.js';
 import type { AppEnv } from './env.js';
+import { readStreamLimited } from '../../runner/bounded-read.js';
 
 /** HTTP methods the API serves. */
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -129,25 +130,6 @@ async function readLimited(req: Request): Promise<string> {
   const text = await readStreamLimited(req.body, MAX_BODY_BYTES);
   if (text === null) throw tooLarge();
   return text;
-}
-
-/** Reads a request body stream as UTF-8, or null (the stream cancelled) once it exceeds `limit` bytes. */
-export async function readStreamLimited(body: ReadableStream<Uint8Array> | null, limit: number): Promise<string | null> {
-  if (!body) return '';
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => undefined);
-      return null;
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 function tooLarge(): ApiError {

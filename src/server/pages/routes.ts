@@ -9,7 +9,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { Context, MiddlewareHandler } from 'hono';
 import { z } from 'zod';
 import type { AppEnv } from '../http/env.js';
-import { readStreamLimited } from '../http/route.js';
+import { readStreamLimited } from '../../runner/bounded-read.js';
 import type { ServerContext } from '../context.js';
 import { COLL } from '../kinds.js';
 import { STATUS_COLL } from '../rundata/collections.js';

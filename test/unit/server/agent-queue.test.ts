@@ -4,6 +4,7 @@ import { runsOf } from '../../../src/server/runs/runs.js';
 import { COLL } from '../../../src/server/kinds.js';
 import type { CheckRecord } from '../../../src/server/runs/alerts.js';
 
+const AGENT = 'agent-0001';
 const H = { authorization: 'Bearer mac-dev-key', 'content-type': 'application/json' };
 
 /** A service in process with a clock of its own, its scheduler not started. */
@@ -28,15 +29,15 @@ describe('the queue of private locations', () => {
     const { agents } = runsOf(t.server.ctx);
     agents.enqueue('dev', t.record, 'site-a', t.now());
     t.server.ctx.store.flush();
-    const first = agents.claim('dev', t.loc.id, 10);
+    const first = agents.claim('dev', t.loc.id, 10, AGENT);
     expect(first).toHaveLength(1);
-    expect(agents.claim('dev', t.loc.id, 10)).toHaveLength(0);
+    expect(agents.claim('dev', t.loc.id, 10, AGENT)).toHaveLength(0);
     t.advance(10_001);
-    const second = agents.claim('dev', t.loc.id, 10);
+    const second = agents.claim('dev', t.loc.id, 10, AGENT);
     expect(second).toHaveLength(1);
     // The first claim's token no longer holds the run; the second's does.
-    expect(agents.holder('dev', t.loc.id, first[0].run.id, first[0].token)).toEqual({ refused: 'gone' });
-    const held = agents.holder('dev', t.loc.id, second[0].run.id, second[0].token);
+    expect(agents.holder('dev', t.loc.id, first[0].run.id, first[0].token, AGENT)).toEqual({ refused: 'gone' });
+    const held = agents.holder('dev', t.loc.id, second[0].run.id, second[0].token, AGENT);
     expect('run' in held).toBe(true);
     const claimsBody = { runId: second[0].run.id, token: second[0].token, agentId: 'agent-0001', attempts: [attempt(new Date(t.now()).toISOString())] };
     const auth = { authorization: `Bearer ${t.key}`, 'content-type': 'application/json' };
@@ -51,9 +52,9 @@ describe('the queue of private locations', () => {
     const t = await service();
     const { agents } = runsOf(t.server.ctx);
     agents.enqueue('dev', t.record, 'site-a', t.now());
-    const [c] = agents.claim('dev', t.loc.id, 1);
+    const [c] = agents.claim('dev', t.loc.id, 1, AGENT);
     t.advance(9_500);
-    expect(agents.holder('dev', t.loc.id, c.run.id, c.token)).toEqual({ refused: 'late' });
+    expect(agents.holder('dev', t.loc.id, c.run.id, c.token, AGENT)).toEqual({ refused: 'late' });
     await t.server.close();
   });
 
@@ -73,7 +74,7 @@ describe('the queue of private locations', () => {
     expect(results).toHaveLength(1);
     expect(results[0]).toMatchObject({ runLocation: 'site-a', resultType: 'FINAL', hasErrors: true });
     expect(JSON.stringify(results[0])).toContain('not run: no agent of private location \\"site-a\\"');
-    expect(agents.claim('dev', t.loc.id, 10)).toHaveLength(0);
+    expect(agents.claim('dev', t.loc.id, 10, AGENT)).toHaveLength(0);
     await t.server.close();
   });
 
@@ -82,11 +83,80 @@ describe('the queue of private locations', () => {
     const other = (await t.json('/v1/private-locations', 'POST', { name: 'B', slugName: 'site-b' })).body;
     const { agents } = runsOf(t.server.ctx);
     agents.enqueue('dev', t.record, 'site-a', t.now());
-    const [c] = agents.claim('dev', t.loc.id, 1);
+    const [c] = agents.claim('dev', t.loc.id, 1, AGENT);
     expect(agents.release('dev', other.id, [{ runId: c.run.id, token: c.token }])).toBe(0);
-    expect(agents.claim('dev', t.loc.id, 1)).toHaveLength(0);
+    expect(agents.claim('dev', t.loc.id, 1, AGENT)).toHaveLength(0);
     expect(agents.release('dev', t.loc.id, [{ runId: c.run.id, token: c.token }])).toBe(1);
-    expect(agents.claim('dev', t.loc.id, 1)).toHaveLength(1);
+    expect(agents.claim('dev', t.loc.id, 1, AGENT)).toHaveLength(1);
+    await t.server.close();
+  });
+
+  it('an agent running a long check extends its claim: no other agent takes the run; a silent agent loses it', async () => {
+    const t = await service();
+    const { agents } = runsOf(t.server.ctx);
+    const auth = { authorization: `Bearer ${t.key}`, 'content-type': 'application/json' };
+    agents.enqueue('dev', t.record, 'site-a', t.now());
+    const [c] = agents.claim('dev', t.loc.id, 1, AGENT);
+    // Half the lease gone: extended by a whole lease from now, with a new token.
+    t.advance(5_000);
+    const extended = await t.json('/agent/v1/leases', 'POST', { agentId: AGENT, runs: [{ runId: c.run.id, token: c.token }] }, auth);
+    expect(extended.status).toBe(200);
+    expect(extended.body.runs).toHaveLength(1);
+    const next = extended.body.runs[0];
+    expect(Date.parse(next.leaseUntil)).toBe(t.now() + 10_000);
+    // Past the first lease, no other agent takes it; the old token no longer holds it.
+    t.advance(6_000);
+    expect(agents.claim('dev', t.loc.id, 1, 'agent-0002')).toHaveLength(0);
+    expect(agents.holder('dev', t.loc.id, c.run.id, c.token, AGENT)).toEqual({ refused: 'gone' });
+    // Another agent cannot extend it (the claim is not its own), nor can a stale token.
+    expect((await t.json('/agent/v1/leases', 'POST', { agentId: 'agent-0002', runs: [{ runId: c.run.id, token: next.token }] }, auth)).body.runs).toEqual([]);
+    expect((await t.json('/agent/v1/leases', 'POST', { agentId: AGENT, runs: [{ runId: c.run.id, token: c.token }] }, auth)).body.runs).toEqual([]);
+    // The agent records its result with the new token.
+    const result = { runId: c.run.id, token: next.token, agentId: AGENT, attempts: [attempt(new Date(t.now()).toISOString())] };
+    expect((await t.json('/agent/v1/results', 'POST', result, auth)).status).toBe(200);
+    // A silent agent: its claim ends and another agent takes the run.
+    agents.enqueue('dev', t.record, 'site-a', t.now() + 1);
+    t.advance(2);
+    const [silent] = agents.claim('dev', t.loc.id, 1, AGENT);
+    expect(silent).toBeDefined();
+    t.advance(10_001);
+    expect(agents.claim('dev', t.loc.id, 1, 'agent-0002')).toHaveLength(1);
+    await t.server.close();
+  });
+
+  it('results are validated strictly: only the claiming agent, times within the claim, bounded objects, no unknown fields', async () => {
+    const t = await service();
+    const { agents } = runsOf(t.server.ctx);
+    const auth = { authorization: `Bearer ${t.key}`, 'content-type': 'application/json' };
+    agents.enqueue('dev', t.record, 'site-a', t.now());
+    const [c] = agents.claim('dev', t.loc.id, 1, AGENT);
+    const now = new Date(t.now()).toISOString();
+    const post = (body: unknown) => t.json('/agent/v1/results', 'POST', body, auth);
+    const base = { runId: c.run.id, token: c.token, agentId: AGENT };
+    // Another agent of the same location, with the token it did not get: 409.
+    expect((await post({ ...base, agentId: 'agent-0002', attempts: [attempt(now)] })).status).toBe(409);
+    // Times outside the claim (a day before the run was due, or tomorrow), stopped before started.
+    const dayAgo = new Date(t.now() - 86_400_000).toISOString();
+    const tomorrow = new Date(t.now() + 86_400_000).toISOString();
+    for (const a of [attempt(dayAgo), attempt(tomorrow), { ...attempt(now), stoppedAt: new Date(t.now() - 60_000).toISOString() }]) {
+      const r = await post({ ...base, attempts: [a] });
+      expect(r.status).toBe(400);
+      expect(JSON.stringify(r.body)).toMatch(/startedAt|stoppedAt/);
+    }
+    // Attempt numbers out of order, a FINAL attempt before the last, unknown fields, wrong types.
+    expect((await post({ ...base, attempts: [{ ...attempt(now), resultType: 'ATTEMPT' }, { ...attempt(now), attempts: 0 }] })).status).toBe(400);
+    expect((await post({ ...base, attempts: [attempt(now), { ...attempt(now), attempts: 1 }] })).status).toBe(400);
+    expect((await post({ ...base, attempts: [{ ...attempt(now), runLocation: 'site-b' }] })).status).toBe(400);
+    expect((await post({ ...base, accountId: 'other', attempts: [attempt(now)] })).status).toBe(400);
+    expect((await post({ ...base, attempts: [{ ...attempt(now), responseTime: '3' }] })).status).toBe(400);
+    // A result object over the bound (within the body's bound): 400 naming it.
+    const big = await post({ ...base, attempts: [{ ...attempt(now), apiCheckResult: { body: 'x'.repeat(1024 * 1024 + 1) } }] });
+    expect(big.status).toBe(400);
+    expect(JSON.stringify(big.body)).toContain('apiCheckResult');
+    // Nothing of that was recorded; the valid result is.
+    expect((await post({ ...base, attempts: [attempt(now)] })).status).toBe(200);
+    const results = (await t.json(`/v1/check-results/${t.check.id}`)).body;
+    expect(results).toHaveLength(1);
     await t.server.close();
   });
 });

@@ -1,0 +1,58 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServe, waitFor } from '../helpers/serve.js';
+import { TIMEOUT_MS, agentIds, expectExactlyOnce, location, sqliteRows, sqliteSessions, startAgent, startTarget, urlChecks, type Agent, type QueuedRow } from '../helpers/agent.js';
+
+describe('mac agent: kill -9 of an agent mid-run (--time-scale 60)', { timeout: TIMEOUT_MS }, () => {
+  let target: Awaited<ReturnType<typeof startTarget>>;
+  let dir = '';
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'mac-agent-'));
+    target = await startTarget();
+  });
+  afterAll(async () => {
+    await target.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('kill -9 of one of two agents mid-run: its claimed runs are run by the other after the lease; none lost, none twice', async () => {
+    const state = join(dir, 'kill.db');
+    const s = await startServe(['--time-scale', '60', '--state', state, '--rate-limit', '0/60', '--agent-lease', '8', '--agent-queue-timeout', '120']);
+    // Runs of 2.5 s: at the kill, the runs due in the 1.5 s before the second agent started are
+    // still under way on the first (they finished before it with 1.5 s runs on a quiet machine).
+    target.setSlow(2500);
+    const agents: Agent[] = [];
+    try {
+      const a = await location(s, 'site-a');
+      const first = startAgent(s, a.key, ['--concurrency', '16']);
+      agents.push(first);
+      await waitFor(async () => ((await agentIds(s, a.id)).size === 1 ? true : undefined));
+      const [killedId] = await agentIds(s, a.id);
+      const checks = await urlChecks(s, 3, `${target.url}/slow`, ['site-a']);
+      // The first agent alone for a few runs: each lasts 2.5 s, so some are always under way.
+      await new Promise((r) => setTimeout(r, 4000));
+      const secondStart = Date.now();
+      const second = startAgent(s, a.key, ['--concurrency', '16']);
+      agents.push(second);
+      await new Promise((r) => setTimeout(r, 1000));
+      await first.stop('SIGKILL');
+      // The lease (8 s) ends, the second agent takes the killed one's runs, and runs on.
+      await new Promise((r) => setTimeout(r, 14000));
+      expect(await second.stop()).toBe(0);
+      const all = await agentIds(s, a.id);
+      await s.stop();
+      const sessions = sqliteSessions(state);
+      expectExactlyOnce(sessions, sqliteRows<QueuedRow>(state, 'privateLocationRuns'), checks, { 'site-a': all }, 1000, 1);
+      // Runs due while the first agent was alone were claimed by it: those the second recorded are
+      // the ones it took over once the killed agent's lease ended.
+      const taken = sessions.filter((x) => checks.includes(x.checkId) && x.agentRun!.agentId !== killedId && Date.parse(x.agentRun!.dueAt) < secondStart - 500);
+      expect(taken.length).toBeGreaterThan(0);
+    } finally {
+      target.setSlow(0);
+      await Promise.all(agents.map((x) => x.stop('SIGKILL')));
+      await s.stop('SIGKILL');
+    }
+  });
+});

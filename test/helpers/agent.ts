@@ -1,0 +1,137 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import Database from 'libsql';
+import { expect } from 'vitest';
+import { MAC_BIN, cleanEnv } from './cli.js';
+import { apiOk, type Served } from './serve.js';
+
+/**
+ * What the e2e files of private locations share: `mac agent` processes (the built CLI), their
+ * locations and checks, a local HTTP target, and the exactly-once assertion over recorded sessions
+ * and queued runs. Simulated minutes each long scenario runs at --time-scale 60 (1 s each): the
+ * acceptance's 3 hours is MAC_AGENT_E2E_MINUTES=180; the suite's default (20) leaves each
+ * check a few due times, enough for every one to be recorded at least once on a loaded machine.
+ */
+export const MINUTES = Number(process.env.MAC_AGENT_E2E_MINUTES ?? 20);
+/** Frequency (minutes) of the checks of the exactly-once scenarios. */
+export const FREQUENCY = 5;
+/** A test's timeout: its simulated minutes and two minutes for starting and stopping on a loaded machine. */
+export const TIMEOUT_MS = MINUTES * 1000 + 120_000;
+
+/** A local HTTP target: `ok` at once, or after `slowMs` on paths under /slow. */
+export async function startTarget(): Promise<{ url: string; setSlow(ms: number): void; close(): Promise<void> }> {
+  let slowMs = 0;
+  const target: Server = createServer((req, res) => {
+    if (slowMs > 0 && req.url?.startsWith('/slow')) setTimeout(() => res.end('ok'), slowMs);
+    else res.end('ok');
+  });
+  await new Promise<void>((r) => target.listen(0, '127.0.0.1', () => r()));
+  return {
+    url: `http://127.0.0.1:${(target.address() as { port: number }).port}`,
+    setSlow: (ms) => void (slowMs = ms),
+    close: () => new Promise<void>((r) => target.close(() => r())),
+  };
+}
+
+export interface Agent {
+  pid: number;
+  log(): string;
+  exited: Promise<number | null>;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+export function startAgent(s: Served, key: string, extra: string[] = []): Agent {
+  const child: ChildProcess = spawn(process.execPath, [MAC_BIN, 'agent', '--api-url', s.url, '--concurrency', '8', ...extra], {
+    env: cleanEnv({ MAC_AGENT_KEY: key }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString('utf8')));
+  child.stderr!.on('data', (d: Buffer) => (out += d.toString('utf8')));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return {
+    pid: child.pid!,
+    log: () => out,
+    exited,
+    async stop(signal: NodeJS.Signals = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) process.kill(child.pid!, signal);
+      return exited;
+    },
+  };
+}
+
+/** A private location with its first key. */
+export async function location(s: Served, slug: string): Promise<{ id: string; key: string; keyId: string }> {
+  const created = await apiOk(s, 'POST', '/v1/private-locations', { name: slug, slugName: slug });
+  return { id: created.id, key: created.keys[0].rawKey, keyId: created.keys[0].id };
+}
+
+export async function urlChecks(s: Served, n: number, url: string, privateLocations: string[], frequency = 1): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const c = await apiOk(s, 'POST', '/v1/checks/url', { name: `u${i}`, frequency, activated: true, runParallel: true, privateLocations, request: { url: `${url}/c${i}` } });
+    ids.push(c.id);
+  }
+  return ids;
+}
+
+export interface SessionRow {
+  checkId: string;
+  runLocations: string[];
+  agentRun?: { dueAt: string; agentId: string | null; claims?: number };
+}
+
+/** The agents a location remembers, by id. */
+export async function agentIds(s: Served, locationId: string): Promise<Set<string>> {
+  const l = await apiOk(s, 'GET', `/v1/private-locations/${locationId}`);
+  return new Set(l.agents.map((a: { id: string }) => a.id));
+}
+
+/**
+ * Per check and location: each due time is recorded once, by an agent of that location, or still
+ * waiting in the queue (not lost: the agents stopped, or a loaded machine had not reached it yet),
+ * never both; together they form one unbroken series one period apart (none missing). At least
+ * `atLeast` are recorded (a floor of progress only: how many a loaded machine gets through varies). Sessions of these checks not run by an agent: none.
+ */
+export function expectExactlyOnce(sessions: SessionRow[], queued: QueuedRow[], checks: string[], locations: Record<string, Set<string>>, periodMs: number, atLeast: number): void {
+  const mine = sessions.filter((s) => checks.includes(s.checkId));
+  expect(mine.filter((s) => !s.agentRun || s.agentRun.agentId === null)).toEqual([]);
+  for (const checkId of checks) {
+    for (const [slug, agents] of Object.entries(locations)) {
+      const runs = mine.filter((s) => s.checkId === checkId && s.runLocations[0] === slug);
+      expect(runs.every((s) => s.runLocations.length === 1 && agents.has(s.agentRun!.agentId!))).toBe(true);
+      const due = runs.map((s) => Date.parse(s.agentRun!.dueAt));
+      expect(new Set(due).size, `a due time of ${checkId} in ${slug} recorded twice`).toBe(due.length);
+      const waiting = queued.filter((q) => q.checkId === checkId && q.location === slug).map((q) => Date.parse(q.dueAt));
+      expect(waiting.filter((t) => due.includes(t)), `a due time of ${checkId} in ${slug} both recorded and queued`).toEqual([]);
+      const all = [...due, ...waiting].sort((a, b) => a - b);
+      const gaps = all.slice(1).map((t, i) => t - all[i]);
+      expect(gaps.filter((g) => g !== periodMs), `due times of ${checkId} in ${slug} lost`).toEqual([]);
+      expect(due.length).toBeGreaterThanOrEqual(atLeast);
+    }
+  }
+}
+
+export interface QueuedRow {
+  checkId: string;
+  location: string;
+  dueAt: string;
+}
+
+export function sqliteRows<T>(file: string, kind: string): T[] {
+  const db = new Database(file, { readonly: true });
+  try {
+    return (db.prepare('SELECT data FROM records WHERE kind = ?').all(kind) as Array<{ data: string }>).map((r) => JSON.parse(r.data) as T);
+  } finally {
+    db.close();
+  }
+}
+
+export function sqliteSessions(file: string): SessionRow[] {
+  const db = new Database(file, { readonly: true });
+  try {
+    return (db.prepare("SELECT data FROM records WHERE kind = 'checkSessions'").all() as Array<{ data: string }>).map((r) => JSON.parse(r.data) as SessionRow);
+  } finally {
+    db.close();
+  }
+}
