@@ -2,14 +2,13 @@ import * as core from '@actions/core';
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { ApiClient } from '../api/index.js';
-import { apiAccount } from '../apply/account.js';
-import { applyPlan } from '../apply/apply.js';
-import { guardAccount, withApplyLock, type HeldLock, type LockOptions } from '../apply/lock.js';
+import type { LockOptions } from '../apply/lock.js';
 import { localHolder } from '../apply/holder.js';
 import { DEFAULT_CONCURRENCY } from '../apply/executor.js';
 import { readPlanFile } from '../apply/plan-file.js';
 import { succeeded, type ApplyResult } from '../apply/result.js';
-import { recoverSecrets, type SecretSources } from '../apply/secrets.js';
+import type { SecretSources } from '../apply/secrets.js';
+import { withApplySession, type ApplySession } from '../apply/session.js';
 import type { Connection } from '../config/connection.js';
 import { loadProject } from '../config/load.js';
 import { maskedPointers } from '../config/interpolate.js';
@@ -81,10 +80,10 @@ export async function runApply(run: ActionRun): Promise<void> {
   const project = await load(run);
   await withClient(run, (client) =>
     // The plan is made under the lock too: it must see what an apply before it wrote.
-    withApplyLock(client, project.config.project, actionLock(run), async (lock) => {
+    withApplySession({ client, project: project.config.project, lock: actionLock(run) }, async (session) => {
       const planned = await plan(run, project, client);
       setPlanOutputs(planned, await writePlanFile(planned, run.target.planFile));
-      await applyAndReport(run, planned, client, lock, { env: run.env, reload: async () => desiredBodies(project.definitions, planned.project) });
+      await applyAndReport(run, planned, session, { env: run.env, reload: async () => desiredBodies(project.definitions, planned.project) });
     }),
   );
 }
@@ -117,19 +116,15 @@ async function runApplyPlanFile(run: ActionRun, file: string): Promise<void> {
     core.info(`Applying the saved plan ${file} (${planned.git?.commit ? `planned at ${planned.git.commit.slice(0, 7)}, ` : ''}${planned.createdAt})`);
     const sources: SecretSources = { env: run.env, reload: () => reloadBodies(run, planned.project) };
     // Under the lock, the staleness check sees what another apply wrote before it.
-    await withApplyLock(client, planned.project, actionLock(run), (lock) => applyAndReport(run, planned, client, lock, sources, file));
+    await withApplySession({ client, project: planned.project, lock: actionLock(run) }, (session) => applyAndReport(run, planned, session, sources, file));
   });
 }
 
-async function applyAndReport(run: ActionRun, planned: Plan, client: ApiClient, lock: HeldLock, sources: SecretSources, savedPlan?: string): Promise<void> {
+async function applyAndReport(run: ActionRun, planned: Plan, session: ApplySession, sources: SecretSources, savedPlan?: string): Promise<void> {
   let result: ApplyResult;
   try {
-    const secrets = await recoverSecrets(planned.changes, sources);
-    result = await applyPlan(planned, guardAccount(apiAccount({ client, project: planned.project }), lock), {
-      maxDeletes: run.inputs.maxDeletes,
-      concurrency: run.inputs.concurrency ?? DEFAULT_CONCURRENCY,
-      secrets,
-    });
+    // The secrets are recovered under the lock, just before the first write.
+    result = await session.apply(planned, { maxDeletes: run.inputs.maxDeletes, concurrency: run.inputs.concurrency ?? DEFAULT_CONCURRENCY, secrets: sources });
   } catch (err) {
     if (err instanceof Refused) {
       const stale = savedPlan !== undefined && /\bstale\b/.test(err.message);

@@ -4,16 +4,13 @@ import type { CliContext, RegisterCommand } from '../context.js';
 import { resolveConnection } from '../../config/connection.js';
 import { applyOptions, connectionsFor, limiterFor, loadValid, withConnectionOptions, withRunOptions, type ApplyCommandOptions, type ApplyFlags } from '../options.js';
 import { ApiClient } from '../../api/index.js';
-import { apiAccount } from '../../apply/account.js';
-import { applyPlan, type ApplyAccount } from '../../apply/apply.js';
 import { readPlanFile } from '../../apply/plan-file.js';
-import { createProgressReporter } from '../../apply/progress.js';
 import { succeeded } from '../../apply/result.js';
 import { checkDeletes } from '../../apply/safety.js';
-import { guardAccount } from '../../apply/lock.js';
+import type { ApplySession } from '../../apply/session.js';
 import { isReservedVariable } from '../../schema/lock-key.js';
-import { withCliApplyLock } from '../apply-lock.js';
-import { recoverSecrets, type SecretSources } from '../../apply/secrets.js';
+import { withCliApplySession } from '../apply-session.js';
+import { recoverSecrets, type SecretSources, type SecretValues } from '../../apply/secrets.js';
 import { loadProject } from '../../config/load.js';
 import { desiredBodies } from '../../plan/desired.js';
 import { createPlan } from '../../plan/plan.js';
@@ -59,12 +56,12 @@ async function runApply(options: ApplyCommandOptions, flags: ApplyFlags, ctx: Cl
       // Secrets are recovered before the lock: a refusal for a missing one keeps nobody waiting.
       const secrets = await recoverSecrets(plan.changes, sources);
       // The staleness check inside applyPlan runs under the lock: what another apply wrote before it is seen.
-      return await withCliApplyLock(ctx, client, plan.project, lockSettings(options), (lock) => execute(plan, secrets, guardAccount(apiAccount({ client, project: plan.project }), lock)));
+      return await withCliApplySession(ctx, client, plan.project, lockSettings(options), (session) => execute(session, plan, secrets));
     }
     const project = await loadValid(ctx, options.target.dir, flags.typescript, 'nothing was applied and no request was made');
     const sources: SecretSources = { env: ctx.env, reload: async () => desiredBodies(project.definitions, project.config.project) };
     // The lock is taken before planning: a second apply then plans from what the first one wrote.
-    return await withCliApplyLock(ctx, client, project.config.project, lockSettings(options), async (lock) => {
+    return await withCliApplySession(ctx, client, project.config.project, lockSettings(options), async (session) => {
       const plan = await createPlan(project, client, { prune: options.prune, rewriteSecrets: flags.rewriteSecrets === true });
       // The plan goes to stderr: stdout holds only the result (one JSON document with --format json).
       output.info(renderPlan(plan, 'text', output.cErr));
@@ -72,20 +69,14 @@ async function runApply(options: ApplyCommandOptions, flags: ApplyFlags, ctx: Cl
       checkDeletes(plan, options.maxDeletes);
       const secrets = await recoverSecrets(plan.changes, sources);
       if (plan.summary.create + plan.summary.update + plan.summary.delete > 0 && !(await confirm(options, ctx))) return 1;
-      return execute(plan, secrets, guardAccount(apiAccount({ client, project: plan.project }), lock));
+      return execute(session, plan, secrets);
     });
   } finally {
     await client.close();
   }
 
-  async function execute(plan: Plan, secrets: Awaited<ReturnType<typeof recoverSecrets>>, account: ApplyAccount): Promise<number> {
-    const progress = createProgressReporter({ sink: output, requests: () => client.stats.total });
-    let result;
-    try {
-      result = await applyPlan(plan, account, { maxDeletes: options.maxDeletes, concurrency: options.concurrency, secrets, onProgress: progress.onProgress });
-    } finally {
-      progress.finish();
-    }
+  async function execute(session: ApplySession, plan: Plan, secrets: SecretValues): Promise<number> {
+    const result = await session.apply(plan, { maxDeletes: options.maxDeletes, concurrency: options.concurrency, secrets });
     output.result(renderResult(result, options.format, output.c));
     return succeeded(result) ? 0 : 1;
   }

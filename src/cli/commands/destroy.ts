@@ -3,11 +3,7 @@ import type { CliContext, RegisterCommand } from '../context.js';
 import { resolveConnection, type ConnectionFlags } from '../../config/connection.js';
 import { connectionsFor, DIR_HELP, limiterFor, loadValid, runOptions, withConnectionOptions, withRunOptions, type RunFlags } from '../options.js';
 import { ApiClient } from '../../api/index.js';
-import { apiAccount } from '../../apply/account.js';
-import { guardAccount } from '../../apply/lock.js';
-import { withCliApplyLock } from '../apply-lock.js';
-import { applyPlan } from '../../apply/apply.js';
-import { createProgressReporter } from '../../apply/progress.js';
+import { withCliApplySession } from '../apply-session.js';
 import { succeeded } from '../../apply/result.js';
 import { checkDeletes } from '../../apply/safety.js';
 import { gitInfo } from '../../git/index.js';
@@ -52,7 +48,7 @@ async function runDestroy(dir: string, flags: DestroyFlags, ctx: CliContext): Pr
   const client = new ApiClient({ ...connection, connections: connectionsFor(concurrency), ...(limiter ? { limiter } : {}) });
   try {
     // Under the apply lock: no apply of the project writes while its resources are deleted.
-    return await withCliApplyLock(ctx, client, project.config.project, { command: 'mac destroy', timeoutSeconds: lockTimeout }, async (lock) => {
+    return await withCliApplySession(ctx, client, project.config.project, { command: 'mac destroy', timeoutSeconds: lockTimeout }, async (session) => {
       output.progress(`reading the live state from ${connection.apiUrl} ...`);
       let plan;
       try {
@@ -72,14 +68,12 @@ async function runDestroy(dir: string, flags: DestroyFlags, ctx: CliContext): Pr
       if (yes) checkDeletes(plan, maxDeletes, { destroy: true });
       if (total > 0 && !(await confirm(plan, yes, ctx))) return 1;
 
-      const progress = createProgressReporter({ sink: output, requests: () => client.stats.total });
-      let result;
-      try {
-        const account = guardAccount(clearingBlockers(apiAccount({ client, project: plan.project }), client, plan), lock);
-        result = await applyPlan(plan, account, { maxDeletes: yes ? maxDeletes : Number.POSITIVE_INFINITY, concurrency, destroy: true, onProgress: progress.onProgress });
-      } finally {
-        progress.finish();
-      }
+      const result = await session.apply(plan, {
+        maxDeletes: yes ? maxDeletes : Number.POSITIVE_INFINITY,
+        concurrency,
+        destroy: true,
+        account: (api) => clearingBlockers(api, client, plan),
+      });
       output.result(renderResult(result, format, output.c));
       return succeeded(result) ? 0 : 1;
     });

@@ -5,6 +5,7 @@ import { created, noContent, ok, route, type RouteModule } from '../http/route.j
 import { pageOf, pageQuery } from '../http/lists.js';
 import { arrayParam, intParam } from '../http/query.js';
 import { mustGet } from '../http/lookup.js';
+import { createRecord, deleteRecord, inTransaction, updateRecord } from '../http/write.js';
 import { conflict, notFound } from '../http/errors.js';
 import { COLL } from '../kinds.js';
 import type { AccountView, StoredRecord } from '../store/store.js';
@@ -63,13 +64,8 @@ export const checkGroupRoutes: RouteModule = ({ store, isoNow }) => [
     method: 'POST',
     path: '/v1/check-groups',
     body: createBody,
-    handle: ({ account, body }) => {
-      const tx = store.begin(account);
-      const group = { id: tx.nextInt(COLL.checkGroups), ...GROUP_DEFAULTS, ...defined(body), created_at: isoNow(), updated_at: null };
-      tx.put(COLL.checkGroups, group.id, group);
-      tx.commit();
-      return created(group);
-    },
+    handle: ({ account, body }) =>
+      createRecord(store, account, COLL.checkGroups, (tx) => ({ id: tx.nextInt(COLL.checkGroups), ...GROUP_DEFAULTS, ...defined(body), created_at: isoNow(), updated_at: null })),
   }),
   route({
     method: 'GET',
@@ -82,53 +78,42 @@ export const checkGroupRoutes: RouteModule = ({ store, isoNow }) => [
     path: '/v1/check-groups/:id',
     params: idParams,
     body: updateBody,
-    handle: ({ account, params, body }) => {
-      const tx = store.begin(account);
-      const group = { ...mustGet(tx, COLL.checkGroups, params.id), ...defined(body), updated_at: isoNow() };
-      tx.put(COLL.checkGroups, params.id, group);
-      tx.commit();
-      return ok(group);
-    },
+    handle: ({ account, params, body }) => updateRecord(store, account, COLL.checkGroups, params.id, (stored) => ({ ...stored, ...defined(body), updated_at: isoNow() })),
   }),
   route({
     method: 'DELETE',
     path: '/v1/check-groups/:id',
     params: idParams,
-    handle: ({ account, params }) => {
-      const tx = store.begin(account);
-      const group = mustGet(tx, COLL.checkGroups, params.id);
-      const members = tx.list(COLL.checks).filter((c) => c.groupId === params.id).length;
-      if (members > 0) throw conflict(`Check group "${String(group.name)}" still has ${members} check${members === 1 ? '' : 's'}`);
-      tx.delete(COLL.checkGroups, params.id);
-      deleteSubscriptionsWhere(tx, (s) => s.groupId === params.id);
-      const trigger = triggerOf(tx, params.id);
-      if (trigger) tx.delete(COLL.groupTriggers, trigger.id as number);
-      tx.commit();
-      return noContent();
-    },
+    handle: ({ account, params }) =>
+      deleteRecord(store, account, COLL.checkGroups, params.id, (tx, group) => {
+        const members = tx.list(COLL.checks).filter((c) => c.groupId === params.id).length;
+        if (members > 0) throw conflict(`Check group "${String(group.name)}" still has ${members} check${members === 1 ? '' : 's'}`);
+        deleteSubscriptionsWhere(tx, (s) => s.groupId === params.id);
+        const trigger = triggerOf(tx, params.id);
+        if (trigger) tx.delete(COLL.groupTriggers, trigger.id as number);
+      }),
   }),
   // Endpoint 19: 201 with a new trigger; 200 with the existing one, unchanged (api-decisions §0).
   route({
     method: 'POST',
     path: '/v1/triggers/check-groups/:groupId',
     params: groupParams,
-    handle: ({ account, params }) => {
-      const tx = store.begin(account);
-      mustGet(tx, COLL.checkGroups, params.groupId);
-      const existing = triggerOf(tx, params.groupId);
-      if (existing) return ok(existing);
-      const trigger = {
-        id: tx.nextInt(COLL.groupTriggers),
-        token: randomBytes(16).toString('hex'),
-        created_at: isoNow(),
-        called_at: null,
-        updated_at: null,
-        groupId: params.groupId,
-      };
-      tx.put(COLL.groupTriggers, trigger.id, trigger);
-      tx.commit();
-      return created(trigger);
-    },
+    handle: ({ account, params }) =>
+      inTransaction(store, account, (tx) => {
+        mustGet(tx, COLL.checkGroups, params.groupId);
+        const existing = triggerOf(tx, params.groupId);
+        if (existing) return ok(existing);
+        const trigger = {
+          id: tx.nextInt(COLL.groupTriggers),
+          token: randomBytes(16).toString('hex'),
+          created_at: isoNow(),
+          called_at: null,
+          updated_at: null,
+          groupId: params.groupId,
+        };
+        tx.put(COLL.groupTriggers, trigger.id, trigger);
+        return created(trigger);
+      }),
   }),
   route({
     method: 'GET',
@@ -144,13 +129,12 @@ export const checkGroupRoutes: RouteModule = ({ store, isoNow }) => [
     method: 'DELETE',
     path: '/v1/triggers/check-groups/:groupId',
     params: groupParams,
-    handle: ({ account, params }) => {
-      const tx = store.begin(account);
-      const trigger = triggerOf(tx, params.groupId);
-      if (!trigger) throw notFound();
-      tx.delete(COLL.groupTriggers, trigger.id as number);
-      tx.commit();
-      return noContent();
-    },
+    handle: ({ account, params }) =>
+      inTransaction(store, account, (tx) => {
+        const trigger = triggerOf(tx, params.groupId);
+        if (!trigger) throw notFound();
+        tx.delete(COLL.groupTriggers, trigger.id as number);
+        return noContent();
+      }),
   }),
 ];

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { apiFields } from '../../schema/fields.js';
-import { created, noContent, ok, route, type RouteModule } from '../http/route.js';
+import { created, ok, route, type RouteModule } from '../http/route.js';
 import { pageOf, pageQuery } from '../http/lists.js';
 import { mustGet } from '../http/lookup.js';
+import { deleteRecord } from '../http/write.js';
 import { conflict } from '../http/errors.js';
 import { COLL } from '../kinds.js';
 import type { Store, StoredRecord, Transaction } from '../store/store.js';
@@ -138,12 +139,6 @@ export const dashboardRoutes: RouteModule = ({ store, isoNow }) => [
     method: 'DELETE',
     path: '/v1/dashboards/:dashboardId',
     params: idParams,
-    handle: ({ account, params }) => {
-      const tx = store.begin(account);
-      mustGet(tx, COLL.dashboards, params.dashboardId);
-      tx.delete(COLL.dashboards, params.dashboardId);
-      tx.commit();
-      return noContent();
-    },
+    handle: ({ account, params }) => deleteRecord(store, account, COLL.dashboards, params.dashboardId),
   }),
 ];

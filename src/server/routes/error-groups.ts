@@ -4,6 +4,7 @@ import { ok, route, type RouteModule } from '../http/route.js';
 import { pageOf, pageQuery } from '../http/lists.js';
 import { invalid } from '../http/errors.js';
 import { mustGet } from '../http/lookup.js';
+import { updateRecord } from '../http/write.js';
 import { RUN_COLL } from '../rundata/collections.js';
 import { mustCheck } from '../rundata/query.js';
 import { applyArchivePatch, compareByLastSeenDesc, errorGroupView, isContradictoryPatch } from '../rundata/error-groups.js';
@@ -47,12 +48,7 @@ export const errorGroupRoutes: RouteModule = ({ store }) => [
       if (isContradictoryPatch(body)) {
         throw invalid('payload', 'archivedUntilNextEvent', 'cannot be false when "archiveForEver" is true');
       }
-      const tx = store.begin(account);
-      const group = mustGet<Group>(tx, RUN_COLL.errorGroups, params.id);
-      const next = applyArchivePatch(group, body);
-      tx.put(RUN_COLL.errorGroups, next.id, next as unknown as Group);
-      tx.commit();
-      return ok(errorGroupView(next));
+      return updateRecord<Group>(store, account, RUN_COLL.errorGroups, params.id, (group) => applyArchivePatch(group, body) as Group, errorGroupView);
     },
   }),
 ];

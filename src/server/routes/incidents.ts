@@ -3,6 +3,7 @@ import { created, noContent, ok, route, type RouteModule } from '../http/route.j
 import { cursorOf, cursorQuery, contentRange } from '../http/lists.js';
 import { conflict, notFound } from '../http/errors.js';
 import { mustGet } from '../http/lookup.js';
+import { deleteRecord, inTransaction, updateRecord } from '../http/write.js';
 import { STATUS_COLL } from '../rundata/collections.js';
 import {
   incidentCreateBody,
@@ -47,23 +48,25 @@ export const incidentRoutes: RouteModule = (ctx) => {
     path: '/v1/status-pages/incidents/:incidentId',
     params: incidentParams,
     body: incidentPatchBody,
-    handle: ({ account, params, body }) => {
-      const tx = store.begin(account);
-      const src = tx;
-      // Lookup first, then references, as for every other resource (docs/serve.md, order of checks).
-      const stored = mustGet<StoredIncident>(tx, STATUS_COLL.incidents, params.incidentId);
-      if (body.services) checkServiceRefs(src, body.services.map((s, i) => ({ path: `services.${i}.id`, id: s.id })));
-      const incident: StoredIncident = {
-        ...stored,
-        ...(body.name !== undefined ? { name: body.name } : {}),
-        ...(body.severity !== undefined ? { severity: body.severity } : {}),
-        ...(body.services !== undefined ? { services: body.services.map((s) => ({ id: s.id })) } : {}),
-        updated_at: isoNow(),
-      };
-      tx.put(STATUS_COLL.incidents, incident.id, incident);
-      tx.commit();
-      return ok(incidentView(src, incident));
-    },
+    // Lookup first, then references, as for every other resource (docs/serve.md, order of checks).
+    handle: ({ account, params, body }) =>
+      updateRecord<StoredIncident>(
+        store,
+        account,
+        STATUS_COLL.incidents,
+        params.incidentId,
+        (stored, tx) => {
+          if (body.services) checkServiceRefs(tx, body.services.map((s, i) => ({ path: `services.${i}.id`, id: s.id })));
+          return {
+            ...stored,
+            ...(body.name !== undefined ? { name: body.name } : {}),
+            ...(body.severity !== undefined ? { severity: body.severity } : {}),
+            ...(body.services !== undefined ? { services: body.services.map((s) => ({ id: s.id })) } : {}),
+            updated_at: isoNow(),
+          };
+        },
+        (incident, tx) => incidentView(tx, incident),
+      ),
   });
   const mergeUpdate = route({
     method: 'PUT',
@@ -71,17 +74,18 @@ export const incidentRoutes: RouteModule = (ctx) => {
     params: updateParams,
     body: incidentUpdatePatchBody,
     handle: ({ account, params, body }) => {
-      const tx = store.begin(account);
-      const incident = mustGet<StoredIncident>(tx, STATUS_COLL.incidents, params.incidentId);
-      const stored = mustUpdate(incident, params.incidentUpdateId);
-      const update: IncidentUpdate = {
-        ...stored,
-        ...Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined)),
-        ...(body.publicIncidentUpdateDate ? { publicIncidentUpdateDate: new Date(body.publicIncidentUpdateDate).toISOString() } : {}),
-        updated_at: isoNow(),
-      };
-      tx.put(STATUS_COLL.incidents, incident.id, { ...incident, incidentUpdates: incident.incidentUpdates.map((u) => (u.id === update.id ? update : u)) });
-      tx.commit();
+      let update: IncidentUpdate | undefined;
+      updateRecord<StoredIncident>(store, account, STATUS_COLL.incidents, params.incidentId, (incident) => {
+        const stored = mustUpdate(incident, params.incidentUpdateId);
+        const changed: IncidentUpdate = {
+          ...stored,
+          ...Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined)),
+          ...(body.publicIncidentUpdateDate ? { publicIncidentUpdateDate: new Date(body.publicIncidentUpdateDate).toISOString() } : {}),
+          updated_at: isoNow(),
+        };
+        update = changed;
+        return { ...incident, incidentUpdates: incident.incidentUpdates.map((u) => (u.id === changed.id ? changed : u)) };
+      });
       return ok(update);
     },
   });
@@ -102,24 +106,25 @@ export const incidentRoutes: RouteModule = (ctx) => {
       path: '/v1/status-pages/incidents',
       body: incidentCreateBody,
       handle: ({ account, body }) => {
-        const tx = store.begin(account);
-        const src = tx;
-        checkServiceRefs(src, body.services.map((s, i) => ({ path: `services.${i}.id`, id: s.id })));
-        const now = isoNow();
-        const incident: StoredIncident = {
-          id: tx.uuid(),
-          name: body.name,
-          severity: body.severity,
-          services: body.services.map((s) => ({ id: s.id })),
-          incidentUpdates: [newUpdate(tx, body.incidentUpdates[0], undefined, now)],
-          created_at: now,
-          updated_at: null,
-        };
-        tx.put(STATUS_COLL.incidents, incident.id, incident);
-        const mails = incident.incidentUpdates[0].notifySubscribers ? notifySubscribers(ctx, tx, incident, incident.incidentUpdates[0], ctx.options.now()) : null;
-        tx.commit();
+        const { reply, mails } = inTransaction(store, account, (tx) => {
+          checkServiceRefs(tx, body.services.map((s, i) => ({ path: `services.${i}.id`, id: s.id })));
+          const now = isoNow();
+          const incident: StoredIncident = {
+            id: tx.uuid(),
+            name: body.name,
+            severity: body.severity,
+            services: body.services.map((s) => ({ id: s.id })),
+            incidentUpdates: [newUpdate(tx, body.incidentUpdates[0], undefined, now)],
+            created_at: now,
+            updated_at: null,
+          };
+          tx.put(STATUS_COLL.incidents, incident.id, incident);
+          // The subscribers' mails are queued with the incident, in its transaction.
+          const mails = incident.incidentUpdates[0].notifySubscribers ? notifySubscribers(ctx, tx, incident, incident.incidentUpdates[0], ctx.options.now()) : null;
+          return { reply: () => created(incidentView(tx, incident)), mails };
+        });
         if (mails) kickMail(ctx, mails);
-        return created(incidentView(src, incident));
+        return reply();
       },
     }),
     route({
@@ -135,13 +140,7 @@ export const incidentRoutes: RouteModule = (ctx) => {
       method: 'DELETE',
       path: '/v1/status-pages/incidents/:incidentId',
       params: incidentParams,
-      handle: ({ account, params }) => {
-        const tx = store.begin(account);
-        mustGet(tx, STATUS_COLL.incidents, params.incidentId);
-        tx.delete(STATUS_COLL.incidents, params.incidentId);
-        tx.commit();
-        return noContent();
-      },
+      handle: ({ account, params }) => deleteRecord(store, account, STATUS_COLL.incidents, params.incidentId),
     }),
     route({
       method: 'POST',
@@ -149,15 +148,15 @@ export const incidentRoutes: RouteModule = (ctx) => {
       params: incidentParams,
       body: incidentUpdateCreateBody,
       handle: ({ account, params, body }) => {
-        const tx = store.begin(account);
-        const incident = mustGet<StoredIncident>(tx, STATUS_COLL.incidents, params.incidentId);
-        const last = incident.incidentUpdates[incident.incidentUpdates.length - 1];
-        const update = newUpdate(tx, body, last?.status, isoNow());
-        const next = { ...incident, incidentUpdates: [...incident.incidentUpdates, update] };
-        tx.put(STATUS_COLL.incidents, incident.id, next);
-        // The subscribers' mails are queued with the update, in its transaction.
-        const mails = update.notifySubscribers ? notifySubscribers(ctx, tx, next, update, ctx.options.now()) : null;
-        tx.commit();
+        const { update, mails } = inTransaction(store, account, (tx) => {
+          const incident = mustGet<StoredIncident>(tx, STATUS_COLL.incidents, params.incidentId);
+          const last = incident.incidentUpdates[incident.incidentUpdates.length - 1];
+          const update = newUpdate(tx, body, last?.status, isoNow());
+          const next = { ...incident, incidentUpdates: [...incident.incidentUpdates, update] };
+          tx.put(STATUS_COLL.incidents, incident.id, next);
+          // The subscribers' mails are queued with the update, in its transaction.
+          return { update, mails: update.notifySubscribers ? notifySubscribers(ctx, tx, next, update, ctx.options.now()) : null };
+        });
         if (mails) kickMail(ctx, mails);
         // 200, not 201: the reference answers this creation with 200 (decisions §0, endpoint 1).
         return ok(update);
@@ -186,13 +185,12 @@ export const incidentRoutes: RouteModule = (ctx) => {
       path: '/v1/status-pages/incidents/:incidentId/incident-updates/:incidentUpdateId',
       params: updateParams,
       handle: ({ account, params }) => {
-        const tx = store.begin(account);
-        const incident = mustGet<StoredIncident>(tx, STATUS_COLL.incidents, params.incidentId);
-        mustUpdate(incident, params.incidentUpdateId);
-        // An incident always has an update: its status is its newest update's.
-        if (incident.incidentUpdates.length === 1) throw conflict('The last update of an incident cannot be deleted');
-        tx.put(STATUS_COLL.incidents, incident.id, { ...incident, incidentUpdates: incident.incidentUpdates.filter((u) => u.id !== params.incidentUpdateId) });
-        tx.commit();
+        updateRecord<StoredIncident>(store, account, STATUS_COLL.incidents, params.incidentId, (incident) => {
+          mustUpdate(incident, params.incidentUpdateId);
+          // An incident always has an update: its status is its newest update's.
+          if (incident.incidentUpdates.length === 1) throw conflict('The last update of an incident cannot be deleted');
+          return { ...incident, incidentUpdates: incident.incidentUpdates.filter((u) => u.id !== params.incidentUpdateId) };
+        });
         return noContent();
       },
     }),

@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { conflict, validationError, type FieldProblem } from '../http/errors.js';
-import { created, noContent, ok, route, type RouteModule } from '../http/route.js';
+import { ok, route, type RouteModule } from '../http/route.js';
 import { pageOf, pageQuery } from '../http/lists.js';
 import { intParam, stringParam } from '../http/query.js';
 import { mustGet } from '../http/lookup.js';
+import { createRecord, deleteRecord, updateRecord } from '../http/write.js';
 import { COLL } from '../kinds.js';
 import { isTimeZoneName, localDate, MIN_UNIT_DAYS, REPEAT_UNITS, repeats, type MaintenanceWindowRecord } from '../runs/maintenance.js';
 
@@ -147,12 +148,10 @@ export const maintenanceWindowRoutes: RouteModule = ({ store, isoNow }) => [
     body: createBody,
     handle: ({ account, body }) => {
       const w = checked({ ...DEFAULTS, ...stripUndefined(body) } as Fields);
-      const tx = store.begin(account);
-      if (tx.list(COLL.maintenanceWindows).length >= MAX_WINDOWS_PER_ACCOUNT) throw conflict(`An account holds at most ${MAX_WINDOWS_PER_ACCOUNT} maintenance windows`);
-      const window: MaintenanceWindowRecord = { id: tx.nextInt(COLL.maintenanceWindows), ...w, created_at: isoNow(), updated_at: null };
-      tx.put(COLL.maintenanceWindows, window.id, window);
-      tx.commit();
-      return created(window);
+      return createRecord<MaintenanceWindowRecord>(store, account, COLL.maintenanceWindows, (tx) => {
+        if (tx.list(COLL.maintenanceWindows).length >= MAX_WINDOWS_PER_ACCOUNT) throw conflict(`An account holds at most ${MAX_WINDOWS_PER_ACCOUNT} maintenance windows`);
+        return { id: tx.nextInt(COLL.maintenanceWindows), ...w, created_at: isoNow(), updated_at: null };
+      });
     },
   }),
   route({
@@ -166,27 +165,17 @@ export const maintenanceWindowRoutes: RouteModule = ({ store, isoNow }) => [
     path: '/v1/maintenance-windows/:id',
     params: idParams,
     body: updateBody,
-    handle: ({ account, params, body }) => {
-      const tx = store.begin(account);
-      const stored = mustGet<MaintenanceWindowRecord>(tx, COLL.maintenanceWindows, params.id);
-      const merged = checked({ ...pick(stored), ...stripUndefined(body) } as Fields);
-      const window: MaintenanceWindowRecord = { id: stored.id, ...merged, created_at: stored.created_at, updated_at: isoNow() };
-      tx.put(COLL.maintenanceWindows, window.id, window);
-      tx.commit();
-      return ok(window);
-    },
+    handle: ({ account, params, body }) =>
+      updateRecord<MaintenanceWindowRecord>(store, account, COLL.maintenanceWindows, params.id, (stored) => {
+        const merged = checked({ ...pick(stored), ...stripUndefined(body) } as Fields);
+        return { id: stored.id, ...merged, created_at: stored.created_at, updated_at: isoNow() };
+      }),
   }),
   route({
     method: 'DELETE',
     path: '/v1/maintenance-windows/:id',
     params: idParams,
-    handle: ({ account, params }) => {
-      const tx = store.begin(account);
-      mustGet(tx, COLL.maintenanceWindows, params.id);
-      tx.delete(COLL.maintenanceWindows, params.id);
-      tx.commit();
-      return noContent();
-    },
+    handle: ({ account, params }) => deleteRecord(store, account, COLL.maintenanceWindows, params.id),
   }),
 ];
 

@@ -3,6 +3,7 @@ import { LOCATIONS, PRIVATE_LOCATION_SLUG } from '../../schema/fields.js';
 import { created, noContent, ok, route, type RouteModule } from '../http/route.js';
 import { contentRange } from '../http/lists.js';
 import { mustGet } from '../http/lookup.js';
+import { createRecord, deleteRecord, updateRecord } from '../http/write.js';
 import { conflict, invalid, notFound } from '../http/errors.js';
 import { COLL } from '../kinds.js';
 import type { StoredRecord } from '../store/store.js';
@@ -109,25 +110,29 @@ export const privateLocationRoutes: RouteModule = (ctx) => {
     path: '/v1/private-locations',
     body: createBody,
     handle: ({ account, body }) => {
-      const tx = store.begin(account);
-      if (tx.list<Location>(COLL.privateLocations).some((p) => p.slugName === body.slugName)) {
-        throw conflict(`Private location "${body.slugName}" already exists`);
-      }
       const now = isoNow();
       const key = locationKey(now);
-      const location = {
-        id: tx.uuid(),
-        name: body.name,
-        slugName: body.slugName,
-        icon: body.icon ?? 'location',
-        proxyUrl: body.proxyUrl ?? null,
-        keys: [key.stored],
-        created_at: now,
-        updated_at: null,
-      };
-      tx.put(COLL.privateLocations, location.id, location);
-      tx.commit();
-      return created({ ...locationView(ctx, account, location), keys: [withRawKey(key.stored, key.rawKey)] });
+      return createRecord(
+        store,
+        account,
+        COLL.privateLocations,
+        (tx) => {
+          if (tx.list<Location>(COLL.privateLocations).some((p) => p.slugName === body.slugName)) {
+            throw conflict(`Private location "${body.slugName}" already exists`);
+          }
+          return {
+            id: tx.uuid(),
+            name: body.name,
+            slugName: body.slugName,
+            icon: body.icon ?? 'location',
+            proxyUrl: body.proxyUrl ?? null,
+            keys: [key.stored],
+            created_at: now,
+            updated_at: null,
+          };
+        },
+        (location) => ({ ...locationView(ctx, account, location), keys: [withRawKey(key.stored, key.rawKey)] }),
+      );
     },
   }),
   route({
@@ -180,29 +185,30 @@ export const privateLocationRoutes: RouteModule = (ctx) => {
     path: '/v1/private-locations/:id',
     params: idParams,
     body: updateBody,
-    handle: ({ account, params, body }) => {
-      const tx = store.begin(account);
-      const stored = mustGet<Location>(tx, COLL.privateLocations, params.id);
-      if (body.slugName !== undefined && body.slugName !== stored.slugName) throw invalid('payload', 'slugName', `cannot change; must be "${stored.slugName}"`);
-      const location = { ...stored, name: body.name, icon: body.icon ?? 'location', proxyUrl: body.proxyUrl ?? null, updated_at: isoNow() };
-      tx.put(COLL.privateLocations, params.id, location);
-      tx.commit();
-      return ok(locationView(ctx, account, location));
-    },
+    handle: ({ account, params, body }) =>
+      updateRecord<Location>(
+        store,
+        account,
+        COLL.privateLocations,
+        params.id,
+        (stored) => {
+          if (body.slugName !== undefined && body.slugName !== stored.slugName) throw invalid('payload', 'slugName', `cannot change; must be "${stored.slugName}"`);
+          return { ...stored, name: body.name, icon: body.icon ?? 'location', proxyUrl: body.proxyUrl ?? null, updated_at: isoNow() };
+        },
+        (location) => locationView(ctx, account, location),
+      ),
   }),
   route({
     method: 'DELETE',
     path: '/v1/private-locations/:id',
     params: idParams,
     handle: ({ account, params }) => {
-      const tx = store.begin(account);
-      const stored = mustGet<Location>(tx, COLL.privateLocations, params.id);
-      const users = tx.list(COLL.checks).filter((c) => (c.privateLocations as string[]).includes(stored.slugName));
-      if (users.length > 0) throw conflict(`Private location "${stored.slugName}" is used by ${users.length} check${users.length === 1 ? '' : 's'}`);
-      tx.delete(COLL.privateLocations, params.id);
-      tx.commit();
+      const reply = deleteRecord<Location>(store, account, COLL.privateLocations, params.id, (tx, stored) => {
+        const users = tx.list(COLL.checks).filter((c) => (c.privateLocations as string[]).includes(stored.slugName));
+        if (users.length > 0) throw conflict(`Private location "${stored.slugName}" is used by ${users.length} check${users.length === 1 ? '' : 's'}`);
+      });
       runsOf(ctx).agents.forget(account, params.id);
-      return noContent();
+      return reply;
     },
   }),
   // Endpoint 18: 201 with the new key; its rawKey is shown in this response only.
@@ -211,11 +217,8 @@ export const privateLocationRoutes: RouteModule = (ctx) => {
     path: '/v1/private-locations/:id/keys',
     params: idParams,
     handle: ({ account, params }) => {
-      const tx = store.begin(account);
-      const stored = mustGet<Location>(tx, COLL.privateLocations, params.id);
       const key = locationKey(isoNow());
-      tx.put(COLL.privateLocations, params.id, { ...stored, keys: [...stored.keys, key.stored] });
-      tx.commit();
+      updateRecord<Location>(store, account, COLL.privateLocations, params.id, (stored) => ({ ...stored, keys: [...stored.keys, key.stored] }));
       return created(withRawKey(key.stored, key.rawKey));
     },
   }),
@@ -224,11 +227,10 @@ export const privateLocationRoutes: RouteModule = (ctx) => {
     path: '/v1/private-locations/:id/keys/:keyId',
     params: keyParams,
     handle: ({ account, params }) => {
-      const tx = store.begin(account);
-      const stored = mustGet<Location>(tx, COLL.privateLocations, params.id);
-      if (!stored.keys.some((k) => k.id === params.keyId)) throw notFound();
-      tx.put(COLL.privateLocations, params.id, { ...stored, keys: stored.keys.filter((k) => k.id !== params.keyId) });
-      tx.commit();
+      updateRecord<Location>(store, account, COLL.privateLocations, params.id, (stored) => {
+        if (!stored.keys.some((k) => k.id === params.keyId)) throw notFound();
+        return { ...stored, keys: stored.keys.filter((k) => k.id !== params.keyId) };
+      });
       return noContent();
     },
   }),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { created, noContent, ok, route, type RouteModule } from '../http/route.js';
+import { ok, route, type RouteModule } from '../http/route.js';
+import { createRecord, deleteRecord, updateRecord } from '../http/write.js';
 import { pageOf, pageQuery } from '../http/lists.js';
 import { intParam } from '../http/query.js';
 import { mustGet } from '../http/lookup.js';
@@ -40,13 +41,8 @@ export const snippetRoutes: RouteModule = (ctx) => {
       method: 'POST',
       path: '/v1/snippets',
       body: snippetBody,
-      handle: ({ account, body }) => {
-        const tx = store.begin(account);
-        const snippet: Snippet = { id: tx.nextInt(COLL.snippets), ...body, created_at: isoNow(), updated_at: null };
-        tx.put(COLL.snippets, snippet.id, snippet);
-        tx.commit();
-        return created(snippet);
-      },
+      handle: ({ account, body }) =>
+        createRecord<Snippet>(store, account, COLL.snippets, (tx) => ({ id: tx.nextInt(COLL.snippets), ...body, created_at: isoNow(), updated_at: null })),
     }),
     route({
       method: 'GET',
@@ -59,28 +55,15 @@ export const snippetRoutes: RouteModule = (ctx) => {
       path: '/v1/snippets/:id',
       params: idParams,
       body: snippetBody,
-      handle: ({ account, params, body }) => {
-        const tx = store.begin(account);
-        const stored = mustGet<Snippet>(tx, COLL.snippets, params.id);
-        const snippet: Snippet = { id: stored.id, ...body, created_at: stored.created_at, updated_at: isoNow() };
-        tx.put(COLL.snippets, snippet.id, snippet);
-        tx.commit();
-        return ok(snippet);
-      },
+      handle: ({ account, params, body }) =>
+        updateRecord<Snippet>(store, account, COLL.snippets, params.id, (stored) => ({ id: stored.id, ...body, created_at: stored.created_at, updated_at: isoNow() })),
     }),
     route({
       method: 'DELETE',
       path: '/v1/snippets/:id',
       params: idParams,
-      handle: ({ account, params }) => {
-        const tx = store.begin(account);
-        mustGet(tx, COLL.snippets, params.id);
-        tx.delete(COLL.snippets, params.id);
-        // Checks clear their references to it in the same write (api-decisions §1.6).
-        ctx.cascadeDelete(tx, COLL.snippets, String(params.id));
-        tx.commit();
-        return noContent();
-      },
+      // Checks clear their references to it in the same write (api-decisions §1.6).
+      handle: ({ account, params }) => deleteRecord(store, account, COLL.snippets, params.id, (tx) => ctx.cascadeDelete(tx, COLL.snippets, String(params.id))),
     }),
   ];
 };

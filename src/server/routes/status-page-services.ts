@@ -1,8 +1,9 @@
 import { z } from 'zod';
-import { created, noContent, ok, route, type RouteModule } from '../http/route.js';
+import { ok, route, type RouteModule } from '../http/route.js';
 import { cursorOf, cursorQuery } from '../http/lists.js';
 import { conflict } from '../http/errors.js';
 import { mustGet } from '../http/lookup.js';
+import { createRecord, deleteRecord, updateRecord } from '../http/write.js';
 import { COLL } from '../kinds.js';
 import { STATUS_COLL } from '../rundata/collections.js';
 import { serviceBody } from '../status-pages/schemas.js';
@@ -23,13 +24,8 @@ export const statusPageServiceRoutes: RouteModule = ({ store, isoNow }) => [
     method: 'POST',
     path: '/v1/status-pages/services',
     body: serviceBody,
-    handle: ({ account, body }) => {
-      const tx = store.begin(account);
-      const service: Service = { id: tx.uuid(), name: body.name, accountId: account, created_at: isoNow(), updated_at: null };
-      tx.put(STATUS_COLL.services, service.id, service);
-      tx.commit();
-      return created(service);
-    },
+    handle: ({ account, body }) =>
+      createRecord<Service>(store, account, STATUS_COLL.services, (tx) => ({ id: tx.uuid(), name: body.name, accountId: account, created_at: isoNow(), updated_at: null })),
   }),
   route({
     method: 'GET',
@@ -42,28 +38,17 @@ export const statusPageServiceRoutes: RouteModule = ({ store, isoNow }) => [
     path: '/v1/status-pages/services/:serviceId',
     params: idParams,
     body: serviceBody,
-    handle: ({ account, params, body }) => {
-      const tx = store.begin(account);
-      const stored = mustGet<Service>(tx, STATUS_COLL.services, params.serviceId);
-      const service: Service = { ...stored, name: body.name, updated_at: isoNow() };
-      tx.put(STATUS_COLL.services, service.id, service);
-      tx.commit();
-      return ok(service);
-    },
+    handle: ({ account, params, body }) => updateRecord<Service>(store, account, STATUS_COLL.services, params.serviceId, (stored) => ({ ...stored, name: body.name, updated_at: isoNow() })),
   }),
   route({
     method: 'DELETE',
     path: '/v1/status-pages/services/:serviceId',
     params: idParams,
-    handle: ({ account, params }) => {
-      const tx = store.begin(account);
-      const service = mustGet<Service>(tx, STATUS_COLL.services, params.serviceId);
-      const user = serviceUser(tx.list<StoredStatusPage>(STATUS_COLL.statusPages), tx.list<StoredIncident>(STATUS_COLL.incidents), tx.list(COLL.checks), service.id);
-      if (user) throw conflict(`Service "${service.name}" is used by ${user}`);
-      tx.delete(STATUS_COLL.services, service.id);
-      tx.commit();
-      return noContent();
-    },
+    handle: ({ account, params }) =>
+      deleteRecord<Service>(store, account, STATUS_COLL.services, params.serviceId, (tx, service) => {
+        const user = serviceUser(tx.list<StoredStatusPage>(STATUS_COLL.statusPages), tx.list<StoredIncident>(STATUS_COLL.incidents), tx.list(COLL.checks), service.id);
+        if (user) throw conflict(`Service "${service.name}" is used by ${user}`);
+      }),
   }),
 ];
 

@@ -3,6 +3,7 @@ import { created, noContent, ok, route, type RouteModule } from '../http/route.j
 import { contentRange, cursorOf, cursorQuery } from '../http/lists.js';
 import { conflict, invalid, notFound } from '../http/errors.js';
 import { mustGet } from '../http/lookup.js';
+import { createRecord, deleteRecord, inTransaction, updateRecord } from '../http/write.js';
 import { STATUS_COLL } from '../rundata/collections.js';
 import { bulkSubscriptionsBody, statusPageBody, type StatusPageBody } from '../status-pages/schemas.js';
 import { checkServiceRefs, statusPageView, subscriptionView, type StoredCard, type StoredStatusPage, type Subscription } from '../status-pages/model.js';
@@ -97,16 +98,19 @@ export const statusPageRoutes: RouteModule = (ctx) => {
       method: 'POST',
       path: '/v1/status-pages',
       body: statusPageBody,
-      handle: ({ account, body }) => {
-        const tx = store.begin(account);
-        checkCardIds(body);
-        checkCardServices(tx, body);
-        checkUnique(store, tx, body);
-        const page = toStored(tx, body, isoNow());
-        tx.put(STATUS_COLL.statusPages, page.id, page);
-        tx.commit();
-        return created(pageView(store, account, page));
-      },
+      handle: ({ account, body }) =>
+        createRecord(
+          store,
+          account,
+          STATUS_COLL.statusPages,
+          (tx) => {
+            checkCardIds(body);
+            checkCardServices(tx, body);
+            checkUnique(store, tx, body);
+            return toStored(tx, body, isoNow());
+          },
+          (page) => pageView(store, account, page),
+        ),
     }),
     route({
       method: 'GET',
@@ -122,28 +126,26 @@ export const statusPageRoutes: RouteModule = (ctx) => {
       body: statusPageBody,
       handle: ({ account, params, body }) => {
         checkCardIds(body);
-        const tx = store.begin(account);
-        const prior = mustGet<StoredStatusPage>(tx, STATUS_COLL.statusPages, params.statusPageId);
-        checkCardServices(tx, body);
-        checkUnique(store, tx, body, prior.id);
-        const page = toStored(tx, body, isoNow(), prior);
-        tx.put(STATUS_COLL.statusPages, page.id, page);
-        tx.commit();
-        return ok(pageView(store, account, page));
+        return updateRecord<StoredStatusPage>(
+          store,
+          account,
+          STATUS_COLL.statusPages,
+          params.statusPageId,
+          (prior, tx) => {
+            checkCardServices(tx, body);
+            checkUnique(store, tx, body, prior.id);
+            return toStored(tx, body, isoNow(), prior);
+          },
+          (page) => pageView(store, account, page),
+        );
       },
     }),
     route({
       method: 'DELETE',
       path: '/v1/status-pages/:statusPageId',
       params: pageParams,
-      handle: ({ account, params }) => {
-        const tx = store.begin(account);
-        mustGet(tx, STATUS_COLL.statusPages, params.statusPageId);
-        tx.delete(STATUS_COLL.statusPages, params.statusPageId);
-        removePageSubscriptions(tx, params.statusPageId, ctx.options.now());
-        tx.commit();
-        return noContent();
-      },
+      handle: ({ account, params }) =>
+        deleteRecord(store, account, STATUS_COLL.statusPages, params.statusPageId, (tx) => removePageSubscriptions(tx, params.statusPageId, ctx.options.now())),
     }),
     route({
       method: 'GET',
@@ -166,22 +168,23 @@ export const statusPageRoutes: RouteModule = (ctx) => {
       params: pageParams,
       body: bulkSubscriptionsBody,
       handle: ({ account, params, body }) => {
-        const tx = store.begin(account);
-        const page = mustGet<StoredStatusPage>(tx, STATUS_COLL.statusPages, params.statusPageId);
         const status = body.autoVerify ? 'VERIFIED' : 'PENDING';
         const now = ctx.options.now();
-        let createdCount = 0;
-        let queued = false;
-        // An address subscribed already, repeated, or at its bound of subscriptions is skipped.
-        for (const { config } of body.subscriptions) {
-          const made = addSubscription(tx, page.id, config, status, now);
-          if (made.kind === 'page-full') throw conflict(`The status page has ${MAX_SUBSCRIPTIONS_PER_PAGE} subscriptions, the most a page may have; nothing was added`);
-          if (made.kind !== 'created') continue;
-          createdCount++;
-          // Without autoVerify, each new address confirms through the link of its mail (double opt-in).
-          if (status === 'PENDING' && stageConfirmation(ctx, tx, page, made.subscription, now)) queued = true;
-        }
-        tx.commit();
+        const { createdCount, queued } = inTransaction(store, account, (tx) => {
+          const page = mustGet<StoredStatusPage>(tx, STATUS_COLL.statusPages, params.statusPageId);
+          let createdCount = 0;
+          let queued = false;
+          // An address subscribed already, repeated, or at its bound of subscriptions is skipped.
+          for (const { config } of body.subscriptions) {
+            const made = addSubscription(tx, page.id, config, status, now);
+            if (made.kind === 'page-full') throw conflict(`The status page has ${MAX_SUBSCRIPTIONS_PER_PAGE} subscriptions, the most a page may have; nothing was added`);
+            if (made.kind !== 'created') continue;
+            createdCount++;
+            // Without autoVerify, each new address confirms through the link of its mail (double opt-in).
+            if (status === 'PENDING' && stageConfirmation(ctx, tx, page, made.subscription, now)) queued = true;
+          }
+          return { createdCount, queued };
+        });
         if (queued) ctx.outbox.kick();
         return created({ created: createdCount, skipped: body.subscriptions.length - createdCount, status });
       },
@@ -190,16 +193,15 @@ export const statusPageRoutes: RouteModule = (ctx) => {
       method: 'DELETE',
       path: '/v1/status-pages/:statusPageId/subscriptions/:subscriptionId',
       params: z.object({ statusPageId: z.string(), subscriptionId: z.string() }),
-      handle: ({ account, params }) => {
-        const tx = store.begin(account);
-        mustGet(tx, STATUS_COLL.statusPages, params.statusPageId);
-        const sub = tx.get<Subscription>(STATUS_COLL.subscriptions, params.subscriptionId);
-        // A subscription of another page is not found under this one (decisions §5.8).
-        if (!sub || sub.statusPageId !== params.statusPageId || isExpired(sub, ctx.options.now())) throw notFound();
-        removeSubscription(tx, sub, ctx.options.now());
-        tx.commit();
-        return noContent();
-      },
+      handle: ({ account, params }) =>
+        inTransaction(store, account, (tx) => {
+          mustGet(tx, STATUS_COLL.statusPages, params.statusPageId);
+          const sub = tx.get<Subscription>(STATUS_COLL.subscriptions, params.subscriptionId);
+          // A subscription of another page is not found under this one (decisions §5.8).
+          if (!sub || sub.statusPageId !== params.statusPageId || isExpired(sub, ctx.options.now())) throw notFound();
+          removeSubscription(tx, sub, ctx.options.now());
+          return noContent();
+        }),
     }),
   ];
 };

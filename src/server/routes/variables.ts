@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { apiFields, VARIABLE_KEY, VARIABLE_KEY_RULE } from '../../schema/fields.js';
-import { created, noContent, ok, route, type RouteModule } from '../http/route.js';
+import { created, ok, route, type RouteModule } from '../http/route.js';
 import { pageOf, pageQuery } from '../http/lists.js';
 import { mustGet } from '../http/lookup.js';
+import { deleteRecord, inTransaction, updateRecord } from '../http/write.js';
 import { conflict, invalid } from '../http/errors.js';
 import { COLL } from '../kinds.js';
 import type { StoredRecord } from '../store/store.js';
@@ -38,14 +39,13 @@ export const variableRoutes: RouteModule = ({ store, isoNow }) => [
     method: 'POST',
     path: '/v1/variables',
     body: createBody,
-    handle: ({ account, body }) => {
-      const tx = store.begin(account);
-      if (tx.get(COLL.variables, body.key)) throw conflict(`Variable "${body.key}" already exists`);
-      const variable = { key: body.key, value: body.value, locked: body.locked ?? false, secret: body.secret ?? false, created_at: isoNow(), updated_at: null };
-      tx.put(COLL.variables, body.key, variable);
-      tx.commit();
-      return created(variable);
-    },
+    handle: ({ account, body }) =>
+      inTransaction(store, account, (tx) => {
+        if (tx.get(COLL.variables, body.key)) throw conflict(`Variable "${body.key}" already exists`);
+        const variable = { key: body.key, value: body.value, locked: body.locked ?? false, secret: body.secret ?? false, created_at: isoNow(), updated_at: null };
+        tx.put(COLL.variables, body.key, variable);
+        return created(variable);
+      }),
   }),
   route({
     method: 'GET',
@@ -60,32 +60,16 @@ export const variableRoutes: RouteModule = ({ store, isoNow }) => [
     body: updateBody,
     handle: ({ account, params, body }) => {
       if (body.key !== undefined && body.key !== params.key) throw invalid('payload', 'key', `cannot change; must be "${params.key}"`);
-      const tx = store.begin(account);
-      const stored = mustGet(tx, COLL.variables, params.key);
-      if (stored.secret === true && body.secret === false) throw invalid('payload', 'secret', 'cannot be turned off once set');
-      const variable = {
-        key: params.key,
-        value: body.value,
-        locked: body.locked ?? false,
-        secret: body.secret ?? stored.secret,
-        created_at: stored.created_at,
-        updated_at: isoNow(),
-      };
-      tx.put(COLL.variables, params.key, variable);
-      tx.commit();
-      return ok(variable);
+      return updateRecord(store, account, COLL.variables, params.key, (stored) => {
+        if (stored.secret === true && body.secret === false) throw invalid('payload', 'secret', 'cannot be turned off once set');
+        return { key: params.key, value: body.value, locked: body.locked ?? false, secret: body.secret ?? stored.secret, created_at: stored.created_at, updated_at: isoNow() };
+      });
     },
   }),
   route({
     method: 'DELETE',
     path: '/v1/variables/:key',
     params: keyParams,
-    handle: ({ account, params }) => {
-      const tx = store.begin(account);
-      mustGet(tx, COLL.variables, params.key);
-      tx.delete(COLL.variables, params.key);
-      tx.commit();
-      return noContent();
-    },
+    handle: ({ account, params }) => deleteRecord(store, account, COLL.variables, params.key),
   }),
 ];
