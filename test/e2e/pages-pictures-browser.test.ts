@@ -67,9 +67,10 @@ describe('charts in Chromium', () => {
     expect(pages.chrome!.browser.isConnected()).toBe(true);
   });
 
+  // The four only read what beforeAll made: they run at once, each in a context of its own.
   for (const js of [true, false]) {
     for (const scheme of ['light', 'dark'] as const) {
-      it(`dashboard and check page draw p50/p95 charts (JavaScript ${js ? 'on' : 'off'}, ${scheme})`, async () => {
+      it.concurrent(`dashboard and check page draw p50/p95 charts (JavaScript ${js ? 'on' : 'off'}, ${scheme})`, async () => {
         const { ctx, page, problems } = await open({ colorScheme: scheme, javaScriptEnabled: js });
         await page.goto(`${s.url}/dashboards/pics`);
         const card = page.locator(`li[data-check="${ids.ok}"]`);

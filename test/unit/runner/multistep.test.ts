@@ -24,7 +24,8 @@ const check = (s: string | null, extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
-describe.concurrent('multi-step runner', () => {
+// A case waits for its turn in the pool, then for Node and Playwright to start.
+describe.concurrent('multi-step runner', { timeout: 180_000 }, () => {
   it('passes the check variables and nothing of this process, and masks secret values in the log', async () => {
     process.env.MAC_API_KEY_FOR_TEST = 'leak';
     try {
