@@ -23,11 +23,17 @@ const problems = (body: unknown, name: string) =>
 let site: HttpServer;
 const services: Served[] = [];
 const dirs: string[] = [];
+/** The services of the schedule case and of the plan/apply case, started before the cases run. */
+let scheduled: Served;
+let engine: Served;
 
 beforeAll(async () => {
   if (!existsSync(CHROMIUM_PATH)) throw new Error(`${INSTALL_CHROMIUM} (no browser at ${CHROMIUM_PATH})`);
   site = await startSite();
-});
+  // One after the other, before the cases' runs load the machine.
+  scheduled = await serve(['--keys', keysFile(), '--time-scale', '30']);
+  engine = await serve(['--no-runs', '--rate-limit', '0/60']);
+}, 120_000);
 afterAll(async () => {
   await Promise.all(services.map((s) => s.stop()));
   await site?.close();
@@ -63,7 +69,7 @@ function keysFile(): string {
 describe.concurrent('mac serve runs browser checks', () => {
   it('on schedule: vitals, the failed step, screenshot and trace for the account only, session, error group, alert and analytics', async () => {
     // frequency 1 minute at time scale 30 = due every 2 s; a run still going skips its turn.
-    const served = await serve(['--keys', keysFile(), '--time-scale', '30']);
+    const served = scheduled;
     const acme = (method: string, path: string, body?: unknown) => callApi(served, method, path, body, 'acme-admin-key-1');
     const beta = (method: string, path: string) => callApi(served, method, path, undefined, 'beta-admin-key-2');
     const channel = await acme('POST', '/v1/alert-channels', { type: 'EMAIL', config: { address: 'oncall@shop.test' } });
@@ -208,7 +214,7 @@ describe.concurrent('mac test on browser checks', () => {
 
 describe.concurrent('plan, apply and import of a BrowserCheck with scriptFile', () => {
   it('creates it, then finds no changes; an import writes YAML and the script file that plan back to no changes', async () => {
-    const served = await serve(['--no-runs', '--rate-limit', '0/60']);
+    const served = engine;
     const env = { MAC_API_URL: served.url, MAC_API_KEY: served.apiKey };
     const dir = await project({ 'checks.yaml': definition('home', 'scripts/home.spec.js'), 'scripts/home.spec.js': passing });
     const plan = await runMac(['plan', dir, '--format', 'json'], { env });

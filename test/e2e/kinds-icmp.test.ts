@@ -15,12 +15,16 @@ import { writeProject } from './apply-fixtures.js';
 // their defects; plan, apply and import converge. The service's runs: serve-icmp-runs.test.ts.
 
 let silent: SilentHost;
-/** Services the cases started (the three cases are independent and run at once). */
+/** Services stopped when the file ends (the three cases are independent and run at once). */
 const services: Served[] = [];
 const dirs: string[] = [];
-beforeAll(() => {
+let engine: Served;
+beforeAll(async () => {
   silent = createSilentHost();
-});
+  // Started before the cases run at once and load the machine.
+  engine = await startServe(['--no-runs', '--rate-limit', '0/60']);
+  services.push(engine);
+}, 60_000);
 afterAll(async () => {
   await Promise.all(services.map((s) => s.stop()));
   silent?.remove();
@@ -127,8 +131,7 @@ request:
 `;
 
   it('applies, plans no change, one edited assertion is one operation, and import writes what converges', async () => {
-    const served = await startServe(['--no-runs', '--rate-limit', '0/60']);
-    services.push(served);
+    const served = engine;
     const env = { MAC_API_URL: served.url, MAC_API_KEY: served.apiKey };
     const dir = writeProject({ 'mac.config.yaml': 'project: net\n', 'checks.yaml': icmpYaml() });
     dirs.push(dir);

@@ -14,6 +14,8 @@ let http: HttpServer;
 const dirs: string[] = [];
 /** Requests of the SIGINT case's script that reached the target (its Playwright is running). */
 let waiting = 0;
+/** The schedule case's service, started before the cases run at once and load the machine. */
+let scheduled: Served;
 
 beforeAll(async () => {
   http = await startHttpServer({
@@ -23,8 +25,10 @@ beforeAll(async () => {
     '/hang': () => undefined,
     '/wait-here': () => void waiting++,
   });
-});
+  scheduled = await startServe(['--time-scale', '30']);
+}, 60_000);
 afterAll(async () => {
+  await scheduled?.stop();
   await http.close();
   await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
 });
@@ -138,16 +142,11 @@ test('waits', async ({ request }) => {
 describe.concurrent('mac serve runs multi-step checks', () => {
   it('runs them on schedule: results, sessions, an error group and an alert for the failing one', async () => {
     // frequency 1 minute at time scale 30 = due every 2 s; a run still going skips its turn.
-    const served = await startServe(['--time-scale', '30']);
-    try {
-      await runsOnSchedule(served);
-    } finally {
-      await served.stop();
-    }
+    await runsOnSchedule(scheduled);
   }, 180_000);
 });
 
-/** The schedule case against a running service (stopped by the caller). */
+/** The schedule case against a running service. */
 async function runsOnSchedule(served: Served): Promise<void> {
   const api = (method: string, path: string, body?: unknown) => callApi(served, method, path, body);
   const channel = await api('POST', '/v1/alert-channels', { type: 'EMAIL', config: { address: 'oncall@shop.test' } });

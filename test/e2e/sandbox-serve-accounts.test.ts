@@ -4,12 +4,19 @@ import { script, startEscapeTarget, type EscapeTarget } from './sandbox-escapes.
 
 // The script sandbox in `mac serve`: accounts share the runs fairly, and a service without
 // bubblewrap refuses scripts unless told otherwise (the escapes: sandbox-serve.test.ts). The two
-// tests start services of their own and run at once.
+// tests have services of their own and run at once.
 let target: EscapeTarget;
 const services = new Set<Served>();
+/** The cases' services, started one after the other before the cases' runs load the machine. */
+let accounts: Served;
+let refusing: Served;
+let unsafe: Served;
 beforeAll(async () => {
   target = await startEscapeTarget();
-});
+  accounts = await serve(['--api-key', 'key-a', '--account', 'a', '--api-key', 'key-b', '--account', 'b', '--time-scale', '30']);
+  refusing = await serve(['--time-scale', '30'], { MAC_BWRAP: '' });
+  unsafe = await serve(['--time-scale', '30', '--unsafe-scripts'], { MAC_BWRAP: '' });
+}, 120_000);
 afterAll(async () => {
   await Promise.all([...services].map((s) => s.stop()));
   await target?.close();
@@ -28,7 +35,7 @@ async function stop(s: Served): Promise<void> {
 
 describe.concurrent('script sandbox with mac serve: accounts and a service without bubblewrap', () => {
   it("with two accounts, account B's two sleeping scripts do not keep account A's multi-step check from running on time", async () => {
-    const served = await serve(['--api-key', 'key-a', '--account', 'a', '--api-key', 'key-b', '--account', 'b', '--time-scale', '30']);
+    const served = accounts;
     const a = { url: served.url, apiKey: 'key-a' };
     const b = { url: served.url, apiKey: 'key-b' };
     const { started } = target;
@@ -61,7 +68,6 @@ describe.concurrent('script sandbox with mac serve: accounts and a service witho
   }, 300_000);
 
   it('without bubblewrap the service refuses scripts with a clear error unless started with --unsafe-scripts, and says so when it starts', async () => {
-    const refusing = await serve(['--time-scale', '30'], { MAC_BWRAP: '' });
     expect(refusing.log()).toMatch(/scripts: refused \(bwrap is not installed\): apt-get install -y bubblewrap, or start with --unsafe-scripts/);
     const body = { name: 'plain', frequency: 1, doubleCheck: false, environmentVariables: [{ key: 'BASE', value: target.http.url }], script: script('plain', "  expect((await request.get(process.env.BASE + '/health')).ok()).toBe(true);") };
     const c = await callApi(refusing, 'POST', '/v1/checks/multistep', body);
@@ -73,7 +79,6 @@ describe.concurrent('script sandbox with mac serve: accounts and a service witho
     expect(refused.multiStepCheckResult.errors[0]).toMatch(/apt-get install -y bubblewrap.*--unsafe-scripts/);
     await stop(refusing);
 
-    const unsafe = await serve(['--time-scale', '30', '--unsafe-scripts'], { MAC_BWRAP: '' });
     expect(unsafe.log()).toMatch(/scripts: NOT sandboxed \(--unsafe-scripts; bwrap is not installed\)/);
     const d = await callApi(unsafe, 'POST', '/v1/checks/multistep', body);
     const [ran] = await waitFor(async () => {
