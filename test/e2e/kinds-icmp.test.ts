@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import type { Plan } from '../../src/plan/types.js';
 import { runMac } from '../helpers/cli.js';
@@ -15,20 +15,18 @@ import { writeProject } from './apply-fixtures.js';
 // their defects; plan, apply and import converge. The service's runs: serve-icmp-runs.test.ts.
 
 let silent: SilentHost;
-/** Services stopped when the file ends (the three cases are independent and run at once). */
-const services: Served[] = [];
+let served: Served | undefined;
 const dirs: string[] = [];
-let engine: Served;
-beforeAll(async () => {
+beforeAll(() => {
   silent = createSilentHost();
-  // Started before the cases run at once and load the machine.
-  engine = await startServe(['--no-runs', '--rate-limit', '0/60']);
-  services.push(engine);
-}, 60_000);
+});
 afterAll(async () => {
-  await Promise.all(services.map((s) => s.stop()));
   silent?.remove();
   await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
+});
+afterEach(async () => {
+  await served?.stop();
+  served = undefined;
 });
 
 async function project(files: Record<string, string>): Promise<string> {
@@ -38,7 +36,7 @@ async function project(files: Record<string, string>): Promise<string> {
   return dir;
 }
 
-describe.concurrent('mac test runs ICMP monitors', () => {
+describe('mac test runs ICMP monitors', () => {
   it('loopback passes with figures; the silent address fails with 100% loss; a latency assertion fails where it should', async () => {
     const dir = await project({
       'mac.config.yaml': 'project: net\n',
@@ -116,7 +114,7 @@ request:
   });
 });
 
-describe.concurrent('IcmpMonitor through the engine', () => {
+describe('IcmpMonitor through the engine', () => {
   const icmpYaml = (target = '100') => `kind: IcmpMonitor
 id: gateway
 name: Gateway
@@ -131,7 +129,7 @@ request:
 `;
 
   it('applies, plans no change, one edited assertion is one operation, and import writes what converges', async () => {
-    const served = engine;
+    served = await startServe(['--no-runs', '--rate-limit', '0/60']);
     const env = { MAC_API_URL: served.url, MAC_API_KEY: served.apiKey };
     const dir = writeProject({ 'mac.config.yaml': 'project: net\n', 'checks.yaml': icmpYaml() });
     dirs.push(dir);

@@ -81,7 +81,7 @@ async function project(files: Record<string, string>): Promise<string> {
 /** A multi-step run takes seconds: polls every 250 ms, for up to 90 s unless told. */
 const waitRun = <T,>(probe: () => Promise<T | undefined>, timeoutMs = 90_000) => waitFor(probe, timeoutMs, 250);
 
-describe.concurrent('mac test on multi-step checks', () => {
+describe.concurrent('mac test on multi-step checks', { timeout: 180_000 }, () => {
   it('passes, fails on the second request naming it, refuses a browser, and stops at the script timeout', async () => {
     const dir = await project({
       'checks.yaml': [definition('journey', passing), definition('checkout', failingSecond), definition('browser', browser), definition('slow', slow)].join('---\n'),
