@@ -8,8 +8,8 @@ import { startServe, callApi, waitFor, type Served } from '../helpers/serve.js';
 import { startHttpServer, json, type HttpServer } from '../helpers/http-server.js';
 
 // Multi-step checks as a user runs them: `mac test` on definitions, `mac serve` on its schedule.
-// Every run spawns Node and Playwright, so each case runs few scripts; the cases are independent
-// (a project directory each, a service of its own) and run at once.
+// Every run spawns Node and Playwright, so each case runs few scripts; the `mac test` cases are
+// independent (a project directory each) and run at once, the service's case after them.
 let http: HttpServer;
 const dirs: string[] = [];
 /** Requests of the SIGINT case's script that reached the target (its Playwright is running). */
@@ -139,7 +139,8 @@ test('waits', async ({ request }) => {
   });
 });
 
-describe.concurrent('mac serve runs multi-step checks', () => {
+// After the `mac test` cases, alone: its service is polled throughout.
+describe('mac serve runs multi-step checks', () => {
   it('runs them on schedule: results, sessions, an error group and an alert for the failing one', async () => {
     // frequency 1 minute at time scale 30 = due every 2 s; a run still going skips its turn.
     await runsOnSchedule(scheduled);
