@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { runMac } from '../helpers/cli.js';
 import { startServe, callApi, waitFor, type Served } from '../helpers/serve.js';
@@ -18,23 +18,34 @@ const problems = (body: unknown, name: string) =>
 
 // Browser checks as a user runs them, in Debian's Chromium against a local site: `mac serve` on
 // its schedule (results, assets, sessions, error groups, alerts, analytics), `mac test`, and
-// plan/apply/import of a BrowserCheck with scriptFile. Each run starts Chromium: few runs.
+// plan/apply/import of a BrowserCheck with scriptFile. Each run starts Chromium: few runs. The
+// three cases are independent (a service or a project directory each) and run at once.
 let site: HttpServer;
-let served: Served | undefined;
+const services: Served[] = [];
 const dirs: string[] = [];
+/** The services of the schedule case and of the plan/apply case, started before the cases run. */
+let scheduled: Served;
+let engine: Served;
 
 beforeAll(async () => {
   if (!existsSync(CHROMIUM_PATH)) throw new Error(`${INSTALL_CHROMIUM} (no browser at ${CHROMIUM_PATH})`);
   site = await startSite();
-});
+  // One after the other, before the cases' runs load the machine.
+  scheduled = await serve(['--keys', keysFile(), '--time-scale', '30']);
+  engine = await serve(['--no-runs', '--rate-limit', '0/60']);
+}, 120_000);
 afterAll(async () => {
+  await Promise.all(services.map((s) => s.stop()));
   await site?.close();
   await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
 });
-afterEach(async () => {
-  await served?.stop();
-  served = undefined;
-});
+
+/** A `mac serve` of the test's own, stopped when the file ends. */
+async function serve(args: string[]): Promise<Served> {
+  const s = await startServe(args);
+  services.push(s);
+  return s;
+}
 
 const passing = browserScript(`test('home', async ({ page }) => {
   await page.goto(process.env.SHOP_URL + '/');
@@ -55,12 +66,12 @@ function keysFile(): string {
   return file;
 }
 
-describe('mac serve runs browser checks', () => {
+describe.concurrent('mac serve runs browser checks', () => {
   it('on schedule: vitals, the failed step, screenshot and trace for the account only, session, error group, alert and analytics', async () => {
     // frequency 1 minute at time scale 30 = due every 2 s; a run still going skips its turn.
-    served = await startServe(['--keys', keysFile(), '--time-scale', '30']);
-    const acme = (method: string, path: string, body?: unknown) => callApi(served!, method, path, body, 'acme-admin-key-1');
-    const beta = (method: string, path: string) => callApi(served!, method, path, undefined, 'beta-admin-key-2');
+    const served = scheduled;
+    const acme = (method: string, path: string, body?: unknown) => callApi(served, method, path, body, 'acme-admin-key-1');
+    const beta = (method: string, path: string) => callApi(served, method, path, undefined, 'beta-admin-key-2');
     const channel = await acme('POST', '/v1/alert-channels', { type: 'EMAIL', config: { address: 'oncall@shop.test' } });
     expect(channel.status).toBe(201);
     const variables = [{ key: 'SHOP_URL', value: site.url }];
@@ -174,7 +185,7 @@ environmentVariables:
 scriptFile: ${scriptFile}
 `;
 
-describe('mac test on browser checks', () => {
+describe.concurrent('mac test on browser checks', () => {
   it('passes one and fails one on a missing element, naming the step', async () => {
     const dir = await project({
       'checks.yaml': [definition('home', 'scripts/home.spec.js'), definition('buy', 'scripts/buy.spec.js')].join('---\n'),
@@ -201,9 +212,9 @@ describe('mac test on browser checks', () => {
   }, 180_000);
 });
 
-describe('plan, apply and import of a BrowserCheck with scriptFile', () => {
+describe.concurrent('plan, apply and import of a BrowserCheck with scriptFile', () => {
   it('creates it, then finds no changes; an import writes YAML and the script file that plan back to no changes', async () => {
-    served = await startServe(['--no-runs', '--rate-limit', '0/60']);
+    const served = engine;
     const env = { MAC_API_URL: served.url, MAC_API_KEY: served.apiKey };
     const dir = await project({ 'checks.yaml': definition('home', 'scripts/home.spec.js'), 'scripts/home.spec.js': passing });
     const plan = await runMac(['plan', dir, '--format', 'json'], { env });

@@ -1,17 +1,21 @@
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
 import { cleanEnv, MAC_BIN, runMac } from '../helpers/cli.js';
 import { startServe, callApi, waitFor, type Served } from '../helpers/serve.js';
 import { startHttpServer, json, type HttpServer } from '../helpers/http-server.js';
 
 // Multi-step checks as a user runs them: `mac test` on definitions, `mac serve` on its schedule.
-// Every run spawns Node and Playwright, so each case runs few scripts.
+// Every run spawns Node and Playwright, so each case runs few scripts; the `mac test` cases are
+// independent (a project directory each) and run at once, the service's case after them.
 let http: HttpServer;
-let served: Served | undefined;
 const dirs: string[] = [];
+/** Requests of the SIGINT case's script that reached the target (its Playwright is running). */
+let waiting = 0;
+/** The schedule case's service, started before the cases run at once and load the machine. */
+let scheduled: Served;
 
 beforeAll(async () => {
   http = await startHttpServer({
@@ -19,15 +23,14 @@ beforeAll(async () => {
     '/cart': json(201, { cartId: 'c1' }),
     '/checkout': json(500, { error: 'payment service down' }),
     '/hang': () => undefined,
+    '/wait-here': () => void waiting++,
   });
-});
+  scheduled = await startServe(['--time-scale', '30']);
+}, 60_000);
 afterAll(async () => {
+  await scheduled?.stop();
   await http.close();
   await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
-});
-afterEach(async () => {
-  await served?.stop();
-  served = undefined;
 });
 
 const header = "const { test, expect } = require('@playwright/test');";
@@ -78,7 +81,7 @@ async function project(files: Record<string, string>): Promise<string> {
 /** A multi-step run takes seconds: polls every 250 ms, for up to 90 s unless told. */
 const waitRun = <T,>(probe: () => Promise<T | undefined>, timeoutMs = 90_000) => waitFor(probe, timeoutMs, 250);
 
-describe('mac test on multi-step checks', () => {
+describe.concurrent('mac test on multi-step checks', { timeout: 180_000 }, () => {
   it('passes, fails on the second request naming it, refuses a browser, and stops at the script timeout', async () => {
     const dir = await project({
       'checks.yaml': [definition('journey', passing), definition('checkout', failingSecond), definition('browser', browser), definition('slow', slow)].join('---\n'),
@@ -103,7 +106,7 @@ describe('mac test on multi-step checks', () => {
     const hanging = `${header}
 test('waits', async ({ request }) => {
   test.setTimeout(60_000);
-  await request.get(process.env.SHOP_URL + '/hang', { timeout: 60_000 });
+  await request.get(process.env.SHOP_URL + '/wait-here', { timeout: 60_000 });
 });`;
     const dir = await project({ 'checks.yaml': definition('waits', hanging) });
     // A temp dir of its own: the runs' directories (and so their processes' arguments) lie under it.
@@ -120,7 +123,8 @@ test('waits', async ({ request }) => {
     child.stderr.on('data', (d) => (stderr += d));
     const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
     await waitRun(async () => (leftovers().length > 0 ? true : undefined), 60_000);
-    await new Promise((r) => setTimeout(r, 2_000));
+    // The script's request reached the target: Node, Playwright and its worker are all running.
+    await waitRun(async () => (waiting > 0 ? true : undefined), 60_000);
     child.kill('SIGINT');
     expect(await exited).toBe(130);
     expect(stderr).toContain('mac test: stopped by SIGINT');
@@ -135,58 +139,63 @@ test('waits', async ({ request }) => {
   });
 });
 
+// After the `mac test` cases, alone: its service is polled throughout.
 describe('mac serve runs multi-step checks', () => {
   it('runs them on schedule: results, sessions, an error group and an alert for the failing one', async () => {
     // frequency 1 minute at time scale 30 = due every 2 s; a run still going skips its turn.
-    served = await startServe(['--time-scale', '30']);
-    const api = (method: string, path: string, body?: unknown) => callApi(served!, method, path, body);
-    const channel = await api('POST', '/v1/alert-channels', { type: 'EMAIL', config: { address: 'oncall@shop.test' } });
-    expect(channel.status).toBe(201);
-    const variables = [{ key: 'SHOP_URL', value: http.url }, { key: 'SHOP_TOKEN', value: 'tok-secret-value', secret: true }];
-    const good = await api('POST', '/v1/checks/multistep', { name: 'journey', frequency: 1, doubleCheck: false, environmentVariables: variables, script: passing });
-    const bad = await api('POST', '/v1/checks/multistep?autoAssignAlerts=true', {
-      name: 'checkout',
-      frequency: 1,
-      doubleCheck: false,
-      environmentVariables: variables,
-      script: failingSecond.replace("test('checkout', async ({ request }) => {", "test('checkout', async ({ request }) => {\n  console.log('token ' + process.env.SHOP_TOKEN);"),
-    });
-    expect([good.status, bad.status]).toEqual([201, 201]);
-
-    const [passed] = await waitRun(async () => {
-      const r = await api('GET', `/v1/check-results/${good.body.id}`);
-      return r.body.length > 0 ? r.body : undefined;
-    });
-    expect(passed).toMatchObject({ resultType: 'FINAL', hasFailures: false, hasErrors: false, apiCheckResult: null, multiStepCheckResult: { errors: [] } });
-
-    const [failed] = await waitRun(async () => {
-      const r = await api('GET', `/v1/check-results/${bad.body.id}`);
-      return r.body.length > 0 ? r.body : undefined;
-    });
-    expect(failed).toMatchObject({ resultType: 'FINAL', hasFailures: true, multiStepCheckResult: { errors: [expect.stringContaining(`after request 2: POST ${http.url}/checkout`)] } });
-    expect(failed.multiStepCheckResult.jobLog).toContain('token ********');
-    expect(JSON.stringify(failed)).not.toContain('tok-secret-value');
-
-    // A triggered session of the failing check ends FAILED with its FINAL result.
-    const trigger = await api('POST', '/v1/check-sessions/trigger', { target: { checkId: [bad.body.id] } });
-    expect(trigger.status).toBe(201);
-    const session = await waitRun(async () => {
-      const s = await api('GET', `/v1/check-sessions/${trigger.body.sessions[0].checkSessionId}`);
-      return ['FAILED', 'PASSED', 'TIMED_OUT'].includes(s.body.status) ? s.body : undefined;
-    });
-    expect(session).toMatchObject({ checkId: bad.body.id, checkType: 'MULTI_STEP', status: 'FAILED', results: [{ resultType: 'FINAL', hasFailures: true }] });
-
-    const groups = await waitRun(async () => {
-      const g = await api('GET', `/v1/error-groups/checks/${bad.body.id}`);
-      return g.status === 200 && g.body.length > 0 ? g.body : undefined;
-    });
-    expect(groups[0].rawErrorMessage).toContain('after request 2: POST');
-
-    const alerts = await waitRun(async () => {
-      const n = await api('GET', '/v1/alert-notifications');
-      return n.body.some((a: any) => a.checkId === bad.body.id) ? n.body : undefined;
-    });
-    expect(alerts.find((a: any) => a.checkId === bad.body.id)).toMatchObject({ alertType: 'ALERT_FAILURE' });
-    expect(alerts.some((a: any) => a.checkId === good.body.id)).toBe(false);
+    await runsOnSchedule(scheduled);
   }, 180_000);
 });
+
+/** The schedule case against a running service. */
+async function runsOnSchedule(served: Served): Promise<void> {
+  const api = (method: string, path: string, body?: unknown) => callApi(served, method, path, body);
+  const channel = await api('POST', '/v1/alert-channels', { type: 'EMAIL', config: { address: 'oncall@shop.test' } });
+  expect(channel.status).toBe(201);
+  const variables = [{ key: 'SHOP_URL', value: http.url }, { key: 'SHOP_TOKEN', value: 'tok-secret-value', secret: true }];
+  const good = await api('POST', '/v1/checks/multistep', { name: 'journey', frequency: 1, doubleCheck: false, environmentVariables: variables, script: passing });
+  const bad = await api('POST', '/v1/checks/multistep?autoAssignAlerts=true', {
+    name: 'checkout',
+    frequency: 1,
+    doubleCheck: false,
+    environmentVariables: variables,
+    script: failingSecond.replace("test('checkout', async ({ request }) => {", "test('checkout', async ({ request }) => {\n  console.log('token ' + process.env.SHOP_TOKEN);"),
+  });
+  expect([good.status, bad.status]).toEqual([201, 201]);
+
+  const [passed] = await waitRun(async () => {
+    const r = await api('GET', `/v1/check-results/${good.body.id}`);
+    return r.body.length > 0 ? r.body : undefined;
+  });
+  expect(passed).toMatchObject({ resultType: 'FINAL', hasFailures: false, hasErrors: false, apiCheckResult: null, multiStepCheckResult: { errors: [] } });
+
+  const [failed] = await waitRun(async () => {
+    const r = await api('GET', `/v1/check-results/${bad.body.id}`);
+    return r.body.length > 0 ? r.body : undefined;
+  });
+  expect(failed).toMatchObject({ resultType: 'FINAL', hasFailures: true, multiStepCheckResult: { errors: [expect.stringContaining(`after request 2: POST ${http.url}/checkout`)] } });
+  expect(failed.multiStepCheckResult.jobLog).toContain('token ********');
+  expect(JSON.stringify(failed)).not.toContain('tok-secret-value');
+
+  // A triggered session of the failing check ends FAILED with its FINAL result.
+  const trigger = await api('POST', '/v1/check-sessions/trigger', { target: { checkId: [bad.body.id] } });
+  expect(trigger.status).toBe(201);
+  const session = await waitRun(async () => {
+    const s = await api('GET', `/v1/check-sessions/${trigger.body.sessions[0].checkSessionId}`);
+    return ['FAILED', 'PASSED', 'TIMED_OUT'].includes(s.body.status) ? s.body : undefined;
+  });
+  expect(session).toMatchObject({ checkId: bad.body.id, checkType: 'MULTI_STEP', status: 'FAILED', results: [{ resultType: 'FINAL', hasFailures: true }] });
+
+  const groups = await waitRun(async () => {
+    const g = await api('GET', `/v1/error-groups/checks/${bad.body.id}`);
+    return g.status === 200 && g.body.length > 0 ? g.body : undefined;
+  });
+  expect(groups[0].rawErrorMessage).toContain('after request 2: POST');
+
+  const alerts = await waitRun(async () => {
+    const n = await api('GET', '/v1/alert-notifications');
+    return n.body.some((a: any) => a.checkId === bad.body.id) ? n.body : undefined;
+  });
+  expect(alerts.find((a: any) => a.checkId === bad.body.id)).toMatchObject({ alertType: 'ALERT_FAILURE' });
+  expect(alerts.some((a: any) => a.checkId === good.body.id)).toBe(false);
+}

@@ -1,58 +1,31 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BrowserContext, Page } from 'playwright-core';
-import { apiOk, startServe, type Served } from '../helpers/serve.js';
-import { startTcpServer, type TcpServer } from '../helpers/tcp-server.js';
-import { launchChromium, type TestBrowser } from '../helpers/browser.js';
+import type { Page } from 'playwright-core';
+import { apiOk, type Served } from '../helpers/serve.js';
+import type { TcpServer } from '../helpers/tcp-server.js';
+import { ARTIFACTS, startPagesInChromium, type PagesInChromium } from './pages-chromium.js';
 import { openIncident, resolveIncident, runOnce, statusPageWith, tcpCheck, theme } from './pages-fixtures.js';
 
-// The public pages in a real Chromium: one browser for the whole file, one `mac serve`.
-const ARTIFACTS = join(process.cwd(), 'artifacts', 'pages');
+// The public pages in a real Chromium: one browser for the whole file, one `mac serve`
+// (pages-chromium.ts).
+let pages: PagesInChromium;
 let s: Served;
 let tcp: TcpServer;
-let chrome: TestBrowser | undefined;
-let launchError: unknown;
 
 beforeAll(async () => {
-  mkdirSync(ARTIFACTS, { recursive: true });
-  // A missing browser fails every test with the command that installs it (never a skip).
-  chrome = await launchChromium().catch((err) => {
-    launchError = err;
-    return undefined;
-  });
-  tcp = await startTcpServer({ banner: '+OK\r\n' });
-  s = await startServe(['--no-runs', '--rate-limit', '0/60', '--page-cache-seconds', '0']);
+  pages = await startPagesInChromium();
+  ({ s, tcp } = pages);
 }, 120_000);
-afterAll(async () => {
-  await chrome?.close();
-  await s?.stop();
-  await tcp?.close();
-});
+afterAll(() => pages?.close());
 
-/** A fresh context and page; CSP violations and page errors are collected. */
-async function open(options: Parameters<TestBrowser['browser']['newContext']>[0] = {}): Promise<{ ctx: BrowserContext; page: Page; problems: string[] }> {
-  if (!chrome) throw launchError;
-  const ctx = await chrome.browser.newContext({ viewport: { width: 1100, height: 900 }, ...options });
-  const page = await ctx.newPage();
-  const problems: string[] = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error' && !/status of 40[14]/.test(m.text())) problems.push(m.text());
-  });
-  page.on('pageerror', (e) => problems.push(String(e)));
-  page.on('dialog', (d) => {
-    problems.push(`dialog: ${d.message()}`);
-    void d.dismiss();
-  });
-  return { ctx, page, problems };
-}
+const open = (options?: Parameters<PagesInChromium['open']>[0]) => pages.open(options);
 
 const style = (page: Page, selector: string, prop: string) => page.locator(selector).first().evaluate((el, p) => (globalThis as any).getComputedStyle(el).getPropertyValue(p) as string, prop);
 
 describe('status page in Chromium', () => {
   it('has a browser to drive', () => {
-    if (launchError) throw launchError;
-    expect(chrome!.browser.isConnected()).toBe(true);
+    if (pages.launchError) throw pages.launchError;
+    expect(pages.chrome!.browser.isConnected()).toBe(true);
   });
 
   it('applies the theme colours: LIGHT, DARK, and AUTO following prefers-color-scheme', async () => {
@@ -208,15 +181,18 @@ describe('screenshots (artifacts/pages, light and dark)', () => {
       await runOnce(s, check.id);
     }
     await apiOk(s, 'POST', '/v1/dashboards', { header: 'Acme shop', description: 'Checks of the shop', customUrl: 'acme-shop', tags: ['shop'], enableIncidents: true });
-    for (const scheme of ['light', 'dark'] as const) {
-      const { ctx, page, problems } = await open({ colorScheme: scheme, viewport: { width: 1000, height: 800 } });
-      await page.goto(`${s.url}/status/acme`);
-      await page.screenshot({ path: join(ARTIFACTS, `status-page-${scheme}.png`), fullPage: true });
-      await page.goto(`${s.url}/dashboards/acme-shop`);
-      expect(await page.locator('#checks .state').allInnerTexts()).toEqual(['✓ Passing', '✕ Failing', '✓ Passing']);
-      await page.screenshot({ path: join(ARTIFACTS, `dashboard-${scheme}.png`), fullPage: true });
-      expect(problems).toEqual([]);
-      await ctx.close();
-    }
+    // Both schemes at once, a context each: they only read.
+    await Promise.all(
+      (['light', 'dark'] as const).map(async (scheme) => {
+        const { ctx, page, problems } = await open({ colorScheme: scheme, viewport: { width: 1000, height: 800 } });
+        await page.goto(`${s.url}/status/acme`);
+        await page.screenshot({ path: join(ARTIFACTS, `status-page-${scheme}.png`), fullPage: true });
+        await page.goto(`${s.url}/dashboards/acme-shop`);
+        expect(await page.locator('#checks .state').allInnerTexts()).toEqual(['✓ Passing', '✕ Failing', '✓ Passing']);
+        await page.screenshot({ path: join(ARTIFACTS, `dashboard-${scheme}.png`), fullPage: true });
+        expect(problems).toEqual([]);
+        await ctx.close();
+      }),
+    );
   });
 });

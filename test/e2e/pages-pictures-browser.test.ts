@@ -1,35 +1,28 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BrowserContext, Page } from 'playwright-core';
-import { apiOk, startServe, type Served } from '../helpers/serve.js';
-import { startTcpServer, type TcpServer } from '../helpers/tcp-server.js';
+import type { Page } from 'playwright-core';
+import { apiOk, type Served } from '../helpers/serve.js';
+import type { TcpServer } from '../helpers/tcp-server.js';
 import { startHttpServer, json, type HttpServer } from '../helpers/http-server.js';
-import { launchChromium, type TestBrowser } from '../helpers/browser.js';
+import { ARTIFACTS, startPagesInChromium, type PagesInChromium } from './pages-chromium.js';
 import { runOnce, tcpCheck } from './pages-fixtures.js';
 import { CHART_COLORS, STATE_COLORS } from '../../src/server/pages/theme.js';
 
 // The pictures of the public pages in a real Chromium: charts, a check's page, a heartbeat's
 // page, uptime bars of a new service; with and without JavaScript, light and dark.
-const ARTIFACTS = join(process.cwd(), 'artifacts', 'pages');
+// The browser, the service and a TCP target: pages-chromium.ts.
+let pages: PagesInChromium;
 let s: Served;
 let tcp: TcpServer;
 let web: HttpServer;
-let chrome: TestBrowser | undefined;
-let launchError: unknown;
 const ids: Record<string, string> = {};
 let dashKey = '';
 
 beforeAll(async () => {
-  mkdirSync(ARTIFACTS, { recursive: true });
-  chrome = await launchChromium().catch((err) => {
-    launchError = err;
-    return undefined;
-  });
-  tcp = await startTcpServer({ banner: '+OK\r\n' });
-  web = await startHttpServer({ '/health': json(503, { status: 'down', reason: 'maintenance' }) });
   // Every request rendered afresh: the tests read a page right after the runs they make.
-  s = await startServe(['--no-runs', '--rate-limit', '0/60', '--page-cache-seconds', '0']);
+  pages = await startPagesInChromium();
+  ({ s, tcp } = pages);
+  web = await startHttpServer({ '/health': json(503, { status: 'down', reason: 'maintenance' }) });
   const ok = await tcpCheck(s, 'Cache answers', ['pics'], tcp.port);
   ids.ok = ok.id;
   const failing = await apiOk(s, 'POST', '/v1/checks/api', {
@@ -58,25 +51,11 @@ beforeAll(async () => {
   dashKey = priv.keys[0].rawKey;
 }, 180_000);
 afterAll(async () => {
-  await chrome?.close();
-  await s?.stop();
-  await tcp?.close();
+  await pages?.close();
   await web?.close();
 });
 
-async function open(options: Parameters<TestBrowser['browser']['newContext']>[0] = {}): Promise<{ ctx: BrowserContext; page: Page; problems: string[] }> {
-  if (!chrome) throw launchError;
-  const ctx = await chrome.browser.newContext({ viewport: { width: 1100, height: 900 }, ...options });
-  const page = await ctx.newPage();
-  const problems: string[] = [];
-  page.on('console', (m) => {
-    // Any CSP violation (an inline style or script the policy refuses) is a console error
-    // (the browser's own request of /favicon.ico reaches the API: its 401 is not the page's).
-    if (m.type() === 'error' && !/status of 40[14]/.test(m.text())) problems.push(m.text());
-  });
-  page.on('pageerror', (e) => problems.push(String(e)));
-  return { ctx, page, problems };
-}
+const open = (options?: Parameters<PagesInChromium['open']>[0]) => pages.open(options);
 
 const hex = (c: string) => `rgb(${[1, 3, 5].map((i) => parseInt(c.slice(i, i + 2), 16)).join(', ')})`;
 const computed = (page: Page, selector: string, prop: string) =>
@@ -84,13 +63,14 @@ const computed = (page: Page, selector: string, prop: string) =>
 
 describe('charts in Chromium', () => {
   it('has a browser to drive', () => {
-    if (launchError) throw launchError;
-    expect(chrome!.browser.isConnected()).toBe(true);
+    if (pages.launchError) throw pages.launchError;
+    expect(pages.chrome!.browser.isConnected()).toBe(true);
   });
 
+  // The four only read what beforeAll made: they run at once, each in a context of its own.
   for (const js of [true, false]) {
     for (const scheme of ['light', 'dark'] as const) {
-      it(`dashboard and check page draw p50/p95 charts (JavaScript ${js ? 'on' : 'off'}, ${scheme})`, async () => {
+      it.concurrent(`dashboard and check page draw p50/p95 charts (JavaScript ${js ? 'on' : 'off'}, ${scheme})`, async () => {
         const { ctx, page, problems } = await open({ colorScheme: scheme, javaScriptEnabled: js });
         await page.goto(`${s.url}/dashboards/pics`);
         const card = page.locator(`li[data-check="${ids.ok}"]`);

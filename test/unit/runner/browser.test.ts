@@ -8,8 +8,11 @@ import { INSTALL_CHROMIUM } from '../../helpers/browser.js';
 import { browserScript, startSite } from '../../helpers/site.js';
 import type { HttpServer } from '../../helpers/http-server.js';
 
-// Each run starts Node, Playwright and Chromium: a few real scripts only.
+// Each run starts Node, Playwright and Chromium: a few real scripts only, run at once (the
+// runner's pool takes two at a time on 2 cores).
 let site: HttpServer;
+/** A live case waits for its turn in the pool, then for Node, Playwright and Chromium to start. */
+const LIVE_TIMEOUT = 240_000;
 beforeAll(async () => {
   if (!existsSync(CHROMIUM_PATH)) throw new Error(`${INSTALL_CHROMIUM} (no browser at ${CHROMIUM_PATH})`);
   site = await startSite();
@@ -28,7 +31,7 @@ const check = (body: string, extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
-describe('browser check runner (Chromium)', () => {
+describe.concurrent('browser check runner (Chromium)', { timeout: LIVE_TIMEOUT }, () => {
   it('passes a script using page, with web vitals per page and the console and network errors it saw', async () => {
     const [r] = await runCheck(
       check(`test('home and about', async ({ page }) => {
@@ -87,7 +90,7 @@ describe('browser check runner (Chromium)', () => {
   });
 });
 
-describe('browser check memory', () => {
+describe.concurrent('browser check memory', { timeout: LIVE_TIMEOUT }, () => {
   it('stops a run whose page makes the browser processes together hold more than the limit, and fails it saying so', async () => {
     // The page holds 64 MiB more every 50 ms (in the renderer, not the script's process): 1.5 GiB
     // in all, over a limit of 1 GiB for the tree, each process under its own data limit.
@@ -112,7 +115,7 @@ describe('browser check memory', () => {
   });
 });
 
-describe('browser check assets bound', () => {
+describe.concurrent('browser check assets bound', { timeout: LIVE_TIMEOUT }, () => {
   it('keeps the assets that fit in the bound, in order, and logs the one left out', async () => {
     // A screenshot of this page is a few KiB; its trace (resources and DOM snapshots) is more than 15 KB.
     const [r] = await runCheck(
@@ -131,7 +134,7 @@ describe('browser check assets bound', () => {
   });
 });
 
-describe('browser check assets from the script', () => {
+describe.concurrent('browser check assets from the script', { timeout: LIVE_TIMEOUT }, () => {
   it('reads no file outside the run directory through a link the script puts in place of its screenshot', async () => {
     const outside = join(mkdtempSync(join(tmpdir(), 'mac-outside-')), 'service.db');
     writeFileSync(outside, 'SECRET DATABASE');

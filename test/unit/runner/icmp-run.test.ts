@@ -16,7 +16,8 @@ const icmp = (request: Record<string, unknown>, extra: Record<string, unknown> =
 
 const doc = (r: { apiCheckResult: { response: { body: string } } | null }) => JSON.parse(r.apiCheckResult!.response.body) as IcmpDocument;
 
-describe('ICMP runs', () => {
+// Each case waits on ping (seconds against the silent address), not on the CPU: they run at once.
+describe.concurrent('ICMP runs', () => {
   it('passes against 127.0.0.1 with 0% loss and latency figures', async () => {
     const [r] = await runCheck(icmp({ hostname: '127.0.0.1', pingCount: 4 }));
     expect(r).toMatchObject({ resultType: 'FINAL', hasFailures: false, hasErrors: false, isDegraded: false, overMaxResponseTime: false, errorMessage: null });

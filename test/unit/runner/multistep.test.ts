@@ -3,7 +3,8 @@ import { runCheck, NO_BROWSER, stopMultiStepRuns } from '../../../src/runner/ind
 import { judgeRun, MULTI_STEP_DEFAULTS } from '../../../src/runner/multistep/run.js';
 import { startHttpServer, json, type HttpServer } from '../../helpers/http-server.js';
 
-// Each run spawns Node and Playwright: these tests run a handful of real scripts only.
+// Each run spawns Node and Playwright: these tests run a handful of real scripts only, at once
+// (the runner's pool takes two at a time on 2 cores), but for the one that stops every run.
 let http: HttpServer;
 beforeAll(async () => {
   http = await startHttpServer({ '/health': json(200, { ok: true }), '/broken': json(500, { ok: false }) });
@@ -23,7 +24,8 @@ const check = (s: string | null, extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
-describe('multi-step runner', () => {
+// A case waits for its turn in the pool, then for Node and Playwright to start.
+describe.concurrent('multi-step runner', { timeout: 180_000 }, () => {
   it('passes the check variables and nothing of this process, and masks secret values in the log', async () => {
     process.env.MAC_API_KEY_FOR_TEST = 'leak';
     try {
@@ -75,7 +77,8 @@ describe('multi-step runner', () => {
     expect(r).toMatchObject({ hasFailures: true, hasErrors: false, errorMessage: 'the script did not finish within 2.5 s and was stopped' });
   });
 
-  it('stops runs under way when asked (service shutdown), as a runner fault', async () => {
+  // Alone: stopping the runs stops every run of this process.
+  it.sequential('stops runs under way when asked (service shutdown), as a runner fault', async () => {
     const began = Date.now();
     const run = runCheck(check(script(`test('spin', async () => {\n  for (;;) {}\n});`)), { multiStep: { timeoutMs: 60_000 } });
     await new Promise((r) => setTimeout(r, 500));

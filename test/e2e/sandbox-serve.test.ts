@@ -1,0 +1,70 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startServe, callApi, waitFor, type Served } from '../helpers/serve.js';
+import { escapes, expected, SECRET, startEscapeTarget, type EscapeTarget } from './sandbox-escapes.js';
+
+// Escapes from the script sandbox run by `mac serve` on its schedule, in the real service under
+// bubblewrap (with `mac test`: sandbox.test.ts; accounts sharing the runs and a service without
+// bubblewrap: sandbox-serve-accounts.test.ts). Each attempt must fail with a recorded error while
+// the service keeps answering and its other checks keep their schedule.
+let target: EscapeTarget;
+let served: Served | undefined;
+beforeAll(async () => {
+  target = await startEscapeTarget();
+});
+afterAll(() => target?.close());
+afterEach(async () => {
+  await served?.stop();
+  served = undefined;
+});
+
+describe('script sandbox escapes with mac serve', () => {
+  it('every escape run on schedule fails with a recorded error; the service answers throughout and a URL monitor keeps its schedule', async () => {
+    const dir = await target.tempDir('mac-sandbox-serve-');
+    const keysFile = join(dir, 'keys.json');
+    const dbFile = join(dir, 'state.db');
+    await writeFile(keysFile, JSON.stringify({ keys: [{ key: SECRET, account: 'a', role: 'admin' }] }));
+    // frequency 1 at time scale 30: due every 2 s.
+    served = await startServe(['--keys', keysFile, '--state', dbFile, '--time-scale', '30'], { DATABASE_PASSWORD: SECRET });
+    expect(served.log()).toMatch(/scripts: sandboxed \(bubblewrap/);
+    const s = { url: served.url, apiKey: SECRET };
+    const api = (method: string, path: string, body?: unknown) => callApi(s, method, path, body);
+    const monitor = await api('POST', '/v1/checks/url', { name: 'heartbeat of the test', frequency: 0, frequencyOffset: 10, request: { url: `${target.http.url}/health` } });
+    expect(monitor.status).toBe(201);
+    const ids: Record<string, string> = {};
+    for (const [name, text] of Object.entries(escapes({ keysFile, dbFile, pid: served.pid, cwdFile: join(process.cwd(), 'package.json') }))) {
+      // Hourly at time scale 30 (every 2 min): each escape runs once at first, then waits its turn.
+      const c = await api('POST', '/v1/checks/multistep', { name, frequency: 60, doubleCheck: false, script: text });
+      expect(c.status).toBe(201);
+      ids[name] = c.body.id;
+    }
+    let unanswered = 0;
+    const poll = setInterval(() => {
+      api('GET', '/v1/checks').then((r) => void (r.status !== 200 && unanswered++), () => void unanswered++);
+    }, 500);
+    try {
+      for (const [name, id] of Object.entries(ids)) {
+        const [result] = await waitFor(async () => {
+          const r = await api('GET', `/v1/check-results/${id}`);
+          return r.body.length > 0 ? r.body : undefined;
+        }, 840_000, 500);
+        expect(result.hasFailures || result.hasErrors, `${name}: ${result.multiStepCheckResult?.errors}`).toBe(true);
+        expect(result.multiStepCheckResult.errors.join(' '), name).toMatch(expected[name]);
+      }
+    } finally {
+      clearInterval(poll);
+    }
+    expect(unanswered).toBe(0);
+    expect(served.exitCode()).toBeNull();
+    const results = (await api('GET', `/v1/check-results/${monitor.body.id}?limit=100`)).body;
+    // Every 10 s of schedule at time scale 30: a run about every 0.33 s, checked over the last minute.
+    const times = results.map((r: any) => Date.parse(r.startedAt)).sort((a: number, b: number) => a - b);
+    const recent = times.filter((t: number) => t > Date.now() - 60_000);
+    expect(recent.length).toBeGreaterThan(30);
+    const gaps = recent.slice(1).map((t: number, i: number) => t - recent[i]);
+    expect(Math.max(...gaps)).toBeLessThan(5_000);
+    const all = JSON.stringify(await Promise.all(Object.values(ids).map((id) => api('GET', `/v1/check-results/${id}`).then((r) => r.body))));
+    expect(all).not.toContain(SECRET);
+  }, 900_000);
+});
