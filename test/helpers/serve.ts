@@ -35,8 +35,8 @@ export function startServe(args: string[] = [], env: Record<string, string> = {}
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`mac serve did not start within 20 s:\n${out}`));
-    }, 20_000);
+      reject(new Error(`mac serve did not start within 60 s:\n${out}`));
+    }, 60_000); // a start takes 0.5 s on a quiet machine; a loaded one (load 25 and more) took over 20 s
     const onData = (d: Buffer) => {
       out += d.toString('utf8');
       const m = /listening on (http:\/\/\S+)/.exec(out);
