@@ -5,6 +5,7 @@ import { startServe, type Served } from '../helpers/serve.js';
 import { config, listAllOf, mac, writeProject } from './apply-fixtures.js';
 
 // mac destroy on a terminal: the typed confirmation, which only a process with a TTY reaches.
+// The two tests use projects of their own and run concurrently.
 // (The rest of the ownership and destroy tests run in process: test/integration/every-kind-*,
 // orphans, saved-plans.)
 
@@ -26,7 +27,7 @@ const applied = async (dir: string) => {
 // `script` (util-linux) gives the CLI a terminal; without it the prompt cannot be reached.
 const hasScript = spawnSync('script', ['--version']).status === 0;
 
-describe('destroy on a terminal', () => {
+describe.concurrent('destroy on a terminal', () => {
   it.skipIf(!hasScript)('a 12-resource project goes after the typed confirmation, --max-deletes being for --yes runs only', async () => {
     const files: Record<string, string> = { 'mac.config.yaml': 'project: twelve\n' };
     for (let i = 0; i < 12; i++) files[`s${i}.yaml`] = `kind: Snippet\nid: s${i}\nname: twelve ${i}\nscript: "1"\n`;
