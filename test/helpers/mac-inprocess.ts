@@ -93,3 +93,8 @@ export async function startServeIn(args: string[] = [], env: Record<string, stri
     await new Promise((r) => setTimeout(r, 10));
   }
 }
+
+/** Runs `mac ...args` in process against a served API: `mac` of test/e2e/apply-fixtures.ts without a process. */
+export function macIn(served: Pick<Served, 'url' | 'apiKey'>, args: string[], opts: RunOptions = {}): Promise<RunResult> {
+  return runMacIn(args, { ...opts, env: { MAC_API_URL: served.url, MAC_API_KEY: served.apiKey, ...opts.env } });
+}

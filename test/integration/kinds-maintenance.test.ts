@@ -1,15 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Plan } from '../../src/plan/types.js';
-import { startServe, type Served } from '../helpers/serve.js';
-import { api, mac, writeProject } from './apply-fixtures.js';
+import type { Served } from '../helpers/serve.js';
+import { applied as appliedIn, planJson as planJsonIn } from './owned-fixtures.js';
+import { macIn, startServeIn } from '../helpers/mac-inprocess.js';
+import { api, writeProject } from '../e2e/apply-fixtures.js';
 
 // Issue 25: the MaintenanceWindow kind planned and applied against `mac serve`, and imported back.
 
 let served: Served;
 beforeAll(async () => {
-  served = await startServe(['--no-runs', '--rate-limit', '0/60']);
+  served = await startServeIn(['--no-runs', '--rate-limit', '0/60']);
 });
 afterAll(async () => {
   await served?.stop();
@@ -17,14 +18,8 @@ afterAll(async () => {
 
 type Live = Record<string, any>;
 
-const planJson = async (dir: string) => {
-  const r = await mac(served, ['plan', dir, '--format', 'json', '--detailed-exitcode']);
-  return { r, plan: JSON.parse(r.stdout) as Plan };
-};
-const applied = async (dir: string) => {
-  const r = await mac(served, ['apply', dir, '--yes']);
-  expect(r.code, r.stderr + r.stdout).toBe(0);
-};
+const planJson = (dir: string, extra: string[] = []) => planJsonIn(served, dir, extra);
+const applied = (dir: string, extra: string[] = []) => appliedIn(served, dir, extra);
 const windows = async () => api<Live[]>(served, 'GET', '/v1/maintenance-windows?limit=100');
 
 // Offsets and date-only values are written as people write them; the service stores UTC with ms.
@@ -92,7 +87,7 @@ describe('MaintenanceWindow with mac plan and mac apply', () => {
         'kind: MaintenanceWindow\nid: bad-zone\nname: Bad zone\nstartsAt: 2030-01-05T04:00:00Z\nendsAt: 2030-01-05T05:00:00Z\ntimezone: "+05:00"\n',
       ].join('---\n'),
     });
-    const r = await mac(served, ['validate', bad]);
+    const r = await macIn(served, ['validate', bad]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/w\.yaml:5:\d+: error: .*endsAt.*must be after startsAt/);
     expect(r.stderr).toMatch(/w\.yaml:\d+:\d+: error: .*repeatUnit.*is required when repeatInterval is set/);
@@ -101,7 +96,7 @@ describe('MaintenanceWindow with mac plan and mac apply', () => {
 
   it('round-trips through mac import: the imported directory plans no change', async () => {
     const out = writeProject({});
-    const r = await mac(served, ['import', '--out', out, '--project', 'maint', '--kind', 'maintenance-windows']);
+    const r = await macIn(served, ['import', '--out', out, '--project', 'maint', '--kind', 'maintenance-windows']);
     expect(r.code, r.stderr + r.stdout).toBe(0);
     expect(r.stdout).toContain('Round trip: the written definitions match the account');
     const text = readFileSync(join(out, 'maintenance-windows.yaml'), 'utf8');

@@ -2,8 +2,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Plan } from '../../src/plan/types.js';
-import { startServe, type Served } from '../helpers/serve.js';
-import { api, listAllOf, mac, writeProject } from './apply-fixtures.js';
+import type { Served } from '../helpers/serve.js';
+import { macIn, startServeIn } from '../helpers/mac-inprocess.js';
+import { api, listAllOf, writeProject } from '../e2e/apply-fixtures.js';
 
 // PrivateLocation and CheckGroup as definitions, end to end against `mac serve`.
 
@@ -11,7 +12,7 @@ type Live = Record<string, any>;
 let served: Served;
 
 beforeAll(async () => {
-  served = await startServe(['--no-runs', '--rate-limit', '0/60']);
+  served = await startServeIn(['--no-runs', '--rate-limit', '0/60']);
 });
 
 afterAll(async () => {
@@ -19,11 +20,11 @@ afterAll(async () => {
 });
 
 const planJson = async (dir: string, extra: string[] = []) => {
-  const r = await mac(served, ['plan', dir, '--format', 'json', '--detailed-exitcode', ...extra]);
+  const r = await macIn(served, ['plan', dir, '--format', 'json', '--detailed-exitcode', ...extra]);
   return { r, plan: JSON.parse(r.stdout) as Plan };
 };
 const applied = async (dir: string, extra: string[] = []) => {
-  const r = await mac(served, ['apply', dir, '--yes', ...extra]);
+  const r = await macIn(served, ['apply', dir, '--yes', ...extra]);
   expect(r.code, r.stderr + r.stdout).toBe(0);
   return r;
 };
@@ -121,7 +122,7 @@ describe('PrivateLocation and CheckGroup', () => {
       ...files(),
       'checks.yaml': check.replace('group: payments', 'group: paymnts').replace('[dc, Rack-42]', '[dcc, Rack-42]'),
     });
-    const r = await mac(served, ['validate', bad]);
+    const r = await macIn(served, ['validate', bad]);
     expect(r.code).not.toBe(0);
     expect(r.stderr).toMatch(/checks\.yaml:4:8: error: group: no CheckGroup with id "paymnts"/);
     expect(r.stderr).toContain('did you mean "payments"');
@@ -143,7 +144,7 @@ describe('PrivateLocation and CheckGroup', () => {
     expect(left.some((x) => x.tags.includes('mac:kinds2/spare'))).toBe(false);
     expect(left.some((x) => x.tags.includes('mac:kinds2/kept'))).toBe(true);
     // mac destroy deletes the project's groups too.
-    const d = await mac(served, ['destroy', extra, '--yes']);
+    const d = await macIn(served, ['destroy', extra, '--yes']);
     expect(d.code, d.stderr + d.stdout).toBe(0);
     expect((await listAllOf<Live>(served, '/v1/check-groups')).some((x) => x.tags.some((t: string) => t.startsWith('mac:kinds2/')))).toBe(false);
   });
@@ -165,7 +166,7 @@ describe('PrivateLocation and CheckGroup', () => {
 describe('mac import of groups and private locations made in the app', () => {
   let other: Served;
   beforeAll(async () => {
-    other = await startServe(['--no-runs', '--rate-limit', '0/60']);
+    other = await startServeIn(['--no-runs', '--rate-limit', '0/60']);
   });
   afterAll(async () => {
     await other?.stop();
@@ -183,7 +184,7 @@ describe('mac import of groups and private locations made in the app', () => {
       request: { hostname: 'edge.example', port: 22 },
     });
     const dir = writeProject({});
-    const r = await mac(other, ['import', '--out', dir, '--project', 'edge']);
+    const r = await macIn(other, ['import', '--out', dir, '--project', 'edge']);
     expect(r.code, r.stderr + r.stdout).toBe(0);
     expect(r.stdout).toContain('Round trip: the written definitions match the account');
     const groups = readFileSync(join(dir, 'check-groups.yaml'), 'utf8');
@@ -195,12 +196,12 @@ describe('mac import of groups and private locations made in the app', () => {
     expect(checks).toMatch(/group: edge\b/);
     expect(checks).toMatch(/privateLocations:\s*\n\s*- basement|privateLocations: \[ ?basement ?\]/);
 
-    const first = await mac(other, ['plan', dir, '--format', 'json']);
+    const first = await macIn(other, ['plan', dir, '--format', 'json']);
     const plan = JSON.parse(first.stdout) as Plan;
     expect(plan.summary).toMatchObject({ create: 0, delete: 0, update: 2 });
     expect(plan.changes.filter((c) => c.action === 'update').every((c) => c.patch.every((op) => op.path.startsWith('/tags')))).toBe(true);
-    await mac(other, ['apply', dir, '--yes']).then((a) => expect(a.code, a.stderr).toBe(0));
-    const again = await mac(other, ['plan', dir, '--format', 'json', '--detailed-exitcode']);
+    await macIn(other, ['apply', dir, '--yes']).then((a) => expect(a.code, a.stderr).toBe(0));
+    const again = await macIn(other, ['plan', dir, '--format', 'json', '--detailed-exitcode']);
     expect(again.code, again.stdout).toBe(0);
     expect((await api<Live>(other, 'GET', `/v1/check-groups/${g.id}`)).tags).toContain('mac:edge/edge');
     expect(loc.id).toBeDefined();

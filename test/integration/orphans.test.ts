@@ -1,31 +1,23 @@
-import { spawn, spawnSync } from 'node:child_process';
 import { writeFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Plan } from '../../src/plan/types.js';
-import { cleanEnv, MAC_BIN } from '../helpers/cli.js';
-import { startServe, type Served } from '../helpers/serve.js';
-import { api, checksByTag, config, listAllOf, mac, tcpChecks, writeProject } from './apply-fixtures.js';
+import { macIn, startServeIn } from '../helpers/mac-inprocess.js';
+import type { Served } from '../helpers/serve.js';
+import { applied as appliedIn, planJson as planJsonIn } from './owned-fixtures.js';
+import { api, checksByTag, config, listAllOf, tcpChecks, writeProject } from '../e2e/apply-fixtures.js';
 
 let served: Served;
 
 beforeAll(async () => {
-  served = await startServe(['--no-runs', '--rate-limit', '0/60']);
+  served = await startServeIn(['--no-runs', '--rate-limit', '0/60']);
 });
 
 afterAll(async () => {
   await served?.stop();
 });
 
-const planJson = async (dir: string, extra: string[] = []) => {
-  const r = await mac(served, ['plan', dir, '--format', 'json', '--detailed-exitcode', ...extra]);
-  return { r, plan: JSON.parse(r.stdout) as Plan };
-};
-const applied = async (dir: string, extra: string[] = []) => {
-  const r = await mac(served, ['apply', dir, '--yes', ...extra]);
-  expect(r.code, r.stderr + r.stdout).toBe(0);
-  return r;
-};
+const planJson = (dir: string, extra: string[] = []) => planJsonIn(served, dir, extra);
+const applied = (dir: string, extra: string[] = []) => appliedIn(served, dir, extra);
 type Live = Record<string, any>;
 const checkWithTag = async (tag: string): Promise<Live[]> => (await listAllOf<Live>(served, '/v1/checks')).filter((c) => c.tags.includes(tag));
 
@@ -40,11 +32,11 @@ describe('orphans', () => {
     expect(plan.summary).toEqual({ create: 0, update: 0, delete: 0, noop: 3, orphaned: 1 });
     expect(plan.orphaned).toMatchObject([{ kind: 'TcpCheck', id: 'c2', name: 'Check 2' }]);
 
-    const text = await mac(served, ['plan', dir, '--detailed-exitcode']);
+    const text = await macIn(served, ['plan', dir, '--detailed-exitcode']);
     expect(text.code).toBe(0);
     expect(text.stdout).toContain('1 orphaned, not deleted: `mac plan --prune` deletes them');
     expect(text.stdout).not.toContain('The account matches the definitions');
-    const md = await mac(served, ['plan', dir, '--format', 'markdown']);
+    const md = await macIn(served, ['plan', dir, '--format', 'markdown']);
     expect(md.stdout).toContain('1 orphaned, not deleted: `mac plan --prune` deletes them');
 
     const pruned = await planJson(dir, ['--prune']);
@@ -86,7 +78,7 @@ describe('renamedFrom', () => {
       'mac.config.yaml': config('ren2'),
       'checks.yaml': `${tcpChecks(1)}---\nkind: TcpCheck\nid: c1\nname: c1\nrequest: { hostname: h.example, port: 1 }\nrenamedFrom: [c0]\n`,
     });
-    const r = await mac(served, ['plan', dir, '--api-url', 'http://127.0.0.1:9']);
+    const r = await macIn(served, ['plan', dir, '--api-url', 'http://127.0.0.1:9']);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('checks.yaml:10:15: error: renamedFrom.0: "c0" is still defined as a check');
     expect(r.stderr).not.toContain('ECONNREFUSED');
@@ -159,48 +151,21 @@ header: ${name}
     // A check removed from the files is still the project's (tagged): destroy deletes it too.
     writeFileSync(join(alpha, 'checks.yaml'), tcpChecks(2, 'alertChannels: [oncall]\n'));
 
-    const noTty = await mac(served, ['destroy', alpha]);
+    const noTty = await macIn(served, ['destroy', alpha]);
     expect(noTty.code).toBe(1);
     expect(noTty.stderr).toContain('mac destroy needs --yes');
-    const tooMany = await mac(served, ['destroy', alpha, '--yes', '--max-deletes', '3']);
+    const tooMany = await macIn(served, ['destroy', alpha, '--yes', '--max-deletes', '3']);
     expect(tooMany.code).toBe(1);
     expect(tooMany.stderr).toContain('the plan deletes 7 resources, more than --max-deletes 3');
     expect(await inventory('alpha')).toEqual(full);
 
-    const r = await mac(served, ['destroy', alpha, '--yes']);
+    const r = await macIn(served, ['destroy', alpha, '--yes']);
     expect(r.code, r.stderr + r.stdout).toBe(0);
     expect(await inventory('alpha')).toEqual({ checks: 0, snippets: 0, variables: 0, channels: 0, dashboards: 0 });
     expect(await inventory('beta')).toEqual(full);
 
-    const again = await mac(served, ['destroy', alpha, '--yes']);
+    const again = await macIn(served, ['destroy', alpha, '--yes']);
     expect(again.code, again.stderr).toBe(0);
-  });
-
-  // `script` (util-linux) gives the CLI a terminal; without it the prompt cannot be reached.
-  const hasScript = spawnSync('script', ['--version']).status === 0;
-  it.skipIf(!hasScript)('on a terminal, destroy deletes only after the project name is typed', async () => {
-    const dir = writeProject({ 'mac.config.yaml': config('tty'), 'snippet.yaml': 'kind: Snippet\nid: s\nname: tty helper\nscript: "1"\n' });
-    await applied(dir);
-    const onTty = (answer: string) =>
-      new Promise<{ code: number; out: string }>((resolve) => {
-        const child = spawn('script', ['-qec', `"${process.execPath}" "${MAC_BIN}" destroy "${dir}"`, '/dev/null'], {
-          env: cleanEnv({ MAC_API_URL: served.url, MAC_API_KEY: served.apiKey }),
-        });
-        let out = '';
-        child.stdout.on('data', (d: Buffer) => (out += d.toString('utf8')));
-        child.stderr.on('data', (d: Buffer) => (out += d.toString('utf8')));
-        child.on('close', (code) => resolve({ code: code ?? 1, out }));
-        child.stdin.end(`${answer}\n`);
-      });
-    const snippets = async () => (await listAllOf<Live>(served, '/v1/snippets')).filter((x) => x.name === 'tty helper').length;
-    const wrong = await onTty('yes');
-    expect(wrong.out).toContain('Type the project name to confirm');
-    expect(wrong.out).toContain('destroy cancelled; nothing was deleted');
-    expect(wrong.code).toBe(1);
-    expect(await snippets()).toBe(1);
-    const right = await onTty('tty');
-    expect(right.code, right.out).toBe(0);
-    expect(await snippets()).toBe(0);
   });
 
   it('tombstoning every resource applies (the never-empty guard is for pruning only)', async () => {

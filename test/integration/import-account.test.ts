@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { runMac, type RunResult } from '../helpers/cli.js';
-import { apiOk, startServe, type Served } from '../helpers/serve.js';
+import type { RunResult } from '../helpers/cli.js';
+import { runMacIn, startServeIn } from '../helpers/mac-inprocess.js';
+import { apiOk, type Served } from '../helpers/serve.js';
 
 // Values that must never appear in a written file or in any output: the secret variable's value
 // (unreadable through the API), a secret check variable, and readable credentials.
@@ -23,7 +24,7 @@ const outputs: RunResult[] = [];
 const api = (method: string, path: string, body?: unknown): Promise<any> => apiOk(served, method, path, body);
 
 async function mac(args: string[], env: Record<string, string> = {}): Promise<RunResult> {
-  const r = await runMac(args, { cwd: work, env: { MAC_API_URL: served.url, MAC_API_KEY: served.apiKey, ...env } });
+  const r = await runMacIn(args, { cwd: work, env: { MAC_API_URL: served.url, MAC_API_KEY: served.apiKey, ...env } });
   outputs.push(r);
   return r;
 }
@@ -114,7 +115,7 @@ async function populate(): Promise<void> {
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'mac-import-'));
-  served = await startServe(['--no-runs', '--rate-limit', '0/60']);
+  served = await startServeIn(['--no-runs', '--rate-limit', '0/60']);
   await populate();
 });
 

@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { runMac, type RunResult } from '../helpers/cli.js';
-import { apiOk, startServe, type Served } from '../helpers/serve.js';
+import type { RunResult } from '../helpers/cli.js';
+import { runMacIn, startServeIn } from '../helpers/mac-inprocess.js';
+import { apiOk, type Served } from '../helpers/serve.js';
 
 let served: Served;
 let work: string;
@@ -12,13 +13,13 @@ let work: string;
 const api = (method: string, path: string, body?: unknown): Promise<any> => apiOk(served, method, path, body);
 
 const mac = (args: string[]): Promise<RunResult> =>
-  runMac(args, { cwd: work, env: { MAC_API_URL: served.url, MAC_API_KEY: served.apiKey } });
+  runMacIn(args, { cwd: work, env: { MAC_API_URL: served.url, MAC_API_KEY: served.apiKey } });
 
 const docs = async (file: string) => parseAllDocuments(await readFile(join(work, 'mon', file), 'utf8')).map((d) => d.toJS());
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'mac-reimport-'));
-  served = await startServe(['--no-runs', '--rate-limit', '0/60']);
+  served = await startServeIn(['--no-runs', '--rate-limit', '0/60']);
 });
 
 afterAll(async () => {

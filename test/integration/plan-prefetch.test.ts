@@ -4,9 +4,10 @@ import { ApiClient } from '../../src/api/client.js';
 import { loadProject } from '../../src/config/load.js';
 import { createPlan, prefetchLive } from '../../src/plan/plan.js';
 import { FIXTURES, fixtureCases } from '../helpers/fixtures.js';
-import { startServe, type Served } from '../helpers/serve.js';
-import { ROUNDTRIP_SECRETS } from './fixtures-roundtrip.js';
-import { createAsEngine } from './plan-helpers.js';
+import type { Served } from '../helpers/serve.js';
+import { startServeIn } from '../helpers/mac-inprocess.js';
+import { ROUNDTRIP_SECRETS } from '../e2e/fixtures-roundtrip.js';
+import { createAsEngine } from '../e2e/plan-helpers.js';
 
 // `mac plan` fetches the live state while the files load (the kinds their text names, fetched
 // before they are parsed): its plan must be the plan of loading everything first and fetching
@@ -19,7 +20,7 @@ const now = new Date('2026-01-01T00:00:00Z');
 const ENV = { ...ROUNDTRIP_SECRETS, FIXTURE_REGION: 'eu', FIXTURE_USER: 'ops', FIXTURE_SECRET: 's3cr3t', FIXTURE_HOST: 'db.example' };
 
 beforeAll(async () => {
-  served = await startServe(['--no-runs']);
+  served = await startServeIn(['--no-runs']);
   const c = client();
   try {
     // Objects of every kind in the account: noops for this fixture, orphans and others for the rest.

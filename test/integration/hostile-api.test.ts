@@ -1,8 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { runMac } from '../helpers/cli.js';
-import { writeProject } from './plan-helpers.js';
+import { runMacIn } from '../helpers/mac-inprocess.js';
+import { writeProject } from '../e2e/plan-helpers.js';
 
 // `mac plan` against a fake API that answers what no monitoring API should: it must exit 1 within
 // 10 s with one error line naming the URL, never hang, run out of memory or print an internal error.
@@ -50,7 +50,7 @@ function json(res: ServerResponse, body: unknown, headers: Record<string, string
 
 async function plan(apiUrl: string): Promise<{ code: number; stderr: string; ms: number }> {
   const started = Date.now();
-  const r = await runMac(['plan', dir], { env: { MAC_API_URL: apiUrl, MAC_API_KEY: 'k' }, timeoutMs: 30_000 });
+  const r = await runMacIn(['plan', dir], { env: { MAC_API_URL: apiUrl, MAC_API_KEY: 'k' }, timeoutMs: 30_000 });
   return { code: r.code, stderr: r.stderr, ms: Date.now() - started };
 }
 

@@ -4,9 +4,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import type { Plan } from '../../src/plan/types.js';
-import { runMac, type RunResult } from '../helpers/cli.js';
-import { apiOk, startServe, type Served } from '../helpers/serve.js';
-import { writeProject } from './apply-fixtures.js';
+import type { RunResult } from '../helpers/cli.js';
+import { runMacIn, startServeIn } from '../helpers/mac-inprocess.js';
+import { apiOk, type Served } from '../helpers/serve.js';
+import { writeProject } from '../e2e/apply-fixtures.js';
 
 // URL monitors and API checks through the engine: apply, plan again = no change, one edited
 // assertion = one operation, secrets never printed; import of an account holding both kinds =
@@ -20,14 +21,14 @@ let work: string;
 const outputs: RunResult[] = [];
 
 async function mac(s: Served, args: string[], env: Record<string, string> = {}): Promise<RunResult> {
-  const r = await runMac(args, { cwd: work, env: { MAC_API_URL: s.url, MAC_API_KEY: s.apiKey, ...env } });
+  const r = await runMacIn(args, { cwd: work, env: { MAC_API_URL: s.url, MAC_API_KEY: s.apiKey, ...env } });
   outputs.push(r);
   return r;
 }
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'mac-http-kinds-'));
-  [served, importServed] = await Promise.all([startServe(['--no-runs', '--rate-limit', '0/60']), startServe(['--no-runs', '--rate-limit', '0/60'])]);
+  [served, importServed] = await Promise.all([startServeIn(['--no-runs', '--rate-limit', '0/60']), startServeIn(['--no-runs', '--rate-limit', '0/60'])]);
 });
 
 afterAll(async () => {

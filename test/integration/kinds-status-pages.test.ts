@@ -2,8 +2,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Plan } from '../../src/plan/types.js';
-import { startServe, type Served } from '../helpers/serve.js';
-import { api, listAllOf, mac, writeProject } from './apply-fixtures.js';
+import type { Served } from '../helpers/serve.js';
+import { macIn, startServeIn } from '../helpers/mac-inprocess.js';
+import { api, listAllOf, writeProject } from '../e2e/apply-fixtures.js';
 
 // StatusPageService and StatusPage as definitions, and checks' triggerIncident.service, end to end.
 
@@ -11,7 +12,7 @@ type Live = Record<string, any>;
 let served: Served;
 
 beforeAll(async () => {
-  served = await startServe(['--no-runs', '--rate-limit', '0/60']);
+  served = await startServeIn(['--no-runs', '--rate-limit', '0/60']);
 });
 
 afterAll(async () => {
@@ -19,11 +20,11 @@ afterAll(async () => {
 });
 
 const planJson = async (s: Served, dir: string, extra: string[] = []) => {
-  const r = await mac(s, ['plan', dir, '--format', 'json', '--detailed-exitcode', ...extra]);
+  const r = await macIn(s, ['plan', dir, '--format', 'json', '--detailed-exitcode', ...extra]);
   return { r, plan: JSON.parse(r.stdout) as Plan };
 };
 const applied = async (s: Served, dir: string, extra: string[] = []) => {
-  const r = await mac(s, ['apply', dir, '--yes', ...extra]);
+  const r = await macIn(s, ['apply', dir, '--yes', ...extra]);
   expect(r.code, r.stderr + r.stdout).toBe(0);
   return r;
 };
@@ -125,7 +126,7 @@ describe('StatusPageService and StatusPage', () => {
       'pages.yaml': page('Shop').replace('services: [db, api]', 'services: [db, apii]'),
       'checks.yaml': check.replace('service: db', 'service: dbb'),
     });
-    const r = await mac(served, ['validate', bad]);
+    const r = await macIn(served, ['validate', bad]);
     expect(r.code).not.toBe(0);
     expect(r.stderr).toMatch(/pages\.yaml:7:\d+: error: cards\.0\.services\.1: no StatusPageService with id "apii"/);
     expect(r.stderr).toContain('did you mean "api"');
@@ -149,7 +150,7 @@ describe('StatusPageService and StatusPage', () => {
 describe('mac import of status pages and services made in the app', () => {
   let other: Served;
   beforeAll(async () => {
-    other = await startServe(['--no-runs', '--rate-limit', '0/60']);
+    other = await startServeIn(['--no-runs', '--rate-limit', '0/60']);
   });
   afterAll(async () => {
     await other?.stop();
@@ -164,7 +165,7 @@ describe('mac import of status pages and services made in the app', () => {
       triggerIncident: { serviceId: svc.id, severity: 'CRITICAL', name: 'Checkout down', description: 'd', notifySubscribers: true },
     });
     const dir = writeProject({});
-    const r = await mac(other, ['import', '--out', dir, '--project', 'imp']);
+    const r = await macIn(other, ['import', '--out', dir, '--project', 'imp']);
     expect(r.code, r.stderr + r.stdout).toBe(0);
     expect(r.stdout).toContain('Round trip: the written definitions match the account');
     expect(readFileSync(join(dir, 'status-page-services.yaml'), 'utf8')).toContain('kind: StatusPageService');
@@ -175,13 +176,13 @@ describe('mac import of status pages and services made in the app', () => {
     // Status pages alone bring the services their cards show (a card has no raw form of a service);
     // before the first project applies and records them as its own.
     const pagesOnly = writeProject({});
-    const only = await mac(other, ['import', '--out', pagesOnly, '--project', 'pages-only', '--kind', 'status-pages']);
+    const only = await macIn(other, ['import', '--out', pagesOnly, '--project', 'pages-only', '--kind', 'status-pages']);
     expect(only.code, only.stderr + only.stdout).toBe(0);
     expect(only.stdout).toContain('Round trip: the written definitions match the account');
     expect(readFileSync(join(pagesOnly, 'status-page-services.yaml'), 'utf8')).toContain('name: Checkout');
-    const first = JSON.parse((await mac(other, ['plan', dir, '--format', 'json'])).stdout) as Plan;
+    const first = JSON.parse((await macIn(other, ['plan', dir, '--format', 'json'])).stdout) as Plan;
     expect(first.summary).toMatchObject({ create: 0, update: 1, delete: 0 });
     await applied(other, dir);
-    expect((await mac(other, ['plan', dir, '--detailed-exitcode'])).code).toBe(0);
+    expect((await macIn(other, ['plan', dir, '--detailed-exitcode'])).code).toBe(0);
   });
 });

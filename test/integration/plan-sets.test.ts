@@ -4,8 +4,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHECK_KINDS as KINDS_OF_CHECKS } from '../../src/schema/kinds.js';
-import { startServe, type Served } from '../helpers/serve.js';
-import { listAllOf, mac } from './apply-fixtures.js';
+import type { Served } from '../helpers/serve.js';
+import { macIn, startServeIn } from '../helpers/mac-inprocess.js';
+import { listAllOf } from '../e2e/apply-fixtures.js';
 
 // Sets diff as membership: one tag added to `defaults.check.tags` of the examples is one `add`
 // per check in the JSON plan and one `+ tags` line per check in the text, and applying that
@@ -20,10 +21,10 @@ type PlanDoc = { summary: Record<string, number>; changes: Array<{ action: strin
 let served: Served;
 let dir: string;
 beforeAll(async () => {
-  served = await startServe(['--no-runs']);
+  served = await startServeIn(['--no-runs']);
   dir = join(mkdtempSync(join(tmpdir(), 'mac-sets-')), 'project');
   cpSync(EXAMPLES, dir, { recursive: true });
-  const r = await mac(served, ['apply', dir, '--yes'], { env, timeoutMs: 90_000 });
+  const r = await macIn(served, ['apply', dir, '--yes'], { env, timeoutMs: 90_000 });
   expect(r.code, r.stdout + r.stderr).toBe(0);
 }, 120_000);
 afterAll(async () => {
@@ -45,7 +46,7 @@ describe('sets as sets (examples project)', () => {
     expect(checks.length).toBeGreaterThan(3);
     setDefaultTags(['team-shop', 'team-platform']);
 
-    const json = await mac(served, ['plan', dir, '--format', 'json'], { env, timeoutMs: 90_000 });
+    const json = await macIn(served, ['plan', dir, '--format', 'json'], { env, timeoutMs: 90_000 });
     expect(json.code, json.stderr).toBe(0);
     const plan = JSON.parse(json.stdout) as PlanDoc;
     const updates = plan.changes.filter((c) => c.action === 'update');
@@ -57,19 +58,19 @@ describe('sets as sets (examples project)', () => {
       expect(c.patch[0].path).toMatch(/^\/tags\/\d+$/);
     }
 
-    const text = await mac(served, ['plan', dir], { env, timeoutMs: 90_000 });
+    const text = await macIn(served, ['plan', dir], { env, timeoutMs: 90_000 });
     expect(text.code, text.stderr).toBe(0);
     const tagLines = text.stdout.split('\n').filter((l) => /\btags\b/.test(l));
     expect(tagLines).toHaveLength(checks.length);
     expect(tagLines.every((l) => l.trim() === '+ tags: "team-platform"')).toBe(true);
 
     const planFile = join(dir, '..', 'plan.json');
-    const saved = await mac(served, ['plan', dir, '--out', planFile], { env, timeoutMs: 90_000 });
+    const saved = await macIn(served, ['plan', dir, '--out', planFile], { env, timeoutMs: 90_000 });
     expect(saved.code, saved.stderr).toBe(0);
-    const applied = await mac(served, ['apply', planFile, '--yes'], { env, timeoutMs: 90_000 });
+    const applied = await macIn(served, ['apply', planFile, '--yes'], { env, timeoutMs: 90_000 });
     expect(applied.code, applied.stdout + applied.stderr).toBe(0);
     expect(applied.stdout).toContain(`Convergence: ${checks.length} objects re-read, no difference left`);
-    const after = await mac(served, ['plan', dir, '--detailed-exitcode'], { env, timeoutMs: 90_000 });
+    const after = await macIn(served, ['plan', dir, '--detailed-exitcode'], { env, timeoutMs: 90_000 });
     expect(after.code, after.stdout).toBe(0);
     const live = (await listAllOf<{ tags: string[] }>(served, '/v1/checks')).filter((c) => c.tags.some((t) => t.startsWith('mac:shop/')));
     expect(live.every((c) => c.tags.filter((t) => t === 'team-platform').length === 1)).toBe(true);
@@ -83,7 +84,7 @@ describe('sets as sets (examples project)', () => {
     expect(edited).not.toBe(yaml);
     writeFileSync(db, edited);
 
-    const plan = JSON.parse((await mac(served, ['plan', dir, '--format', 'json'], { env, timeoutMs: 90_000 })).stdout) as PlanDoc;
+    const plan = JSON.parse((await macIn(served, ['plan', dir, '--format', 'json'], { env, timeoutMs: 90_000 })).stdout) as PlanDoc;
     const updates = plan.changes.filter((c) => c.action === 'update');
     for (const c of updates) {
       const tagOps = c.patch.filter((op) => String(op.path).startsWith('/tags'));
@@ -93,14 +94,14 @@ describe('sets as sets (examples project)', () => {
     expect(withSub).toHaveLength(1);
     expect(withSub[0].patch.find((op) => String(op.path).startsWith('/alertChannelSubscriptions/'))).toMatchObject({ op: 'remove', label: 'ops-webhook', oldValue: { alertChannelId: expect.any(Number) } });
 
-    const text = await mac(served, ['plan', dir], { env, timeoutMs: 90_000 });
+    const text = await macIn(served, ['plan', dir], { env, timeoutMs: 90_000 });
     expect(text.stdout.split('\n').filter((l) => l.trim() === '- tags: "team-platform"')).toHaveLength(updates.length);
     expect(text.stdout).toContain('- alertChannels: ops-webhook');
-    const md = await mac(served, ['plan', dir, '--format', 'markdown'], { env, timeoutMs: 90_000 });
+    const md = await macIn(served, ['plan', dir, '--format', 'markdown'], { env, timeoutMs: 90_000 });
     expect(md.stdout).toContain('- alertChannels: ops-webhook');
 
-    const applied = await mac(served, ['apply', dir, '--yes'], { env, timeoutMs: 90_000 });
+    const applied = await macIn(served, ['apply', dir, '--yes'], { env, timeoutMs: 90_000 });
     expect(applied.code, applied.stdout + applied.stderr).toBe(0);
-    expect((await mac(served, ['plan', dir, '--detailed-exitcode'], { env, timeoutMs: 90_000 })).code).toBe(0);
+    expect((await macIn(served, ['plan', dir, '--detailed-exitcode'], { env, timeoutMs: 90_000 })).code).toBe(0);
   }, 240_000);
 });

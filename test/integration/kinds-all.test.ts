@@ -2,25 +2,26 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Plan } from '../../src/plan/types.js';
-import { startServe, type Served } from '../helpers/serve.js';
-import { mac, writeProject } from './apply-fixtures.js';
+import type { Served } from '../helpers/serve.js';
+import { macIn, startServeIn } from '../helpers/mac-inprocess.js';
+import { writeProject } from '../e2e/apply-fixtures.js';
 
 // Issue 16 acceptance: one project with all four new kinds and every reference between them.
 
 let served: Served;
 beforeAll(async () => {
-  served = await startServe(['--no-runs', '--rate-limit', '0/60']);
+  served = await startServeIn(['--no-runs', '--rate-limit', '0/60']);
 });
 afterAll(async () => {
   await served?.stop();
 });
 
 const planJson = async (dir: string) => {
-  const r = await mac(served, ['plan', dir, '--format', 'json', '--detailed-exitcode']);
+  const r = await macIn(served, ['plan', dir, '--format', 'json', '--detailed-exitcode']);
   return { r, plan: JSON.parse(r.stdout) as Plan };
 };
 const applied = async (dir: string) => {
-  const r = await mac(served, ['apply', dir, '--yes']);
+  const r = await macIn(served, ['apply', dir, '--yes']);
   expect(r.code, r.stderr + r.stdout).toBe(0);
 };
 
@@ -70,7 +71,7 @@ describe('all four kinds with every reference', () => {
   });
 
   it('a new display name of each kind is an update of the same object', async () => {
-    const before = JSON.parse((await mac(served, ['plan', dir, '--format', 'json'])).stdout) as Plan;
+    const before = JSON.parse((await macIn(served, ['plan', dir, '--format', 'json'])).stdout) as Plan;
     writeProject(project('two', 'previousNames: [Web one]\n'), dir);
     const { plan } = await planJson(dir);
     expect(plan.summary).toEqual({ create: 0, update: 4, delete: 0, noop: 1, orphaned: 0 });
@@ -83,7 +84,7 @@ describe('all four kinds with every reference', () => {
 
   it('round-trips through mac import: the imported directory plans no change', async () => {
     const out = writeProject({});
-    const r = await mac(served, ['import', '--out', out, '--project', 'all']);
+    const r = await macIn(served, ['import', '--out', out, '--project', 'all']);
     expect(r.code, r.stderr + r.stdout).toBe(0);
     expect(r.stdout).toContain('Round trip: the written definitions match the account');
     const { r: p, plan } = await planJson(out);

@@ -5,9 +5,9 @@ import pLimit from 'p-limit';
 import { ApiClient } from '../../src/api/client.js';
 import { loadProject } from '../../src/config/load.js';
 import { createPlan, kindSpec, requestBody } from '../../src/plan/index.js';
-import { runMac } from '../helpers/cli.js';
-import { startServe, type Served } from '../helpers/serve.js';
-import { writeProject } from './plan-helpers.js';
+import { runMacIn, startServeIn } from '../helpers/mac-inprocess.js';
+import type { Served } from '../helpers/serve.js';
+import { writeProject } from '../e2e/plan-helpers.js';
 
 const SNIPPETS = 150;
 const CHECKS = 120;
@@ -34,7 +34,7 @@ async function countingProxy(target: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  served = await startServe(['--no-runs', '--rate-limit', '0/60']);
+  served = await startServeIn(['--no-runs', '--rate-limit', '0/60']);
   await countingProxy(served.url);
 });
 
@@ -58,7 +58,7 @@ describe('requests of a no-change plan', () => {
       await client.close();
     }
     seen.length = 0;
-    const r = await runMac(['plan', dir, '--detailed-exitcode'], { env: { MAC_API_URL: proxyUrl, MAC_API_KEY: served.apiKey } });
+    const r = await runMacIn(['plan', dir, '--detailed-exitcode'], { env: { MAC_API_URL: proxyUrl, MAC_API_KEY: served.apiKey } });
     expect(r.stderr).not.toContain('error');
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`Plan: 0 to create, 0 to update, 0 to delete. ${SNIPPETS + CHECKS + VARIABLES} unchanged.`);
