@@ -11,7 +11,8 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'mac-init-'));
 let served: Served;
 beforeAll(async () => {
-  served = await startServeIn();
+  // No runs: the starter project's checks name public hosts, and no test here needs a run.
+  served = await startServeIn(['--no-runs']);
 }, 30_000);
 afterAll(async () => {
   await served?.stop();
