@@ -83,3 +83,41 @@ export function tcpChecks(n: number, extra = ''): string {
 export function config(project: string, env: string[] = []): string {
   return `project: ${project}\ndefaults:\n  check: { locations: [eu-west-1], frequency: 10 }\n${env.length > 0 ? `env: [${env.join(', ')}]\n` : ''}`;
 }
+
+/** The secret of the `shop` project: never printed. */
+export const SHOP_SECRET = 'sk_test_e2e_value_never_printed';
+
+/** A project of every resource kind the apply tests need: a secret variable, a snippet, a channel, two checks. */
+export const shop = {
+  'mac.config.yaml': config('shop', ['SHOP_STRIPE_KEY']),
+  'resources.yaml': `kind: EnvironmentVariable
+key: STRIPE_KEY
+value: \${{ env.SHOP_STRIPE_KEY }}
+secret: true
+---
+kind: Snippet
+id: auth-setup
+name: auth setup
+script: "console.log('setup')"
+---
+kind: AlertChannel
+id: oncall
+type: EMAIL
+config: { address: oncall@example.com }
+`,
+  'checks.yaml': `kind: TcpCheck
+id: db
+name: Primary database
+frequency: 1
+request: { hostname: db.internal.example, port: 5432 }
+alertChannels: [oncall]
+---
+kind: DnsCheck
+id: dns
+name: DNS main
+request: { query: example.com, recordType: A }
+setupSnippet: auth-setup
+`,
+};
+/** The environment the `shop` project reads its secret from. */
+export const shopEnv = { SHOP_STRIPE_KEY: SHOP_SECRET };

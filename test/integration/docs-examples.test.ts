@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { KINDS } from '../../src/schema/kinds.js';
-import { runMac } from '../helpers/cli.js';
+import { runMacIn } from '../helpers/mac-inprocess.js';
 import { docExamples, type DocExample } from '../helpers/doc-examples.js';
 
 const page = fileURLToPath(new URL('../../docs/definitions.md', import.meta.url));
@@ -30,7 +30,7 @@ describe('examples of docs/definitions.md', () => {
       writeFileSync(join(dir, e.path), e.text);
     }
     if (!files.some((e) => e.path === 'mac.config.yaml')) writeFileSync(join(dir, 'mac.config.yaml'), 'project: docs\n');
-    const r = await runMac(['validate', dir], { timeoutMs: 90_000 });
+    const r = await runMacIn(['validate', dir], { timeoutMs: 90_000 });
     const where = files.map((e) => `docs/definitions.md:${e.line}`).join(', ');
     expect(r.stderr, `${where}\n${r.stderr}`).not.toMatch(/error/i);
     expect(r.code, `${where}\n${r.stderr}`).toBe(0);
@@ -41,7 +41,7 @@ describe('examples of docs/definitions.md', () => {
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'mac.config.yaml'), 'project: docs\n');
     writeFileSync(join(dir, 'x.yaml'), 'kind: TcpCheck\nid: x\nname: x\nrequest: { hostnmae: a, port: 1 }\n');
-    const r = await runMac(['validate', dir], { timeoutMs: 90_000 });
+    const r = await runMacIn(['validate', dir], { timeoutMs: 90_000 });
     expect(r.code).toBe(1);
   }, 120_000);
 });

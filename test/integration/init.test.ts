@@ -4,14 +4,15 @@ import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runMac } from '../helpers/cli.js';
-import { startServe, type Served } from '../helpers/serve.js';
+import { runMacIn, startServeIn } from '../helpers/mac-inprocess.js';
+import type { Served } from '../helpers/serve.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'mac-init-'));
 let served: Served;
 beforeAll(async () => {
-  served = await startServe();
+  // No runs: the starter project's checks name public hosts, and no test here needs a run.
+  served = await startServeIn(['--no-runs']);
 }, 30_000);
 afterAll(async () => {
   await served?.stop();
@@ -24,13 +25,13 @@ describe('mac init --typescript', () => {
     mkdirSync(join(cwd, 'node_modules'), { recursive: true });
     // The package as a project installs it (its exports point at dist/index.d.ts).
     symlinkSync(ROOT, join(cwd, 'node_modules', 'mac-monitoring'), 'dir');
-    const init = await runMac(['init', 'monitoring', '--typescript'], { cwd });
+    const init = await runMacIn(['init', 'monitoring', '--typescript'], { cwd });
     expect(init.code, init.stderr).toBe(0);
     const dir = join(cwd, 'monitoring');
     expect(readdirSync(join(dir, 'checks')).sort()).toEqual(['api.mac.ts', 'dns.yaml', 'heartbeat.yaml', 'tcp.yaml']);
     expect(JSON.parse(readFileSync(join(dir, 'tsconfig.json'), 'utf8'))).toMatchObject({ compilerOptions: { strict: true, noEmit: true }, include: ['**/*.mac.ts'] });
     expect(init.stdout).toContain('npx tsc -p monitoring');
-    const validate = await runMac(['validate', dir], { cwd });
+    const validate = await runMacIn(['validate', dir], { cwd });
     expect(validate.code, validate.stderr).toBe(0);
     expect(validate.stdout).toContain('6 definitions in 5 files, valid');
 
@@ -49,7 +50,7 @@ describe('mac init', () => {
   it('writes a starter project that validates, plans, applies and then plans no changes', async () => {
     const cwd = join(work, 'repo');
     mkdirSync(cwd);
-    const init = await runMac(['init', 'Team Monitoring', '--github'], { cwd });
+    const init = await runMacIn(['init', 'Team Monitoring', '--github'], { cwd });
     expect(init.code, init.stderr).toBe(0);
     const dir = join(cwd, 'Team Monitoring');
     expect(readdirSync(dir).sort()).toEqual(['.gitignore', 'alert-channels.yaml', 'checks', 'mac.config.yaml']);
@@ -76,15 +77,15 @@ describe('mac init', () => {
     ]);
 
     const env = { MAC_API_URL: served.url, MAC_API_KEY: served.apiKey, MAC_ACCOUNT_ID: served.accountId };
-    const validate = await runMac(['validate', dir], { cwd, env });
+    const validate = await runMacIn(['validate', dir], { cwd, env });
     expect(validate.code, validate.stderr).toBe(0);
     expect(validate.stdout).toContain('team-monitoring: 4 definitions in 4 files, valid');
-    const plan = await runMac(['plan', dir, '--detailed-exitcode'], { cwd, env });
+    const plan = await runMacIn(['plan', dir, '--detailed-exitcode'], { cwd, env });
     expect(plan.code, plan.stderr).toBe(2);
     expect(plan.stdout).toMatch(/4 to create/);
-    const apply = await runMac(['apply', dir, '--yes'], { cwd, env });
+    const apply = await runMacIn(['apply', dir, '--yes'], { cwd, env });
     expect(apply.code, apply.stderr + apply.stdout).toBe(0);
-    const again = await runMac(['plan', dir, '--detailed-exitcode'], { cwd, env });
+    const again = await runMacIn(['plan', dir, '--detailed-exitcode'], { cwd, env });
     expect(again.code, again.stdout + again.stderr).toBe(0);
     expect(again.stdout).toMatch(/no changes/i);
   }, 120_000);
@@ -93,7 +94,7 @@ describe('mac init', () => {
     const cwd = join(work, 'taken');
     mkdirSync(join(cwd, 'checks'), { recursive: true });
     writeFileSync(join(cwd, 'checks', 'dns.yaml'), 'kept\n');
-    const r = await runMac(['init', '--github', '--project', 'shop'], { cwd });
+    const r = await runMacIn(['init', '--github', '--project', 'shop'], { cwd });
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('error: checks/dns.yaml already exists; nothing was written');
     expect(readFileSync(join(cwd, 'checks', 'dns.yaml'), 'utf8')).toBe('kept\n');
@@ -107,9 +108,9 @@ describe('mac init', () => {
     writeFileSync(join(cwd, '.gitignore'), 'node_modules');
     // A project at the repository's root reads only its own files, not every YAML file there.
     writeFileSync(join(cwd, 'docker-compose.yml'), 'services:\n  web: { image: nginx }\n');
-    const r = await runMac(['init', '--project', 'shop'], { cwd });
+    const r = await runMacIn(['init', '--project', 'shop'], { cwd });
     expect(r.code, r.stderr).toBe(0);
-    const validate = await runMac(['validate'], { cwd });
+    const validate = await runMacIn(['validate'], { cwd });
     expect(validate.code, validate.stderr).toBe(0);
     expect(validate.stdout).toContain('shop: 4 definitions in 4 files, valid');
     expect(readFileSync(join(cwd, '.gitignore'), 'utf8')).toBe('node_modules\n\n# plan files written by mac plan --out\n*.plan.json\nplan.json\n');
@@ -121,7 +122,7 @@ describe('mac init', () => {
   it('refuses a project name outside [a-z0-9-]', async () => {
     const cwd = join(work, 'badname');
     mkdirSync(cwd);
-    const r = await runMac(['init', '--project', 'Shop_1'], { cwd });
+    const r = await runMacIn(['init', '--project', 'Shop_1'], { cwd });
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('project name "Shop_1" must match [a-z0-9-]+');
     expect(readdirSync(cwd)).toEqual([]);

@@ -3,15 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runMac } from '../helpers/cli.js';
+import { runMacIn } from '../helpers/mac-inprocess.js';
 import { FIXTURES, expectedDefect } from '../helpers/fixtures.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const EXAMPLES = join(ROOT, 'examples');
 
-describe('mac validate (built CLI)', () => {
+describe('mac validate (built CLI, in process)', () => {
   it('accepts examples/ and prints counts per kind on stdout', async () => {
-    const r = await runMac(['validate', EXAMPLES], { env: { SHOP_STRIPE_KEY: 'sk_test_do_not_print' } });
+    const r = await runMacIn(['validate', EXAMPLES], { env: { SHOP_STRIPE_KEY: 'sk_test_do_not_print' } });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^shop: \d+ definitions in \d+ files, valid/);
@@ -22,7 +22,7 @@ describe('mac validate (built CLI)', () => {
   });
 
   it('accepts examples/ with a warning when the secret it reads from the environment is unset', async () => {
-    const r = await runMac(['validate', EXAMPLES]);
+    const r = await runMacIn(['validate', EXAMPLES]);
     expect(r.code).toBe(0);
     expect(r.stderr).toContain('variables.yaml:10:8: warning: value: environment variable SHOP_STRIPE_KEY is not set');
     expect(r.stdout).toMatch(/^shop: \d+ definitions in \d+ files, valid/);
@@ -32,7 +32,7 @@ describe('mac validate (built CLI)', () => {
     const dir = await mkdtemp(join(tmpdir(), 'mac-noconfig-'));
     try {
       await writeFile(join(dir, 'stray.yaml'), 'kind: Nope\n');
-      const r = await runMac(['validate', dir]);
+      const r = await runMacIn(['validate', dir]);
       expect(r.code).toBe(1);
       expect(r.stderr).toContain(`error: no mac.config.yaml in ${dir}`);
       expect(r.stderr).not.toContain('stray.yaml');
@@ -46,7 +46,7 @@ describe('mac validate (built CLI)', () => {
     async (name) => {
       const dir = join(FIXTURES, 'invalid', name);
       const expected = expectedDefect(dir);
-      const r = await runMac(['validate', dir]);
+      const r = await runMacIn(['validate', dir]);
       expect(r.code).toBe(1);
       const first = r.stderr.split('\n')[0];
       expect(first.startsWith(`${expected.file}:${expected.line}:`)).toBe(true);
@@ -55,7 +55,7 @@ describe('mac validate (built CLI)', () => {
   );
 
   it('prints every diagnostic of a run together, sorted by file and line, then a summary', async () => {
-    const r = await runMac(['validate', join(FIXTURES, 'multi-defect')]);
+    const r = await runMacIn(['validate', join(FIXTURES, 'multi-defect')]);
     expect(r.code).toBe(1);
     const lines = r.stderr.trimEnd().split('\n');
     expect(lines.filter((l) => / error: /.test(l)).map((l) => l.split(': error: ')[0])).toEqual(['a.yaml:4:1', 'b.yaml:4:31', 'b.yaml:9:12']);
@@ -64,20 +64,20 @@ describe('mac validate (built CLI)', () => {
   });
 
   it('fails with a usage error for a missing directory', async () => {
-    const r = await runMac(['validate', join(ROOT, 'no-such-dir')]);
+    const r = await runMacIn(['validate', join(ROOT, 'no-such-dir')]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/is not a directory/);
   });
 });
 
-describe('mac schemas (built CLI)', () => {
+describe('mac schemas (built CLI, in process)', () => {
   let out: string | undefined;
   afterAll(async () => {
     if (out) await rm(out, { recursive: true, force: true });
   });
   it('writes the same files as the committed schemas/', async () => {
     out = await mkdtemp(join(tmpdir(), 'mac-schemas-'));
-    const r = await runMac(['schemas', '--out', out]);
+    const r = await runMacIn(['schemas', '--out', out]);
     expect(r.code).toBe(0);
     const written = (await readdir(out)).sort();
     expect(written).toEqual((await readdir(join(ROOT, 'schemas'))).sort());

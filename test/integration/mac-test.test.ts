@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runMac } from '../helpers/cli.js';
+import { runMacIn } from '../helpers/mac-inprocess.js';
 import { startTcpServer, closedPort, type TcpServer } from '../helpers/tcp-server.js';
 import { startDnsServer, type DnsServer } from '../helpers/dns-server.js';
 
@@ -59,7 +59,7 @@ heartbeat: { period: 1, periodUnit: days, grace: 1, graceUnit: hours }
 describe('mac test', () => {
   it('exits 0 when every TCP and DNS check passes, listing the others as skipped', async () => {
     const dir = await project(passingChecks());
-    const r = await runMac(['test', dir]);
+    const r = await runMacIn(['test', dir]);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^TcpCheck\/redis\s+TCP\s+pass\s+\d+ ms/m);
@@ -87,7 +87,7 @@ name: Database reachable
 doubleCheck: false
 request: { hostname: 127.0.0.1, port: ${port} }
 `);
-    const r = await runMac(['test', dir, '--concurrency', '2']);
+    const r = await runMacIn(['test', dir, '--concurrency', '2']);
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/^DnsCheck\/api\s+DNS\s+fail\s+\d+ ms\s+RESPONSE_CODE EQUALS "NOERROR" failed, actual "NXDOMAIN"$/m);
     expect(r.stdout).toMatch(new RegExp(`^TcpCheck/db\\s+TCP\\s+fail\\s+\\d+ ms\\s+connect ECONNREFUSED 127\\.0\\.0\\.1:${port}$`, 'm'));
@@ -97,7 +97,7 @@ request: { hostname: 127.0.0.1, port: ${port} }
 
   it('prints one JSON document with --format json', async () => {
     const dir = await project(passingChecks());
-    const r = await runMac(['test', dir, '--format', 'json']);
+    const r = await runMacIn(['test', dir, '--format', 'json']);
     expect(r.code).toBe(0);
     const report = JSON.parse(r.stdout) as { version: number; summary: Record<string, number>; checks: Array<{ id: string; status: string; result: any }> };
     expect(report.version).toBe(1);
@@ -113,7 +113,7 @@ name: Broken
 request: { hostname: 127.0.0.1, port: ${tcp.port}, ipFamily: IPv5 }
 `);
     const before = tcp.received.length;
-    const r = await runMac(['test', dir]);
+    const r = await runMacIn(['test', dir]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/checks\.yaml:4:\d+.*request\.ipFamily/);
     expect(r.stderr).toContain('no check was run');
@@ -123,8 +123,8 @@ request: { hostname: 127.0.0.1, port: ${tcp.port}, ipFamily: IPv5 }
 
   it('rejects a bad --format or --concurrency as a usage error', async () => {
     const dir = await project(passingChecks());
-    expect((await runMac(['test', dir, '--format', 'yaml'])).stderr).toContain('--format must be one of text, json, got "yaml"');
-    const r = await runMac(['test', dir, '--concurrency', '0']);
+    expect((await runMacIn(['test', dir, '--format', 'yaml'])).stderr).toContain('--format must be one of text, json, got "yaml"');
+    const r = await runMacIn(['test', dir, '--concurrency', '0']);
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain('--concurrency must be a whole number from 1 to 256, got "0"');
   });

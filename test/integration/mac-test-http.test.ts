@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runMac } from '../helpers/cli.js';
+import { runMacIn } from '../helpers/mac-inprocess.js';
 import { startHttpTarget, type HttpTarget } from '../helpers/http-target.js';
 
 let web: HttpTarget;
@@ -84,7 +84,7 @@ request:
 describe('mac test runs URL monitors and API checks', () => {
   it('passes, marks degraded, and prints the same table as for TCP and DNS', async () => {
     const dir = await project(checks());
-    const r = await runMac(['test', dir], { env: { ORDERS_PASSWORD: 'pw-from-env' } });
+    const r = await runMacIn(['test', dir], { env: { ORDERS_PASSWORD: 'pw-from-env' } });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^UrlMonitor\/home\s+URL\s+pass\s+\d+ ms/m);
@@ -96,11 +96,11 @@ describe('mac test runs URL monitors and API checks', () => {
 
   it('fails on a failed assertion, names it, and never prints the password in JSON output', async () => {
     const dir = await project(checks() + failing());
-    const table = await runMac(['test', dir], { env: { ORDERS_PASSWORD: 'pw-from-env' } });
+    const table = await runMacIn(['test', dir], { env: { ORDERS_PASSWORD: 'pw-from-env' } });
     expect(table.code).toBe(1);
     expect(table.stdout).toMatch(/^ApiCheck\/orders-closed\s+API\s+fail\s+\d+ ms\s+JSON_BODY EQUALS "closed" failed, actual "open"$/m);
     expect(table.stdout).toContain('Failed assertions:\n  ApiCheck/orders-closed (checks.yaml:');
-    const json = await runMac(['test', dir, '--format', 'json'], { env: { ORDERS_PASSWORD: 'pw-from-env' } });
+    const json = await runMacIn(['test', dir, '--format', 'json'], { env: { ORDERS_PASSWORD: 'pw-from-env' } });
     expect(json.code).toBe(1);
     const report = JSON.parse(json.stdout);
     expect(report.summary).toEqual({ pass: 2, fail: 1, degraded: 1, skipped: 0 });

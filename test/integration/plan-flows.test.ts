@@ -6,14 +6,15 @@ import { simpleGit } from 'simple-git';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
 import type { Plan } from '../../src/plan/types.js';
-import { runMac, type RunResult } from '../helpers/cli.js';
-import { startServe, type Served } from '../helpers/serve.js';
-import { createAsEngine, writeProject } from './plan-helpers.js';
+import type { RunResult } from '../helpers/cli.js';
+import { runMacIn, startServeIn } from '../helpers/mac-inprocess.js';
+import type { Served } from '../helpers/serve.js';
+import { createAsEngine, writeProject } from '../e2e/plan-helpers.js';
 
 let served: Served;
 let client: ApiClient;
 
-const run = (dir: string, args: string[]): Promise<RunResult> => runMac(args, { env: { MAC_API_URL: served.url, MAC_API_KEY: served.apiKey }, cwd: dir });
+const run = (dir: string, args: string[]): Promise<RunResult> => runMacIn(args, { env: { MAC_API_URL: served.url, MAC_API_KEY: served.apiKey }, cwd: dir });
 const planJson = async (dir: string, extra: string[] = []) => {
   const r = await run(dir, ['plan', '.', '--format', 'json', '--detailed-exitcode', ...extra]);
   return { r, plan: JSON.parse(r.stdout) as Plan };
@@ -22,7 +23,7 @@ const checkByTag = async (tag: string) =>
   (await client.get<Array<Record<string, unknown>>>('/v1/checks', { limit: 100 })).find((c) => (c.tags as string[]).includes(tag))!;
 
 beforeAll(async () => {
-  served = await startServe(['--no-runs', '--rate-limit', '0/60']);
+  served = await startServeIn(['--no-runs', '--rate-limit', '0/60']);
   client = new ApiClient({ apiUrl: served.url, apiKey: served.apiKey });
 });
 
@@ -214,10 +215,10 @@ describe('mac plan --changed-since / --only-changed-since', () => {
 describe('--rewrite-secrets', () => {
   it('pushes a rotated secret that a plain plan cannot see, never printing it', async () => {
     const journal = join(await mkdtemp(join(tmpdir(), 'mac-state-')), 'state.db');
-    const own = await startServe(['--no-runs', '--rate-limit', '0/60', '--state', journal]);
+    const own = await startServeIn(['--no-runs', '--rate-limit', '0/60', '--state', journal]);
     const outputs: string[] = [];
     const macWith = async (secret: string, args: string[]) => {
-      const r = await runMac(args, { env: { MAC_API_URL: own.url, MAC_API_KEY: own.apiKey, ROTATED: secret }, cwd: dir });
+      const r = await runMacIn(args, { env: { MAC_API_URL: own.url, MAC_API_KEY: own.apiKey, ROTATED: secret }, cwd: dir });
       outputs.push(r.stdout, r.stderr);
       return r;
     };
