@@ -321,9 +321,10 @@ function build(mode: ObjectMode) {
     PAGERDUTY: obj({ serviceKey: z.string().min(1), serviceName: z.string().optional(), account: z.string().optional() }),
     OPSGENIE: obj({ apiKey: z.string().min(1), name: z.string().optional(), region: opsgenieRegion.optional(), priority: opsgeniePriority.optional() }),
   };
+  // The other of checkId/groupId may be null, as a channel's subscriptions read back (reference: nullable).
   const alertChannelSubscriptionItem = obj({
-    checkId: z.string().min(1).optional(),
-    groupId: z.number().int().min(1).optional(),
+    checkId: z.string().min(1).nullish(),
+    groupId: z.number().int().min(1).nullish(),
     activated: z.boolean(),
   });
   /** Alert channel fields besides type and config (spec 2.10), all optional. */

@@ -41,7 +41,9 @@ function parseConfig(type: string, config: unknown): Obj {
 }
 
 /** Subscription items name exactly one of checkId/groupId, which must exist (400 at the path). */
-function targetsOf(view: AccountView, items: Array<{ checkId?: string; groupId?: number; activated: boolean }>, prefix: string) {
+function targetsOf(view: AccountView, given: Array<{ checkId?: string | null; groupId?: number | null; activated: boolean }>, prefix: string) {
+  // A null checkId or groupId is the same as an absent one: subscriptions read back with both keys.
+  const items = given.map((i) => ({ checkId: i.checkId ?? undefined, groupId: i.groupId ?? undefined, activated: i.activated }));
   const problems: FieldProblem[] = alertChannelRuleIssues({ subscriptions: items }).map((p) => ({
     path: prefix === 'subscriptions' ? p.path : p.path.replace(/^subscriptions\.0/, ''),
     message: p.message,

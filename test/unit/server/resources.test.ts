@@ -89,6 +89,15 @@ describe('alert channels', () => {
     const put = await t.call('PUT', `/v1/alert-channels/${ch.id}`, { type: 'EMAIL', config: { address: 'b@example.com' } });
     expect(put.body).toMatchObject({ config: { address: 'b@example.com' }, sendDegraded: false });
     expect(put.body.subscriptions).toHaveLength(2);
+    // What a GET reads back can be PUT as it is: the null of the other key means absent.
+    const readBack = (await t.call('GET', `/v1/alert-channels/${ch.id}`)).body;
+    const again = await t.call('PUT', `/v1/alert-channels/${ch.id}`, { type: readBack.type, config: readBack.config, subscriptions: readBack.subscriptions.map(({ id: _id, ...rest }: { id: number }) => rest) });
+    expect(again.status, JSON.stringify(again.body)).toBe(200);
+    expect(again.body.subscriptions.map(({ id: _id, ...rest }: { id: number }) => rest)).toEqual([
+      { checkId: c.id, groupId: null, activated: false },
+      { checkId: null, groupId: g.id, activated: false },
+    ]);
+    expect((await t.call('PUT', `/v1/alert-channels/${ch.id}/subscriptions`, { checkId: null, groupId: null, activated: true })).status).toBe(400);
     expect((await t.call('PUT', `/v1/alert-channels/${ch.id}`, { type: 'EMAIL', config: { address: 'b@example.com' }, subscriptions: [] })).body.subscriptions).toEqual([]);
     expect((await t.call('PUT', `/v1/alert-channels/${ch.id}`, { type: 'SLACK', config: { url: 'https://x.example.com' } })).body.attributes.keys).toEqual(['type']);
     expect((await t.call('DELETE', `/v1/alert-channels/${ch.id}`)).status).toBe(204);
