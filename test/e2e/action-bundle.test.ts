@@ -331,7 +331,7 @@ describe('the bundled action on pull_request: what the comment can be trusted wi
     const body2 = planComments()[0].body;
     expect(body2).toContain('```diff\n+ tags: "team-db"\n```');
     expect(body2).not.toMatch(/tags\[\d+\]/);
-  });
+  }, 180_000); // three runs of the Action, each a Node process loading the 3 MB bundle
 
   it('never edits a look-alike marker comment written by someone else: it creates its own', async () => {
     const { dir, base } = newRepo('shop-lookalike');
