@@ -16,56 +16,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunResult } from '../helpers/cli.js';
 import { runMacIn, startServeIn } from '../helpers/mac-inprocess.js';
 import { apiOk, type Served } from '../helpers/serve.js';
-import { startTcpServer, type TcpServer } from '../helpers/tcp-server.js';
+import { AT_FIELD, outside, snippet, useLoaderSafety, type FileCase } from '../helpers/loader-safety.js';
 
-let work: string;
-let listener: TcpServer;
-let apiUrl: string;
-
-const UNAUTHORIZED = 'HTTP/1.1 401 Unauthorized\r\ncontent-type: application/json\r\ncontent-length: 2\r\nconnection: close\r\n\r\n{}';
-
-beforeAll(async () => {
-  work = await mkdtemp(join(tmpdir(), 'mac-loader-safety-'));
-  // Every connection is recorded: a run that must make no HTTP request leaves `received` empty.
-  listener = await startTcpServer({ reply: () => UNAUTHORIZED });
-  apiUrl = `http://127.0.0.1:${listener.port}`;
-});
-
-afterAll(async () => {
-  await listener?.close();
-  if (work) await rm(work, { recursive: true, force: true });
-});
-
+const s = useLoaderSafety(runMacIn);
+const { project, mac } = s;
 let counter = 0;
-/** A new project directory `work/<name>-N/project` (its parent `work/<name>-N` is outside it). */
-async function project(name: string, files: Record<string, string> = {}): Promise<string> {
-  const dir = join(work, `${name}-${++counter}`, 'project');
-  await mkdir(dir, { recursive: true });
-  await writeFile(join(dir, 'mac.config.yaml'), 'project: safety\n');
-  for (const [file, content] of Object.entries(files)) {
-    await mkdir(join(dir, file, '..'), { recursive: true });
-    await writeFile(join(dir, file), content);
-  }
-  return dir;
-}
-
-const snippet = (scriptFile: string) => `kind: Snippet\nid: leak\nname: leak\nscriptFile: ${scriptFile}\n`;
-// `scriptFile: <value>` is on line 4; the value starts in column 13.
-const AT_FIELD = 'snippet.yaml:4:13: error: scriptFile: ';
-
-const mac = (args: string[], extraEnv: Record<string, string> = {}): Promise<RunResult> =>
-  runMacIn(args, { env: { MAC_API_URL: apiUrl, MAC_API_KEY: 'k', MAC_ACCOUNT_ID: 'a', ...extraEnv }, timeoutMs: 30_000 });
-
-interface FileCase {
-  name: string;
-  /** Prepares the project; returns the scriptFile value to write. */
-  setup(dir: string): Promise<string>;
-  message: (value: string) => string;
-  /** Text that must never appear in any output (what the file holds). */
-  secret?: string;
-}
-
-const outside = (value: string) => `"${value}" is outside the project`;
 
 const FILE_CASES: FileCase[] = [
   { name: 'an absolute path (/etc/passwd)', setup: async () => '/etc/passwd', message: outside, secret: 'root:x:0:0' },
@@ -107,27 +62,7 @@ const FILE_CASES: FileCase[] = [
 ];
 
 describe('files a definition names stay inside the project', () => {
-  it.each(FILE_CASES)('scriptFile at $name: validate and plan exit 1 at the field, plan makes no HTTP request', async (c) => {
-    const dir = await project('file');
-    const value = await c.setup(dir);
-    await writeFile(join(dir, 'snippet.yaml'), snippet(value));
-    const before = listener.received.length;
-
-    const v = await mac(['validate', dir], { SAFETY: 'SAFETY_CANARY_VALUE' });
-    expect(v.code).toBe(1);
-    expect(v.stderr).toContain(`${AT_FIELD}${c.message(value)}`);
-
-    const p = await mac(['plan', dir], { SAFETY: 'SAFETY_CANARY_VALUE' });
-    expect(p.code).toBe(1);
-    expect(p.stderr).toContain(`${AT_FIELD}${c.message(value)}`);
-    expect(p.stderr).toContain('nothing was planned');
-    // The plan reads the live state while the files load: list GETs, which carry nothing a file
-    // holds (or connections stopped before their request was sent, once the diagnostics came).
-    const sent = listener.received.slice(before);
-    for (const request of sent) expect(request).toMatch(/^(GET \/v1\/[\w-/]+\?|$)/);
-    if (c.secret) for (const r of [v, p]) expect(r.stdout + r.stderr).not.toContain(c.secret);
-    if (c.secret) for (const request of sent) expect(request).not.toContain(c.secret);
-  });
+  it.each(FILE_CASES)('scriptFile at $name: validate and plan exit 1 at the field, plan makes no HTTP request', (c) => s.checkFileCase(c));
 
   it('a script of exactly 1 MiB inside the project, also through a symlink inside it, is read', async () => {
     const dir = await project('ok');
@@ -143,22 +78,22 @@ describe('files a definition names stay inside the project', () => {
   it('the plan of a valid project does reach the listener (the probe above can see requests)', async () => {
     const dir = await project('probe', { 'ok.js': 'ok();\n' });
     await writeFile(join(dir, 'snippet.yaml'), snippet('ok.js'));
-    const before = listener.received.length;
+    const before = s.listener.received.length;
     const r = await mac(['plan', dir]);
     expect(r.code).toBe(1);
-    expect(listener.received.length).toBeGreaterThan(before);
+    expect(s.listener.received.length).toBeGreaterThan(before);
   });
 
   it('a definition file over 8 MiB is a diagnostic at file:1:1, and plan makes no HTTP request', async () => {
     const dir = await project('huge');
     await writeFile(join(dir, 'huge.yaml'), `kind: Snippet\nid: huge\nname: huge\nscript: ok\n${'#'.repeat(8 * 1024 * 1024)}\n`);
-    const before = listener.received.length;
+    const before = s.listener.received.length;
     for (const command of ['validate', 'plan']) {
       const r = await mac([command, dir]);
       expect(r.code).toBe(1);
       expect(r.stderr).toContain('huge.yaml:1:1: error: "huge.yaml" is larger than 8 MiB');
     }
-    expect(listener.received.length).toBe(before);
+    expect(s.listener.received.length).toBe(before);
   });
 
   it('a mac.config.yaml over 8 MiB is a diagnostic too', async () => {
@@ -240,7 +175,7 @@ describe('--no-typescript', () => {
     `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(markerPath)}, 'ran');\nexport default { kind: 'Snippet', id: 'ts', name: 'ts', script: 'x' };\n`;
 
   beforeAll(() => {
-    marker = join(work, 'marker');
+    marker = join(s.work, 'marker');
   });
 
   it('without it the .mac.ts file runs (the marker proves the probe works)', async () => {
@@ -260,25 +195,25 @@ describe('--no-typescript', () => {
     ['import', (dir: string) => ['import', '--no-typescript', '--out', dir]],
   ])('mac %s --no-typescript refuses a project with a .mac.ts file before any of it runs', async (_name, args) => {
     const dir = await project('ts', { 'checks/evil.mac.ts': evil(marker), 'ok.yaml': 'kind: Snippet\nid: ok\nname: ok\nscript: x\n' });
-    const before = listener.received.length;
+    const before = s.listener.received.length;
     const r = await mac(args(dir));
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('checks/evil.mac.ts:1:1: error: TypeScript definitions are refused here (--no-typescript)');
     expect(existsSync(marker)).toBe(false);
-    expect(listener.received.length).toBe(before);
+    expect(s.listener.received.length).toBe(before);
   });
 
   it('mac import --no-typescript into a new directory holding a .mac.ts file writes nothing and runs nothing', async () => {
-    const dir = join(work, `ts-new-${++counter}`);
+    const dir = join(s.work, `ts-new-${++counter}`);
     await mkdir(join(dir, 'lib'), { recursive: true });
     await writeFile(join(dir, 'lib', 'evil.mac.ts'), evil(marker));
-    const before = listener.received.length;
+    const before = s.listener.received.length;
     const r = await mac(['import', '--no-typescript', '--out', dir]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('lib/evil.mac.ts:1:1: error: TypeScript definitions are refused here (--no-typescript)');
     expect(await readdir(dir)).toEqual(['lib']);
     expect(existsSync(marker)).toBe(false);
-    expect(listener.received.length).toBe(before);
+    expect(s.listener.received.length).toBe(before);
   });
 
   it('mac validate --help no longer calls itself offline-safe for TypeScript', async () => {
@@ -305,7 +240,7 @@ describe('mac import --out never writes through a symlink leading outside it', (
   const importInto = (out: string) => runMacIn(['import', '--out', out], { env: { MAC_API_URL: served.url, MAC_API_KEY: served.apiKey }, timeoutMs: 30_000 });
 
   it('a symlinked subfolder pointing outside: exit 1, nothing written outside nor inside', async () => {
-    const base = join(work, `import-${++counter}`);
+    const base = join(s.work, `import-${++counter}`);
     const outsideDir = join(base, 'outside');
     const out = join(base, 'mon');
     await mkdir(outsideDir, { recursive: true });
@@ -319,7 +254,7 @@ describe('mac import --out never writes through a symlink leading outside it', (
   });
 
   it('a dangling symlink at a file name import would use is never written through: the file goes beside it', async () => {
-    const base = join(work, `import-${++counter}`);
+    const base = join(s.work, `import-${++counter}`);
     const outsideDir = join(base, 'outside');
     const out = join(base, 'mon');
     await mkdir(outsideDir, { recursive: true });
