@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { workerModule } from './worker-module.js';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { ASSERTION_SOURCES_CHEAP, type Evaluation } from './assertions.js';
@@ -216,11 +216,9 @@ export function assertionPool(): AssertionPool {
   return (shared ??= new AssertionPool(defaultPoolSize()));
 }
 
-/** The worker module: beside this one when built; under the tests (sources), the built one. */
+/** The worker's built module (see workerModule). */
 export function assertionWorkerUrl(): URL {
-  const beside = new URL('./assertion-worker.js', import.meta.url);
-  if (existsSync(beside)) return beside;
-  const built = new URL('../../dist/runner/assertion-worker.js', import.meta.url);
-  if (existsSync(built)) return built;
+  const url = workerModule('runner/assertion-worker.js');
+  if (url) return url;
   throw new Error('assertions are evaluated by dist/runner/assertion-worker.js, which is missing: run npm run build');
 }

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { workerModule } from '../../runner/worker-module.js';
 import { randomUUID } from 'node:crypto';
 import { MessageChannel, Worker, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import { checkOf, setPath, timeOf, type Backend, type ClaimHold, type IndexedKinds, type LeasedRecord, type RecordQuery, type RunClaim, type StoreCommit, type StoredRecord } from './backend.js';
@@ -761,14 +761,9 @@ function pgString(s: string): string {
   return `'${s.replaceAll("'", "''")}'`;
 }
 
-/**
- * The worker's module: beside this one when built; when this module runs from its TypeScript
- * source (the tests), the built one in dist/ (`npm run build` first).
- */
+/** The worker's built module (see workerModule). */
 function workerUrl(): URL {
-  const beside = new URL('./postgres-worker.js', import.meta.url);
-  if (existsSync(beside)) return beside;
-  const built = new URL('../../../dist/server/store/postgres-worker.js', import.meta.url);
-  if (existsSync(built)) return built;
+  const url = workerModule('server/store/postgres-worker.js');
+  if (url) return url;
   throw new StateError('the PostgreSQL store needs its worker module (dist/server/store/postgres-worker.js)', 'run npm run build');
 }

@@ -4,7 +4,7 @@
  * caller awaits the answer. The main thread sends a message and goes on serving: no read of run
  * data holds the event loop while the database works, whatever the window read.
  */
-import { existsSync } from 'node:fs';
+import { workerModule } from '../../runner/worker-module.js';
 import { Worker } from 'node:worker_threads';
 import { StateError } from './errors.js';
 import type { ReaderAnswer, ReaderPost, ReaderRequest, ReaderSetup } from './reader-worker.js';
@@ -102,14 +102,9 @@ export class AsyncReader {
   }
 }
 
-/**
- * The worker's module: beside this one when built; when this module runs from its TypeScript
- * source (the tests), the built one in dist/ (`npm run build` first).
- */
+/** The reader thread's built module (see workerModule). */
 function readerUrl(): URL {
-  const beside = new URL('./reader-worker.js', import.meta.url);
-  if (existsSync(beside)) return beside;
-  const built = new URL('../../../dist/server/store/reader-worker.js', import.meta.url);
-  if (existsSync(built)) return built;
+  const url = workerModule('server/store/reader-worker.js');
+  if (url) return url;
   throw new StateError('the store needs its reader module (dist/server/store/reader-worker.js)', 'run npm run build');
 }
