@@ -1,21 +1,21 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import type { Plan } from '../../src/plan/types.js';
-import { runMac } from '../helpers/cli.js';
-import { apiOk, startServe, type Served } from '../helpers/serve.js';
+import { runMacIn, startServeIn } from '../helpers/mac-inprocess.js';
+import { apiOk, type Served } from '../helpers/serve.js';
 import { createSilentHost, type SilentHost } from '../helpers/silent-host.js';
-import { writeProject } from './apply-fixtures.js';
+import { writeProject } from '../e2e/apply-fixtures.js';
 
 // ICMP monitors end to end, with real echo requests: 127.0.0.1 answers; `silent.address` is on a
 // veth link the test builds to an empty network namespace, so it never answers (no dependence on
 // how this machine's network treats outside addresses). `mac test` runs them; validate names
-// their defects; plan, apply and import converge. The service's runs: serve-icmp-runs.test.ts.
+// their defects; plan, apply and import converge. The CLI and the service run in this process
+// (the pings are real child processes); the service's runs: test/e2e/serve-icmp-runs.test.ts.
 
 let silent: SilentHost;
-let served: Served | undefined;
 const dirs: string[] = [];
 beforeAll(() => {
   silent = createSilentHost();
@@ -23,10 +23,6 @@ beforeAll(() => {
 afterAll(async () => {
   silent?.remove();
   await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
-});
-afterEach(async () => {
-  await served?.stop();
-  served = undefined;
 });
 
 async function project(files: Record<string, string>): Promise<string> {
@@ -36,7 +32,7 @@ async function project(files: Record<string, string>): Promise<string> {
   return dir;
 }
 
-describe('mac test runs ICMP monitors', () => {
+describe.concurrent('mac test runs ICMP monitors', () => {
   it('loopback passes with figures; the silent address fails with 100% loss; a latency assertion fails where it should', async () => {
     const dir = await project({
       'mac.config.yaml': 'project: net\n',
@@ -69,7 +65,7 @@ request:
     - { source: LATENCY, property: min, comparison: LESS_THAN, target: "0" }
 `,
     });
-    const r = await runMac(['test', dir, '--format', 'json']);
+    const r = await runMacIn(['test', dir, '--format', 'json']);
     expect(r.code, r.stderr).toBe(1);
     const report = JSON.parse(r.stdout) as { summary: Record<string, number>; checks: Array<Record<string, any>> };
     expect(report.summary).toEqual({ pass: 1, fail: 2, degraded: 0, skipped: 0 });
@@ -82,7 +78,7 @@ request:
     expect(fast.status).toBe('fail');
     expect(fast.failedAssertions[0]).toMatch(/^LATENCY min LESS_THAN "0" \(actual "[\d.]+"\)$/);
 
-    const text = await runMac(['test', dir]);
+    const text = await runMacIn(['test', dir]);
     expect(text.stdout).toMatch(/IcmpMonitor\/loopback +ICMP +pass +[\d.]+ ms/);
     expect(text.stdout).toContain('Packet loss 100% reached 20%');
   });
@@ -100,14 +96,14 @@ request:
     - { source: LATENCY, property: p99, comparison: LESS_THAN, target: "10" }
 `,
     });
-    const r = await runMac(['validate', dir]);
+    const r = await runMacIn(['validate', dir]);
     expect(r.code).not.toBe(0);
     expect(r.stdout + r.stderr).toContain('pingCount');
     const fixed = await project({
       'mac.config.yaml': 'project: net\n',
       'checks.yaml': `kind: IcmpMonitor\nid: bad\nname: Bad\nrequest:\n  hostname: 127.0.0.1\n  assertions:\n    - { source: LATENCY, property: p99, comparison: LESS_THAN, target: "10" }\n`,
     });
-    const v = await runMac(['validate', fixed]);
+    const v = await runMacIn(['validate', fixed]);
     expect(v.code).not.toBe(0);
     expect(v.stdout + v.stderr).toMatch(/checks\.yaml[\s\S]*request\.assertions\.0\.property|request\.assertions\[0\]\.property/);
     expect(v.stdout + v.stderr).toContain('avg, min, max, stdDev');
@@ -115,6 +111,12 @@ request:
 });
 
 describe('IcmpMonitor through the engine', () => {
+  let served: Served;
+  beforeAll(async () => {
+    served = await startServeIn(['--no-runs', '--rate-limit', '0/60']);
+  });
+  afterAll(() => served?.stop());
+
   const icmpYaml = (target = '100') => `kind: IcmpMonitor
 id: gateway
 name: Gateway
@@ -129,11 +131,10 @@ request:
 `;
 
   it('applies, plans no change, one edited assertion is one operation, and import writes what converges', async () => {
-    served = await startServe(['--no-runs', '--rate-limit', '0/60']);
     const env = { MAC_API_URL: served.url, MAC_API_KEY: served.apiKey };
     const dir = writeProject({ 'mac.config.yaml': 'project: net\n', 'checks.yaml': icmpYaml() });
     dirs.push(dir);
-    const apply = await runMac(['apply', dir, '--yes'], { env });
+    const apply = await runMacIn(['apply', dir, '--yes'], { env });
     expect(apply.code, apply.stderr + apply.stdout).toBe(0);
     const [live] = await apiOk(served, 'GET', '/v1/checks?checkType=ICMP');
     expect(live).toMatchObject({
@@ -144,7 +145,7 @@ request:
     expect(live.request.assertions[1]).toEqual({ source: 'JSON_RESPONSE', comparison: 'GREATER_THAN', property: '$.packetsReceived', target: '0', regex: '' });
 
     const plan = async () => {
-      const r = await runMac(['plan', dir, '--format', 'json', '--detailed-exitcode'], { env });
+      const r = await runMacIn(['plan', dir, '--format', 'json', '--detailed-exitcode'], { env });
       return { code: r.code, plan: JSON.parse(r.stdout) as Plan, stderr: r.stderr };
     };
     let p = await plan();
@@ -155,25 +156,24 @@ request:
     p = await plan();
     expect(p.code).toBe(2);
     expect(p.plan.changes.find((c) => c.action === 'update')!.patch).toEqual([{ op: 'replace', path: '/request/assertions/0/target', value: '50', oldValue: '100' }]);
-    expect((await runMac(['apply', dir, '--yes'], { env })).code).toBe(0);
+    expect((await runMacIn(['apply', dir, '--yes'], { env })).code).toBe(0);
     expect((await plan()).code).toBe(0);
 
     // Import from the service: the monitor as a definition (defaults left out), planning only the adoption.
     await apiOk(served, 'POST', '/v1/checks/icmp?autoAssignAlerts=false', { name: 'Edge v6', request: { hostname: '::1', ipFamily: 'IPv6', pingCount: 5 }, maxResponseTime: 500 });
     const imp = await mkdtemp(join(tmpdir(), 'mac-icmp-import-'));
     dirs.push(imp);
-    const r = await runMac(['import', '--kind', 'icmp', '--out', join(imp, 'p')], { env, cwd: imp });
+    const r = await runMacIn(['import', '--kind', 'icmp', '--out', join(imp, 'p')], { env, cwd: imp });
     expect(r.code, r.stderr + r.stdout).toBe(0);
     const docs = parseAllDocuments(await readFile(join(imp, 'p/checks/icmp.yaml'), 'utf8')).map((d) => d.toJS());
     expect(docs.find((d) => d.name === 'Edge v6')).toMatchObject({ kind: 'IcmpMonitor', id: 'edge-v6', name: 'Edge v6', maxResponseTime: 500, request: { hostname: '::1', ipFamily: 'IPv6', pingCount: 5 } });
-    const again = await runMac(['plan', join(imp, 'p'), '--format', 'json', '--detailed-exitcode'], { env });
+    const again = await runMacIn(['plan', join(imp, 'p'), '--format', 'json', '--detailed-exitcode'], { env });
     const importedPlan = JSON.parse(again.stdout) as Plan;
     for (const c of importedPlan.changes.filter((x) => x.action !== 'noop')) {
       expect(c.action).toBe('update');
       expect(c.patch!.every((d) => d.path.startsWith('/tags')), JSON.stringify(c.patch)).toBe(true);
     }
-    expect((await runMac(['apply', join(imp, 'p'), '--yes'], { env })).code).toBe(0);
-    expect((await runMac(['plan', join(imp, 'p'), '--detailed-exitcode'], { env })).code).toBe(0);
-    // Eleven CLI runs one after the other: on a busy 2-core machine that is more than a minute.
+    expect((await runMacIn(['apply', join(imp, 'p'), '--yes'], { env })).code).toBe(0);
+    expect((await runMacIn(['plan', join(imp, 'p'), '--detailed-exitcode'], { env })).code).toBe(0);
   }, 240_000);
 });
