@@ -142,7 +142,8 @@ test('waits', async ({ request }) => {
 // After the `mac test` cases, alone: its service is polled throughout.
 describe('mac serve runs multi-step checks', () => {
   it('runs them on schedule: results, sessions, an error group and an alert for the failing one', async () => {
-    // frequency 1 minute at time scale 30 = due every 2 s; a run still going skips its turn.
+    // Hourly at time scale 30 = due at once, then every 2 min: each check runs once on schedule
+    // (then the triggered session), not a run every 2 s that loads the machine for nothing.
     await runsOnSchedule(scheduled);
   }, 180_000);
 });
@@ -153,10 +154,10 @@ async function runsOnSchedule(served: Served): Promise<void> {
   const channel = await api('POST', '/v1/alert-channels', { type: 'EMAIL', config: { address: 'oncall@shop.test' } });
   expect(channel.status).toBe(201);
   const variables = [{ key: 'SHOP_URL', value: http.url }, { key: 'SHOP_TOKEN', value: 'tok-secret-value', secret: true }];
-  const good = await api('POST', '/v1/checks/multistep', { name: 'journey', frequency: 1, doubleCheck: false, environmentVariables: variables, script: passing });
+  const good = await api('POST', '/v1/checks/multistep', { name: 'journey', frequency: 60, doubleCheck: false, environmentVariables: variables, script: passing });
   const bad = await api('POST', '/v1/checks/multistep?autoAssignAlerts=true', {
     name: 'checkout',
-    frequency: 1,
+    frequency: 60,
     doubleCheck: false,
     environmentVariables: variables,
     script: failingSecond.replace("test('checkout', async ({ request }) => {", "test('checkout', async ({ request }) => {\n  console.log('token ' + process.env.SHOP_TOKEN);"),

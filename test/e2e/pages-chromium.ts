@@ -41,12 +41,15 @@ export interface PagesInChromium {
 export async function startPagesInChromium(): Promise<PagesInChromium> {
   mkdirSync(ARTIFACTS, { recursive: true });
   let launchError: unknown;
-  const chrome = await launchChromium().catch((err) => {
-    launchError = err;
-    return undefined;
-  });
-  const tcp = await startTcpServer({ banner: '+OK\r\n' });
-  const s = await startServe(['--no-runs', '--rate-limit', '0/60', '--page-cache-seconds', '0']);
+  // Chromium and the service start at once: each is mostly a process start-up.
+  const [chrome, tcp, s] = await Promise.all([
+    launchChromium().catch((err) => {
+      launchError = err;
+      return undefined;
+    }),
+    startTcpServer({ banner: '+OK\r\n' }),
+    startServe(['--no-runs', '--rate-limit', '0/60', '--page-cache-seconds', '0']),
+  ]);
   return {
     s,
     tcp,
