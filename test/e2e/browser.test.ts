@@ -1,9 +1,8 @@
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseAllDocuments } from 'yaml';
 import { runMac } from '../helpers/cli.js';
 import { startServe, callApi, waitFor, type Served } from '../helpers/serve.js';
 import { CHROMIUM_PATH, INSTALL_CHROMIUM } from '../helpers/browser.js';
@@ -17,22 +16,21 @@ const problems = (body: unknown, name: string) =>
   reference.validate(body, { $ref: `#/components/schemas/${name}` }).filter((p) => !/traceId: required|\.series\[\d+\]: string where the reference has object/.test(p));
 
 // Browser checks as a user runs them, in Debian's Chromium against a local site: `mac serve` on
-// its schedule (results, assets, sessions, error groups, alerts, analytics), `mac test`, and
-// plan/apply/import of a BrowserCheck with scriptFile. Each run starts Chromium: few runs. The
-// three cases are independent (a service or a project directory each) and run at once.
+// its schedule (results, assets, sessions, error groups, alerts, analytics) and `mac test`. Each
+// run starts Chromium: few runs. The two cases are independent (a service or a project directory
+// each) and run at once. Plan, apply and import of a BrowserCheck with scriptFile, where no
+// script runs: test/integration/browser-scriptfile.test.ts.
 let site: HttpServer;
 const services: Served[] = [];
 const dirs: string[] = [];
-/** The services of the schedule case and of the plan/apply case, started before the cases run. */
+/** The service of the schedule case, started before the cases run. */
 let scheduled: Served;
-let engine: Served;
 
 beforeAll(async () => {
   if (!existsSync(CHROMIUM_PATH)) throw new Error(`${INSTALL_CHROMIUM} (no browser at ${CHROMIUM_PATH})`);
   site = await startSite();
-  // One after the other, before the cases' runs load the machine.
+  // Before the cases' runs load the machine.
   scheduled = await serve(['--keys', keysFile(), '--time-scale', '30']);
-  engine = await serve(['--no-runs', '--rate-limit', '0/60']);
 }, 120_000);
 afterAll(async () => {
   await Promise.all(services.map((s) => s.stop()));
@@ -211,32 +209,4 @@ describe.concurrent('mac test on browser checks', () => {
     expect(skipped.code).toBe(0);
     expect(skipped.stdout).toMatch(/^BrowserCheck\/home\s+BROWSER\s+skipped\s+-\s+browser check scripts are code: not run with --no-typescript$/m);
   }, 180_000);
-});
-
-describe.concurrent('plan, apply and import of a BrowserCheck with scriptFile', () => {
-  it('creates it, then finds no changes; an import writes YAML and the script file that plan back to no changes', async () => {
-    const served = engine;
-    const env = { MAC_API_URL: served.url, MAC_API_KEY: served.apiKey };
-    const dir = await project({ 'checks.yaml': definition('home', 'scripts/home.spec.js'), 'scripts/home.spec.js': passing });
-    const plan = await runMac(['plan', dir, '--format', 'json'], { env });
-    expect(plan.code).toBe(0);
-    expect(JSON.parse(plan.stdout).changes.map((c: any) => [c.kind, c.id, c.action])).toEqual([['BrowserCheck', 'home', 'create']]);
-    const apply = await runMac(['apply', dir, '--yes'], { env });
-    expect(apply.code, apply.stderr).toBe(0);
-    const [stored] = (await callApi(served, 'GET', '/v1/checks')).body;
-    expect(stored).toMatchObject({ checkType: 'BROWSER', name: 'home', script: passing });
-    expect((await runMac(['plan', dir, '--detailed-exitcode'], { env })).stdout).toContain('No changes');
-
-    const out = await mkdtemp(join(tmpdir(), 'mac-browser-import-'));
-    dirs.push(out);
-    const imported = await runMac(['import', '--out', out, '--project', 'shop', '--kind', 'browser'], { env });
-    expect(imported.stderr).not.toContain('error');
-    expect(imported.code).toBe(0);
-    const [doc] = parseAllDocuments(await readFile(join(out, 'checks/browser.yaml'), 'utf8')).map((d) => d.toJS());
-    expect(doc).toMatchObject({ kind: 'BrowserCheck', id: 'home', scriptFile: './browser/home.js' });
-    expect(await readFile(join(out, 'checks', doc.scriptFile), 'utf8')).toBe(passing);
-    const again = await runMac(['plan', out, '--detailed-exitcode'], { env });
-    expect(again.stdout).toContain('No changes');
-    expect(again.code).toBe(0);
-  }, 120_000);
 });
