@@ -87,7 +87,6 @@ const KNOWN_SECONDS: Record<string, number> = {
   'service:test/unit/server/aggregate.test.ts': 30,
   'e2e:test/e2e/plan-sets.test.ts': 29,
   'e2e:test/e2e/kinds-http.test.ts': 28,
-  'integration:test/integration/kinds-icmp.test.ts': 27,
   'service:test/unit/cli/serve-heap.test.ts': 27,
   'e2e:test/e2e/kinds-status-pages.test.ts': 27,
   'e2e:test/e2e/docs-examples.test.ts': 26,
