@@ -5,23 +5,19 @@ import { describe, expect, it } from 'vitest';
 import { apiOk, refusedServe, startServe } from '../helpers/serve.js';
 import { pgDatabase } from '../helpers/pg-url.js';
 
-// Database passwords never appear in what mac serve prints, and can stay out of its argv. The
-// cases are independent (files and databases of their own) and run at once, as do the refused
-// start-ups within a case.
+// Database passwords never appear in what mac serve prints, and can stay out of its argv.
 
 const dir = mkdtempSync(join(tmpdir(), 'mac-pw-'));
 
-describe.concurrent('mac serve and database passwords', () => {
+describe('mac serve and database passwords', () => {
   it('never prints a password of --database: user info, ?password= or ?sslpassword=', async () => {
-    const [r, other] = await Promise.all([
-      refusedServe(['--database', 'postgres://u:uinfoPW9@127.0.0.1:1/db?password=s3cretQ7&sslpassword=sslK3y5']),
-      refusedServe(['--database', 'mysql://u:uinfoPW9@db/x?password=s3cretQ7']),
-    ]);
+    const r = await refusedServe(['--database', 'postgres://u:uinfoPW9@127.0.0.1:1/db?password=s3cretQ7&sslpassword=sslK3y5']);
     expect(r.code).toBe(1);
     const out = r.stdout + r.stderr;
     expect(out).toContain('postgres://u:***@127.0.0.1:1/db?password=***&sslpassword=***: cannot open the database');
     for (const secret of ['uinfoPW9', 's3cretQ7', 'sslK3y5']) expect(out).not.toContain(secret);
     // A --database of another scheme is named by its scheme only.
+    const other = await refusedServe(['--database', 'mysql://u:uinfoPW9@db/x?password=s3cretQ7']);
     expect(other.stderr).toContain('--database must be sqlite:FILE or postgres://USER@HOST:PORT/DATABASE, not "mysql:..."');
     expect(other.stdout + other.stderr).not.toMatch(/uinfoPW9|s3cretQ7/);
   });
@@ -32,10 +28,6 @@ describe.concurrent('mac serve and database passwords', () => {
     db.password = '';
     const file = join(dir, 'pgpass');
     writeFileSync(file, `${password}\n`, { mode: 0o600 });
-    // A wrong password (its own file, tried meanwhile): the error names the database, not the password.
-    const wrongFile = join(dir, 'pgpass-wrong');
-    writeFileSync(wrongFile, 'wrongPW42\n', { mode: 0o600 });
-    const refusing = refusedServe(['--database', db.toString(), '--database-password-file', wrongFile]);
     const a = await startServe(['--no-runs', '--database', db.toString(), '--database-password-file', file]);
     try {
       await apiOk(a, 'POST', '/v1/snippets', { name: 's', script: '// s' });
@@ -51,7 +43,9 @@ describe.concurrent('mac serve and database passwords', () => {
     } finally {
       await b.stop();
     }
-    const wrong = await refusing;
+    // A wrong password: the error names the database, not the password.
+    writeFileSync(file, 'wrongPW42\n');
+    const wrong = await refusedServe(['--database', db.toString(), '--database-password-file', file]);
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toContain('cannot open the database');
     expect(wrong.stdout + wrong.stderr).not.toContain('wrongPW42');
@@ -60,18 +54,16 @@ describe.concurrent('mac serve and database passwords', () => {
   it('refuses a password given twice, an empty file and a file that is not there, naming the flag', async () => {
     const file = join(dir, 'twice');
     writeFileSync(file, 'x\n');
-    const empty = join(dir, 'empty');
-    writeFileSync(empty, '\n');
-    const [twice, emptyFile, missing, noPostgres] = await Promise.all([
-      refusedServe(['--database', 'postgres://u:inUrlPW@127.0.0.1:1/db', '--database-password-file', file]),
-      refusedServe(['--database', 'postgres://u@127.0.0.1:1/db', '--database-password-file', empty]),
-      refusedServe(['--database', 'postgres://u@127.0.0.1:1/db', '--database-password-file', join(dir, 'missing')]),
-      refusedServe(['--state', join(dir, 'x.db'), '--database-password-file', empty]),
-    ]);
+    const twice = await refusedServe(['--database', 'postgres://u:inUrlPW@127.0.0.1:1/db', '--database-password-file', file]);
     expect(twice.stderr).toContain('--database-password-file: the --database URL already holds a password; give it in one place');
     expect(twice.stderr).not.toContain('inUrlPW');
-    expect(emptyFile.stderr).toContain('--database-password-file: the file must hold the password on one line');
-    expect(missing.stderr).toContain(`--database-password-file: cannot read ${join(dir, 'missing')}: ENOENT`);
-    expect(noPostgres.stderr).toContain('--database-password-file needs a PostgreSQL --database');
+    writeFileSync(file, '\n');
+    expect((await refusedServe(['--database', 'postgres://u@127.0.0.1:1/db', '--database-password-file', file])).stderr).toContain(
+      '--database-password-file: the file must hold the password on one line',
+    );
+    expect((await refusedServe(['--database', 'postgres://u@127.0.0.1:1/db', '--database-password-file', join(dir, 'missing')])).stderr).toContain(
+      `--database-password-file: cannot read ${join(dir, 'missing')}: ENOENT`,
+    );
+    expect((await refusedServe(['--state', join(dir, 'x.db'), '--database-password-file', file])).stderr).toContain('--database-password-file needs a PostgreSQL --database');
   });
 });

@@ -7,9 +7,7 @@ import { PG_MIGRATIONS } from '../../src/server/store/postgres.js';
 
 const sql = pgQuery;
 
-// Every case has a database of its own: the cases of each block run at once (the scheduling
-// cases after the others, so that the start-ups of the first block do not stall their schedule).
-describe.concurrent('mac serve on PostgreSQL (built CLI)', () => {
+describe('mac serve on PostgreSQL (built CLI)', () => {
   it('keeps every acknowledged write across kill -9 while writes are in flight', async () => {
     await expectAckedWritesSurviveKill(pgDatabase());
   });
@@ -64,7 +62,7 @@ describe.concurrent('mac serve on PostgreSQL (built CLI)', () => {
   });
 });
 
-describe.concurrent('two instances running the checks on one PostgreSQL (--time-scale 30)', () => {
+describe('two instances running the checks on one PostgreSQL (--time-scale 30)', () => {
   let target: Server;
   let port = 0;
   beforeAll(async () => {
