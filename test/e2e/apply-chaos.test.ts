@@ -6,7 +6,8 @@ import { checksByTag, config, connectionEnv, mac, tcpChecks, writeProject } from
 
 // apply through a faulty service is tested in process (test/integration/apply-chaos.test.ts);
 // here, a real `mac apply` process killed with SIGKILL. One service for the file (latency keeps
-// answers in flight when the kill lands); each case works in an account of its own.
+// answers in flight when the kill lands); each case works in an account of its own, and the
+// cases run at once.
 const CASES = [1, 12, 30];
 let served: Served;
 beforeAll(async () => {
@@ -44,7 +45,7 @@ async function applyKilledAfter(s: Served, dir: string, project: string, after: 
   return [...(await checksByTag(s, project)).values()].reduce((a, b) => a + b, 0);
 }
 
-describe('apply killed with SIGKILL', () => {
+describe.concurrent('apply killed with SIGKILL', () => {
   const TOTAL = 80;
   it.each(CASES)('converges without duplicates when re-run after a kill at %i creates', async (after) => {
     // Latency keeps answers in flight when the kill lands: some creates are written but never acknowledged.
