@@ -140,5 +140,5 @@ describe.concurrent('one apply at a time', () => {
     const rerun = await mac(served, ['apply', dir, '--yes'], { timeoutMs: 120_000 });
     expect(rerun.code, rerun.stderr).toBe(0);
     expect([...(await checksByTag(served, 'stop')).values()]).toEqual(Array(40).fill(1));
-  }, 120_000);
+  }, 180_000);
 });

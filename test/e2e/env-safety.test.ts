@@ -26,7 +26,7 @@ describe.concurrent('env allow-list', () => {
     expect(r.stderr).toContain('nothing was planned');
     expect(r.stderr).not.toContain('ECONNREFUSED');
     expect(r.stdout + r.stderr).not.toContain('other-host-value');
-  });
+  }, 120_000);
 
   it('never reads MAC_API_KEY, GITHUB_TOKEN or INPUT_*, even when declared, and says so at the env: entry', async () => {
     const dir = writeProject({
@@ -55,7 +55,7 @@ describe.concurrent('env allow-list', () => {
     expect(plan.stderr).toContain('nothing was planned');
     expect(plan.stderr).not.toContain('ECONNREFUSED');
     for (const v of Object.values(secrets)) expect(plan.stdout + plan.stderr).not.toContain(v);
-  });
+  }, 120_000);
 });
 
 describe.concurrent('identity fields never read the environment', () => {
@@ -87,5 +87,5 @@ describe.concurrent('identity fields never read the environment', () => {
       expect(out).not.toContain('ECONNREFUSED');
       for (const v of ['pem-V7h2', 'BEGIN KEY', 'idx-W8i3', 'proj-X9j4']) expect(out).not.toContain(v);
     }
-  });
+  }, 120_000);
 });

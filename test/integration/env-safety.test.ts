@@ -109,7 +109,7 @@ describe.concurrent('masking of locked and env-read values', () => {
     expect(direct.code, direct.stderr).toBe(0);
 
     for (const out of outputs) for (const v of NEVER) expect(out).not.toContain(v);
-  });
+  }, 120_000);
 });
 
 describe.concurrent('secrets only where they are written', () => {
@@ -134,7 +134,7 @@ describe.concurrent('secrets only where they are written', () => {
     expect(r.stderr).toContain('EnvironmentVariable/SR_KEY /value (env SR_VAL); nothing was applied');
     expect(await state(served)).toEqual({ variables: [], snippets: [] });
     rmSync(dir, { recursive: true });
-  });
+  }, 120_000);
 
   it('plan and validate only warn, plan shows (sensitive, not set: NAME); apply DIR refuses before any write', async () => {
     const served = accounts.next(service);
@@ -156,7 +156,7 @@ describe.concurrent('secrets only where they are written', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('environment variable SR_VAL not set');
     expect(await state(served)).toEqual({ variables: [], snippets: [] });
-  });
+  }, 120_000);
 
   it('validate and plan of examples/ without SHOP_STRIPE_KEY exit 0 with a warning', async () => {
     const served = accounts.next(service);
@@ -168,7 +168,7 @@ describe.concurrent('secrets only where they are written', () => {
     expect(plan.code, plan.stderr).toBe(0);
     expect(plan.stderr).toContain('warning: value: environment variable SHOP_STRIPE_KEY is not set');
     expect(plan.stdout).toContain('(sensitive, not set: SHOP_STRIPE_KEY)');
-  });
+  }, 120_000);
 
   it('a non-secret value whose variable is unset stays an error', async () => {
     const served = accounts.next(service);
@@ -177,5 +177,5 @@ describe.concurrent('secrets only where they are written', () => {
     const r = await run(['plan', dir]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('v.yaml:3:8: error: value: environment variable REGION_NAME is not set');
-  });
+  }, 120_000);
 });
