@@ -63,10 +63,15 @@ describe.concurrent('apply lock engine', () => {
     inAccount(async (s, c) => {
       const lock = await acquireLock(c, 'eng', { holder: holder('a'), timeoutMs: 0, leaseMs: 5_000, renewMs: 200 });
       await expect(lock.guard(async () => 'written')).resolves.toBe('written');
-      await apiOk(s, 'DELETE', `/v1/variables/${KEY}`);
+      // Another holder's record replaces ours in one write (a delete then a create leaves a moment
+      // without a lock, which a renewal falling in between reports as removed instead). A renewal
+      // already between its read and its write puts our record back over it: then the thief
+      // writes again, until a renewal has read its record.
       const thief = { v: 1, user: 'eve', host: 'b', pid: 7, command: 'mac apply', token: 'other', started: new Date().toISOString(), expires: new Date(Date.now() + 60_000).toISOString() };
-      await apiOk(s, 'POST', '/v1/variables', { key: KEY, value: JSON.stringify(thief) });
-      for (let i = 0; i < 100 && lock.lost() === undefined; i++) await sleep(50);
+      for (let i = 0; i < 200 && lock.lost() === undefined; i++) {
+        if ((await readLock(c, 'eng'))?.record?.token !== 'other') await apiOk(s, 'PUT', `/v1/variables/${KEY}`, { value: JSON.stringify(thief) });
+        await sleep(50);
+      }
       expect(lock.lost()).toMatch(/taken by eve@b pid 7/);
       let wrote = false;
       await expect(lock.guard(async () => (wrote = true))).rejects.toThrow(/not written: the apply lock was taken by eve@b/);
