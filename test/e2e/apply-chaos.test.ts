@@ -1,17 +1,19 @@
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serviceAccounts } from '../helpers/accounts.js';
 import { cleanEnv, MAC_BIN } from '../helpers/cli.js';
 import { startServe, type Served } from '../helpers/serve.js';
 import { checksByTag, config, connectionEnv, mac, tcpChecks, writeProject } from './apply-fixtures.js';
 
 // apply through a faulty service is tested in process (test/integration/apply-chaos.test.ts);
 // here, a real `mac apply` process killed with SIGKILL. One service for the file (latency keeps
-// answers in flight when the kill lands); each case works in an account of its own.
+// answers in flight when the kill lands); each case works in an account of its own, and the
+// cases run at once.
 const CASES = [1, 12, 30];
+const accounts = serviceAccounts('kill', CASES.length);
 let served: Served;
 beforeAll(async () => {
-  const keys = CASES.flatMap((after) => ['--api-key', `kill-key-${after}`, '--account', `kill-${after}`]);
-  served = await startServe(['--no-runs', '--latency', '150', ...keys]);
+  served = await startServe(['--no-runs', '--latency', '150', ...accounts.args]);
 });
 afterAll(async () => {
   await served?.stop();
@@ -44,12 +46,12 @@ async function applyKilledAfter(s: Served, dir: string, project: string, after: 
   return [...(await checksByTag(s, project)).values()].reduce((a, b) => a + b, 0);
 }
 
-describe('apply killed with SIGKILL', () => {
+describe.concurrent('apply killed with SIGKILL', () => {
   const TOTAL = 80;
   it.each(CASES)('converges without duplicates when re-run after a kill at %i creates', async (after) => {
     // Latency keeps answers in flight when the kill lands: some creates are written but never acknowledged.
     // The project is large enough that a poll seeing the count late (a busy machine) still kills mid-way.
-    const account: Served = { ...served, apiKey: `kill-key-${after}`, accountId: `kill-${after}` };
+    const account = accounts.next(served);
     const dir = writeProject({ 'mac.config.yaml': config('kill'), 'checks.yaml': tcpChecks(TOTAL) });
     const seen = await applyKilledAfter(account, dir, 'kill', after);
     expect(seen).toBeGreaterThanOrEqual(after);

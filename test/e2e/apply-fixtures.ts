@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -121,3 +122,26 @@ setupSnippet: auth-setup
 };
 /** The environment the `shop` project reads its secret from. */
 export const shopEnv = { SHOP_STRIPE_KEY: SHOP_SECRET };
+
+/** The variable of a project's apply lock. */
+export const LOCK = (project: string): string => `MAC_LOCK_${project.toUpperCase().replace(/-/g, '_')}`;
+
+/** A lock record as mac writes it. */
+export function lockValue(fields: { user?: string; host: string; pid: number; expires?: string; started?: string; command?: string }): string {
+  return JSON.stringify({
+    v: 1,
+    user: fields.user ?? 'ci',
+    host: fields.host,
+    pid: fields.pid,
+    command: fields.command ?? 'mac apply',
+    token: 'hand-made',
+    started: fields.started ?? '2026-01-02T03:04:05.000Z',
+    expires: fields.expires ?? new Date(Date.now() + 3_600_000).toISOString(),
+  });
+}
+
+/** The pid of a process that has ended (and so is provably gone on this host). */
+export function deadPid(): number {
+  const r = spawnSync(process.execPath, ['-e', 'console.log(process.pid)'], { encoding: 'utf8' });
+  return Number(r.stdout.trim());
+}

@@ -2,24 +2,19 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunOptions, RunResult } from '../helpers/cli.js';
+import { serviceAccounts } from '../helpers/accounts.js';
 import { runMacIn, startServeIn } from '../helpers/mac-inprocess.js';
 import type { Served } from '../helpers/serve.js';
 import { api, checksByTag, config, connectionEnv, listAllOf, shop, SHOP_SECRET as SECRET, shopEnv as env, tcpChecks, writeProject } from '../e2e/apply-fixtures.js';
 
 // One service for the file; each test works in an account of its own (its own API key), so
 // that what one test creates or deletes is not in another's account.
-const ACCOUNTS = 12;
+const accounts = serviceAccounts('apply', 12);
 let service: Served;
-let used = 0;
 /** The service as the next account's key sees it: a fresh, empty account. */
-function freshAccount(): Served {
-  if (used >= ACCOUNTS) throw new Error(`more than ${ACCOUNTS} accounts: raise ACCOUNTS`);
-  const i = used++;
-  return { ...service, apiKey: `apply-key-${i}`, accountId: `apply-${i}` };
-}
+const freshAccount = (): Served => accounts.next(service);
 beforeAll(async () => {
-  const keys = Array.from({ length: ACCOUNTS }, (_, i) => ['--api-key', `apply-key-${i}`, '--account', `apply-${i}`]).flat();
-  service = await startServeIn(['--no-runs', ...keys]);
+  service = await startServeIn(['--no-runs', ...accounts.args]);
 });
 afterAll(async () => {
   await service?.stop();
