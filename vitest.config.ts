@@ -155,10 +155,11 @@ export default defineConfig({
         test: { name: 'unit', include: UNIT, exclude: SERVICE, isolate: false },
       },
       { extends: true, test: { name: 'service', include: SERVICE, globalSetup: postgres } },
-      // integration: the CLI's main() and `mac serve` in the test's own process (test/helpers/mac-inprocess.ts).
+      // integration: the CLI's main() and `mac serve` in the test's own process (test/helpers/mac-inprocess.ts),
+      // and the Action's bundle (test/helpers/action-bundle.ts), each imported by Node itself.
       {
         extends: true,
-        test: { name: 'integration', include: ['test/integration/**/*.test.ts'], server: { deps: { external: [/\/dist\//] } } },
+        test: { name: 'integration', include: ['test/integration/**/*.test.ts'], server: { deps: { external: [/\/dist\//, /\/dist-action\//] } } },
       },
       { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], globalSetup: postgres } },
       { extends: true, test: { name: 'sqlite', include: STORE_MATRIX, env: { MAC_TEST_STORE: 'sqlite' } } },
