@@ -67,7 +67,6 @@ const KNOWN_SECONDS: Record<string, number> = {
   'e2e:test/e2e/sandbox.test.ts': 223,
   'e2e:test/e2e/agent.test.ts': 171,
   'e2e:test/e2e/every-kind-owned.test.ts': 163,
-  'e2e:test/e2e/action-bundle.test.ts': 122,
   'e2e:test/e2e/apply-lock.test.ts': 106,
   'e2e:test/e2e/browser.test.ts': 81,
   'e2e:test/e2e/env-safety.test.ts': 80,
@@ -90,6 +89,7 @@ const KNOWN_SECONDS: Record<string, number> = {
   'e2e:test/e2e/kinds-icmp.test.ts': 27,
   'service:test/unit/cli/serve-heap.test.ts': 27,
   'e2e:test/e2e/kinds-status-pages.test.ts': 27,
+  'e2e:test/e2e/action-bundle.test.ts': 27,
   'e2e:test/e2e/docs-examples.test.ts': 26,
   'e2e:test/e2e/pages-browser.test.ts': 25,
   'e2e:test/e2e/kinds-maintenance.test.ts': 25,
@@ -99,6 +99,7 @@ const KNOWN_SECONDS: Record<string, number> = {
   'e2e:test/e2e/serve-database.test.ts': 22,
   'postgres:test/unit/runs/service-runs.test.ts': 22,
   'e2e:test/e2e/init.test.ts': 21,
+  'integration:test/integration/action-secrets.test.ts': 20,
 };
 
 /**

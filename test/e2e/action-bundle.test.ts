@@ -15,6 +15,9 @@ beforeAll(async () => {
 afterAll(async () => {
   await serve?.stop();
 });
+// The cases of the file run at once, each running the bundle one to three times: under load a case
+// takes minutes, which a hang detector must allow.
+const TIMEOUT = 300_000;
 const scene = (onTestFinished: (fn: () => Promise<void>) => void) => actionScene(serve, spawnBundle, onTestFinished);
 
 describe('the bundled action on pull_request', () => {
@@ -50,7 +53,7 @@ describe('the bundled action on pull_request', () => {
     expect(third.code, third.stdout + third.stderr).toBe(0);
     expect(gh.writes().map((w) => w.method)).toEqual(['POST', 'PATCH']);
     expect(third.stdout).toContain('Plan comment unchanged');
-  });
+  }, TIMEOUT);
 
   it.concurrent('loads *.mac.ts definitions that import the helpers from the package', async ({ expect, onTestFinished }) => {
     const { runAction, newRepo, planComments } = await scene(onTestFinished);
@@ -61,7 +64,7 @@ describe('the bundled action on pull_request', () => {
     expect(run.code, run.stdout + run.stderr).toBe(0);
     expect(planComments()[0].body).toContain('<summary><code>+ create</code> <code>TcpCheck/api-ts</code> · <code>API over TypeScript</code></summary>');
     expect(planComments()[0].body).toContain(`blob/${head}/monitoring/checks/api.mac.ts#L4`);
-  });
+  }, TIMEOUT);
 
   it.concurrent('replaces the plan comment when planning fails, without the reason', async ({ expect, onTestFinished }) => {
     const { runAction, newRepo, planComments } = await scene(onTestFinished);
@@ -75,7 +78,7 @@ describe('the bundled action on pull_request', () => {
     expect(planComments()[0].body).toContain('**The plan failed**');
     expect(planComments()[0].body).not.toContain('127.0.0.1:9');
     expect(run.summary).toContain('127.0.0.1:9');
-  });
+  }, TIMEOUT);
 
   it.concurrent('annotates invalid definitions at file:line and fails', async ({ expect, onTestFinished }) => {
     const { runAction, newRepo, planComments } = await scene(onTestFinished);
@@ -85,7 +88,7 @@ describe('the bundled action on pull_request', () => {
     expect(run.code).toBe(1);
     expect(run.stdout).toMatch(/::error title=mac%3A invalid definition,file=monitoring\/checks\/bad\.yaml,line=4,col=\d+::request\.port: /);
     expect(planComments()[0].body).toContain('**The definitions are invalid**');
-  });
+  }, TIMEOUT);
 });
 
 describe('the bundled action on push', () => {
@@ -101,5 +104,5 @@ describe('the bundled action on push', () => {
     expect(run.summary).toMatch(/\| ❌ \| failed \| create \| `TcpCheck\/db-orphan` \|/);
     expect(run.stdout).toMatch(/::error title=mac%3A create failed::TcpCheck\/db-orphan: /);
     expect(run.stdout).toMatch(/::error::apply incomplete: 1 applied, 1 failed, 0 skipped/);
-  });
+  }, TIMEOUT);
 });

@@ -15,6 +15,9 @@ beforeAll(async () => {
 afterAll(async () => {
   await serve?.stop();
 });
+// The cases of the file run at once and the runs of the Action take turns: a case waits for the
+// runs of the others, and under load takes minutes, which a hang detector must allow.
+const TIMEOUT = 300_000;
 const scene = (onTestFinished: (fn: () => Promise<void>) => void) => actionScene(serve, bundleInProcess, onTestFinished);
 
 describe('the bundled action on pull_request: what the comment can be trusted with', () => {
@@ -59,7 +62,7 @@ describe('the bundled action on pull_request: what the comment can be trusted wi
     expect(nb.split('\n')[2]).toBe(`**Plan narrowed to files changed since \`${applied.slice(0, 7)}\`: 1 other change left out.**`);
     expect(nb).not.toContain('TcpCheck/drift-b');
     expect(narrowed.outputs.update).toBe('1');
-  });
+  }, TIMEOUT);
 });
 
 describe('the bundled action on push with plan-file: apply what was reviewed', () => {
@@ -100,7 +103,7 @@ describe('the bundled action on push with plan-file: apply what was reviewed', (
     expect(stale.summary).toContain('Nothing was changed.');
     const after = (await apiOk(serve, 'GET', `/v1/checks/${a.id}`)) as { request: { port: number }; frequency: number };
     expect(after).toMatchObject({ frequency: 30, request: { port: 5432 } });
-  }, 240_000);
+  }, TIMEOUT);
 });
 
 describe('the bundled action on push', () => {
@@ -122,7 +125,7 @@ describe('the bundled action on push', () => {
     const again = await runAction({ event: 'workflow_dispatch', workspace: dir, sha: head, inputs: { command: 'plan' } });
     expect(again.code, again.stdout + again.stderr).toBe(0);
     expect(again.outputs['has-changes']).toBe('false');
-  });
+  }, TIMEOUT);
 
   it.concurrent('refuses more deletions than max-deletes and fails the job', async ({ expect, onTestFinished }) => {
     const { runAction, newRepo } = await scene(onTestFinished);
@@ -136,5 +139,5 @@ describe('the bundled action on push', () => {
     expect(run.stdout).toMatch(/::error::the plan deletes 3 resources, more than --max-deletes 2.*%0Ahint: .*set the input max-deletes to 3/);
     expect(run.summary).toContain('### mac apply: refused');
     expect(run.summary).toContain('Nothing was changed.');
-  });
+  }, TIMEOUT);
 });

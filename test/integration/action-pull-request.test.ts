@@ -15,6 +15,9 @@ beforeAll(async () => {
 afterAll(async () => {
   await serve?.stop();
 });
+// The cases of the file run at once and the runs of the Action take turns: a case waits for the
+// runs of the others, and under load takes minutes, which a hang detector must allow.
+const TIMEOUT = 300_000;
 const scene = (onTestFinished: (fn: () => Promise<void>) => void) => actionScene(serve, bundleInProcess, onTestFinished);
 
 describe('the bundled action on pull_request', () => {
@@ -32,7 +35,7 @@ describe('the bundled action on pull_request', () => {
     expect(Buffer.byteLength(run.summary)).toBeLessThan(1024 * 1024);
     expect(run.summary).toContain('TcpCheck/check-2999');
     expect(run.outputs.create).toBe('3000');
-  });
+  }, TIMEOUT);
 
   it.concurrent('falls back to the job summary with a warning when the token may not comment (a fork)', async ({ expect, onTestFinished }) => {
     const { gh, runAction, newRepo } = await scene(onTestFinished);
@@ -45,7 +48,7 @@ describe('the bundled action on pull_request', () => {
     expect(run.stdout).toMatch(/::warning::Could not comment on pull request #42/);
     expect(run.summary).toContain('could not be posted on the pull request');
     expect(run.summary).toContain('TcpCheck/db-fork');
-  });
+  }, TIMEOUT);
 
   it.concurrent('plans everything, with a warning, when the base commit is not in a shallow clone', async ({ expect, onTestFinished }) => {
     const { runAction, newRepo, planComments } = await scene(onTestFinished);
@@ -57,7 +60,7 @@ describe('the bundled action on pull_request', () => {
     expect(run.stdout).toMatch(/::warning::The pull request's base commit fffffff is not in the clone, so the plan \(of every resource, as always\) cannot list the pull request's files first/);
     expect(run.outputs.create).toBe('2');
     expect(planComments()[0].body).not.toContain("this pull request's");
-  });
+  }, TIMEOUT);
 });
 
 describe('the bundled action on pull_request: what the comment can be trusted with', () => {
@@ -82,7 +85,7 @@ describe('the bundled action on pull_request: what the comment can be trusted wi
     const body2 = planComments()[0].body;
     expect(body2).toContain('```diff\n+ tags: "team-db"\n```');
     expect(body2).not.toMatch(/tags\[\d+\]/);
-  }, 180_000); // three runs of the Action
+  }, TIMEOUT);
 
   it.concurrent('never edits a look-alike marker comment written by someone else: it creates its own', async ({ expect, onTestFinished }) => {
     const { gh, runAction, newRepo, planComments } = await scene(onTestFinished);
@@ -97,7 +100,7 @@ describe('the bundled action on pull_request: what the comment can be trusted wi
     expect(ours).toHaveLength(1);
     expect(ours[0].body).toContain('TcpCheck/db-look');
     expect(gh.requests.some((r) => r.method === 'GET' && r.path === '/user')).toBe(true);
-  });
+  }, TIMEOUT);
 
   it.concurrent('shows a hostile resource name as text: it cannot close the details, add a marker, an image or a mention', async ({ expect, onTestFinished }) => {
     const { runAction, newRepo, planComments } = await scene(onTestFinished);
@@ -110,5 +113,5 @@ describe('the bundled action on pull_request: what the comment can be trusted wi
     expect(body).toContain('<code>&lt;/details&gt;&lt;!-- mac-plan:monitoring --&gt;![x](http://evil) @octocat</code></summary>');
     expectInert(body, 1);
     expectInert(run.summary, 0);
-  });
+  }, TIMEOUT);
 });

@@ -15,6 +15,9 @@ beforeAll(async () => {
 afterAll(async () => {
   await serve?.stop();
 });
+// The cases of the file run at once and the runs of the Action take turns: a case waits for the
+// runs of the others, and under load takes minutes, which a hang detector must allow.
+const TIMEOUT = 300_000;
 const scene = (onTestFinished: (fn: () => Promise<void>) => void) => actionScene(serve, bundleInProcess, onTestFinished);
 
 describe('the bundled action on pull_request: what the comment can be trusted with', () => {
@@ -62,7 +65,7 @@ describe('the bundled action on pull_request: what the comment can be trusted wi
     for (const text of [annotations.join('\n'), planComments()[0].body, invalid.summary]) {
       for (const secret of [serve.apiKey, token, envSecret, literal]) expect(text).not.toContain(secret);
     }
-  });
+  }, TIMEOUT);
 
   it.concurrent('a pull request reading /proc/self/environ or ${{ env.MAC_API_KEY }} fails at the field and posts neither the key nor the token', async ({ expect, onTestFinished }) => {
     const { gh, runAction, newRepo, planComments } = await scene(onTestFinished);
@@ -90,7 +93,7 @@ describe('the bundled action on pull_request: what the comment can be trusted wi
     // What the environment of the step held never reaches an output either.
     expect(posted).not.toMatch(/INPUT_API-KEY|INPUT_GITHUB-TOKEN|GITHUB_STEP_SUMMARY=/);
     expect(await allChecks(serve).then((all) => all.some((c) => c.tags.includes('mac:shop-environ/db-environ')))).toBe(false);
-  });
+  }, TIMEOUT);
 
   it.concurrent('never posts a locked variable value nor a locked webhook header, created or changed, in the comment, summary, plan file or apply summary', async ({ expect, onTestFinished }) => {
     const { gh, tmp, runAction, newRepo, planComments } = await scene(onTestFinished);
@@ -132,7 +135,7 @@ describe('the bundled action on pull_request: what the comment can be trusted wi
     seen.push(applied2.summary, applied2.stdout);
     expect(await apiOk(serve, 'GET', '/v1/variables/SHOP_LOCKED')).toMatchObject({ value: values[2] });
     for (const text of seen) for (const v of values) expect(text).not.toContain(v);
-  });
+  }, TIMEOUT);
 
   it.concurrent('typescript auto refuses a *.mac.ts file on a pull request from a fork before running any of it', async ({ expect, onTestFinished }) => {
     const { tmp, runAction, newRepo, planComments } = await scene(onTestFinished);
@@ -161,7 +164,7 @@ describe('the bundled action on pull_request: what the comment can be trusted wi
     const denied = await runAction({ event: 'workflow_dispatch', workspace: dir, sha: head, inputs: { command: 'plan', typescript: 'deny' } });
     expect(denied.code).toBe(1);
     expect(existsSync(marker)).toBe(false);
-  });
+  }, TIMEOUT);
 });
 
 describe('the bundled action on a fork\'s pull request without secrets', () => {
@@ -184,7 +187,7 @@ describe('the bundled action on a fork\'s pull request without secrets', () => {
     const own = await runAction({ event: 'pull_request', workspace: dir, sha: head, baseSha: base, inputs: { 'api-key': '', 'api-url': 'https://monitoring.example' } });
     expect(own.code).toBe(1);
     expect(own.stdout).toMatch(/::error::no API key for https:\/\/monitoring\.example/);
-  });
+  }, TIMEOUT);
 });
 
 describe('a multi-line secret holding | in every layout', () => {
@@ -221,5 +224,5 @@ describe('a multi-line secret holding | in every layout', () => {
     expect(seen.join('\n')).toMatch(/`TcpCheck\/aaa-secret` · `\*\*\*`/);
     const all = seen.join('\n');
     for (const part of PARTS) expect(all, part).not.toContain(part);
-  }, 240_000);
+  }, TIMEOUT);
 });
