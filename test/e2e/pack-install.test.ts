@@ -33,7 +33,7 @@ function run(cmd: string, args: string[], extra: Record<string, string> = {}): {
 /** `run` without blocking the test's process: commands that do not depend on each other run at once. */
 function runAsync(cmd: string, args: string[], extra: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd: app, env: { ...env, ...extra }, stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 });
+    const child = spawn(cmd, args, { cwd: app, env: { ...env, ...extra }, stdio: ['ignore', 'pipe', 'pipe'], timeout: 180_000 }); // a hang guard: commands run at once take long under load
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
