@@ -67,7 +67,6 @@ const KNOWN_SECONDS: Record<string, number> = {
   'e2e:test/e2e/sandbox.test.ts': 223,
   'e2e:test/e2e/agent.test.ts': 171,
   'e2e:test/e2e/every-kind-owned.test.ts': 163,
-  'e2e:test/e2e/action-bundle.test.ts': 122,
   'e2e:test/e2e/browser.test.ts': 81,
   'e2e:test/e2e/plan-flows.test.ts': 78,
   'e2e:test/e2e/apply.test.ts': 76,
@@ -88,6 +87,7 @@ const KNOWN_SECONDS: Record<string, number> = {
   'e2e:test/e2e/kinds-http.test.ts': 28,
   'service:test/unit/cli/serve-heap.test.ts': 27,
   'e2e:test/e2e/kinds-status-pages.test.ts': 27,
+  'e2e:test/e2e/action-bundle.test.ts': 27,
   'e2e:test/e2e/docs-examples.test.ts': 26,
   'e2e:test/e2e/pages-browser.test.ts': 25,
   'e2e:test/e2e/kinds-maintenance.test.ts': 25,
@@ -97,6 +97,7 @@ const KNOWN_SECONDS: Record<string, number> = {
   'e2e:test/e2e/serve-database.test.ts': 22,
   'postgres:test/unit/runs/service-runs.test.ts': 22,
   'e2e:test/e2e/init.test.ts': 21,
+  'integration:test/integration/action-secrets.test.ts': 20,
 };
 
 /**
@@ -153,10 +154,11 @@ export default defineConfig({
         test: { name: 'unit', include: UNIT, exclude: SERVICE, isolate: false },
       },
       { extends: true, test: { name: 'service', include: SERVICE, globalSetup: postgres } },
-      // integration: the CLI's main() and `mac serve` in the test's own process (test/helpers/mac-inprocess.ts).
+      // integration: the CLI's main() and `mac serve` in the test's own process (test/helpers/mac-inprocess.ts),
+      // and the Action's bundle (test/helpers/action-bundle.ts), each imported by Node itself.
       {
         extends: true,
-        test: { name: 'integration', include: ['test/integration/**/*.test.ts'], server: { deps: { external: [/\/dist\//] } } },
+        test: { name: 'integration', include: ['test/integration/**/*.test.ts'], server: { deps: { external: [/\/dist\//, /\/dist-action\//] } } },
       },
       { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], globalSetup: postgres } },
       { extends: true, test: { name: 'sqlite', include: STORE_MATRIX, env: { MAC_TEST_STORE: 'sqlite' } } },

@@ -2,7 +2,9 @@
 // reads the environment and decides how the process ends.
 import * as core from '@actions/core';
 import { getOctokit } from '@actions/github';
+import { realpathSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { resolveConnection } from '../config/connection.js';
 import { MacError } from '../errors.js';
 import { readRunContext, typescriptAllowed, type RunContext } from './event.js';
@@ -85,10 +87,37 @@ async function skipForkPlan(ctx: RunContext): Promise<void> {
   await appendSummary(`### mac plan skipped\n\n> [!NOTE]\n> ${message}\n`);
 }
 
-main(process.env).catch((err: unknown) => {
-  if (err instanceof MacError) {
-    core.setFailed(scrub(err.hint ? `${err.message}\nhint: ${err.hint}` : err.message));
-  } else {
-    core.setFailed(scrub(`internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\nhint: this is a bug in mac; please report it with the workflow log`));
+/**
+ * One run of the action, as the Actions runner starts it: the inputs (INPUT_*) and the run
+ * (GITHUB_*, RUNNER_TEMP) from process.env, the log and workflow commands on process.stdout, the
+ * outputs and the job summary in the files GITHUB_OUTPUT and GITHUB_STEP_SUMMARY name. Resolves
+ * when the run has ended; a failure is reported as the runner reads it (an `::error` and
+ * process.exitCode 1), never thrown. The bundle runs it once when Node runs the bundle
+ * (action.yml: runs.main); a test that imports the bundle runs it as often as it likes, one run
+ * at a time: each run starts with nothing sensitive remembered from the one before.
+ */
+export async function runAction(): Promise<void> {
+  scrubber.clear();
+  try {
+    await main(process.env);
+  } catch (err) {
+    if (err instanceof MacError) {
+      core.setFailed(scrub(err.hint ? `${err.message}\nhint: ${err.hint}` : err.message));
+    } else {
+      core.setFailed(scrub(`internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\nhint: this is a bug in mac; please report it with the workflow log`));
+    }
   }
-});
+}
+
+/** Whether Node runs this module as the process's entry (`node dist-action/index.mjs`), not an import of it. */
+function isProcessEntry(): boolean {
+  const entry = process.argv[1];
+  if (!entry) return false;
+  try {
+    return realpathSync(entry) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+if (isProcessEntry()) void runAction();

@@ -50,6 +50,14 @@ export class Scrubber {
     }
   }
 
+  /** Forgets every value, sensitive and public: a new run of the action starts from nothing. */
+  clear(): void {
+    this.values.clear();
+    this.publicValues.clear();
+    this.ordered = undefined;
+    this.publicOrdered = undefined;
+  }
+
   /** The text with every sensitive value replaced by `***` (longest first, so no tail of one survives). */
   scrub(text: string): string {
     this.ordered ??= [...this.values].sort((a, b) => b.length - a.length);
