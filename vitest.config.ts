@@ -56,48 +56,66 @@ export const STORE_MATRIX = [
 ];
 
 /**
- * Seconds per file of the files that took 20 s or more (project:path; a run of `npm test` at
- * 3 workers on a loaded 2-core machine). Only an order: the files of every project share one queue
- * of `maxWorkers` slots, and a long file that starts last ends last (the run's wall time is at
- * least the longest file, and at most the mean load plus the last file to start). A file missing
- * here, or gone, costs nothing but its place in the order; refresh the list from a run's per-file
- * times when the long files change.
+ * Seconds per file of the files that took 10 s or more (project:path) in the last fresh-clone CI
+ * run of `npm test` (3 workers on a 2-core machine at load 6-8, 832 s of wall time); files split or
+ * moved since then carry that figure scaled by their measured before/after ratio. Only an
+ * order: the files of every project share one queue of `maxWorkers` slots, and a long file that
+ * starts last ends last (the run's wall time is at least the longest file, and at most the mean
+ * load plus the last file to start). A file missing here, or gone, costs nothing but its place in
+ * the order; refresh the list from a run's per-file times (`vitest run --reporter=json`, each
+ * file's end minus start) when the long files change.
  */
 const KNOWN_SECONDS: Record<string, number> = {
-  'e2e:test/e2e/sandbox.test.ts': 223,
-  'e2e:test/e2e/agent.test.ts': 171,
-  'e2e:test/e2e/every-kind-owned.test.ts': 163,
-  'e2e:test/e2e/browser.test.ts': 81,
-  'e2e:test/e2e/plan-flows.test.ts': 78,
-  'e2e:test/e2e/apply.test.ts': 76,
-  'service:test/unit/runner/browser.test.ts': 74,
-  'e2e:test/e2e/pack-install.test.ts': 73,
-  'e2e:test/e2e/orphans.test.ts': 62,
-  'e2e:test/e2e/kinds-groups-locations.test.ts': 56,
-  'e2e:test/e2e/apply-chaos.test.ts': 50,
-  'e2e:test/e2e/apply-lock.test.ts': 47,
-  'e2e:test/e2e/serve-postgres.test.ts': 46,
-  'e2e:test/e2e/pages-pictures-browser.test.ts': 44,
-  'e2e:test/e2e/multistep.test.ts': 38,
-  'service:test/unit/runner/multistep.test.ts': 36,
-  'e2e:test/e2e/loader-safety.test.ts': 33,
-  'service:test/unit/server/reference-responses.test.ts': 31,
-  'service:test/unit/server/aggregate.test.ts': 30,
-  'e2e:test/e2e/plan-sets.test.ts': 29,
-  'e2e:test/e2e/kinds-http.test.ts': 28,
-  'service:test/unit/cli/serve-heap.test.ts': 27,
-  'e2e:test/e2e/kinds-status-pages.test.ts': 27,
-  'e2e:test/e2e/action-bundle.test.ts': 27,
-  'e2e:test/e2e/docs-examples.test.ts': 26,
-  'e2e:test/e2e/pages-browser.test.ts': 25,
-  'e2e:test/e2e/kinds-maintenance.test.ts': 25,
-  'e2e:test/e2e/serve.test.ts': 25,
-  'e2e:test/e2e/plan.test.ts': 22,
-  'e2e:test/e2e/serve-alerts-durable.test.ts': 22,
-  'e2e:test/e2e/serve-database.test.ts': 22,
-  'postgres:test/unit/runs/service-runs.test.ts': 22,
-  'e2e:test/e2e/init.test.ts': 21,
-  'integration:test/integration/action-secrets.test.ts': 20,
+  'e2e:test/e2e/action-bundle.test.ts': 45,
+  'e2e:test/e2e/apply-lock.test.ts': 80,
+  'e2e:test/e2e/multistep.test.ts': 77,
+  'e2e:test/e2e/sandbox-serve.test.ts': 77,
+  'e2e:test/e2e/sandbox.test.ts': 76,
+  'e2e:test/e2e/serve-postgres.test.ts': 73,
+  'e2e:test/e2e/env-safety.test.ts': 20,
+  'e2e:test/e2e/browser.test.ts': 63,
+  'e2e:test/e2e/agent-postgres.test.ts': 52,
+  'integration:test/integration/kinds-icmp.test.ts': 22,
+  'e2e:test/e2e/pack-install.test.ts': 47,
+  'e2e:test/e2e/pages-pictures-browser.test.ts': 45,
+  'service:test/unit/runner/browser.test.ts': 44,
+  'e2e:test/e2e/apply-chaos.test.ts': 43,
+  'e2e:test/e2e/agent-kill.test.ts': 42,
+  'service:test/unit/cli/serve-heap.test.ts': 40,
+  'service:test/unit/server/reference-responses.test.ts': 32,
+  'service:test/unit/runner/multistep.test.ts': 28,
+  'e2e:test/e2e/serve-database-password.test.ts': 28,
+  'e2e:test/e2e/pages-browser.test.ts': 27,
+  'e2e:test/e2e/agent-once.test.ts': 24,
+  'e2e:test/e2e/demo.test.ts': 24,
+  'e2e:test/e2e/serve-database.test.ts': 23,
+  'e2e:test/e2e/sandbox-serve-accounts.test.ts': 23,
+  'e2e:test/e2e/serve.test.ts': 22,
+  'e2e:test/e2e/serve-alerts-durable.test.ts': 21,
+  'service:test/unit/server/aggregate.test.ts': 19,
+  'e2e:test/e2e/serve-netpolicy.test.ts': 19,
+  'e2e:test/e2e/serve-postgres-unique.test.ts': 19,
+  'postgres:test/e2e/serve-stop.test.ts': 18,
+  'postgres:test/unit/runs/service-runs.test.ts': 17,
+  'integration:test/integration/apply-lock-engine.test.ts': 10,
+  'e2e:test/e2e/serve-assertion-budget.test.ts': 14,
+  'e2e:test/e2e/destroy-tty.test.ts': 14,
+  'service:test/unit/runner/sandbox.test.ts': 14,
+  'e2e:test/e2e/serve-postgres-outage.test.ts': 13,
+  'postgres:test/unit/server/subscribers.test.ts': 13,
+  'service:test/unit/runner/api-scripts.test.ts': 13,
+  'integration:test/integration/apply-chaos.test.ts': 12,
+  'e2e:test/e2e/serve-group-commit.test.ts': 12,
+  'unit:test/unit/cli/help.test.ts': 12,
+  'e2e:test/e2e/serve-stop.test.ts': 11,
+  'sqlite:test/e2e/serve-stop.test.ts': 11,
+  'integration:test/integration/init.test.ts': 11,
+  'integration:test/integration/action-pull-request.test.ts': 25,
+  'integration:test/integration/action-secrets.test.ts': 25,
+  'integration:test/integration/action-apply.test.ts': 25,
+  'integration:test/integration/browser-scriptfile.test.ts': 15,
+  'integration:test/integration/apply-lock.test.ts': 12,
+  'integration:test/integration/env-safety.test.ts': 10,
 };
 
 /**
@@ -126,7 +144,8 @@ class LongestFirst extends BaseSequencer {
 }
 
 // One PostgreSQL for the whole run (MAC_TEST_PG_URL, a fresh database per service): the first
-// project that needs it starts it, the others find it started. The unit tier does not start it.
+// project whose selected files need it starts it, the others find it started; a run of files that
+// do not need it (one e2e file alone) does not start it. The unit tier does not start it.
 const postgres = ['test/helpers/postgres-global.ts'];
 
 export default defineConfig({

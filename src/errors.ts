@@ -3,6 +3,15 @@
  * HTTP errors live in src/api/errors.ts and extend MacError.
  */
 
+/**
+ * One problem of a 400 validation answer of the monitoring API (api-decisions §1.3): a dot-joined
+ * path (`""` = the whole body) and what is wrong. The service writes them, the API client reads them.
+ */
+export interface FieldProblem {
+  path: string;
+  message: string;
+}
+
 /** Options shared by every mac error. */
 export interface MacErrorOptions {
   cause?: unknown;

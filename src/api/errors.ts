@@ -1,10 +1,5 @@
-import { MacError, type MacErrorOptions } from '../errors.js';
-
-/** One problem of a 400 validation answer (api-decisions §1.3). */
-export interface FieldProblem {
-  path: string;
-  message: string;
-}
+import { MacError, type FieldProblem, type MacErrorOptions } from '../errors.js';
+export type { FieldProblem };
 
 /** What the API answered, kept on every ApiError. */
 export interface ApiErrorDetails {

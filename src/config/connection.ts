@@ -4,16 +4,11 @@
  * caller passes the environment).
  */
 import { UsageError } from '../errors.js';
+import { DEFAULT_ACCOUNT_HEADER, DEV_ACCOUNT_ID, DEV_API_KEY } from '../schema/serve-defaults.js';
 
 /** The default URL where `mac serve` listens. */
 export const DEFAULT_API_URL = 'http://127.0.0.1:4010';
-/** The key `mac serve` accepts when started without --api-key. */
-export const DEV_API_KEY = 'mac-dev-key';
-/** The account of the dev key. */
-export const DEV_ACCOUNT_ID = 'dev';
-
-/** The header that carries the account id, as `mac serve` names it. */
-export const DEFAULT_ACCOUNT_HEADER = 'x-service-account';
+export { DEFAULT_ACCOUNT_HEADER, DEV_ACCOUNT_ID, DEV_API_KEY };
 
 /** Where and as whom the engine talks to the monitoring API. */
 export interface Connection {

@@ -38,10 +38,6 @@ export function errorAt(at: Position, path: readonly PathSegment[] | string, mes
   return d;
 }
 
-/** Whether a value is a plain object (not an array, not null). */
-export function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** The value at a field path of plain data, or undefined. */
 export function valueAt(data: unknown, path: readonly PathSegment[]): unknown {

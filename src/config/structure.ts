@@ -3,7 +3,8 @@ import type { z } from 'zod';
 import { KINDS, type Kind } from '../schema/kinds.js';
 import { DEFINITIONS } from '../schema/definitions.js';
 import type { Diagnostic } from './types.js';
-import { errorAt, isRecord, valueAt, type PathSegment, type SourceDocument } from './source.js';
+import { errorAt, valueAt, type PathSegment, type SourceDocument } from './source.js';
+import { isRecord } from '../json/values.js';
 import { didYouMean } from './suggest.js';
 
 /** A document whose structure is valid, with its kind. */

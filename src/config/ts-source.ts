@@ -2,7 +2,8 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Diagnostic, Position } from './types.js';
-import { errorAt, isRecord, plainDataProblem, type SourceDocument } from './source.js';
+import { errorAt, plainDataProblem, type SourceDocument } from './source.js';
+import { isRecord } from '../json/values.js';
 
 /** Package name a *.mac.ts file imports its helpers from. */
 export const PACKAGE_NAME = 'mac-monitoring';

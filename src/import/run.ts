@@ -5,7 +5,7 @@ import { basename, dirname, join, sep } from 'node:path';
 import type { ApiClient } from '../api/index.js';
 import { formatDiagnostic } from '../config/format.js';
 import type { Diagnostic, LoadedProject } from '../config/types.js';
-import { discoverProject } from '../config/discover.js';
+import { CONFIG_FILE, discoverProject } from '../config/discover.js';
 import { typescriptRefused } from '../config/load.js';
 import { DEFAULT_INCLUDE } from '../schema/config.js';
 import { MacError, UsageError, ValidationFailed } from '../errors.js';
@@ -22,8 +22,6 @@ import { layout, relativeRef, renderDocument, type OutFile } from './layout.js';
 import { CONFIG_SCHEMA_FILE, generateJsonSchemas, schemaFileName, schemaFileText } from '../schema/json-schema.js';
 import { judgeRoundTrip, type RoundTrip, type WrittenResource } from './verify.js';
 
-/** The file that marks a project directory. */
-export const CONFIG_FILE = 'mac.config.yaml';
 /** Where the JSON Schemas named by written files live, relative to the project directory. */
 const SCHEMA_DIR = 'schemas';
 

@@ -51,7 +51,7 @@ const SHAPES: Record<string, Shape> = Object.fromEntries(
 );
 
 /** Alert channels: matched by type plus address (email address, webhook/slack url, sms/call number, PagerDuty service key, Opsgenie API key). */
-export const alertChannel: KindSpec = {
+export const alertChannelKind: KindSpec = {
   ...PLAIN_KIND,
   kind: 'AlertChannel',
   api: collectionApi('/v1/alert-channels'),

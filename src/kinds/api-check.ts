@@ -12,7 +12,7 @@ const KEY_VALUE: Shape = { key: {}, value: {}, locked: { default: false } };
  * name (their order means nothing in HTTP); query parameters keep their order (it is the URL's).
  * The basic-auth password reads back, so it is compared, and always masked.
  */
-export const apiCheck = checkKind({
+export const apiCheckKind = checkKind({
   kind: 'ApiCheck',
   segment: 'api',
   shape: {

@@ -6,7 +6,7 @@ import { SCRIPT_FIELDS, SCRIPT_WRITE_ONLY } from './multistep-check.js';
  * multi-step checks (reference POST /v1/checks/browser). `scriptPath` and `dependencies` are
  * accepted but never returned, so they are sent and not compared.
  */
-export const browserCheck = checkKind({
+export const browserCheckKind = checkKind({
   kind: 'BrowserCheck',
   segment: 'browser',
   without: ['frequencyOffset'],

@@ -17,7 +17,7 @@ const SHAPE: Shape = {
  * so a new name is an update. The PUT merges. A group is deleted after its checks (the service
  * refuses to delete a group that still has checks).
  */
-export const checkGroup: KindSpec = {
+export const checkGroupKind: KindSpec = {
   ...PLAIN_KIND,
   kind: 'CheckGroup',
   api: collectionApi('/v1/check-groups'),

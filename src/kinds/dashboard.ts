@@ -29,7 +29,7 @@ const SHAPE: Shape = {
 };
 
 /** Dashboards: matched by `customUrl`; `keys`, `id`, `dashboardId` and timestamps are server-owned. */
-export const dashboard: KindSpec = {
+export const dashboardKind: KindSpec = {
   ...PLAIN_KIND,
   kind: 'Dashboard',
   api: collectionApi('/v1/dashboards'),

@@ -6,7 +6,7 @@ import { ASSERTION, CHECK_ENV_VARS, checkKind } from './check-common.js';
  * returned by the service (api-decisions §3.2), so they are compared; mac sends `heartbeat: {}`
  * and `script: ""` when a definition omits them (§6).
  */
-export const dnsCheck = checkKind({
+export const dnsCheckKind = checkKind({
   kind: 'DnsCheck',
   segment: 'dns',
   shape: {

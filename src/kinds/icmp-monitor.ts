@@ -7,7 +7,7 @@ import { HTTP_ASSERTION } from './url-monitor.js';
  * take the same defaults as HTTP ones ("" for property, target and regex); a null ipFamily or
  * pingCount is stored as its default.
  */
-export const icmpMonitor = checkKind({
+export const icmpMonitorKind = checkKind({
   kind: 'IcmpMonitor',
   segment: 'icmp',
   shape: {

@@ -1,42 +1,42 @@
 import type { Kind } from '../schema/kinds.js';
-import { alertChannel } from './alert-channel.js';
-import { checkGroup } from './check-group.js';
-import { privateLocation } from './private-location.js';
-import { statusPage } from './status-page.js';
-import { statusPageService } from './status-page-service.js';
-import { dashboard } from './dashboard.js';
-import { dnsCheck } from './dns-check.js';
-import { heartbeatCheck } from './heartbeat-check.js';
-import { multiStepCheck } from './multistep-check.js';
-import { browserCheck } from './browser-check.js';
-import { snippet } from './snippet.js';
-import { tcpCheck } from './tcp-check.js';
-import { urlMonitor } from './url-monitor.js';
-import { apiCheck } from './api-check.js';
-import { icmpMonitor } from './icmp-monitor.js';
-import { maintenanceWindow } from './maintenance-window.js';
+import { alertChannelKind } from './alert-channel.js';
+import { checkGroupKind } from './check-group.js';
+import { privateLocationKind } from './private-location.js';
+import { statusPageKind } from './status-page.js';
+import { statusPageServiceKind } from './status-page-service.js';
+import { dashboardKind } from './dashboard.js';
+import { dnsCheckKind } from './dns-check.js';
+import { heartbeatCheckKind } from './heartbeat-check.js';
+import { multiStepCheckKind } from './multistep-check.js';
+import { browserCheckKind } from './browser-check.js';
+import { snippetKind } from './snippet.js';
+import { tcpCheckKind } from './tcp-check.js';
+import { urlMonitorKind } from './url-monitor.js';
+import { apiCheckKind } from './api-check.js';
+import { icmpMonitorKind } from './icmp-monitor.js';
+import { maintenanceWindowKind } from './maintenance-window.js';
 import type { KindSpec } from './types.js';
-import { variable } from './variable.js';
+import { variableKind } from './variable.js';
 
 /** The table: one entry per kind of src/schema/kinds.ts. */
 export const KIND_SPECS: Record<Kind, KindSpec> = {
-  EnvironmentVariable: variable,
-  Snippet: snippet,
-  AlertChannel: alertChannel,
-  PrivateLocation: privateLocation,
-  CheckGroup: checkGroup,
-  StatusPageService: statusPageService,
-  TcpCheck: tcpCheck,
-  DnsCheck: dnsCheck,
-  MultiStepCheck: multiStepCheck,
-  BrowserCheck: browserCheck,
-  HeartbeatCheck: heartbeatCheck,
-  UrlMonitor: urlMonitor,
-  ApiCheck: apiCheck,
-  IcmpMonitor: icmpMonitor,
-  Dashboard: dashboard,
-  StatusPage: statusPage,
-  MaintenanceWindow: maintenanceWindow,
+  EnvironmentVariable: variableKind,
+  Snippet: snippetKind,
+  AlertChannel: alertChannelKind,
+  PrivateLocation: privateLocationKind,
+  CheckGroup: checkGroupKind,
+  StatusPageService: statusPageServiceKind,
+  TcpCheck: tcpCheckKind,
+  DnsCheck: dnsCheckKind,
+  MultiStepCheck: multiStepCheckKind,
+  BrowserCheck: browserCheckKind,
+  HeartbeatCheck: heartbeatCheckKind,
+  UrlMonitor: urlMonitorKind,
+  ApiCheck: apiCheckKind,
+  IcmpMonitor: icmpMonitorKind,
+  Dashboard: dashboardKind,
+  StatusPage: statusPageKind,
+  MaintenanceWindow: maintenanceWindowKind,
 };
 
 /** The table entry of a kind. */

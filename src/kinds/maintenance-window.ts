@@ -38,7 +38,7 @@ const SHAPE: Shape = {
  * silence the check of that id), so like snippets and services it is matched by a natural key,
  * and the name is the one a person recognises in the app. The PUT merges (reference).
  */
-export const maintenanceWindow: KindSpec = {
+export const maintenanceWindowKind: KindSpec = {
   ...PLAIN_KIND,
   kind: 'MaintenanceWindow',
   api: collectionApi('/v1/maintenance-windows'),

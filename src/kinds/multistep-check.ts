@@ -21,7 +21,7 @@ export const SCRIPT_WRITE_ONLY = {
  * Multi-step checks: a script plus environment variables. `scriptPath` and `dependencies` are
  * accepted but never returned (api-decisions §3.2), so they are sent and not compared.
  */
-export const multiStepCheck = checkKind({
+export const multiStepCheckKind = checkKind({
   kind: 'MultiStepCheck',
   segment: 'multistep',
   without: ['frequencyOffset'],

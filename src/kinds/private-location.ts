@@ -14,7 +14,7 @@ const SHAPE: Shape = {
  * Private locations (api-decisions §3.6): matched by `slugName`, which the API never lets change.
  * The PUT replaces `icon` and `proxyUrl` (an omitted one goes back to its default), so it does not merge.
  */
-export const privateLocation: KindSpec = {
+export const privateLocationKind: KindSpec = {
   ...PLAIN_KIND,
   kind: 'PrivateLocation',
   api: collectionApi('/v1/private-locations'),

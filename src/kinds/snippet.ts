@@ -5,7 +5,7 @@ import type { KindSpec } from './types.js';
 const SHAPE: Shape = { name: {}, script: {} };
 
 /** Snippets: `{name, script}`, matched by name (names need not be unique in the API). */
-export const snippet: KindSpec = {
+export const snippetKind: KindSpec = {
   ...PLAIN_KIND,
   kind: 'Snippet',
   api: collectionApi('/v1/snippets'),

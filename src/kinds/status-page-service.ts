@@ -9,7 +9,7 @@ const SHAPE: Shape = { name: {} };
  * found under one of its definition's `previousNames` (src/plan/match.ts), so it keeps its id and
  * incident history. `accountId` and timestamps are server-owned. The list is a cursor list.
  */
-export const statusPageService: KindSpec = {
+export const statusPageServiceKind: KindSpec = {
   ...PLAIN_KIND,
   kind: 'StatusPageService',
   api: { ...collectionApi('/v1/status-pages/services'), cursor: true },

@@ -20,7 +20,7 @@ const SHAPE: Shape = {
 };
 
 /** Status pages: matched by `url`; the PUT replaces the page. The list is a cursor list. */
-export const statusPage: KindSpec = {
+export const statusPageKind: KindSpec = {
   ...PLAIN_KIND,
   kind: 'StatusPage',
   api: { ...collectionApi('/v1/status-pages'), cursor: true },

@@ -1,7 +1,7 @@
 import { ASSERTION, checkKind } from './check-common.js';
 
 /** TCP checks: request {hostname, port, data, assertions, ipFamily}; thresholds 3000/5000 ms. */
-export const tcpCheck = checkKind({
+export const tcpCheckKind = checkKind({
   kind: 'TcpCheck',
   segment: 'tcp',
   shape: {

@@ -24,7 +24,7 @@ export const HTTP_REQUEST_COMMON: Shape = {
 };
 
 /** URL monitors: request {method GET, url, followRedirects, skipSSL, ipFamily, assertions}; thresholds 3000/5000 ms. */
-export const urlMonitor = checkKind({
+export const urlMonitorKind = checkKind({
   kind: 'UrlMonitor',
   segment: 'url',
   shape: {

@@ -10,7 +10,7 @@ const SHAPE: Shape = { key: {}, value: { nullable: true }, locked: { default: fa
  * Environment variables: `{key, value, locked, secret}`, matched by key. A secret value reads
  * back as null (api-decisions §1.7), so it is never compared.
  */
-export const variable: KindSpec = {
+export const variableKind: KindSpec = {
   ...PLAIN_KIND,
   kind: 'EnvironmentVariable',
   api: collectionApi('/v1/variables'),

@@ -1,5 +1,7 @@
 import type { TlsCertificate } from './probe.js';
 import { z } from 'zod';
+// The API's value sets are the schema's (one list each), read leniently here.
+import { API_METHODS, BODY_TYPES, RECORD_TYPES } from '../schema/fields/values.js';
 
 /**
  * What the runner reads of a check: the API's own check body (api-decisions §3), parsed
@@ -31,13 +33,10 @@ export const tcpRequestSchema = z.object({
 /** A TCP request with defaults applied. */
 export type TcpRequest = z.infer<typeof tcpRequestSchema>;
 
-/** The record types a DNS check may query (api-decisions §2). */
-export const DNS_RECORD_TYPES = ['A', 'AAAA', 'CNAME', 'MX', 'TXT', 'SOA', 'NS', 'HTTPS'] as const;
-
 /** The `request` of a DNS check. */
 export const dnsRequestSchema = z.object({
   query: z.string().min(1),
-  recordType: z.enum(DNS_RECORD_TYPES),
+  recordType: z.enum(RECORD_TYPES),
   nameServer: z.string().nullish().transform((v) => (v ? v : null)),
   port: z.number().int().min(1).max(65535).nullish().transform((v) => v ?? 53),
   protocol: z.enum(['UDP', 'TCP']).nullish().transform((v) => v ?? 'UDP'),
@@ -55,11 +54,6 @@ export const icmpRequestSchema = z.object({
 });
 /** An ICMP request with defaults applied. */
 export type IcmpRequest = z.infer<typeof icmpRequestSchema>;
-
-/** HTTP methods of an API check (ChecksV1ApiRequest); URL monitors only GET. */
-export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'HEAD', 'DELETE', 'PATCH'] as const;
-/** Body types of an API check (ChecksV1ApiRequest). */
-export const BODY_TYPES = ['JSON', 'FORM', 'RAW', 'GRAPHQL', 'NONE'] as const;
 
 /** One header or query parameter (ChecksV1KeyValue); a `locked` value is masked in results. */
 const keyValue = z.object({
@@ -89,7 +83,7 @@ export type UrlRequest = z.infer<typeof urlRequestSchema>;
 /** The `request` of an API check (ChecksV1ApiRequest). */
 export const apiRequestSchema = z.object({
   ...httpCommon,
-  method: z.enum(HTTP_METHODS),
+  method: z.enum(API_METHODS),
   body: z.string().nullish().transform((v) => v ?? ''),
   bodyType: z.enum(BODY_TYPES).nullish().transform((v) => v ?? 'NONE'),
   headers: keyValues,
@@ -271,7 +265,11 @@ export interface HttpTimings {
   end: number;
 }
 
-/** `apiCheckResult` of a result (api-decisions §5.3): TCP and DNS keep headers and params empty. */
+/**
+ * `apiCheckResult` of a TCP, DNS, URL, API or ICMP attempt (api-decisions §5.3), as the service
+ * stores it: TCP and DNS keep headers and params empty; ICMP has method `ICMP`, url `icmp://host`
+ * and the run's JSON document (packets, loss, latency) as its body.
+ */
 export interface ApiCheckResult {
   request: { method: string; url: string; data: string; headers: Record<string, string>; params: Record<string, string> };
   response: {

@@ -158,9 +158,11 @@ export const StatusPageSchema = z.strictObject({
 
 /** Repeat units of a maintenance window (reference `repeatUnit`). */
 export const REPEAT_UNITS = ['DAY', 'WEEK', 'MONTH'] as const;
+/** A repeat unit. */
+export type RepeatUnit = (typeof REPEAT_UNITS)[number];
 
-/** Shortest length of one repeat unit in days: an occurrence may not outlast its period. */
-const MIN_UNIT_DAYS: Record<(typeof REPEAT_UNITS)[number], number> = { DAY: 1, WEEK: 7, MONTH: 28 };
+/** Shortest length of one repeat unit in days (a month has at least 28): an occurrence may not outlast its period. */
+export const MIN_UNIT_DAYS: Record<RepeatUnit, number> = { DAY: 1, WEEK: 7, MONTH: 28 };
 
 const instant = z.union([z.iso.datetime({ offset: true }), z.iso.date()], { error: 'must be an ISO 8601 date-time (2030-01-05T02:00:00Z) or date' });
 const windowTags = z.array(z.string().min(1).max(255)).max(100);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEV_ACCOUNT_ID, DEV_API_KEY } from '../schema/serve-defaults.js';
 import type { LogFormat, ServiceLog } from './log.js';
 import { resolveSenderSettings } from './alerts/settings.js';
 import type { SenderSettings } from './alerts/types.js';
@@ -85,7 +86,7 @@ export interface ServerOptions {
 }
 
 /** The key `mac serve` accepts when no key is configured. */
-export const DEV_KEY: ApiKeySpec = { key: 'mac-dev-key', accountId: 'dev', role: 'admin' };
+export const DEV_KEY: ApiKeySpec = { key: DEV_API_KEY, accountId: DEV_ACCOUNT_ID, role: 'admin' };
 /** The decided default rate limit: 600 requests per 60 s per key. */
 export const DEFAULT_RATE_LIMIT: RateLimitSpec = { limit: 600, windowSeconds: 60 };
 /** The default bound of subscribe-form posts: 10 per minute per client address. */

@@ -13,7 +13,7 @@ const FLOORS: Record<string, readonly string[]> = {
   schema: ['errors'],
   api: ['errors'],
   git: ['errors'],
-  runner: ['errors', 'json'],
+  runner: ['errors', 'json', 'schema'],
   kinds: ['errors', 'json', 'schema', 'api'],
   config: ['errors', 'json', 'schema', 'api', 'kinds'],
   plan: ['errors', 'json', 'schema', 'api', 'kinds', 'config'],

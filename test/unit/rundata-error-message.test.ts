@@ -31,7 +31,7 @@ describe('rawErrorMessage', () => {
       api({
         request: { method: 'ICMP', url: 'icmp://10.0.0.9', data: '', headers: {}, params: {} },
         response: { ...api().response, body: JSON.stringify({ packetLoss: loss, packetsSent: 10, packetsReceived: 10 - loss / 10 }) },
-        assertions: [{ source: 'LATENCY', property: 'avg', comparison: 'LESS_THAN', target: '5', actual: null, passed: false }],
+        assertions: [{ source: 'LATENCY', property: 'avg', comparison: 'LESS_THAN', target: '5', regex: '', actual: null, passed: false }],
       });
     expect(rawErrorMessage(facts({ apiCheckResult: icmp(100), maxPacketLossThreshold: 20 }))).toBe('Packet loss 100% reached 20%');
     expect(rawErrorMessage(facts({ apiCheckResult: icmp(10), maxPacketLossThreshold: 20 }))).toBe('LATENCY LESS_THAN "5" failed, actual ""');
@@ -39,15 +39,15 @@ describe('rawErrorMessage', () => {
     expect(cleanErrorMessage('Packet loss 100% reached 20%')).toBe('Packet loss <num>% reached <num>%');
   });
   it('prefers the request error', () => {
-    const a = api({ requestError: 'connect ECONNREFUSED 10.0.0.7:5432', assertions: [{ source: 'RESPONSE_DATA', comparison: 'EQUALS', target: 'x', actual: 'y', passed: false }] });
+    const a = api({ requestError: 'connect ECONNREFUSED 10.0.0.7:5432', assertions: [{ source: 'RESPONSE_DATA', comparison: 'EQUALS', target: 'x', property: '', regex: '', actual: 'y', passed: false }] });
     expect(rawErrorMessage(facts({ apiCheckResult: a }))).toBe('connect ECONNREFUSED 10.0.0.7:5432');
   });
   it('names the first failed assertion with its actual value', () => {
     const a = api({
       assertions: [
-        { source: 'RESPONSE_TIME', comparison: 'LESS_THAN', target: '100', actual: '12', passed: true },
-        { source: 'RESPONSE_DATA', comparison: 'CONTAINS', target: 'PONG', actual: 'ERR', passed: false },
-        { source: 'RESPONSE_DATA', comparison: 'EQUALS', target: 'z', actual: 'ERR', passed: false },
+        { source: 'RESPONSE_TIME', comparison: 'LESS_THAN', target: '100', property: '', regex: '', actual: '12', passed: true },
+        { source: 'RESPONSE_DATA', comparison: 'CONTAINS', target: 'PONG', property: '', regex: '', actual: 'ERR', passed: false },
+        { source: 'RESPONSE_DATA', comparison: 'EQUALS', target: 'z', property: '', regex: '', actual: 'ERR', passed: false },
       ],
     });
     expect(rawErrorMessage(facts({ apiCheckResult: a }))).toBe('RESPONSE_DATA CONTAINS "PONG" failed, actual "ERR"');

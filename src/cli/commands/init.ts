@@ -2,6 +2,8 @@ import { lstat, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import type { RegisterCommand } from '../context.js';
 import { UsageError } from '../../errors.js';
+// The package's name: what a definitions file imports, and where under node_modules the `$schema` lines point.
+import { PACKAGE_NAME } from '../../config/ts-source.js';
 import { loadValid } from '../options.js';
 
 interface InitFlags {
@@ -20,8 +22,6 @@ export interface InitFile {
   append?: boolean;
 }
 
-/** The package name whose schemas the `$schema` lines point into (under node_modules). */
-export const PACKAGE_NAME = 'mac-monitoring';
 /** Plan files `mac plan --out` writes in a starter project; never committed. */
 export const GITIGNORE_ENTRIES = ['*.plan.json', 'plan.json'];
 

@@ -43,7 +43,11 @@ export function ipv6ToBytes(text: string): Buffer {
 /** RFC 5952 text of 16 address bytes: lower case, the longest run of zero groups as `::`. */
 export function ipv6FromBytes(buf: Buffer): string {
   if (buf.length !== 16) throw new DnsFormatError(`an IPv6 address has 16 bytes, not ${buf.length}`);
-  const groups = Array.from({ length: 8 }, (_, i) => buf.readUInt16BE(i * 2));
+  return ipv6Text(Array.from({ length: 8 }, (_, i) => buf.readUInt16BE(i * 2)));
+}
+
+/** RFC 5952 text of the eight 16-bit groups of an IPv6 address: lower case, the longest run of two or more zero groups as `::`. */
+export function ipv6Text(groups: readonly number[]): string {
   let bestStart = -1;
   let bestLen = 0;
   for (let i = 0; i < 8; ) {

@@ -3,6 +3,7 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { ApiRequest } from '../types.js';
+import { API_METHODS } from '../../schema/fields/values.js';
 import type { ScriptPolicy, SandboxLimits } from '../sandbox.js';
 import { handOver, readBounded, runProcess, sandboxCommand, scriptMode, scriptTempRoot } from '../sandbox.js';
 import { FairPool } from '../fair-pool.js';
@@ -89,13 +90,12 @@ export function applyScriptRequest(req: ApiRequest, changed: ScriptRequest): Api
   };
 }
 
-const METHODS = ['GET', 'POST', 'PUT', 'HEAD', 'DELETE', 'PATCH'] as const;
 const stringMap = z.record(z.string().max(8192), z.union([z.string(), z.number(), z.boolean()]).transform(String));
 /** What the harness writes back: read as hostile (bounded, validated). */
 const outputSchema = z.union([
   z.object({
     request: z.object({
-      method: z.string().transform((m) => m.toUpperCase()).pipe(z.enum(METHODS)),
+      method: z.string().transform((m) => m.toUpperCase()).pipe(z.enum(API_METHODS)),
       url: z.string().min(1).max(2048),
       body: z.string().max(MAX_BODY_CHARS),
       headers: stringMap,

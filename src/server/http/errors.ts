@@ -1,8 +1,5 @@
-/** One problem of a rejected request: a dot-joined path (`""` = the whole body) and what is wrong. */
-export interface FieldProblem {
-  path: string;
-  message: string;
-}
+import type { FieldProblem } from '../../errors.js';
+export type { FieldProblem };
 
 /** Where a validation problem was found. */
 export type ProblemSource = 'payload' | 'query' | 'params';

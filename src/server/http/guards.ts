@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
 import { ApiError, unauthorized } from './errors.js';
 import type { AppEnv } from './env.js';
+import { DEFAULT_ACCOUNT_HEADER } from '../../schema/serve-defaults.js';
 import type { ApiKeySpec, FaultSpec, RateLimitSpec } from '../options.js';
 
 // Paths without Authorization: heartbeat pings carry their token in the path.
@@ -45,8 +46,6 @@ function pick(specs: FaultSpec[], draw: number): FaultSpec['kind'] | undefined {
   return undefined;
 }
 
-/** The header `mac serve` reads the account from unless `--account-header` names another. */
-export const DEFAULT_ACCOUNT_HEADER = 'x-service-account';
 
 /**
  * Token 401, then account-header 401 (api-decisions §1.2); sets the caller. `accountHeader` is

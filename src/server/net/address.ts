@@ -1,4 +1,5 @@
 import net from 'node:net';
+import { ipv6Text } from '../../runner/dns/ip.js';
 
 /**
  * IP addresses as numbers, for the network policy's matching. Only canonical literals are read
@@ -88,20 +89,5 @@ export function parseCidr(text: string): Cidr | null {
 /** The canonical text of an address (IPv6 compressed, as node writes it), for messages. */
 export function formatIp(ip: Ip): string {
   if (ip.family === 4) return [24n, 16n, 8n, 0n].map((s) => String((ip.value >> s) & 0xffn)).join('.');
-  const groups = Array.from({ length: 8 }, (_, i) => Number((ip.value >> BigInt(112 - 16 * i)) & 0xffffn));
-  // The longest run of two or more zero groups becomes `::`.
-  let best = { at: -1, len: 0 };
-  for (let i = 0; i < 8; ) {
-    if (groups[i] !== 0) {
-      i++;
-      continue;
-    }
-    let j = i;
-    while (j < 8 && groups[j] === 0) j++;
-    if (j - i > best.len && j - i >= 2) best = { at: i, len: j - i };
-    i = j;
-  }
-  const hex = groups.map((g) => g.toString(16));
-  if (best.at < 0) return hex.join(':');
-  return `${hex.slice(0, best.at).join(':')}::${hex.slice(best.at + best.len).join(':')}`;
+  return ipv6Text(Array.from({ length: 8 }, (_, i) => Number((ip.value >> BigInt(112 - 16 * i)) & 0xffffn)));
 }

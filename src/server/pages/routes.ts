@@ -18,6 +18,7 @@ import { addSubscription, MAX_SUBSCRIPTIONS_PER_ADDRESS, MAX_SUBSCRIPTIONS_PER_P
 import { verifyLink, type LinkPurpose, type LinkRefusal } from '../status-pages/links.js';
 import { stageConfirmation } from '../status-pages/mails.js';
 import { ClientLimiter } from '../http/client-limit.js';
+import { inTransaction } from '../http/write.js';
 import { hashKey, type StoredKey } from '../resources/keys.js';
 import { sameDomain } from '../resources/custom-domains.js';
 import { html } from './html.js';
@@ -201,11 +202,11 @@ export function publicPages(ctx: ServerContext): MiddlewareHandler<AppEnv> {
       const nonce = newNonce();
       // GET shows a button; only its POST (or a mail client's one-click POST, RFC 8058) acts.
       if (read) return htmlResponse(renderLinkForm(page, purpose, token, nonce), nonce);
-      const tx = store.begin(account);
-      if (purpose === 'confirm') {
-        if (found.status !== 'VERIFIED') tx.put(STATUS_COLL.subscriptions, found.id, { ...found, status: 'VERIFIED', updated_at: ctx.isoNow() });
-      } else removeSubscription(tx, found, now);
-      tx.commit();
+      inTransaction(store, account, (tx) => {
+        if (purpose === 'confirm') {
+          if (found.status !== 'VERIFIED') tx.put(STATUS_COLL.subscriptions, found.id, { ...found, status: 'VERIFIED', updated_at: ctx.isoNow() });
+        } else removeSubscription(tx, found, now);
+      });
       const n: SubscribeNotice = { kind: purpose === 'confirm' ? 'confirmed' : 'unsubscribed' };
       return htmlResponse(renderStatusPage(await statusPageModel(store.view(account), page, now, storeFigures(store, account)), nonce, n), nonce);
     }
@@ -229,14 +230,14 @@ export function publicPages(ctx: ServerContext): MiddlewareHandler<AppEnv> {
       const n: SubscribeNotice = { kind: 'invalid', message: 'Please enter a valid e-mail address.' };
       return htmlResponse(renderStatusPage(await statusPageModel(store.view(account), page, now, storeFigures(store, account)), nonce, n), nonce, 400);
     }
-    const tx = store.begin(account);
-    const made = addSubscription(tx, page.id, address, 'PENDING', now);
-    let queued = false;
-    if ((made.kind === 'created' || made.kind === 'exists') && made.subscription.status === 'PENDING') queued = stageConfirmation(ctx, tx, page, made.subscription, now);
-    else if (made.kind === 'page-full' || made.kind === 'address-full') {
-      ctx.log.event('subscription.refused', { account, page: page.id, reason: made.kind === 'page-full' ? `the page has ${MAX_SUBSCRIPTIONS_PER_PAGE} subscriptions` : `the address has ${MAX_SUBSCRIPTIONS_PER_ADDRESS} subscriptions` }, 'warn');
-    }
-    tx.commit();
+    const queued = inTransaction(store, account, (tx) => {
+      const made = addSubscription(tx, page.id, address, 'PENDING', now);
+      if ((made.kind === 'created' || made.kind === 'exists') && made.subscription.status === 'PENDING') return stageConfirmation(ctx, tx, page, made.subscription, now);
+      if (made.kind === 'page-full' || made.kind === 'address-full') {
+        ctx.log.event('subscription.refused', { account, page: page.id, reason: made.kind === 'page-full' ? `the page has ${MAX_SUBSCRIPTIONS_PER_PAGE} subscriptions` : `the address has ${MAX_SUBSCRIPTIONS_PER_ADDRESS} subscriptions` }, 'warn');
+      }
+      return false;
+    });
     if (queued) ctx.outbox.kick();
     return htmlResponse(renderStatusPage(await statusPageModel(store.view(account), page, now, storeFigures(store, account)), nonce, { kind: 'check-inbox' }), nonce);
   };

@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { alertChannelRuleIssues, alertChannelType, apiFields } from '../../schema/fields.js';
-import { created, noContent, ok, route, type RouteModule } from '../http/route.js';
+import { created, ok, route, type RouteModule } from '../http/route.js';
 import { pageOf, pageQuery } from '../http/lists.js';
 import { intParam } from '../http/query.js';
 import { mustGet } from '../http/lookup.js';
+import { deleteRecord, inTransaction } from '../http/write.js';
 import { invalid, validationError, type FieldProblem } from '../http/errors.js';
 import { parseOrThrow } from '../http/validation.js';
 import { COLL } from '../kinds.js';
@@ -72,7 +73,6 @@ function write(tx: Transaction, body: z.output<typeof channelBody>, base: { id: 
   } else {
     tx.put(COLL.alertChannels, channel.id, channel);
   }
-  tx.commit();
   return channelView(tx, channel);
 }
 
@@ -92,10 +92,8 @@ export const alertChannelRoutes: RouteModule = ({ store, isoNow }) => [
     method: 'POST',
     path: '/v1/alert-channels',
     body: channelBody,
-    handle: ({ account, body }) => {
-      const tx = store.begin(account);
-      return created(write(tx, body, { id: tx.nextInt(COLL.alertChannels), created_at: isoNow(), updated_at: null }));
-    },
+    handle: ({ account, body }) =>
+      created(inTransaction(store, account, (tx) => write(tx, body, { id: tx.nextInt(COLL.alertChannels), created_at: isoNow(), updated_at: null }))),
   }),
   route({
     method: 'GET',
@@ -111,38 +109,35 @@ export const alertChannelRoutes: RouteModule = ({ store, isoNow }) => [
     path: '/v1/alert-channels/:id',
     params: idParams,
     body: channelBody,
-    handle: ({ account, params, body }) => {
-      const tx = store.begin(account);
-      const stored = mustGet(tx, COLL.alertChannels, params.id);
-      if (stored.type !== body.type) throw invalid('payload', 'type', `cannot change from ${String(stored.type)}; delete the channel and create a new one`);
-      return ok(write(tx, body, { id: params.id, created_at: stored.created_at as string, updated_at: isoNow() }));
-    },
+    handle: ({ account, params, body }) =>
+      ok(
+        inTransaction(store, account, (tx) => {
+          const stored = mustGet(tx, COLL.alertChannels, params.id);
+          if (stored.type !== body.type) throw invalid('payload', 'type', `cannot change from ${String(stored.type)}; delete the channel and create a new one`);
+          return write(tx, body, { id: params.id, created_at: stored.created_at as string, updated_at: isoNow() });
+        }),
+      ),
   }),
   route({
     method: 'PUT',
     path: '/v1/alert-channels/:id/subscriptions',
     params: idParams,
     body: subscriptionBody,
-    handle: ({ account, params, body }) => {
-      const tx = store.begin(account);
-      mustGet(tx, COLL.alertChannels, params.id);
-      const [target] = targetsOf(tx, [body], 'item');
-      const sub = upsertSubscription(tx, params.id, target, body.activated);
-      tx.commit();
-      return ok({ id: sub.id, checkId: sub.checkId, groupId: sub.groupId, activated: sub.activated });
-    },
+    handle: ({ account, params, body }) =>
+      ok(
+        inTransaction(store, account, (tx) => {
+          mustGet(tx, COLL.alertChannels, params.id);
+          const [target] = targetsOf(tx, [body], 'item');
+          const sub = upsertSubscription(tx, params.id, target, body.activated);
+          return { id: sub.id, checkId: sub.checkId, groupId: sub.groupId, activated: sub.activated };
+        }),
+      ),
   }),
   route({
     method: 'DELETE',
     path: '/v1/alert-channels/:id',
     params: idParams,
-    handle: ({ account, params }) => {
-      const tx = store.begin(account);
-      mustGet(tx, COLL.alertChannels, params.id);
-      tx.delete(COLL.alertChannels, params.id);
-      deleteSubscriptionsWhere(tx, (s) => s.alertChannelId === params.id);
-      tx.commit();
-      return noContent();
-    },
+    handle: ({ account, params }) =>
+      deleteRecord(store, account, COLL.alertChannels, params.id, (tx) => deleteSubscriptionsWhere(tx, (s) => s.alertChannelId === params.id)),
   }),
 ];

@@ -1,15 +1,15 @@
 import { z } from 'zod';
-import { created, noContent, ok, route, type RouteModule, type RouteSpec } from '../http/route.js';
+import { created, ok, route, type RouteModule, type RouteSpec } from '../http/route.js';
 import { pageOf, pageQuery } from '../http/lists.js';
 import { PageCache } from '../http/page-cache.js';
 import { arrayParam, boolParam, stringParam } from '../http/query.js';
 import { mustGet } from '../http/lookup.js';
+import { deleteRecord, inTransaction } from '../http/write.js';
 import { invalid } from '../http/errors.js';
 import { parseOrThrow } from '../http/validation.js';
 import { COLL } from '../kinds.js';
 import { RUN_COLL } from '../rundata/collections.js';
 import type { Store, Transaction } from '../store/store.js';
-import type { ServerContext } from '../context.js';
 import { CHECK_TYPE_LIST, CHECK_TYPES, SPEC_CHECK_TYPES, type CheckTypeSpec } from '../checks/types.js';
 import { checkRulesAndReferences, createCheck, mergeCheck, type StoredCheck } from '../checks/build.js';
 import { checkJsonReader, checkViewer } from '../checks/view.js';
@@ -72,8 +72,7 @@ export const checkRoutes: RouteModule = (ctx) => {
     checkRulesAndReferences(check, body, tx);
     tx.put(COLL.checks, check.id, check);
     if (Array.isArray(body.alertChannelSubscriptions)) replaceCheckSubscriptions(tx, check.id, body.alertChannelSubscriptions as never);
-    tx.commit();
-    return ok(checkViewer(tx)(check, { echoSecrets: true }));
+    return checkViewer(tx)(check, { echoSecrets: true });
   };
 
   const perType = CHECK_TYPE_LIST.flatMap((type): RouteSpec<any, any, any>[] => [
@@ -82,22 +81,23 @@ export const checkRoutes: RouteModule = (ctx) => {
       path: `/v1/checks/${type.segment}`,
       query: writeQuery,
       body: type.create,
-      handle: ({ account, query, body }) => {
-        const tx = store.begin(account);
-        const check = createCheck(body, type, tx.uuid(), isoNow());
-        checkRulesAndReferences(check, body, tx);
-        const subs = [...((body.alertChannelSubscriptions as Array<{ alertChannelId: number; activated: boolean }>) ?? [])];
-        if (query.autoAssignAlerts) {
-          // api-decisions §1.6: every channel not already listed, appended in id order.
-          const listed = new Set(subs.map((s) => s.alertChannelId));
-          const ids = tx.list(COLL.alertChannels).map((c) => c.id as number).sort((a, b) => a - b);
-          for (const id of ids) if (!listed.has(id)) subs.push({ alertChannelId: id, activated: true });
-        }
-        tx.put(COLL.checks, check.id, check);
-        replaceCheckSubscriptions(tx, check.id, subs);
-        tx.commit();
-        return created(checkViewer(tx)(check, { echoSecrets: true }));
-      },
+      handle: ({ account, query, body }) =>
+        created(
+          inTransaction(store, account, (tx) => {
+            const check = createCheck(body, type, tx.uuid(), isoNow());
+            checkRulesAndReferences(check, body, tx);
+            const subs = [...((body.alertChannelSubscriptions as Array<{ alertChannelId: number; activated: boolean }>) ?? [])];
+            if (query.autoAssignAlerts) {
+              // api-decisions §1.6: every channel not already listed, appended in id order.
+              const listed = new Set(subs.map((s) => s.alertChannelId));
+              const ids = tx.list(COLL.alertChannels).map((c) => c.id as number).sort((a, b) => a - b);
+              for (const id of ids) if (!listed.has(id)) subs.push({ alertChannelId: id, activated: true });
+            }
+            tx.put(COLL.checks, check.id, check);
+            replaceCheckSubscriptions(tx, check.id, subs);
+            return checkViewer(tx)(check, { echoSecrets: true });
+          }),
+        ),
     }),
     route({
       method: 'PUT',
@@ -105,10 +105,8 @@ export const checkRoutes: RouteModule = (ctx) => {
       params: idParams,
       query: writeQuery,
       body: type.update,
-      handle: ({ account, params, body }) => {
-        const tx = store.begin(account);
-        return update(tx, type, mustGet<StoredCheck>(tx, COLL.checks, params.id), body);
-      },
+      handle: ({ account, params, body }) =>
+        ok(inTransaction(store, account, (tx) => update(tx, type, mustGet<StoredCheck>(tx, COLL.checks, params.id), body))),
     }),
   ]);
 
@@ -155,31 +153,27 @@ export const checkRoutes: RouteModule = (ctx) => {
       params: idParams,
       query: writeQuery,
       body: deprecatedBody,
-      handle: ({ account, params, body }) => {
-        const tx = store.begin(account);
-        const stored = mustGet<StoredCheck>(tx, COLL.checks, params.id);
-        if (body.checkType !== undefined && body.checkType !== stored.checkType) {
-          throw invalid('payload', 'checkType', `must be ${stored.checkType}, the type of this check`);
-        }
-        const type = CHECK_TYPES[stored.checkType as ApiCheckType];
-        return update(tx, type, stored, parseOrThrow('payload', type.update, body));
-      },
+      handle: ({ account, params, body }) =>
+        ok(
+          inTransaction(store, account, (tx) => {
+            const stored = mustGet<StoredCheck>(tx, COLL.checks, params.id);
+            if (body.checkType !== undefined && body.checkType !== stored.checkType) {
+              throw invalid('payload', 'checkType', `must be ${stored.checkType}, the type of this check`);
+            }
+            const type = CHECK_TYPES[stored.checkType as ApiCheckType];
+            return update(tx, type, stored, parseOrThrow('payload', type.update, body));
+          }),
+        ),
     }),
     route({
       method: 'DELETE',
       path: '/v1/checks/:id',
       params: idParams,
-      handle: ({ account, params }) => deleteCheck(ctx, account, params.id),
+      handle: ({ account, params }) =>
+        deleteRecord(store, account, COLL.checks, params.id, (tx) => {
+          deleteSubscriptionsWhere(tx, (s) => s.checkId === params.id);
+          ctx.cascadeDelete(tx, COLL.checks, params.id);
+        }),
     }),
   ];
 };
-
-function deleteCheck(ctx: ServerContext, account: string, id: string) {
-  const tx = ctx.store.begin(account);
-  mustGet(tx, COLL.checks, id);
-  tx.delete(COLL.checks, id);
-  deleteSubscriptionsWhere(tx, (s) => s.checkId === id);
-  ctx.cascadeDelete(tx, COLL.checks, id);
-  tx.commit();
-  return noContent();
-}

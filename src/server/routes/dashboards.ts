@@ -3,7 +3,7 @@ import { apiFields } from '../../schema/fields.js';
 import { created, ok, route, type RouteModule } from '../http/route.js';
 import { pageOf, pageQuery } from '../http/lists.js';
 import { mustGet } from '../http/lookup.js';
-import { deleteRecord } from '../http/write.js';
+import { deleteRecord, inTransaction } from '../http/write.js';
 import { conflict } from '../http/errors.js';
 import { COLL } from '../kinds.js';
 import type { Store, StoredRecord, Transaction } from '../store/store.js';
@@ -68,7 +68,7 @@ function uniqueness(store: Store, tx: Transaction, dashboard: Dashboard): void {
   }
 }
 
-/** Stores the dashboard; one that is private without keys gets one, shown raw in this response. */
+/** Stages the dashboard; one that is private without keys gets one, shown raw in this response. */
 function save(tx: Transaction, store: Store, dashboard: Dashboard, now: string): Record<string, unknown> {
   uniqueness(store, tx, dashboard);
   dashboard = { ...dashboard, customDomainKey: domainKeyOf(dashboard.customDomain) };
@@ -79,7 +79,6 @@ function save(tx: Transaction, store: Store, dashboard: Dashboard, now: string):
     shownKeys = [withRawKey(key.stored, key.rawKey)];
   }
   tx.put(COLL.dashboards, dashboard.dashboardId, dashboard);
-  tx.commit();
   return { ...withoutDomainKey(dashboard), keys: shownKeys };
 }
 
@@ -100,22 +99,24 @@ export const dashboardRoutes: RouteModule = ({ store, isoNow }) => [
     method: 'POST',
     path: '/v1/dashboards',
     body: createBody,
-    handle: ({ account, body }) => {
-      const tx = store.begin(account);
-      const dashboardId = tx.uuid();
-      const now = isoNow();
-      const dashboard: Dashboard = {
-        id: tx.nextInt(COLL.dashboards),
-        dashboardId,
-        customUrl: `dashboard-${dashboardId.slice(0, 8)}`,
-        ...DASHBOARD_DEFAULTS,
-        ...defined(body),
-        keys: [],
-        created_at: now,
-        updated_at: null,
-      };
-      return created(save(tx, store, dashboard, now));
-    },
+    handle: ({ account, body }) =>
+      created(
+        inTransaction(store, account, (tx) => {
+          const dashboardId = tx.uuid();
+          const now = isoNow();
+          const dashboard: Dashboard = {
+            id: tx.nextInt(COLL.dashboards),
+            dashboardId,
+            customUrl: `dashboard-${dashboardId.slice(0, 8)}`,
+            ...DASHBOARD_DEFAULTS,
+            ...defined(body),
+            keys: [],
+            created_at: now,
+            updated_at: null,
+          };
+          return save(tx, store, dashboard, now);
+        }),
+      ),
   }),
   route({
     method: 'GET',
@@ -128,12 +129,14 @@ export const dashboardRoutes: RouteModule = ({ store, isoNow }) => [
     path: '/v1/dashboards/:dashboardId',
     params: idParams,
     body: updateBody,
-    handle: ({ account, params, body }) => {
-      const tx = store.begin(account);
-      const stored = mustGet<Dashboard>(tx, COLL.dashboards, params.dashboardId);
-      const now = isoNow();
-      return ok(save(tx, store, { ...stored, ...defined(body), updated_at: now }, now));
-    },
+    handle: ({ account, params, body }) =>
+      ok(
+        inTransaction(store, account, (tx) => {
+          const stored = mustGet<Dashboard>(tx, COLL.dashboards, params.dashboardId);
+          const now = isoNow();
+          return save(tx, store, { ...stored, ...defined(body), updated_at: now }, now);
+        }),
+      ),
   }),
   route({
     method: 'DELETE',

@@ -4,8 +4,8 @@
  * is a projection, never a recomputation.
  */
 // The runner's result shapes are the stored ones; the service records what the runner returns.
-import type { BrowserCheckResult, HttpTimings, MultiStepCheckResult, TimingPhases } from '../../runner/types.js';
-export type { BrowserCheckResult, HttpTimings, MultiStepCheckResult, TimingPhases };
+import type { ApiCheckResult, BrowserCheckResult, MultiStepCheckResult } from '../../runner/types.js';
+export type { ApiCheckResult, BrowserCheckResult, MultiStepCheckResult };
 
 /** Where a result counts: the last attempt of a location is FINAL, earlier ones ATTEMPT. */
 export type ResultType = 'FINAL' | 'ATTEMPT';
@@ -20,38 +20,6 @@ export type SessionStatus =
   | 'DEGRADED'
   | 'PASSED'
   | 'TIMED_OUT';
-
-/** One evaluated assertion of an attempt: the definition plus what was seen. */
-export interface EvaluatedAssertion {
-  source: string;
-  comparison: string;
-  target: string;
-  property?: string;
-  regex?: string;
-  actual: string | null;
-  passed: boolean;
-}
-
-/**
- * `apiCheckResult` of a TCP, DNS, URL, API or ICMP attempt (decisions §5.3). ICMP: method `ICMP`,
- * url `icmp://host`, body = the run's JSON document (packets, loss, latency).
- */
-export interface ApiCheckResult {
-  assertions: EvaluatedAssertion[];
-  request: { method: string; url: string; data: string; headers: Record<string, string>; params: Record<string, string> };
-  response: {
-    status: number;
-    statusText: string;
-    body: string;
-    headers: Record<string, string>;
-    timings: HttpTimings | null;
-    timingPhases: TimingPhases;
-  };
-  requestError: string | null;
-  jobLog: null;
-  jobAssets: null;
-  pcapDataUrl: null;
-}
 
 /** A stored check result (spec §2.15). */
 export interface CheckResult {

@@ -12,11 +12,9 @@
  * Feb 28, Mar 31).
  */
 
-/** The repeat units of the reference's `repeatUnit`. */
-export const REPEAT_UNITS = ['DAY', 'WEEK', 'MONTH'] as const;
-
-/** A repeat unit. */
-export type RepeatUnit = (typeof REPEAT_UNITS)[number];
+// The repeat units of the reference's `repeatUnit` and their shortest lengths are the definitions' own.
+import { MIN_UNIT_DAYS, REPEAT_UNITS, type RepeatUnit } from '../../schema/resources.js';
+export { MIN_UNIT_DAYS, REPEAT_UNITS, type RepeatUnit };
 
 /** A maintenance window as stored and returned by `/v1/maintenance-windows` (reference `MaintenanceWindow`). */
 export interface MaintenanceWindowRecord {
@@ -59,8 +57,6 @@ export interface WindowOccurrence<W> extends Occurrence {
 
 const DAY_MS = 86_400_000;
 
-/** The shortest length of one repeat unit, in days (a month has at least 28). */
-export const MIN_UNIT_DAYS: Record<RepeatUnit, number> = { DAY: 1, WEEK: 7, MONTH: 28 };
 
 /** Whether a window recurs (both its interval and its unit are set). */
 export function repeats(w: WindowSchedule): boolean {
