@@ -1,22 +1,30 @@
-// `node bench/agent.mjs [--checks N] [--seconds S] [--concurrency C] [--time-scale T] [--mac BIN] [--json FILE]`
+// `node bench/agent.mjs [--checks N] [--rates R1,R2,..] [--seconds S] [--concurrency C] [--mac BIN] [--json FILE]`
 // (run `npm run build` first; --mac: another build's bin/mac.js, to compare two builds side by side)
 // What one `mac agent` sustains: URL monitors of a private location against a local HTTP server,
-// every one due each simulated 10 s (--time-scale 600: every real ~17 ms per check), side by side
-// with the same checks run by the service itself (a public location). Figures: runs recorded per
-// second, CPU ms per run (service + agent, against the service alone: the protocol's overhead per
-// run), and the agent's RSS. Each mode starts its own `mac serve` (in memory) and stops it by pid.
+// side by side with the same checks run by the service itself (a public location). For each rate
+// (runs due per real second: N checks, each due every N/R s), both modes run the same schedule;
+// figures per mode: runs recorded per second against runs due (an agent that keeps up records
+// them all; one that does not leaves a growing queue, reported as `backlog`, never counted as
+// throughput), the time from a run's due time to its recorded result (p50/p95, agent mode),
+// CPU ms per run (service + agent, against the service alone: the protocol's overhead per run),
+// and the agent's RSS. `sustained`: the highest rate whose runs were all recorded within one
+// period. Each mode starts its own `mac serve` (SQLite state in a temporary directory) and
+// stops it by pid.
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'libsql';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 
 const { values } = parseArgs({
   options: {
     checks: { type: 'string', default: '40' },
-    seconds: { type: 'string', default: '20' },
+    rates: { type: 'string', default: '10,20,40' },
+    seconds: { type: 'string', default: '15' },
     concurrency: { type: 'string', default: '32' },
-    'time-scale': { type: 'string', default: '600' },
     mac: { type: 'string' },
     json: { type: 'string' },
   },
@@ -25,7 +33,9 @@ const CHECKS = Number(values.checks);
 const SECONDS = Number(values.seconds);
 const CONCURRENCY = Number(values.concurrency);
 const MAC = values.mac ?? fileURLToPath(new URL('../bin/mac.js', import.meta.url));
-const SCALE = Number(values['time-scale']);
+const RATES = values.rates.split(',').map(Number);
+/** Simulated seconds between two runs of a check (frequency 0, frequencyOffset 10). */
+const SIM_PERIOD_S = 10;
 const TICKS = 100; // clock ticks per second (/proc/PID/stat)
 
 function spawnMac(args, env = {}) {
@@ -36,8 +46,8 @@ function spawnMac(args, env = {}) {
   return { child, log: () => out };
 }
 
-async function startServe() {
-  const s = spawnMac(['serve', '--port', '0', '--time-scale', String(SCALE), '--rate-limit', '0/60', '--deny-targets', 'none']);
+async function startServe(scale, state) {
+  const s = spawnMac(['serve', '--port', '0', '--state', state, '--time-scale', String(scale), '--rate-limit', '0/60', '--deny-targets', 'none']);
   for (let i = 0; i < 600; i++) {
     const m = /listening on (http:\/\/\S+)/.exec(s.log());
     if (m) return { ...s, url: m[1] };
@@ -73,8 +83,17 @@ async function recorded(url, ids, fromIso) {
   return n;
 }
 
-async function measure(mode, targetUrl) {
-  const serve = await startServe();
+function percentile(sorted, p) {
+  return sorted.length === 0 ? null : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+async function measure(mode, targetUrl, rate) {
+  // N checks due every N/rate real seconds: SIM_PERIOD_S simulated seconds at this time scale.
+  const periodS = CHECKS / rate;
+  const scale = SIM_PERIOD_S / periodS;
+  const dir = mkdtempSync(join(tmpdir(), 'mac-bench-agent-'));
+  const state = join(dir, 'state.db');
+  const serve = await startServe(scale, state);
   let agent;
   try {
     let body = {};
@@ -85,29 +104,50 @@ async function measure(mode, targetUrl) {
     } else body = { locations: ['eu-west-1'] };
     const ids = [];
     for (let i = 0; i < CHECKS; i++) {
-      // frequency 0 + offset 10: every 10 simulated seconds.
-      const c = await api(serve.url, 'POST', '/v1/checks/url', { name: `b${i}`, frequency: 0, frequencyOffset: 10, activated: true, ...body, request: { url: `${targetUrl}/${i}` } });
+      const c = await api(serve.url, 'POST', '/v1/checks/url', { name: `b${i}`, frequency: 0, frequencyOffset: SIM_PERIOD_S, activated: true, ...body, request: { url: `${targetUrl}/${i}` } });
       ids.push(c.id);
     }
-    // Warm up, then the window.
-    await new Promise((r) => setTimeout(r, 3000));
+    // Warm up (the agent's first runs load the runners), then the window.
+    await new Promise((r) => setTimeout(r, Math.max(3000, 2 * periodS * 1000)));
     const from = new Date().toISOString();
     const cpu0 = cpuMs(serve.child.pid) + (agent ? cpuMs(agent.child.pid) : 0);
     const t0 = Date.now();
     await new Promise((r) => setTimeout(r, SECONDS * 1000));
     const cpu1 = cpuMs(serve.child.pid) + (agent ? cpuMs(agent.child.pid) : 0);
-    const elapsed = (Date.now() - t0) / 1000;
+    const t1 = Date.now();
+    const elapsed = (t1 - t0) / 1000;
     const agentRss = agent ? rssMb(agent.child.pid) : null;
-    const agentCpu = agent ? cpuMs(agent.child.pid) : null;
     const n = await recorded(serve.url, ids, from);
-    return { mode, runs: n, runsPerSecond: n / elapsed, cpuMsPerRun: (cpu1 - cpu0) / Math.max(1, n), agentRssMb: agentRss, agentCpuMs: agentCpu, due: (CHECKS * elapsed) / (10 / SCALE) };
+    // Due to recorded, from the sessions: runs due in the window (agent mode: the due time each carries).
+    const db = new Database(state, { readonly: true });
+    const sessions = db.prepare("SELECT data FROM records WHERE kind = 'checkSessions'").all().map((r) => JSON.parse(r.data));
+    const queued = db.prepare("SELECT count(*) AS n FROM records WHERE kind = 'privateLocationRuns'").get().n;
+    db.close();
+    const late = sessions
+      .filter((x) => x.agentRun && x.stoppedAt && Date.parse(x.agentRun.dueAt) >= t0 && Date.parse(x.agentRun.dueAt) < t1)
+      .map((x) => Date.parse(x.stoppedAt) - Date.parse(x.agentRun.dueAt))
+      .sort((a, b) => a - b);
+    const due = rate * elapsed;
+    return {
+      mode,
+      rate,
+      periodS,
+      runs: n,
+      due: Math.round(due),
+      runsPerSecond: n / elapsed,
+      cpuMsPerRun: (cpu1 - cpu0) / Math.max(1, n),
+      agentRssMb: agentRss,
+      queuedAtEnd: mode === 'agent' ? queued : null,
+      dueToRecordedMs: mode === 'agent' ? { p50: percentile(late, 50), p95: percentile(late, 95), n: late.length } : null,
+    };
   } finally {
-    if (agent) {
+    if (agent && agent.child.exitCode === null) {
       agent.child.kill('SIGTERM');
       await new Promise((r) => agent.child.once('exit', r));
     }
     serve.child.kill('SIGTERM');
     await new Promise((r) => serve.child.once('exit', r));
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 
@@ -115,23 +155,35 @@ const target = createServer((req, res) => res.end('ok'));
 await new Promise((r) => target.listen(0, '127.0.0.1', r));
 const targetUrl = `http://127.0.0.1:${target.address().port}`;
 try {
-  const own = await measure('service', targetUrl);
-  const viaAgent = await measure('agent', targetUrl);
-  const figures = {
-    checks: CHECKS,
-    seconds: SECONDS,
-    concurrency: CONCURRENCY,
-    dueRunsPerSecond: +(CHECKS / (10 / SCALE)).toFixed(1),
-    service: { runsPerSecond: +own.runsPerSecond.toFixed(1), cpuMsPerRun: +own.cpuMsPerRun.toFixed(2) },
-    agent: { runsPerSecond: +viaAgent.runsPerSecond.toFixed(1), cpuMsPerRun: +viaAgent.cpuMsPerRun.toFixed(2), rssMb: +viaAgent.agentRssMb.toFixed(1) },
-    overheadCpuMsPerRun: +(viaAgent.cpuMsPerRun - own.cpuMsPerRun).toFixed(2),
-    cpuRatio: +(viaAgent.cpuMsPerRun / own.cpuMsPerRun).toFixed(2),
-  };
-  console.log(`URL monitors, ${CHECKS} checks due ${figures.dueRunsPerSecond}/s, ${SECONDS} s window`);
-  console.log(`  service's own runs: ${figures.service.runsPerSecond} runs/s, ${figures.service.cpuMsPerRun} CPU ms per run`);
-  console.log(`  one mac agent (--concurrency ${CONCURRENCY}): ${figures.agent.runsPerSecond} runs/s, ${figures.agent.cpuMsPerRun} CPU ms per run (service + agent), agent RSS ${figures.agent.rssMb} MB`);
-  console.log(`  protocol overhead: +${figures.overheadCpuMsPerRun} CPU ms per run (x${figures.cpuRatio})`);
-  if (values.json) writeFileSync(values.json, JSON.stringify(figures, null, 2));
+  const rows = [];
+  for (const rate of RATES) {
+    const own = await measure('service', targetUrl, rate);
+    const viaAgent = await measure('agent', targetUrl, rate);
+    const row = {
+      rate,
+      periodS: +own.periodS.toFixed(2),
+      service: { runsPerSecond: +own.runsPerSecond.toFixed(1), cpuMsPerRun: +own.cpuMsPerRun.toFixed(2) },
+      agent: {
+        runsPerSecond: +viaAgent.runsPerSecond.toFixed(1),
+        cpuMsPerRun: +viaAgent.cpuMsPerRun.toFixed(2),
+        rssMb: +viaAgent.agentRssMb.toFixed(1),
+        queuedAtEnd: viaAgent.queuedAtEnd,
+        dueToRecordedMs: viaAgent.dueToRecordedMs,
+      },
+      overheadCpuMsPerRun: +(viaAgent.cpuMsPerRun - own.cpuMsPerRun).toFixed(2),
+      cpuRatio: +(viaAgent.cpuMsPerRun / own.cpuMsPerRun).toFixed(2),
+      // Kept up: (nearly) every due run recorded, and within one period of its due time.
+      keptUp: viaAgent.runsPerSecond >= 0.9 * rate && (viaAgent.dueToRecordedMs.p95 ?? Infinity) <= own.periodS * 1000,
+    };
+    rows.push(row);
+    console.log(`${CHECKS} URL monitors due ${rate}/s (each every ${row.periodS} s), ${SECONDS} s window`);
+    console.log(`  service's own runs: ${row.service.runsPerSecond} runs/s, ${row.service.cpuMsPerRun} CPU ms per run`);
+    console.log(`  one mac agent (--concurrency ${CONCURRENCY}): ${row.agent.runsPerSecond} runs/s, ${row.agent.cpuMsPerRun} CPU ms per run (service + agent), due to recorded p50 ${row.agent.dueToRecordedMs.p50} ms p95 ${row.agent.dueToRecordedMs.p95} ms, ${row.agent.queuedAtEnd} queued at the end, agent RSS ${row.agent.rssMb} MB${row.keptUp ? '' : ' (did not keep up)'}`);
+    console.log(`  protocol overhead: +${row.overheadCpuMsPerRun} CPU ms per run (x${row.cpuRatio})`);
+  }
+  const sustained = Math.max(0, ...rows.filter((r) => r.keptUp).map((r) => r.rate));
+  console.log(`sustained by one agent: ${sustained} runs/s (the highest rate tried it kept up with)`);
+  if (values.json) writeFileSync(values.json, JSON.stringify({ checks: CHECKS, seconds: SECONDS, concurrency: CONCURRENCY, rows, sustainedRunsPerSecond: sustained }, null, 2));
 } finally {
   target.close();
 }

@@ -20,6 +20,10 @@ export const BACKOFF_MAX_MS = 30_000;
 const MAX_RETRY_WAIT_MS = 2_000;
 /** How long slots freed while runs are under way wait for more before one claim request takes them together (ms). */
 export const CLAIM_COLLECT_MS = 100;
+/** Results one request posts at most, where the service takes result batches. */
+export const RESULT_BATCH_MAX = 50;
+/** Bytes of one result batch at most (the service's bound of a results body, less room for the envelope). */
+export const RESULT_BATCH_BYTES = 15 * 1024 * 1024 - 64 * 1024;
 /** Largest answer the agent reads from the service. */
 const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
 
@@ -51,6 +55,8 @@ interface ClaimedRun {
 interface ClaimAnswer {
   protocol: number;
   location: string;
+  /** Additions to the protocol the service serves (`result-batches`). */
+  features?: string[];
   leaseSeconds: number;
   timeScale: number;
   runs: ClaimedRun[];
@@ -158,33 +164,101 @@ export async function runAgent(opts: AgentOptions, stop: AbortSignal): Promise<{
     }
     stopKeeping();
     if (abort.signal.aborted) return;
-    const body = {
+    const item = {
       runId: run.runId,
       token: run.token,
-      agentId: id,
       attempts: attempts.map((a) => ({ ...a, assets: a.assets?.map((x) => ({ name: x.name, type: x.type, contentType: x.contentType, data: x.data.toString('base64') })) })),
     };
-    // Posted until the service answers, while the claim lasts: past it, another agent may run it.
-    const until = Date.parse(run.leaseUntil);
-    let wait = BACKOFF_MIN_MS;
-    while (Date.now() < until) {
-      try {
-        const r = await call('results', body, Math.max(1_000, Math.min(30_000, until - Date.now())));
-        if (r.status === 200) {
-          ran++;
-          return;
-        }
-        if (r.status === 409 || r.status === 400 || r.status === 413) {
-          opts.log(`mac agent: result of ${describe(run)} not recorded: ${messageOf(r.json) ?? `HTTP ${r.status}`}`);
-          return;
-        }
-      } catch (err) {
-        if (err instanceof KeyRefused) return;
-      }
-      await delay(wait + Math.random() * wait * 0.2);
-      wait = Math.min(BACKOFF_MAX_MS, wait * 2);
+    await new Promise<void>((done) => {
+      ready.push({ run, item, bytes: Buffer.byteLength(JSON.stringify(item)), done });
+      void post();
+    });
+  };
+
+  // Results ready to post. One request at a time posts them: a result ready while none is under
+  // way goes at once; those ready meanwhile go together in the next (result-batches, when the
+  // service serves it), so a busy agent makes one request for many results, an idle one no wait.
+  const ready: Array<{ run: ClaimedRun; item: { runId: string; token: string; attempts: unknown[] }; bytes: number; done: () => void }> = [];
+  let posting = false;
+  let batches = false;
+  const settle = (entries: typeof ready, outcome: (e: (typeof ready)[number]) => void) => {
+    for (const e of entries) {
+      const i = ready.indexOf(e);
+      if (i >= 0) ready.splice(i, 1);
+      outcome(e);
+      e.done();
     }
-    opts.log(`mac agent: result of ${describe(run)} not recorded: its claim ended before the service could be reached`);
+  };
+  const refusedResult = (e: (typeof ready)[number], message: string) => opts.log(`mac agent: result of ${describe(e.run)} not recorded: ${message}`);
+  const post = async () => {
+    if (posting) return;
+    posting = true;
+    let wait = BACKOFF_MIN_MS;
+    try {
+      while (ready.length > 0) {
+        // Posted until the service answers, while the claim lasts: past it, another agent may run it.
+        const now = Date.now();
+        settle(
+          ready.filter((e) => Date.parse(e.run.leaseUntil) <= now),
+          (e) => refusedResult(e, 'its claim ended before the service could be reached'),
+        );
+        if (ready.length === 0) break;
+        const batch: typeof ready = [];
+        let bytes = 0;
+        for (const e of ready) {
+          if (batch.length >= (batches ? RESULT_BATCH_MAX : 1) || (batch.length > 0 && bytes + e.bytes > RESULT_BATCH_BYTES)) break;
+          batch.push(e);
+          bytes += e.bytes;
+        }
+        const until = Math.min(...batch.map((e) => Date.parse(e.run.leaseUntil)));
+        const timeoutMs = Math.max(1_000, Math.min(30_000, until - Date.now()));
+        try {
+          if (batch.length > 1) {
+            const r = await call('result-batches', { agentId: id, results: batch.map((e) => e.item) }, timeoutMs);
+            const answers = r.status === 200 ? (r.json as { results?: Array<{ status?: number; message?: string }> } | undefined)?.results : undefined;
+            if (Array.isArray(answers) && answers.length === batch.length) {
+              settle(batch, (e) => {
+                const a = answers[batch.indexOf(e)];
+                if (a?.status === 200) ran++;
+                else refusedResult(e, typeof a?.message === 'string' ? a.message.slice(0, 300) : `status ${String(a?.status)}`);
+              });
+              wait = BACKOFF_MIN_MS;
+              continue;
+            }
+            if (r.status === 404) {
+              // A service without result batches: one request per result from now on.
+              batches = false;
+              continue;
+            }
+            if (r.status === 400 || r.status === 413) {
+              settle(batch, (e) => refusedResult(e, messageOf(r.json) ?? `HTTP ${r.status}`));
+              continue;
+            }
+          } else {
+            const [e] = batch;
+            const r = await call('results', { runId: e.item.runId, token: e.item.token, agentId: id, attempts: e.item.attempts }, timeoutMs);
+            if (r.status === 200) {
+              settle(batch, () => void ran++);
+              wait = BACKOFF_MIN_MS;
+              continue;
+            }
+            if (r.status === 409 || r.status === 400 || r.status === 413) {
+              settle(batch, (x) => refusedResult(x, messageOf(r.json) ?? `HTTP ${r.status}`));
+              continue;
+            }
+          }
+        } catch (err) {
+          if (err instanceof KeyRefused) {
+            settle([...ready], () => undefined);
+            return;
+          }
+        }
+        await delay(wait + Math.random() * wait * 0.2);
+        wait = Math.min(BACKOFF_MAX_MS, wait * 2);
+      }
+    } finally {
+      posting = false;
+    }
   };
 
   try {
@@ -227,6 +301,7 @@ export async function runAgent(opts: AgentOptions, stop: AbortSignal): Promise<{
       if (failures > 0) opts.log(`mac agent: reached ${base} again`);
       failures = 0;
       const claim = answer.json as ClaimAnswer;
+      batches = Array.isArray(claim.features) && claim.features.includes('result-batches');
       if (!location) opts.log(`mac agent: running the checks of private location "${claim.location}" (${opts.concurrency} at once)`);
       location = claim.location;
       for (const run of claim.runs ?? []) {

@@ -7,6 +7,8 @@
  * - POST /agent/v1/results  the attempts of one claimed run: recorded as the location's run
  * - POST /agent/v1/releases claimed runs given back (an agent stopping)
  * - POST /agent/v1/leases   claims of runs still under way extended by a lease (long checks)
+ * - POST /agent/v1/result-batches  the results of several claimed runs in one request, each
+ *   recorded or refused on its own (an addition to v1: claims answers list it in `features`)
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { Context, MiddlewareHandler } from 'hono';
@@ -35,6 +37,10 @@ export const MAX_WAITING_PER_LOCATION = 64;
  * one database, and claims whose lease ended.
  */
 export const LOOK_AGAIN_MS = 2_000;
+/** Additions to protocol v1 this service serves, named in every claims answer. */
+export const PROTOCOL_FEATURES = ['result-batches'] as const;
+/** Results one result batch carries at most (its bytes are bounded as one result's body). */
+export const MAX_RESULT_BATCH = 50;
 /** Attempts of one run a result may carry (the first and at most 10 retries). */
 const MAX_ATTEMPTS = 11;
 /** Largest result object of one attempt (apiCheckResult, browserCheckResult or multiStepCheckResult) as JSON. */
@@ -95,7 +101,18 @@ const attempt = z.strictObject({
   networkError: z.boolean(),
   assets: z.array(asset).max(4).optional(),
 });
-const resultsBody = z.strictObject({ ...runRef.shape,  agentId: agentInfo.shape.id, attempts: z.array(attempt).min(1).max(MAX_ATTEMPTS) });
+const resultsBody = z.strictObject({ ...runRef.shape, agentId: agentInfo.shape.id, attempts: z.array(attempt).min(1).max(MAX_ATTEMPTS) });
+const batchItem = z.strictObject({ ...runRef.shape, attempts: z.array(attempt).min(1).max(MAX_ATTEMPTS) });
+const batchBody = z.strictObject({ agentId: agentInfo.shape.id, results: z.array(z.unknown()).min(1).max(MAX_RESULT_BATCH) });
+
+/** What became of one result: recorded (200), refused as invalid (400) or because its claim no longer holds (409). */
+interface ResultOutcome {
+  status: 200 | 400 | 409;
+  recorded?: boolean;
+  checkSessionId?: string;
+  message?: string;
+  errors?: Array<{ path: string; message: string }>;
+}
 
 /**
  * Private-location keys by their sha256: rebuilt when private locations change (on any instance).
@@ -134,7 +151,7 @@ export function agentProtocol(ctx: ServerContext): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const path = c.req.path;
     if (!path.startsWith('/agent/')) return next();
-    const m = /^\/agent\/v(\d+)\/(claims|results|releases|leases)$/.exec(path);
+    const m = /^\/agent\/v(\d+)\/(claims|results|result-batches|releases|leases)$/.exec(path);
     if (!m || c.req.method !== 'POST') throw notFound();
     if (Number(m[1]) !== PROTOCOL_VERSION) throw new ApiError(404, `agent protocol version ${m[1].slice(0, 6)} is not supported; this service speaks version ${PROTOCOL_VERSION}`);
     const header = /^Bearer (\S+)$/i.exec((c.req.header('authorization') ?? '').trim());
@@ -158,6 +175,7 @@ export function agentProtocol(ctx: ServerContext): MiddlewareHandler<AppEnv> {
         return c.json({
           protocol: PROTOCOL_VERSION,
           location: caller.slug,
+          features: PROTOCOL_FEATURES,
           leaseSeconds: agents.times.leaseMs / 1000,
           timeScale: ctx.options.timeScale,
           runs: claimed.map(({ run, check, leaseUntilMs, token }) => ({
@@ -183,20 +201,44 @@ export function agentProtocol(ctx: ServerContext): MiddlewareHandler<AppEnv> {
       const extended = agents.extend(caller.account, caller.locationId, body.agentId, body.runs);
       return c.json({ leaseSeconds: agents.times.leaseMs / 1000, runs: extended.map((x) => ({ runId: x.runId, token: x.token, leaseUntil: new Date(x.leaseUntilMs).toISOString() })) });
     }
-    const body = parse(resultsBody, await readBody(c, MAX_RESULT_BODY_BYTES));
-    const held = agents.holder(caller.account, caller.locationId, body.runId, body.token, body.agentId);
-    if ('refused' in held) {
-      throw new ApiError(409, held.refused === 'late' ? 'The claim of this run ends too soon to record its result: another agent may run it' : 'This run is not claimed by this agent with this token (its lease ended and another agent took it, or it was recorded already)');
+    if (m[2] === 'result-batches') {
+      const body = parse(batchBody, await readBody(c, MAX_RESULT_BODY_BYTES));
+      const results: Array<{ runId: string | null } & ResultOutcome> = [];
+      // One after the other: each is recorded (or refused) on its own, as if posted alone.
+      for (const [i, item] of body.results.entries()) {
+        const r = batchItem.safeParse(item);
+        const runId = typeof (item as { runId?: unknown } | null)?.runId === 'string' ? ((item as { runId: string }).runId.slice(0, 200)) : null;
+        if (!r.success) {
+          results.push({ runId, status: 400, message: `results.${i} is not valid`, errors: r.error.issues.slice(0, 20).map((x) => ({ path: x.path.join('.'), message: x.message })) });
+          continue;
+        }
+        results.push({ runId, ...(await recordResult(ctx, caller, body.agentId, r.data)) });
+      }
+      return c.json({ results });
     }
-    const problems = attemptProblems(body.attempts, Date.parse(held.run.dueAt), ctx.options.now());
-    if (problems.length > 0) throw validationError('payload', problems.slice(0, 20));
-    const attempts: AttemptResult[] = body.attempts.map(({ assets, ...a }) => ({
-      ...(a as Omit<AttemptResult, 'assets'>),
-      ...(assets && assets.length > 0 ? { assets: assets.map((x) => ({ name: x.name, type: x.type, contentType: x.contentType, data: Buffer.from(x.data, 'base64') })) } : {}),
-    }));
-    const recorded = await agents.complete(caller.account, held.run, body.agentId, attempts);
-    return c.json({ recorded: recorded !== undefined, ...(recorded ? { checkSessionId: recorded.checkSessionId } : {}) });
+    const body = parse(resultsBody, await readBody(c, MAX_RESULT_BODY_BYTES));
+    const outcome = await recordResult(ctx, caller, body.agentId, body);
+    if (outcome.status === 409) throw new ApiError(409, outcome.message!);
+    if (outcome.status === 400) throw validationError('payload', outcome.errors!);
+    return c.json({ recorded: outcome.recorded, ...(outcome.checkSessionId ? { checkSessionId: outcome.checkSessionId } : {}) });
   };
+}
+
+/** Records one run's result if its claim (token, agent) still holds it with enough lease left and its attempts pass attemptProblems. */
+async function recordResult(ctx: ServerContext, caller: AgentCaller, agentId: string, body: z.infer<typeof batchItem>): Promise<ResultOutcome> {
+  const { agents } = runsOf(ctx);
+  const held = agents.holder(caller.account, caller.locationId, body.runId, body.token, agentId);
+  if ('refused' in held) {
+    return { status: 409, message: held.refused === 'late' ? 'The claim of this run ends too soon to record its result: another agent may run it' : 'This run is not claimed by this agent with this token (its lease ended and another agent took it, or it was recorded already)' };
+  }
+  const problems = attemptProblems(body.attempts, Date.parse(held.run.dueAt), ctx.options.now());
+  if (problems.length > 0) return { status: 400, message: 'The result is not valid', errors: problems.slice(0, 20) };
+  const attempts: AttemptResult[] = body.attempts.map(({ assets, ...a }) => ({
+    ...(a as Omit<AttemptResult, 'assets'>),
+    ...(assets && assets.length > 0 ? { assets: assets.map((x) => ({ name: x.name, type: x.type, contentType: x.contentType, data: Buffer.from(x.data, 'base64') })) } : {}),
+  }));
+  const recorded = await agents.complete(caller.account, held.run, agentId, attempts);
+  return { status: 200, recorded: recorded !== undefined, ...(recorded ? { checkSessionId: recorded.checkSessionId } : {}) };
 }
 
 /**
@@ -264,7 +306,15 @@ async function readBody(c: Context<AppEnv>, limit: number): Promise<unknown> {
   if (declared > limit) throw new ApiError(413, `Request body exceeds ${limit} bytes`);
   const type = (c.req.header('content-type') ?? '').split(';')[0].trim().toLowerCase();
   if (type !== 'application/json') throw new ApiError(415, 'Expected application/json');
-  const text = await readStreamLimited(c.req.raw.body, limit);
+  // A declared length bounds the body (the HTTP parser enforces it): read in one piece, without a
+  // web stream (the node server reads it straight from the socket), as the API's bodies are; a
+  // chunked body is streamed so that it can be cut off at the limit.
+  let text: string | null;
+  if (Number.isFinite(declared)) {
+    const bytes = await c.req.raw.arrayBuffer();
+    // In-process requests may declare a length their body does not have.
+    text = bytes.byteLength > limit ? null : Buffer.from(bytes).toString('utf8');
+  } else text = await readStreamLimited(c.req.raw.body, limit);
   if (text === null) throw new ApiError(413, `Request body exceeds ${limit} bytes`);
   try {
     return JSON.parse(text);

@@ -95,6 +95,14 @@ export interface IndexedKind {
   keepWhile?: { field: string; values: readonly string[] };
 }
 
+/**
+ * Kinds leased by check value (`Backend.lease` with `only`: one private location's queued runs):
+ * the database stores keep a partial index of them by (check, time), so that a lease reads the
+ * rows it takes, not the queue of every other value. The kind is named in the index's condition
+ * and, as a literal, in the lease's query (a partial index serves only a query naming its condition).
+ */
+export const QUEUE_KINDS: readonly string[] = ['privateLocationRuns'];
+
 /** A record taken by `Backend.lease`. */
 export interface LeasedRecord {
   account: string;

@@ -16,6 +16,11 @@ export class MemoryBackend implements Backend {
   private readonly counters = new Map<string, number>();
   /** `account\0kind\0checkId` -> the check's records of an indexed kind (creation order). */
   private readonly byCheck = new Map<string, Collection>();
+  /** Leased kinds (the persisted queues) by time: `kind`, and `kind\0check` for leases of one check value. */
+  private readonly dueHeaps = new Map<string, DueHeap>();
+  /** Per leased kind: the check values that have a heap of their own. */
+  private readonly leasedBy = new Map<string, Set<string>>();
+  private dueSeq = 0;
 
   constructor(private readonly indexed: IndexedKinds = {}) {}
 
@@ -97,20 +102,61 @@ export class MemoryBackend implements Backend {
   lease(kind: string, nowMs: number, untilMs: number, limit: number, only?: string): LeasedRecord[] {
     const spec = this.indexed[kind];
     if (!spec) throw new Error(`${kind} is not run data`);
-    const due: Array<{ t: number; account: string; id: string; rec: StoredRecord }> = [];
-    for (const [account, data] of this.accounts) {
-      for (const [id, rec] of data.get(kind) ?? []) {
-        if (only !== undefined && checkOf(rec, spec.check) !== only) continue;
-        const t = timeOf(rec, spec.time);
-        if (t !== null && t <= nowMs) due.push({ t, account, id, rec });
+    // The records by time (DueHeap): a lease looks at the ones it takes and at entries made stale
+    // by later writes (each at most once), never at the records not due.
+    const heap = this.dueHeap(kind, only);
+    const out: LeasedRecord[] = [];
+    while (out.length < limit) {
+      const top = heap.peek();
+      if (!top) break;
+      if (this.accounts.get(top.account)?.get(kind)?.get(top.id) !== top.rec) {
+        heap.pop();
+        continue;
+      }
+      if (top.t > nowMs) break;
+      heap.pop();
+      const record = { ...top.rec, [spec.time]: new Date(untilMs).toISOString() };
+      this.put(top.account, kind, top.id, record);
+      out.push({ account: top.account, id: top.id, record });
+    }
+    return out;
+  }
+
+  /**
+   * The heap of a leased kind (all its records, or those whose check field is `only`): made at the
+   * first lease of it from the records held, then kept by every write of the kind (put), and
+   * rebuilt once it holds mostly stale entries.
+   */
+  private dueHeap(kind: string, only?: string): DueHeap {
+    const key = only === undefined ? kind : `${kind}\u0000${only}`;
+    const heap = this.dueHeaps.get(key);
+    if (heap && heap.size() <= heap.rebuildAt) return heap;
+    if (heap) {
+      // Rebuilt only when most entries are stale: the check is at most once per doubling.
+      let live = 0;
+      for (const [account, data] of this.accounts) live += (only === undefined ? data.get(kind) : this.byCheck.get(checkKey(account, kind, only)))?.size ?? 0;
+      if (heap.size() <= 2 * live + 1024) {
+        heap.rebuildAt = 2 * heap.size();
+        return heap;
       }
     }
-    due.sort((a, b) => a.t - b.t);
-    return due.slice(0, limit).map(({ account, id, rec }) => {
-      const record = { ...rec, [spec.time]: new Date(untilMs).toISOString() };
-      this.put(account, kind, id, record);
-      return { account, id, record };
-    });
+    const spec = this.indexed[kind]!;
+    const fresh = new DueHeap();
+    for (const [account, data] of this.accounts) {
+      const records = only === undefined ? data.get(kind) : this.byCheck.get(checkKey(account, kind, only));
+      for (const [id, rec] of records ?? []) {
+        const t = timeOf(rec, spec.time);
+        if (t !== null) fresh.push({ t, seq: this.dueSeq++, account, id, rec });
+      }
+    }
+    fresh.rebuildAt = Math.max(1024, 2 * fresh.size());
+    if (only !== undefined && !heap) {
+      const of = this.leasedBy.get(kind) ?? new Set<string>();
+      of.add(only);
+      this.leasedBy.set(kind, of);
+    }
+    this.dueHeaps.set(key, fresh);
+    return fresh;
   }
 
   expire(kind: string, beforeMs: number, limit: number): number {
@@ -163,8 +209,21 @@ export class MemoryBackend implements Backend {
         if (!mine) this.byCheck.set(key, (mine = new Map()));
         mine.set(id, rec);
       }
+      if (this.dueHeaps.size > 0) this.queueDue(account, kind, id, rec, spec.time, to);
     }
     coll.set(id, rec);
+  }
+
+  /** A write of a leased kind: its record joins the heaps it belongs to (the entry it replaces goes stale). */
+  private queueDue(account: string, kind: string, id: string, rec: StoredRecord, timeField: string, check: string | null): void {
+    const all = this.dueHeaps.get(kind);
+    const mine = check !== null && this.leasedBy.get(kind)?.has(check) ? this.dueHeaps.get(`${kind}\u0000${check}`) : undefined;
+    if (!all && !mine) return;
+    const t = timeOf(rec, timeField);
+    if (t === null) return;
+    const entry = { t, seq: this.dueSeq++, account, id, rec };
+    all?.push(entry);
+    mine?.push(entry);
   }
 
   /** Deletes a record, and its place in the index by check. */
@@ -196,4 +255,66 @@ export class MemoryBackend implements Backend {
 
 function checkKey(account: string, kind: string, checkId: string): string {
   return `${account}\u0000${kind}\u0000${checkId}`;
+}
+
+interface DueEntry {
+  t: number;
+  /** Write order: equal times are taken in the order they were written. */
+  seq: number;
+  account: string;
+  id: string;
+  /** The record as written: the entry is stale once the collection holds another (or none). */
+  rec: StoredRecord;
+}
+
+/** A binary min-heap of records by time then write order. */
+class DueHeap {
+  private readonly items: DueEntry[] = [];
+  /** Size past which the heap is rebuilt from the live records. */
+  rebuildAt = 1024;
+
+  size(): number {
+    return this.items.length;
+  }
+
+  peek(): DueEntry | undefined {
+    return this.items[0];
+  }
+
+  push(e: DueEntry): void {
+    const a = this.items;
+    a.push(e);
+    let i = a.length - 1;
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (!before(a[i], a[p])) break;
+      [a[i], a[p]] = [a[p], a[i]];
+      i = p;
+    }
+  }
+
+  pop(): DueEntry | undefined {
+    const a = this.items;
+    const top = a[0];
+    const last = a.pop();
+    if (a.length > 0 && last) {
+      a[0] = last;
+      let i = 0;
+      for (;;) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let m = i;
+        if (l < a.length && before(a[l], a[m])) m = l;
+        if (r < a.length && before(a[r], a[m])) m = r;
+        if (m === i) break;
+        [a[i], a[m]] = [a[m], a[i]];
+        i = m;
+      }
+    }
+    return top;
+  }
+}
+
+function before(x: DueEntry, y: DueEntry): boolean {
+  return x.t < y.t || (x.t === y.t && x.seq < y.seq);
 }

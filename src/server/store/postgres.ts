@@ -1,7 +1,7 @@
 import { workerModule } from '../../runner/worker-module.js';
 import { randomUUID } from 'node:crypto';
 import { MessageChannel, Worker, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
-import { checkOf, setPath, timeOf, type Backend, type ClaimHold, type IndexedKinds, type LeasedRecord, type RecordQuery, type RunClaim, type StoreCommit, type StoredRecord } from './backend.js';
+import { QUEUE_KINDS, checkOf, setPath, timeOf, type Backend, type ClaimHold, type IndexedKinds, type LeasedRecord, type RecordQuery, type RunClaim, type StoreCommit, type StoredRecord } from './backend.js';
 import { DatabaseUnavailable, StateError, UniqueTaken } from './errors.js';
 import { FIGURE_COLUMNS, aggregateRows, figureConditions, aggregateSql, figureValues, type AggregateDialect, type AggregateQuery, type AggregateRow } from './aggregate.js';
 import type { PgAnswer, PgRequest } from './postgres-worker.js';
@@ -99,6 +99,9 @@ export const PG_MIGRATIONS: readonly string[] = [
    DROP FUNCTION pg_temp.mac_json(text);
    DROP INDEX records_figures;
    CREATE INDEX records_figures ON records (account, kind, check_id, at) INCLUDE (n0, n1, n2, n3, n4, n5, n6, n7, n8, n9, n10, n11, n12, n13, n14, k0, k1, k2) WHERE check_id IS NOT NULL`,
+  // The queue of private locations by location and time (backend.ts QUEUE_KINDS): a claim reads
+  // the rows it takes, in order, and stops at its LIMIT.
+  `CREATE INDEX records_queue ON records (check_id, at, seq) WHERE kind = 'privateLocationRuns'`,
 ];
 
 /** Connections of the asynchronous reads (public pages, their data): on top of the store's one and the claims' one. */
@@ -423,8 +426,10 @@ export class PostgresBackend implements Backend {
     const spec = this.indexed[kind];
     if (!spec) throw new Error(`${kind} is not run data`);
     // Rows another instance is taking are skipped, not waited for: each row goes to one taker.
+    // A queue kind by check value: its partial index (records_queue) serves a query naming its condition.
+    const queue = only !== undefined && QUEUE_KINDS.includes(kind);
     const of = only === undefined ? '' : ' AND check_id = $7';
-    const sql = `WITH due AS (SELECT seq, at FROM records WHERE kind = $4 AND at IS NOT NULL AND at <= $5${of} ORDER BY at, seq LIMIT $6 FOR UPDATE SKIP LOCKED)
+    const sql = `WITH due AS (SELECT seq, at FROM records WHERE kind = $4${queue ? ` AND kind = '${kind}'` : ''} AND at IS NOT NULL AND at <= $5${of} ORDER BY at, seq LIMIT $6 FOR UPDATE SKIP LOCKED)
                  UPDATE records r SET at = $1, data = jsonb_set(r.data::jsonb, $2::text[], to_jsonb($3::text))::text
                  FROM due WHERE r.seq = due.seq
                  RETURNING r.account, r.id, r.data, due.at::float8, due.seq::float8`;

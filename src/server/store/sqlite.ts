@@ -1,5 +1,5 @@
 import Database from 'libsql';
-import { checkOf, setPath, timeOf, type Backend, type IndexedKinds, type LeasedRecord, type RecordQuery, type StoreCommit, type StoredRecord } from './backend.js';
+import { QUEUE_KINDS, checkOf, setPath, timeOf, type Backend, type IndexedKinds, type LeasedRecord, type RecordQuery, type StoreCommit, type StoredRecord } from './backend.js';
 import { MemoryBackend } from './memory.js';
 import { FIGURE_COLUMNS, aggregateRows, figureConditions, aggregateSql, figureValues, type AggregateDialect, type AggregateQuery, type AggregateRow } from './aggregate.js';
 import { StateError } from './errors.js';
@@ -82,6 +82,9 @@ export const MIGRATIONS: readonly string[] = [
      WHERE kind = 'checkResults' AND json_valid(data);
    DROP INDEX records_figures;
    CREATE INDEX records_figures ON records (account, kind, check_id, at, n0, n1, n2, n3, n4, n5, n6, n7, n8, n9, n10, n11, n12, n13, n14, k0, k1, k2) WHERE check_id IS NOT NULL;`,
+  // The queue of private locations by location and time (backend.ts QUEUE_KINDS): a claim reads
+  // the rows it takes (the index ends with the rowid, seq: ORDER BY at, seq needs no sort).
+  `CREATE INDEX records_queue ON records (check_id, at) WHERE kind = 'privateLocationRuns';`,
 ];
 
 /** The schema version this code creates and reads. */
@@ -96,7 +99,7 @@ export const SCHEMA_VERSION = MIGRATIONS.length;
 export class SqliteBackend implements Backend {
   private readonly cache: MemoryBackend;
   private readonly stmts;
-  private leaseStmts: { due: Database.Statement<unknown[]>; dueOf: Database.Statement<unknown[]>; take: Database.Statement<unknown[]> } | undefined;
+  private leaseStmts: { due: Database.Statement<unknown[]>; dueOf: Database.Statement<unknown[]>; take: Database.Statement<unknown[]>; queues: Map<string, Database.Statement<unknown[]>> } | undefined;
 
   /** The asynchronous reads: a thread of its own with its own connection (started at the first). */
   private readonly reader: AsyncReader | undefined;
@@ -289,13 +292,22 @@ export class SqliteBackend implements Backend {
     const spec = this.indexed[kind];
     if (!spec) throw new Error(`${kind} is not run data`);
     // One write transaction: the rows due are read and moved to untilMs together (records_time index).
-    const { due, dueOf, take } = (this.leaseStmts ??= {
+    const stmts = (this.leaseStmts ??= {
       due: this.db.prepare('SELECT seq FROM records WHERE kind = ? AND at <= ? ORDER BY at, seq LIMIT ?').raw(),
       dueOf: this.db.prepare('SELECT seq FROM records WHERE kind = ? AND at <= ? AND check_id = ? ORDER BY at, seq LIMIT ?').raw(),
       take: this.db.prepare('UPDATE records SET at = ?, data = json_set(data, ?, ?) WHERE seq = ? RETURNING account, id, data').raw(),
+      queues: new Map(),
     });
+    const { due, dueOf, take } = stmts;
+    // A queue kind by check value: its partial index (records_queue), named by its condition.
+    let queue = only !== undefined && QUEUE_KINDS.includes(kind) ? stmts.queues.get(kind) : undefined;
+    if (!queue && only !== undefined && QUEUE_KINDS.includes(kind)) {
+      queue = this.db.prepare(`SELECT seq FROM records WHERE kind = '${kind}' AND check_id = ? AND at <= ? ORDER BY at, seq LIMIT ?`).raw();
+      stmts.queues.set(kind, queue);
+    }
     const rows = this.db.transaction(() => {
-      const seqs = ((only === undefined ? due.all(kind, nowMs, limit) : dueOf.all(kind, nowMs, only, limit)) as Row[]).map((r) => r[0]);
+      const found = only === undefined ? due.all(kind, nowMs, limit) : queue ? queue.all(only, nowMs, limit) : dueOf.all(kind, nowMs, only, limit);
+      const seqs = (found as Row[]).map((r) => r[0]);
       return seqs.map((seq) => take.get(untilMs, `$.${spec.time}`, new Date(untilMs).toISOString(), seq) as Row);
     }).immediate() as Row[];
     return rows.map((r) => ({ account: r[0] as string, id: r[1] as string, record: JSON.parse(r[2] as string) as StoredRecord }));

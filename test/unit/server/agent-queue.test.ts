@@ -159,4 +159,50 @@ describe('the queue of private locations', () => {
     expect(results).toHaveLength(1);
     await t.server.close();
   });
+
+  it('a result batch records each result on its own: the valid one lands, a stale claim answers 409, an invalid one 400, in order', async () => {
+    const t = await service();
+    const { agents } = runsOf(t.server.ctx);
+    const other = (await t.json('/v1/checks/url', 'POST', { name: 'v', activated: true, privateLocations: ['site-a'], request: { url: 'http://127.0.0.1:9/' } })).body;
+    const third = (await t.json('/v1/checks/url', 'POST', { name: 'w', activated: true, privateLocations: ['site-a'], request: { url: 'http://127.0.0.1:9/' } })).body;
+    for (const id of [t.check.id, other.id, third.id]) agents.enqueue('dev', t.server.ctx.store.get<CheckRecord>('dev', COLL.checks, id)!, 'site-a', t.now());
+    const auth = { authorization: `Bearer ${t.key}`, 'content-type': 'application/json' };
+    const claimed = (await t.json('/agent/v1/claims', 'POST', { agent: { id: AGENT, version: 't', hostName: 'h' }, max: 10, waitSeconds: 0 }, auth)).body;
+    expect(claimed.features).toContain('result-batches');
+    expect(claimed.runs).toHaveLength(3);
+    const [a, b, c] = claimed.runs;
+    const at = new Date(t.now()).toISOString();
+    const answer = await t.json(
+      '/agent/v1/result-batches',
+      'POST',
+      {
+        agentId: AGENT,
+        results: [
+          { runId: a.runId, token: a.token, attempts: [attempt(at)] },
+          { runId: b.runId, token: `${Date.parse(b.leaseUntil) + 1}.${AGENT}`, attempts: [attempt(at)] },
+          { runId: c.runId, token: c.token, attempts: [{ ...attempt(at), resultType: 'ATTEMPT' }] },
+          { runId: 'x', token: 'y', attempts: [attempt(at)], extra: 1 },
+        ],
+      },
+      auth,
+    );
+    expect(answer.status).toBe(200);
+    expect(answer.body.results.map((r: any) => [r.runId, r.status])).toEqual([
+      [a.runId, 200],
+      [b.runId, 409],
+      [c.runId, 400],
+      ['x', 400],
+    ]);
+    expect(answer.body.results[0].recorded).toBe(true);
+    expect(answer.body.results[2].errors[0].path).toBe('attempts.0.resultType');
+    // Recorded once: the same result again is a stale claim.
+    const again = await t.json('/agent/v1/result-batches', 'POST', { agentId: AGENT, results: [{ runId: a.runId, token: a.token, attempts: [attempt(at)] }] }, auth);
+    expect(again.body.results.map((r: any) => r.status)).toEqual([409]);
+    expect((await t.json(`/v1/check-results/${t.check.id}`)).body).toHaveLength(1);
+    // Bounded: at most 50 results, and an API key opens no agent route.
+    const many = Array.from({ length: 51 }, () => ({ runId: a.runId, token: a.token, attempts: [attempt(at)] }));
+    expect((await t.json('/agent/v1/result-batches', 'POST', { agentId: AGENT, results: many }, auth)).status).toBe(400);
+    expect((await t.json('/agent/v1/result-batches', 'POST', { agentId: AGENT, results: [] }, H)).status).toBe(401);
+    await t.server.close();
+  });
 });
