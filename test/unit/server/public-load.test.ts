@@ -46,10 +46,10 @@ function record(t: TestClient, checkId: string, atMs: number, over: { hasFailure
 }
 
 /** Percentiles read from the histogram: within 2.5 % of the exact value (0.5 ms under 1 ms), rounded to 2 decimals. */
-function expectNear(figures: Record<string, unknown> | null, exact: Record<string, number>): void {
+function expectNear(figures: object | null, exact: Record<string, number>): void {
   expect(figures).not.toBeNull();
   for (const [name, v] of Object.entries(exact)) {
-    const got = figures![name] as number;
+    const got = (figures as Record<string, number>)[name];
     expect(Math.abs(got - v), `${name}: ${got} for ${v}`).toBeLessThanOrEqual(Math.max(0.5, PERCENTILE_RELATIVE_ERROR * v) + 0.005);
   }
 }
