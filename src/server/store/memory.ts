@@ -1,5 +1,5 @@
 import { aggregateRecords, passesFigures, type AggregateQuery, type AggregateRow } from './aggregate.js';
-import { ROLLUP_KIND, ROLLUP_SPANS, addTally, emptyTally, tallyOfRecord, type RollupCell, type RollupQuery, type Tally } from './rollup.js';
+import { ROLLUP_KIND, ROLLUP_SPANS, addTally, emptyTally, tallyOfRecord, takenOut, type RollupCell, type RollupQuery, type Tally } from './rollup.js';
 import { checkOf, pickFields, timeOf, type Backend, type IndexedKinds, type LeasedRecord, type RecordQuery, type StoreCommit, type StoredRecord } from './backend.js';
 
 type Collection = Map<string, StoredRecord>;
@@ -18,12 +18,8 @@ export class MemoryBackend implements Backend {
   /** `account\0kind\0checkId` -> the check's records of an indexed kind (creation order). */
   private readonly byCheck = new Map<string, Collection>();
 
-  /**
-   * `account\0kind\0checkId` -> `span:start` -> the cell of the check's results (rollup.ts), kept
-   * at every put and delete. `stale`: a result holding the cell's minimum or maximum was taken
-   * out; both are read again from the check's results when the cell is read.
-   */
-  private readonly cells = new Map<string, Map<string, Tally & { stale?: boolean }>>();
+  /** `account\0kind\0checkId` -> `span:start` -> the cell of the check's results (rollup.ts), kept at every put and delete. */
+  private readonly cells = new Map<string, Map<string, Tally>>();
 
   constructor(private readonly indexed: IndexedKinds = {}) {}
 
@@ -36,7 +32,6 @@ export class MemoryBackend implements Backend {
       for (let start = Math.ceil(from / span) * span; start < to; start += span) {
         const cell = mine.get(`${span}:${start}`);
         if (!cell) continue;
-        if (cell.stale) this.refreshBounds(key, cell, start, span);
         out.push({ span, start, tally: { ...cell, hist: new Map(cell.hist) } });
       }
     }
@@ -190,29 +185,10 @@ export class MemoryBackend implements Backend {
       addTally(cell, of, sign);
       if (sign === -1) {
         if (cell.runs <= 0 && cell.n <= 0) mine.delete(at);
-        else if (of.min !== null && (of.min <= (cell.min ?? -Infinity) || of.min >= (cell.max ?? Infinity))) cell.stale = true;
+        else if (of.min !== null) takenOut(cell);
       }
     }
     if (mine.size === 0) this.cells.delete(key);
-  }
-
-  /** The minimum and maximum of a cell read again from the check's results. */
-  private refreshBounds(key: string, cell: Tally & { stale?: boolean }, start: number, span: number): void {
-    const [account, kind, check] = key.split('\u0000');
-    const spec = this.indexed[kind];
-    let min: number | null = null;
-    let max: number | null = null;
-    for (const rec of this.byCheck.get(checkKey(account, kind, check))?.values() ?? []) {
-      const t = timeOf(rec, spec.time);
-      if (t === null || t < start || t >= start + span) continue;
-      const of = tallyOfRecord(rec);
-      if (of?.min == null) continue;
-      if (min === null || of.min < min) min = of.min;
-      if (max === null || of.min > max) max = of.min;
-    }
-    cell.min = min;
-    cell.max = max;
-    cell.stale = false;
   }
 
   /** Puts a record, and keeps the index by check of an indexed kind. */

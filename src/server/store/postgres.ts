@@ -819,13 +819,18 @@ function pgRollupMigration(): string {
          runs = rollups.runs + excluded.runs, s0 = rollups.s0 + excluded.s0, s1 = rollups.s1 + excluded.s1, s2 = rollups.s2 + excluded.s2,
          vn = rollups.vn + excluded.vn, vsum = rollups.vsum + excluded.vsum, vsq = rollups.vsq + excluded.vsq,
          vmin = least(rollups.vmin, excluded.vmin), vmax = greatest(rollups.vmax, excluded.vmax), hist = mac_hist_add(rollups.hist, excluded.hist, 1)`;
-  // Rows taken out: subtracted; the minimum and maximum read again from the cell's results when
-  // it held one of them; empty cells go.
+  // Rows taken out: subtracted, empty cells go. A cell whose minimum's (maximum's) bucket is now
+  // empty takes the lower (upper) bound of its lowest (highest) bucket left, as on SQLite
+  // (rollup.ts takenOut): within one bucket of the exact value, without reading its results.
+  const bound = (i: string) => `(SELECT t FROM unnest('{${HISTOGRAM_THRESHOLDS.join(',')}}'::float8[]) WITH ORDINALITY AS b(t, i) WHERE b.i = ${i})`;
   const sub = (from: string) => `WITH d AS (${cellsOf(from)})
        UPDATE rollups c SET runs = c.runs - d.runs, s0 = c.s0 - d.s0, s1 = c.s1 - d.s1, s2 = c.s2 - d.s2,
-         vn = c.vn - d.vn, vsum = c.vsum - d.vsum, vsq = c.vsq - d.vsq, hist = mac_hist_add(c.hist, d.hist, -1),
-         vmin = CASE WHEN d.vmin <= c.vmin OR d.vmax >= c.vmax THEN (SELECT min(x.n2) FROM records x WHERE x.account = c.account AND x.kind = c.kind AND x.check_id = c.check_id AND x.at >= c.start AND x.at < c.start + c.span AND x.k0 = '"FINAL"') ELSE c.vmin END,
-         vmax = CASE WHEN d.vmin <= c.vmin OR d.vmax >= c.vmax THEN (SELECT max(x.n2) FROM records x WHERE x.account = c.account AND x.kind = c.kind AND x.check_id = c.check_id AND x.at >= c.start AND x.at < c.start + c.span AND x.k0 = '"FINAL"') ELSE c.vmax END
+         vn = c.vn - d.vn, vsum = c.vsum - d.vsum, vsq = c.vsq - d.vsq, hist = mac_hist_add(c.hist, d.hist, -1)
+       FROM d WHERE c.account = d.account AND c.kind = d.kind AND c.check_id = d.check_id AND c.span = d.span AND c.start = d.start;
+     WITH d AS (${cellsOf(from)})
+       UPDATE rollups c SET
+         vmin = CASE WHEN c.vmin IS NULL OR c.hist ? mac_rollup_bucket(c.vmin)::text THEN c.vmin ELSE coalesce(${bound('(SELECT min(k::int) FROM jsonb_object_keys(c.hist) k)')}, c.vmin) END,
+         vmax = CASE WHEN c.vmax IS NULL OR c.hist ? mac_rollup_bucket(c.vmax)::text THEN c.vmax ELSE coalesce(${bound('(SELECT max(k::int) FROM jsonb_object_keys(c.hist) k) + 1')}, c.vmax) END
        FROM d WHERE c.account = d.account AND c.kind = d.kind AND c.check_id = d.check_id AND c.span = d.span AND c.start = d.start;
      DELETE FROM rollups c USING (SELECT DISTINCT r.account, r.kind, r.check_id FROM ${from} r WHERE r.kind = '${ROLLUP_KIND}') d
        WHERE c.account = d.account AND c.kind = d.kind AND c.check_id = d.check_id AND c.runs <= 0 AND c.vn <= 0`;

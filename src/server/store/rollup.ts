@@ -98,6 +98,27 @@ export function addTally(a: Tally, b: Tally, sign: 1 | -1 = 1): Tally {
   return a;
 }
 
+/**
+ * The minimum and maximum of a cell after a value was taken out of it (its figures subtracted
+ * already), as the databases' triggers keep them: when the bucket of the minimum is now empty,
+ * the minimum becomes the lower bound of the lowest bucket left (the maximum: the upper bound of
+ * the highest); otherwise it stays (the values left in its bucket are at least the minimum).
+ * Within one bucket of the exact value, without reading the cell's results again.
+ */
+export function takenOut(cell: Tally): void {
+  const buckets = [...cell.hist.keys()];
+  if (buckets.length === 0) return;
+  const T = HISTOGRAM_THRESHOLDS;
+  if (cell.min !== null && !cell.hist.has(histogramBucket(cell.min))) {
+    const lowest = Math.min(...buckets);
+    if (lowest >= 1) cell.min = T[lowest - 1];
+  }
+  if (cell.max !== null && !cell.hist.has(histogramBucket(cell.max))) {
+    const highest = Math.max(...buckets);
+    if (highest < T.length) cell.max = T[highest];
+  }
+}
+
 /** A number figure as the database keeps it: a number, a boolean as 1 or 0, anything else null. */
 function numeric(v: unknown): number | null {
   if (typeof v === 'number') return Number.isFinite(v) ? v : null;
