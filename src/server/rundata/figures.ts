@@ -1,10 +1,13 @@
 /**
  * Check figures over a window: the one windowed read of check results that the public pages
- * (dashboards, their data.json, status pages, charts and badges) and analytics share. A window is
- * cut into buckets (an hour, a day, or the whole window); per bucket the database reduces the
- * check's FINAL results to counts and response-time figures (store/aggregate.ts: one SQL GROUP BY
- * on SQLite and PostgreSQL over the figure columns, the same reduction in memory). What a page
- * reads therefore depends on the window it shows, never on how many results a check holds.
+ * (dashboards, their data.json, status pages, charts and badges) share. A window is cut into
+ * buckets (an hour, a day, or the whole window); per bucket the figures come from the cells the
+ * store keeps per check and hour and per check and UTC day (store/rollup.ts: counts, sums and a
+ * histogram of response times, kept in the transaction of every write of a result), and from
+ * one reduction of the FINAL results of the parts of an hour the cells do not cover (the
+ * current hour, the start of a rolling window). What a page reads therefore depends on the
+ * window it shows, never on how many results a check holds. Analytics reduces the results
+ * themselves (`resultsReducer`): its percentiles are exact.
  *
  * The latest results of a check (its state, a list of recent runs) are read by `latestResults`:
  * a query by check, newest first, with a limit, on the same index.
