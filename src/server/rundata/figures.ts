@@ -1,15 +1,19 @@
 /**
  * Check figures over a window: the one windowed read of check results that the public pages
- * (dashboards, their data.json, status pages, charts and badges) and analytics share. A window is
- * cut into buckets (an hour, a day, or the whole window); per bucket the database reduces the
- * check's FINAL results to counts and response-time figures (store/aggregate.ts: one SQL GROUP BY
- * on SQLite and PostgreSQL over the figure columns, the same reduction in memory). What a page
- * reads therefore depends on the window it shows, never on how many results a check holds.
+ * (dashboards, their data.json, status pages, charts and badges) share. A window is cut into
+ * buckets (an hour, a day, or the whole window); per bucket the figures come from the cells the
+ * store keeps per check and hour and per check and UTC day (store/rollup.ts: counts, sums and a
+ * histogram of response times, kept in the transaction of every write of a result), and from
+ * one reduction of the FINAL results of the parts of an hour the cells do not cover (the
+ * current hour, the start of a rolling window). What a page reads therefore depends on the
+ * window it shows, never on how many results a check holds. Analytics reduces the results
+ * themselves (`resultsReducer`): its percentiles are exact.
  *
  * The latest results of a check (its state, a list of recent runs) are read by `latestResults`:
  * a query by check, newest first, with a limit, on the same index.
  */
 import type { AggregateFigures, AggregateQuery, AggregateRow } from '../store/aggregate.js';
+import { DAY_MS, HOUR_MS, addTally, emptyTally, tallyPercentile, type RollupCell, type RollupQuery, type Tally } from '../store/rollup.js';
 import type { Store } from '../store/store.js';
 import { RUN_COLL } from './collections.js';
 import { round2 } from './stats.js';
@@ -17,8 +21,13 @@ import type { CheckResult } from './types.js';
 
 /** A reduction of one check's results (what `Store.aggregate` does for the results of an account). */
 export type ResultsReduce = (q: AggregateQuery) => AggregateRow[];
-/** The same reduction, answered off the main thread (`Store.aggregateAsync`). */
-export type ResultsReduceAsync = (q: AggregateQuery) => AggregateRow[] | Promise<AggregateRow[]>;
+/**
+ * The same reduction, answered off the main thread (`Store.aggregateAsync`); with `cells`, the
+ * cells of the check's results per hour and day kept by the store (`Store.rollupsAsync`).
+ */
+export type ResultsReduceAsync = ((q: AggregateQuery) => AggregateRow[] | Promise<AggregateRow[]>) & {
+  cells?: (q: RollupQuery) => Promise<RollupCell[]>;
+};
 
 /**
  * The reduction of an account's check results by the store, in the database: what analytics
@@ -29,11 +38,13 @@ export function resultsReducer(store: Store, account: string): ResultsReduce {
 }
 
 /**
- * The reduction of an account's check results by the store without holding the event loop: what
- * `checkFigures` reads through for the pages.
+ * The reduction of an account's check results by the store without holding the event loop, with
+ * the store's cells per hour and day: what `checkFigures` reads through for the pages.
  */
 export function asyncResultsReducer(store: Store, account: string): ResultsReduceAsync {
-  return (q) => store.aggregateAsync(account, RUN_COLL.checkResults, q);
+  const reduce: ResultsReduceAsync = (q) => store.aggregateAsync(account, RUN_COLL.checkResults, q);
+  if (store.rollupsKept) reduce.cells = (q) => store.rollupsAsync(account, RUN_COLL.checkResults, q);
+  return reduce;
 }
 
 /** A window cut into buckets of `bucketMs` from `fromMs` (the last one may end past `toMs`; results at or after `toMs` are not read). */
@@ -43,7 +54,11 @@ export interface FiguresWindow {
   bucketMs: number;
 }
 
-/** Response times (ms) of the FINAL results of a bucket. Percentiles are nearest rank (null when not asked). */
+/**
+ * Response times (ms) of the FINAL results of a bucket. avg, min and max are exact; percentiles
+ * are nearest rank read from a log-scale histogram (store/rollup.ts): within 2.5 % of the exact
+ * value (0.5 ms under 1 ms), null when not asked.
+ */
 export interface ResponseFigures {
   avg: number;
   min: number;
@@ -77,32 +92,80 @@ export interface CheckFigures {
   total: BucketFigures;
 }
 
-/** What `checkFigures` reduces: counts always; response-time percentiles when asked (they cost more: the values are ranked). */
+/** What `checkFigures` reduces: counts always; response times when asked. */
 export interface FiguresOptions {
   /** Response-time figures per bucket and for the window (default true). */
   responseTimes?: boolean;
   /**
    * The percentiles of the response times (default 50, 95, 99), each kept in ResponseFigures'
-   * field of its name when it has one (p50, p95, p99); others are in `percentiles` only.
+   * field of its name when it has one (p50, p95, p99).
    */
   percentiles?: readonly number[];
-  /**
-   * The whole window's response times (one more reduction when the window has several buckets;
-   * default true). Without it, `total` adds up the counts and has no response times (a chart
-   * needs the buckets only).
-   */
+  /** The whole window's response times (default true); without them `total` has counts only. */
   total?: boolean;
 }
 
 /** Most buckets one window may have (a day of minutes, 90 days of hours). */
 export const MAX_BUCKETS = 2160;
+/** Most separate parts of a window reduced from the results themselves; beyond, the whole window is. */
+const MAX_RAW_PARTS = 32;
 
 const PERCENTILES = [50, 95, 99] as const;
 
+/** Where a window's figures come from: cells per day and hour, and the parts of hours at its edges read raw. */
+export interface FiguresPlan {
+  /** [span, fromMs, toMs): cells of that span whose start is in the range. */
+  cells: Array<[number, number, number]>;
+  /** [fromMs, toMs) reduced from the results themselves. */
+  raw: Array<[number, number]>;
+}
+
 /**
- * The figures of one check's FINAL results over a window: one reduction in the database when the
- * window is one bucket, two (by bucket, then whole) otherwise, since percentiles do not add up.
- * Work per call is bounded by the window's results (an index range), whatever the check holds.
+ * The plan of a window: per bucket, its whole UTC days and whole hours from the cells, the parts
+ * of an hour at its start and end from the results (an hour-aligned window of hours or days reads
+ * the results of its last, current hour only). Adjacent ranges are joined. Without `cells`, or
+ * when the raw parts would be too many (buckets that are not whole hours), all is raw.
+ */
+export function figuresPlan(window: FiguresWindow, count: number, cells: boolean): FiguresPlan {
+  const { fromMs, toMs } = window;
+  const whole: FiguresPlan = { cells: [], raw: [[fromMs, toMs]] };
+  if (!cells) return whole;
+  const plan: FiguresPlan = { cells: [], raw: [] };
+  const push = <T extends number[]>(list: T[], range: T) => {
+    const last = list[list.length - 1];
+    // Joined when contiguous (and of the same span for cells).
+    if (last && last[last.length - 1] === range[range.length - 2] && (range.length === 2 || last[0] === range[0])) last[last.length - 1] = range[range.length - 1];
+    else list.push(range);
+  };
+  for (let i = 0; i < count; i++) {
+    const s = fromMs + i * window.bucketMs;
+    const e = Math.min(toMs, s + window.bucketMs);
+    const h0 = Math.ceil(s / HOUR_MS) * HOUR_MS;
+    const h1 = Math.floor(e / HOUR_MS) * HOUR_MS;
+    if (h1 <= h0) {
+      push(plan.raw, [s, e]);
+      continue;
+    }
+    if (s < h0) push(plan.raw, [s, h0]);
+    const d0 = Math.ceil(h0 / DAY_MS) * DAY_MS;
+    const d1 = Math.floor(h1 / DAY_MS) * DAY_MS;
+    if (d1 > d0) {
+      if (h0 < d0) push(plan.cells, [HOUR_MS, h0, d0]);
+      push(plan.cells, [DAY_MS, d0, d1]);
+      if (d1 < h1) push(plan.cells, [HOUR_MS, d1, h1]);
+    } else push(plan.cells, [HOUR_MS, h0, h1]);
+    if (h1 < e) push(plan.raw, [h1, e]);
+  }
+  return plan.raw.length > MAX_RAW_PARTS ? whole : plan;
+}
+
+/**
+ * The figures of one check's FINAL results over a window. Whole hours and UTC days come from the
+ * cells the store keeps per check and hour and day (store/rollup.ts), the rest (parts of an hour
+ * at a bucket's edges, the current hour) from one reduction of the results of those parts only:
+ * a month of hourly or daily buckets reads about 60 cells and at most an hour of results per
+ * edge. Percentiles come from the merged histograms, so the whole window's add up from its
+ * buckets. Without cells (a store that keeps none), the window's results are reduced whole.
  */
 export async function checkFigures(reduce: ResultsReduceAsync, checkId: string, window: FiguresWindow, options: FiguresOptions = {}): Promise<CheckFigures> {
   const { fromMs, toMs } = window;
@@ -111,34 +174,43 @@ export async function checkFigures(reduce: ResultsReduceAsync, checkId: string, 
   if (count > MAX_BUCKETS) throw new Error(`a window of ${count} buckets (at most ${MAX_BUCKETS})`);
   const times = options.responseTimes !== false;
   const percentiles = options.percentiles ?? PERCENTILES;
-  const query = (width: number): AggregateQuery => ({
+  const plan = figuresPlan({ fromMs, toMs, bucketMs }, count, reduce.cells !== undefined);
+  const query: AggregateQuery = {
     checkId,
     fromMs,
     toMs,
     originMs: fromMs,
-    bucketMs: width,
+    bucketMs,
     filters: [{ path: 'resultType', in: ['FINAL'] }],
     values: [
       { path: 'hasFailures', percentiles: [] },
       { path: 'hasErrors', percentiles: [] },
       { path: 'isDegraded', percentiles: [] },
-      { path: 'responseTime', percentiles: times ? [...percentiles] : [] },
+      { path: 'responseTime', percentiles: [], histogram: times },
     ],
-  });
-  // The whole window is a reduction of its own when it has several buckets (percentiles do not
-  // add up); both are asked at once.
-  const whole = count > 1 && times && options.total !== false;
-  const [rows, wholeRows] = await Promise.all([reduce(query(bucketMs)), whole ? reduce(query(Math.max(1, toMs - fromMs))) : undefined]);
-  const byBucket = new Map(rows.map((r) => [r.bucket, r.values]));
-  const buckets: BucketFigures[] = [];
-  for (let i = 0; i < count; i++) {
-    const startMs = fromMs + i * bucketMs;
-    buckets.push(bucketOf(startMs, Math.min(toMs, startMs + bucketMs), byBucket.get(i), times, percentiles));
+    ranges: plan.raw,
+  };
+  const [rows, cells] = await Promise.all([
+    plan.raw.length > 0 ? reduce(query) : [],
+    plan.cells.length > 0 && reduce.cells ? reduce.cells({ checkId, ranges: plan.cells }) : [],
+  ]);
+  const tallies = Array.from({ length: count }, () => emptyTally());
+  for (const c of cells) {
+    const i = Math.floor((c.start - fromMs) / bucketMs);
+    if (i >= 0 && i < count) addTally(tallies[i], c.tally);
   }
+  for (const r of rows) if (r.bucket >= 0 && r.bucket < count) addTally(tallies[r.bucket], tallyOfRow(r.values));
+  const buckets = tallies.map((t, i) => {
+    const startMs = fromMs + i * bucketMs;
+    return bucketOf(startMs, Math.min(toMs, startMs + bucketMs), t, times, percentiles);
+  });
   let total: BucketFigures;
   if (count === 1) total = buckets[0];
-  else if (!whole) total = sumOf(buckets, fromMs, toMs);
-  else total = bucketOf(fromMs, toMs, wholeRows?.[0]?.values, true, percentiles);
+  else {
+    const all = emptyTally();
+    for (const t of tallies) addTally(all, t);
+    total = bucketOf(fromMs, toMs, all, times && options.total !== false, percentiles);
+  }
   return { checkId, buckets, total };
 }
 
@@ -148,13 +220,31 @@ export async function checksFigures(reduce: ResultsReduceAsync, checkIds: readon
   return new Map(all.map((f) => [f.checkId, f]));
 }
 
-function bucketOf(startMs: number, endMs: number, values: AggregateFigures[] | undefined, times: boolean, percentiles: readonly number[]): BucketFigures {
-  const [failures, errors, degradedRuns, responseTime] = values ?? [];
-  const runs = failures?.n ?? 0;
-  if (runs === 0) return { startMs, endMs, runs: 0, failed: 0, degraded: 0, availability: null, responseTime: null };
+/** The tally of a reduction's row (hasFailures, hasErrors, isDegraded, responseTime). */
+function tallyOfRow(values: AggregateFigures[]): Tally {
+  const [failures, errors, degraded, rt] = values;
+  const t = emptyTally();
+  t.runs = failures?.n ?? 0;
+  t.fails = failures?.sum ?? 0;
+  t.errors = errors?.sum ?? 0;
+  t.degraded = degraded?.sum ?? 0;
+  if (rt && rt.n > 0) {
+    t.n = rt.n;
+    t.sum = rt.sum ?? 0;
+    t.sq = (rt.m2 ?? 0) + (t.sum * t.sum) / rt.n;
+    t.min = rt.min;
+    t.max = rt.max;
+    t.hist = rt.histogram ?? new Map();
+  }
+  return t;
+}
+
+function bucketOf(startMs: number, endMs: number, t: Tally, times: boolean, percentiles: readonly number[]): BucketFigures {
+  const runs = t.runs;
+  if (runs <= 0) return { startMs, endMs, runs: 0, failed: 0, degraded: 0, availability: null, responseTime: null };
   // A run fails by its assertions or by an error of the run, never both (the runner sets one).
-  const failed = Math.min(runs, Math.round((failures.sum ?? 0) + (errors?.sum ?? 0)));
-  const degraded = Math.min(runs - failed, Math.round(degradedRuns?.sum ?? 0));
+  const failed = Math.min(runs, Math.round(t.fails + t.errors));
+  const degraded = Math.min(runs - failed, Math.round(t.degraded));
   return {
     startMs,
     endMs,
@@ -162,29 +252,17 @@ function bucketOf(startMs: number, endMs: number, values: AggregateFigures[] | u
     failed,
     degraded,
     availability: round2((100 * (runs - failed)) / runs),
-    responseTime: times && responseTime && responseTime.n > 0 ? responseFigures(responseTime, percentiles) : null,
+    responseTime: times && t.n > 0 ? responseFigures(t, percentiles) : null,
   };
 }
 
-function responseFigures(f: AggregateFigures, percentiles: readonly number[]): ResponseFigures {
+function responseFigures(t: Tally, percentiles: readonly number[]): ResponseFigures {
   const at = (p: number) => {
-    const i = percentiles.indexOf(p);
-    return i < 0 ? null : (f.percentiles[i] ?? null);
+    if (!percentiles.includes(p)) return null;
+    const v = tallyPercentile(t, p);
+    return v === null ? null : round2(v);
   };
-  return { avg: round2(Number(f.sum!.toPrecision(12)) / f.n), min: f.min!, max: f.max!, p50: at(50), p95: at(95), p99: at(99) };
-}
-
-/** Counts of the buckets added up (no response times: those do not add up). */
-function sumOf(buckets: readonly BucketFigures[], startMs: number, endMs: number): BucketFigures {
-  let runs = 0;
-  let failed = 0;
-  let degraded = 0;
-  for (const b of buckets) {
-    runs += b.runs;
-    failed += b.failed;
-    degraded += b.degraded;
-  }
-  return { startMs, endMs, runs, failed, degraded, availability: runs === 0 ? null : round2((100 * (runs - failed)) / runs), responseTime: null };
+  return { avg: round2(Number(t.sum.toPrecision(12)) / t.n), min: t.min!, max: t.max!, p50: at(50), p95: at(95), p99: at(99) };
 }
 
 /** Most results `latestResults` reads of one check. */

@@ -6,6 +6,7 @@
  * metric values; a month of a check's results never leaves the database row by row.
  */
 import { checkOf, getPath, timeOf, type IndexedKind, type StoredRecord } from './backend.js';
+import { histogramOf } from './rollup.js';
 
 /** A reduction of one check's records of an indexed kind (its figures). */
 export interface AggregateQuery {
@@ -25,7 +26,12 @@ export interface AggregateQuery {
    * other value (or none) is left out of that value's figures. `percentiles`: whole numbers
    * 1-100, nearest rank.
    */
-  values: ReadonlyArray<{ path: string; percentiles: readonly number[] }>;
+  values: ReadonlyArray<{ path: string; percentiles: readonly number[]; histogram?: boolean }>;
+  /**
+   * Only records whose time is also in one of these [from, to) ranges (the parts of a window
+   * that cells per hour and day do not cover: rundata/figures.ts). Absent: the whole window.
+   */
+  ranges?: ReadonlyArray<readonly [number, number]>;
 }
 
 /** The figures of one value in one group and bucket. */
@@ -39,6 +45,8 @@ export interface AggregateFigures {
   m2: number | null;
   /** The nearest-rank percentiles asked, in order. */
   percentiles: Array<number | null>;
+  /** With `histogram`: the values counted per bucket of rollup.ts's histogram. */
+  histogram?: Map<number, number>;
 }
 
 /** One group and bucket that holds records. */
@@ -137,6 +145,7 @@ export function aggregateRecords(records: Iterable<StoredRecord>, spec: IndexedK
     if (checkOf(rec, spec.check) !== q.checkId) continue;
     const t = timeOf(rec, spec.time);
     if (t === null || t < q.fromMs || t >= q.toMs) continue;
+    if (q.ranges && !q.ranges.some(([from, to]) => t >= from && t < to)) continue;
     if (!q.filters.every((f) => f.in.includes(figureOf(spec, rec, f.path) as string | boolean))) continue;
     const g = q.groupBy === undefined ? null : ((figureOf(spec, rec, q.groupBy) ?? null) as AggregateRow['group']);
     const bucket = Math.floor((t - (q.originMs ?? q.fromMs)) / q.bucketMs);
@@ -151,20 +160,20 @@ export function aggregateRecords(records: Iterable<StoredRecord>, spec: IndexedK
   return [...cells.values()].map(({ group, bucket, values }) => ({
     group,
     bucket,
-    values: values.map((xs, i) => figuresOf(xs, q.values[i].percentiles)),
+    values: values.map((xs, i) => figuresOf(xs, q.values[i].percentiles, q.values[i].histogram === true)),
   }));
 }
 
-function figuresOf(xs: number[], percentiles: readonly number[]): AggregateFigures {
+function figuresOf(xs: number[], percentiles: readonly number[], histogram: boolean): AggregateFigures {
   const n = xs.length;
-  if (n === 0) return { n, sum: null, min: null, max: null, m2: null, percentiles: percentiles.map(() => null) };
+  if (n === 0) return { n, sum: null, min: null, max: null, m2: null, percentiles: percentiles.map(() => null), ...(histogram ? { histogram: new Map() } : {}) };
   const sorted = [...xs].sort((a, b) => a - b);
   let sum = 0;
   for (const x of xs) sum += x;
   const mean = sum / n;
   let m2 = 0;
   for (const x of xs) m2 += (x - mean) ** 2;
-  return { n, sum, min: sorted[0], max: sorted[n - 1], m2, percentiles: percentiles.map((p) => sorted[nearestRank(p, n) - 1]) };
+  return { n, sum, min: sorted[0], max: sorted[n - 1], m2, percentiles: percentiles.map((p) => sorted[nearestRank(p, n) - 1]), ...(histogram ? { histogram: histogramOf(xs) } : {}) };
 }
 
 /** How one database spells the parts of the reduction that differ. */
@@ -188,15 +197,22 @@ export function aggregateSql(d: AggregateDialect, spec: IndexedKind, q: Aggregat
     args.push(v);
     return d.param(args.length);
   };
-  const conds = [`account = ${p(key.account)}`, `kind = ${p(key.kind)}`, `check_id = ${p(key.checkId)}`, `at >= ${p(Math.ceil(q.fromMs))}`, `at < ${p(Math.ceil(q.toMs))}`];
-  conds.push(...figureConditions(spec, q.filters, p));
   const group = q.groupBy === undefined ? 'NULL' : figureColumn(spec, q.groupBy, 'key').column;
-  const bucket = d.bucket(p(Math.floor(q.originMs ?? q.fromMs)), p(q.bucketMs));
   const vs = q.values.map((v, i) => {
     for (const pc of v.percentiles) if (!Number.isInteger(pc) || pc < 1 || pc > 100) throw new Error(`percentile ${pc} is not a whole number from 1 to 100`);
-    return { i, column: figureColumn(spec, v.path, 'number').column, percentiles: v.percentiles };
+    return { i, column: figureColumn(spec, v.path, 'number').column, percentiles: v.histogram ? [50] : v.percentiles };
   });
-  const inner = `SELECT ${bucket} AS b, ${group} AS g${vs.map((v) => `, ${v.column} AS v${v.i}`).join('')} FROM records WHERE ${conds.join(' AND ')}`;
+  // One range of the index per part of the window read (UNION ALL: each part an index range).
+  const parts = (q.ranges ?? [[q.fromMs, q.toMs]]).map(([from, to]) => [Math.max(from, q.fromMs), Math.min(to, q.toMs)] as const).filter(([from, to]) => from < to);
+  if (parts.length === 0) parts.push([q.fromMs, q.fromMs]);
+  const inner = parts
+    .map(([from, to]) => {
+      const conds = [`account = ${p(key.account)}`, `kind = ${p(key.kind)}`, `check_id = ${p(key.checkId)}`, `at >= ${p(Math.ceil(from))}`, `at < ${p(Math.ceil(to))}`];
+      conds.push(...figureConditions(spec, q.filters, p));
+      const bucket = d.bucket(p(Math.floor(q.originMs ?? q.fromMs)), p(q.bucketMs));
+      return `SELECT ${bucket} AS b, ${group} AS g${vs.map((v) => `, ${v.column} AS v${v.i}`).join('')} FROM records WHERE ${conds.join(' AND ')}`;
+    })
+    .join(' UNION ALL ');
   // Percentiles: the cell's values as one text, ranked by aggregateRows (SQLite has no percentile
   // function; PostgreSQL's percentile_disc is the same nearest rank, but one rule serves both).
   // A window function ranking the rows in SQL was 2-3 times slower on SQLite.
@@ -215,7 +231,8 @@ export function aggregateRows(rows: unknown[][], q: AggregateQuery): AggregateRo
       const n = Number(r[at]);
       const sum = num(r[at + 1]);
       const squares = num(r[at + 4]);
-      const sorted = v.percentiles.length > 0 && typeof r[at + 5] === 'string' ? (r[at + 5] as string).split(',').map(Number).sort((a, b) => a - b) : [];
+      const listed = v.percentiles.length > 0 || v.histogram === true;
+      const sorted = listed && typeof r[at + 5] === 'string' ? (r[at + 5] as string).split(',').map(Number).sort((a, b) => a - b) : [];
       const figures: AggregateFigures = {
         n,
         sum,
@@ -223,8 +240,9 @@ export function aggregateRows(rows: unknown[][], q: AggregateQuery): AggregateRo
         max: num(r[at + 3]),
         m2: sum === null || squares === null || n === 0 ? null : squares - (sum * sum) / n,
         percentiles: v.percentiles.map((p) => (sorted.length === 0 ? null : sorted[nearestRank(p, sorted.length) - 1])),
+        ...(v.histogram ? { histogram: histogramOf(sorted) } : {}),
       };
-      at += 5 + (v.percentiles.length > 0 ? 1 : 0);
+      at += 5 + (listed ? 1 : 0);
       return figures;
     });
     return { group: r[0] === null || r[0] === undefined ? null : (JSON.parse(String(r[0])) as AggregateRow['group']), bucket: Number(r[1]), values };

@@ -4,6 +4,7 @@
  */
 
 import type { AggregateQuery, AggregateRow, FigureFilter } from './aggregate.js';
+import type { RollupCell, RollupQuery } from './rollup.js';
 
 /** A stored record: a plain JSON object, never mutated once stored (writers put a new object). */
 export type StoredRecord = Record<string, unknown>;
@@ -159,6 +160,12 @@ export interface Backend {
    */
   queryAsync?(account: string, kind: string, q: RecordQuery): Promise<Array<[string, StoredRecord]>>;
   aggregateAsync?(account: string, kind: string, q: AggregateQuery): Promise<AggregateRow[]>;
+  /**
+   * The cells of one check's results per hour and day (rollup.ts), kept in the transaction of
+   * every write of a result. Absent: the figures are reduced from the results themselves.
+   */
+  rollups?(account: string, kind: string, q: RollupQuery): RollupCell[];
+  rollupsAsync?(account: string, kind: string, q: RollupQuery): Promise<RollupCell[]>;
   /** Applies a commit atomically and durably, or throws with nothing applied. */
   commit(entry: StoreCommit): void;
   /** Applies several commits, in order, as one atomic and durable transaction (the store's group commit). */

@@ -1,4 +1,5 @@
 import { aggregateRecords, passesFigures, type AggregateQuery, type AggregateRow } from './aggregate.js';
+import { ROLLUP_KIND, ROLLUP_SPANS, addTally, emptyTally, tallyOfRecord, takenOut, type RollupCell, type RollupQuery, type Tally } from './rollup.js';
 import { checkOf, pickFields, timeOf, type Backend, type IndexedKinds, type LeasedRecord, type RecordQuery, type StoreCommit, type StoredRecord } from './backend.js';
 
 type Collection = Map<string, StoredRecord>;
@@ -22,7 +23,25 @@ export class MemoryBackend implements Backend {
   private readonly leasedBy = new Map<string, Set<string>>();
   private dueSeq = 0;
 
+  /** `account\0kind\0checkId` -> `span:start` -> the cell of the check's results (rollup.ts), kept at every put and delete. */
+  private readonly cells = new Map<string, Map<string, Tally>>();
+
   constructor(private readonly indexed: IndexedKinds = {}) {}
+
+  rollups(account: string, kind: string, q: RollupQuery): RollupCell[] {
+    const key = checkKey(account, kind, q.checkId);
+    const mine = this.cells.get(key);
+    if (!mine) return [];
+    const out: RollupCell[] = [];
+    for (const [span, from, to] of q.ranges) {
+      for (let start = Math.ceil(from / span) * span; start < to; start += span) {
+        const cell = mine.get(`${span}:${start}`);
+        if (!cell) continue;
+        out.push({ span, start, tally: { ...cell, hist: new Map(cell.hist) } });
+      }
+    }
+    return out;
+  }
 
   get(account: string, kind: string, id: string): StoredRecord | undefined {
     return this.accounts.get(account)?.get(kind)?.get(id);
@@ -194,12 +213,38 @@ export class MemoryBackend implements Backend {
     });
   }
 
+  /** Adds a result to (sign -1: takes it out of) the cells of its hour and day. */
+  private tally(account: string, kind: string, rec: StoredRecord, sign: 1 | -1): void {
+    const spec = this.indexed[kind];
+    if (kind !== ROLLUP_KIND || !spec) return;
+    const check = checkOf(rec, spec.check);
+    const t = timeOf(rec, spec.time);
+    const of = tallyOfRecord(rec);
+    if (check === null || t === null || !of) return;
+    const key = checkKey(account, kind, check);
+    let mine = this.cells.get(key);
+    if (!mine) this.cells.set(key, (mine = new Map()));
+    for (const span of ROLLUP_SPANS) {
+      const at = `${span}:${Math.floor(t / span) * span}`;
+      let cell = mine.get(at);
+      if (!cell) mine.set(at, (cell = emptyTally()));
+      addTally(cell, of, sign);
+      if (sign === -1) {
+        if (cell.runs <= 0 && cell.n <= 0) mine.delete(at);
+        else if (of.min !== null) takenOut(cell);
+      }
+    }
+    if (mine.size === 0) this.cells.delete(key);
+  }
+
   /** Puts a record, and keeps the index by check of an indexed kind. */
   private put(account: string, kind: string, id: string, rec: StoredRecord): void {
     const coll = this.collection(account, kind);
     const spec = this.indexed[kind];
     if (spec) {
       const before = coll.get(id);
+      if (before) this.tally(account, kind, before, -1);
+      this.tally(account, kind, rec, 1);
       const from = before ? checkOf(before, spec.check) : null;
       const to = checkOf(rec, spec.check);
       if (before && from !== to && from !== null) this.unindex(checkKey(account, kind, from), id);
@@ -232,6 +277,7 @@ export class MemoryBackend implements Backend {
     const rec = coll?.get(id);
     if (!coll || !rec) return;
     coll.delete(id);
+    this.tally(account, kind, rec, -1);
     const spec = this.indexed[kind];
     const check = spec ? checkOf(rec, spec.check) : null;
     if (check !== null) this.unindex(checkKey(account, kind, check), id);

@@ -6,6 +6,7 @@ import { DatabaseUnavailable, StateError, UniqueTaken } from './errors.js';
 import { FIGURE_COLUMNS, aggregateRows, figureConditions, aggregateSql, figureValues, type AggregateDialect, type AggregateQuery, type AggregateRow } from './aggregate.js';
 import type { PgAnswer, PgRequest } from './postgres-worker.js';
 import { AsyncReader } from './reader.js';
+import { HISTOGRAM_THRESHOLDS, ROLLUP_KIND, ROLLUP_SPANS, cellOfRow, rollupSelect, type RollupCell, type RollupQuery } from './rollup.js';
 
 type Row = unknown[];
 type Request = PgRequest extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
@@ -102,6 +103,9 @@ export const PG_MIGRATIONS: readonly string[] = [
   // The queue of private locations by location and time (backend.ts QUEUE_KINDS): a claim reads
   // the rows it takes, in order, and stops at its LIMIT.
   `CREATE INDEX records_queue ON records (check_id, at, seq) WHERE kind = 'privateLocationRuns'`,
+  // Results reduced per check and hour and per check and day (rollup.ts), kept by statement
+  // triggers in the transaction of every write of results, and filled here from those stored.
+  pgRollupMigration(),
 ];
 
 /** Connections of the asynchronous reads (public pages, their data): on top of the store's one and the claims' one. */
@@ -296,6 +300,19 @@ export class PostgresBackend implements Backend {
     if (!spec) throw new Error(`${kind} is not run data`);
     const { sql, args } = aggregateSql(PG_AGGREGATE, spec, q, { account: enc(account), kind, checkId: enc(q.checkId) });
     return this.reader.run<AggregateRow[]>(sql, args, { kind: 'aggregate', q });
+  }
+
+  rollups(account: string, kind: string, q: RollupQuery): RollupCell[] {
+    if (q.ranges.length === 0) return [];
+    const { sql, args } = pgRollupSql(account, kind, q);
+    return this.query1(sql, args).map(cellOfRow);
+  }
+
+  async rollupsAsync(account: string, kind: string, q: RollupQuery): Promise<RollupCell[]> {
+    if (!this.reader || q.ranges.length === 0) return this.rollups(account, kind, q);
+    const { sql, args } = pgRollupSql(account, kind, q);
+    // The histograms are parsed in the reader thread too.
+    return this.reader.run<RollupCell[]>(sql, args, { kind: 'cells' });
   }
 
   /** The statement of a query of run data (one JSON text of `[id, record]` pairs), and how its pairs become records. */
@@ -771,4 +788,82 @@ function workerUrl(): URL {
   const url = workerModule('server/store/postgres-worker.js');
   if (url) return url;
   throw new StateError('the PostgreSQL store needs its worker module (dist/server/store/postgres-worker.js)', 'run npm run build');
+}
+
+/** The cells of one check over ranges (rollup.ts); the histogram as JSON text. */
+function pgRollupSql(account: string, kind: string, q: RollupQuery): { sql: string; args: unknown[] } {
+  const args: unknown[] = [];
+  const sql = rollupSelect(q, { account: enc(account), kind, checkId: enc(q.checkId) }, (v) => {
+    args.push(v);
+    return `$${args.length}`;
+  }, 'hist::text');
+  return { sql, args };
+}
+
+/**
+ * The cells of rollup.ts on PostgreSQL: the table, functions of the histogram (its bucket, the sum
+ * of two), the cells of the results already stored (one statement), and statement triggers with
+ * transition tables that keep the cells in the transaction of every insert, update and delete of
+ * results: one upsert per cell a statement touches, whatever its number of rows.
+ */
+function pgRollupMigration(): string {
+  const spans = ROLLUP_SPANS.map((s) => `(${s}::bigint)`).join(', ');
+  // Per cell (and bucket first) of a set of rows: what the cells add up.
+  const cellsOf = (from: string) => `SELECT account, kind, check_id, span, start, sum(runs)::bigint AS runs, sum(s0) AS s0, sum(s1) AS s1, sum(s2) AS s2,
+         sum(vn)::bigint AS vn, sum(vsum) AS vsum, sum(vsq) AS vsq, min(vmin) AS vmin, max(vmax) AS vmax,
+         coalesce(jsonb_object_agg(b::text, vn) FILTER (WHERE b IS NOT NULL), '{}'::jsonb) AS hist
+       FROM (SELECT r.account, r.kind, r.check_id, sp.span, (r.at / sp.span) * sp.span AS start, mac_rollup_bucket(r.n2) AS b,
+                    count(r.n0) AS runs, coalesce(sum(r.n0), 0) AS s0, coalesce(sum(r.n13), 0) AS s1, coalesce(sum(r.n14), 0) AS s2,
+                    count(r.n2) AS vn, coalesce(sum(r.n2), 0) AS vsum, coalesce(sum(r.n2 * r.n2), 0) AS vsq, min(r.n2) AS vmin, max(r.n2) AS vmax
+             FROM ${from} r, (VALUES ${spans}) sp(span)
+             WHERE r.kind = '${ROLLUP_KIND}' AND r.k0 = '"FINAL"' AND r.check_id IS NOT NULL AND r.at IS NOT NULL
+             GROUP BY 1, 2, 3, 4, 5, 6) g
+       GROUP BY account, kind, check_id, span, start`;
+  const add = (from: string) => `INSERT INTO rollups (account, kind, check_id, span, start, runs, s0, s1, s2, vn, vsum, vsq, vmin, vmax, hist)
+       ${cellsOf(from)}
+       ON CONFLICT (account, kind, check_id, span, start) DO UPDATE SET
+         runs = rollups.runs + excluded.runs, s0 = rollups.s0 + excluded.s0, s1 = rollups.s1 + excluded.s1, s2 = rollups.s2 + excluded.s2,
+         vn = rollups.vn + excluded.vn, vsum = rollups.vsum + excluded.vsum, vsq = rollups.vsq + excluded.vsq,
+         vmin = least(rollups.vmin, excluded.vmin), vmax = greatest(rollups.vmax, excluded.vmax), hist = mac_hist_add(rollups.hist, excluded.hist, 1)`;
+  // Rows taken out: subtracted, empty cells go. A cell whose minimum's (maximum's) bucket is now
+  // empty takes the lower (upper) bound of its lowest (highest) bucket left, as on SQLite
+  // (rollup.ts takenOut): within one bucket of the exact value, without reading its results.
+  const bound = (i: string) => `(SELECT t FROM unnest('{${HISTOGRAM_THRESHOLDS.join(',')}}'::float8[]) WITH ORDINALITY AS b(t, i) WHERE b.i = ${i})`;
+  const sub = (from: string) => `WITH d AS (${cellsOf(from)})
+       UPDATE rollups c SET runs = c.runs - d.runs, s0 = c.s0 - d.s0, s1 = c.s1 - d.s1, s2 = c.s2 - d.s2,
+         vn = c.vn - d.vn, vsum = c.vsum - d.vsum, vsq = c.vsq - d.vsq, hist = mac_hist_add(c.hist, d.hist, -1)
+       FROM d WHERE c.account = d.account AND c.kind = d.kind AND c.check_id = d.check_id AND c.span = d.span AND c.start = d.start;
+     WITH d AS (${cellsOf(from)})
+       UPDATE rollups c SET
+         vmin = CASE WHEN c.vmin IS NULL OR c.hist ? mac_rollup_bucket(c.vmin)::text THEN c.vmin ELSE coalesce(${bound('(SELECT min(k::int) FROM jsonb_object_keys(c.hist) k)')}, c.vmin) END,
+         vmax = CASE WHEN c.vmax IS NULL OR c.hist ? mac_rollup_bucket(c.vmax)::text THEN c.vmax ELSE coalesce(${bound('(SELECT max(k::int) FROM jsonb_object_keys(c.hist) k) + 1')}, c.vmax) END
+       FROM d WHERE c.account = d.account AND c.kind = d.kind AND c.check_id = d.check_id AND c.span = d.span AND c.start = d.start;
+     DELETE FROM rollups c USING (SELECT DISTINCT r.account, r.kind, r.check_id FROM ${from} r WHERE r.kind = '${ROLLUP_KIND}') d
+       WHERE c.account = d.account AND c.kind = d.kind AND c.check_id = d.check_id AND c.runs <= 0 AND c.vn <= 0`;
+  return `CREATE TABLE rollups (
+     account text NOT NULL, kind text NOT NULL, check_id text NOT NULL, span bigint NOT NULL, start bigint NOT NULL,
+     runs bigint NOT NULL, s0 float8 NOT NULL, s1 float8 NOT NULL, s2 float8 NOT NULL,
+     vn bigint NOT NULL, vsum float8 NOT NULL, vsq float8 NOT NULL, vmin float8, vmax float8, hist jsonb NOT NULL,
+     PRIMARY KEY (account, kind, check_id, span, start)
+   );
+   CREATE FUNCTION mac_rollup_bucket(v float8) RETURNS integer LANGUAGE sql IMMUTABLE PARALLEL SAFE AS
+     $$ SELECT CASE WHEN v IS NULL THEN NULL ELSE width_bucket(v, '{${HISTOGRAM_THRESHOLDS.join(',')}}'::float8[]) END $$;
+   CREATE FUNCTION mac_hist_add(a jsonb, b jsonb, sign integer) RETURNS jsonb LANGUAGE sql IMMUTABLE PARALLEL SAFE AS
+     $$ SELECT coalesce(jsonb_object_agg(k, c), '{}'::jsonb) FROM (
+          SELECT k, sum(c) AS c FROM (SELECT key AS k, value::bigint AS c FROM jsonb_each_text(a) UNION ALL SELECT key, sign * value::bigint FROM jsonb_each_text(b)) x
+          GROUP BY k) y WHERE c <> 0 $$;
+   ${add('records')};
+   CREATE FUNCTION mac_rollup_insert() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+     ${add('new_rows')};
+     RETURN NULL; END $$;
+   CREATE FUNCTION mac_rollup_delete() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+     ${sub('old_rows')};
+     RETURN NULL; END $$;
+   CREATE FUNCTION mac_rollup_update() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+     ${sub('old_rows')};
+     ${add('new_rows')};
+     RETURN NULL; END $$;
+   CREATE TRIGGER records_rollup_insert AFTER INSERT ON records REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION mac_rollup_insert();
+   CREATE TRIGGER records_rollup_delete AFTER DELETE ON records REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION mac_rollup_delete();
+   CREATE TRIGGER records_rollup_update AFTER UPDATE ON records REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION mac_rollup_update()`;
 }

@@ -11,12 +11,13 @@ import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'libsql';
 import pg from 'pg';
 import { aggregateRows, type AggregateQuery } from './aggregate.js';
+import { cellOfRow } from './rollup.js';
 
 /** What the main thread asks. `post`: how the rows are turned into the answer. */
 export type ReaderRequest = { id: number; sql: string; args: unknown[]; post: ReaderPost } | { id: number; close: true };
 
-/** `rows`: as they are; `aggregate`: aggregateRows(rows, q); `json`: the first column of the first row parsed (a JSON text). */
-export type ReaderPost = { kind: 'rows' } | { kind: 'aggregate'; q: AggregateQuery } | { kind: 'json' };
+/** `rows`: as they are; `aggregate`: aggregateRows(rows, q); `json`: the first column of the first row parsed (a JSON text); `cells`: rollup.ts cellOfRow of each row. */
+export type ReaderPost = { kind: 'rows' } | { kind: 'aggregate'; q: AggregateQuery } | { kind: 'json' } | { kind: 'cells' };
 
 export type ReaderAnswer = { id: number; value: unknown } | { id: number; error: string; code?: string };
 
@@ -89,6 +90,7 @@ async function answer(req: Extract<ReaderRequest, { sql: string }>): Promise<Rea
     const rows = await run(req.sql, req.args);
     const post = req.post;
     if (post.kind === 'aggregate') return { id: req.id, value: aggregateRows(rows, post.q) };
+    if (post.kind === 'cells') return { id: req.id, value: rows.map(cellOfRow) };
     if (post.kind === 'json') return { id: req.id, value: JSON.parse(String(rows[0]?.[0] ?? 'null')) };
     return { id: req.id, value: rows };
   } catch (err) {

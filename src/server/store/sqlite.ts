@@ -4,6 +4,7 @@ import { MemoryBackend } from './memory.js';
 import { FIGURE_COLUMNS, aggregateRows, figureConditions, aggregateSql, figureValues, type AggregateDialect, type AggregateQuery, type AggregateRow } from './aggregate.js';
 import { StateError } from './errors.js';
 import { AsyncReader } from './reader.js';
+import { HISTOGRAM_THRESHOLDS, ROLLUP_KIND, ROLLUP_SPANS, cellOfRow, rollupSelect, type RollupCell, type RollupQuery } from './rollup.js';
 
 type Db = InstanceType<typeof Database>;
 type Row = unknown[];
@@ -85,6 +86,9 @@ export const MIGRATIONS: readonly string[] = [
   // The queue of private locations by location and time (backend.ts QUEUE_KINDS): a claim reads
   // the rows it takes (the index ends with the rowid, seq: ORDER BY at, seq needs no sort).
   `CREATE INDEX records_queue ON records (check_id, at) WHERE kind = 'privateLocationRuns';`,
+  // Results reduced per check and hour and per check and day (rollup.ts), kept by triggers in the
+  // transaction of every write of a result, and filled here from the results already stored.
+  sqliteRollupMigration(),
 ];
 
 /** The schema version this code creates and reads. */
@@ -210,6 +214,19 @@ export class SqliteBackend implements Backend {
     if (!spec) throw new Error(`${kind} is not run data`);
     const { sql, args } = aggregateSql(SQLITE_AGGREGATE, spec, q, { account, kind, checkId: q.checkId });
     return this.reader.run<AggregateRow[]>(sql, args, { kind: 'aggregate', q });
+  }
+
+  rollups(account: string, kind: string, q: RollupQuery): RollupCell[] {
+    if (q.ranges.length === 0) return [];
+    const { sql, args } = sqliteRollupSql(account, kind, q);
+    return (this.db.prepare(sql).raw().all(...args) as Row[]).map(cellOfRow);
+  }
+
+  async rollupsAsync(account: string, kind: string, q: RollupQuery): Promise<RollupCell[]> {
+    if (!this.reader || q.ranges.length === 0) return this.rollups(account, kind, q);
+    const { sql, args } = sqliteRollupSql(account, kind, q);
+    // The histograms are parsed in the reader thread too.
+    return this.reader.run<RollupCell[]>(sql, args, { kind: 'cells' });
   }
 
   /** The statement of a query of run data, and how its rows become records. */
@@ -356,6 +373,16 @@ export class SqliteBackend implements Backend {
   }
 }
 
+/** The cells of one check over ranges (rollup.ts). */
+function sqliteRollupSql(account: string, kind: string, q: RollupQuery): { sql: string; args: unknown[] } {
+  const args: unknown[] = [];
+  const sql = rollupSelect(q, { account, kind, checkId: q.checkId }, (v) => {
+    args.push(v);
+    return `?${args.length}`;
+  });
+  return { sql, args };
+}
+
 /** The reduction of aggregate.ts spelled for SQLite (numbered parameters). */
 const SQLITE_AGGREGATE: AggregateDialect = {
   param: (i) => `?${i}`,
@@ -395,4 +422,80 @@ function migrate(db: Db, path: string): void {
     }).immediate();
   }
   if (upgrading) process.stderr.write(`mac serve: upgraded ${path} to schema version ${SCHEMA_VERSION} in ${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
+}
+
+/**
+ * The cells of rollup.ts on SQLite: the table, the histogram's thresholds, the cells of the
+ * results already stored, and the triggers that keep them in the transaction of every insert,
+ * update and delete of a result (the retention and a check's deletion included). Generated from
+ * the constants of rollup.ts, which never change once released.
+ */
+function sqliteRollupMigration(): string {
+  const final = `'"FINAL"'`;
+  const counted = (r: string) => `${r}.kind = '${ROLLUP_KIND}' AND ${r}.k0 = ${final} AND ${r}.check_id IS NOT NULL AND ${r}.at IS NOT NULL`;
+  const bucket = (v: string) => `coalesce((SELECT i FROM rollup_bounds WHERE t <= ${v} ORDER BY t DESC LIMIT 1), 0)`;
+  const path = (v: string) => `'$."' || ${bucket(v)} || '"'`;
+  const start = (r: string, span: number) => `(CAST(${r}.at AS INTEGER) / ${span}) * ${span}`;
+  const key = (r: string, span: number) => `account = ${r}.account AND kind = ${r}.kind AND check_id = ${r}.check_id AND span = ${span} AND start = ${start(r, span)}`;
+  const add = (r: string) =>
+    ROLLUP_SPANS.map(
+      (span) => `INSERT INTO rollups (account, kind, check_id, span, start, runs, s0, s1, s2, vn, vsum, vsq, vmin, vmax, hist)
+       SELECT ${r}.account, ${r}.kind, ${r}.check_id, ${span}, ${start(r, span)}, ${r}.n0 IS NOT NULL, coalesce(${r}.n0, 0), coalesce(${r}.n13, 0), coalesce(${r}.n14, 0),
+              ${r}.n2 IS NOT NULL, coalesce(${r}.n2, 0), coalesce(${r}.n2 * ${r}.n2, 0), ${r}.n2, ${r}.n2,
+              CASE WHEN ${r}.n2 IS NULL THEN '{}' ELSE json_object(CAST(${bucket(`${r}.n2`)} AS TEXT), 1) END
+       WHERE ${counted(r)}
+       ON CONFLICT (account, kind, check_id, span, start) DO UPDATE SET
+         runs = runs + excluded.runs, s0 = s0 + excluded.s0, s1 = s1 + excluded.s1, s2 = s2 + excluded.s2,
+         vn = vn + excluded.vn, vsum = vsum + excluded.vsum, vsq = vsq + excluded.vsq,
+         vmin = CASE WHEN vmin IS NULL THEN excluded.vmin WHEN excluded.vmin IS NULL THEN vmin ELSE min(vmin, excluded.vmin) END,
+         vmax = CASE WHEN vmax IS NULL THEN excluded.vmax WHEN excluded.vmax IS NULL THEN vmax ELSE max(vmax, excluded.vmax) END,
+         hist = CASE WHEN ${r}.n2 IS NULL THEN hist ELSE json_set(hist, ${path(`${r}.n2`)}, coalesce(json_extract(hist, ${path(`${r}.n2`)}), 0) + 1) END;`,
+    ).join('\n');
+  // A result taken out: its figures are subtracted and an empty cell goes. When that emptied its
+  // histogram bucket and the cell's minimum (maximum) lay in that bucket, the minimum becomes the
+  // lower (maximum: upper) bound of the lowest (highest) bucket left (rollup.ts takenOut): a few
+  // index lookups per delete, within one bucket of the exact value.
+  const sub = (r: string) =>
+    ROLLUP_SPANS.map(
+      (span) => `UPDATE rollups SET runs = runs - (${r}.n0 IS NOT NULL), s0 = s0 - coalesce(${r}.n0, 0), s1 = s1 - coalesce(${r}.n13, 0), s2 = s2 - coalesce(${r}.n14, 0),
+         vn = vn - (${r}.n2 IS NOT NULL), vsum = vsum - coalesce(${r}.n2, 0), vsq = vsq - coalesce(${r}.n2 * ${r}.n2, 0),
+         hist = CASE WHEN ${r}.n2 IS NULL THEN hist WHEN coalesce(json_extract(hist, ${path(`${r}.n2`)}), 0) <= 1 THEN json_remove(hist, ${path(`${r}.n2`)})
+                ELSE json_set(hist, ${path(`${r}.n2`)}, json_extract(hist, ${path(`${r}.n2`)}) - 1) END
+       WHERE ${key(r, span)} AND ${counted(r)};
+       DELETE FROM rollups WHERE ${key(r, span)} AND ${counted(r)} AND runs <= 0 AND vn <= 0;
+       UPDATE rollups SET
+         vmin = CASE WHEN json_extract(hist, ${path('vmin')}) IS NOT NULL THEN vmin ELSE coalesce((SELECT t FROM rollup_bounds WHERE i = (SELECT min(CAST(key AS INTEGER)) FROM json_each(rollups.hist))), vmin) END,
+         vmax = CASE WHEN json_extract(hist, ${path('vmax')}) IS NOT NULL THEN vmax ELSE coalesce((SELECT t FROM rollup_bounds WHERE i = (SELECT max(CAST(key AS INTEGER)) FROM json_each(rollups.hist)) + 1), vmax) END
+       WHERE ${key(r, span)} AND ${counted(r)} AND ${r}.n2 IS NOT NULL AND vmin IS NOT NULL AND json_extract(hist, ${path(`${r}.n2`)}) IS NULL;`,
+    ).join('\n');
+  const fill = ROLLUP_SPANS.map(
+    (span) => `INSERT INTO rollups (account, kind, check_id, span, start, runs, s0, s1, s2, vn, vsum, vsq, vmin, vmax, hist)
+     SELECT account, kind, check_id, ${span}, start, sum(runs), sum(s0), sum(s1), sum(s2), sum(vn), sum(vsum), sum(vsq), min(vmin), max(vmax),
+            coalesce(json_group_object(CAST(b AS TEXT), vn) FILTER (WHERE b IS NOT NULL), '{}')
+     FROM (SELECT account, kind, check_id, (CAST(at AS INTEGER) / ${span}) * ${span} AS start, CASE WHEN n2 IS NULL THEN NULL ELSE ${bucket('n2')} END AS b,
+                  count(n0) AS runs, total(n0) AS s0, total(n13) AS s1, total(n14) AS s2, count(n2) AS vn, total(n2) AS vsum, total(n2 * n2) AS vsq, min(n2) AS vmin, max(n2) AS vmax
+           FROM records r WHERE ${counted('r')}
+           GROUP BY account, kind, check_id, start, b)
+     GROUP BY account, kind, check_id, start;`,
+  ).join('\n');
+  return `CREATE TABLE rollups (
+     account TEXT NOT NULL, kind TEXT NOT NULL, check_id TEXT NOT NULL, span INTEGER NOT NULL, start INTEGER NOT NULL,
+     runs INTEGER NOT NULL, s0 REAL NOT NULL, s1 REAL NOT NULL, s2 REAL NOT NULL,
+     vn INTEGER NOT NULL, vsum REAL NOT NULL, vsq REAL NOT NULL, vmin REAL, vmax REAL, hist TEXT NOT NULL,
+     PRIMARY KEY (account, kind, check_id, span, start)
+   ) WITHOUT ROWID;
+   CREATE TABLE rollup_bounds (i INTEGER PRIMARY KEY, t REAL NOT NULL);
+   CREATE INDEX rollup_bounds_t ON rollup_bounds (t, i);
+   INSERT INTO rollup_bounds (i, t) VALUES ${HISTOGRAM_THRESHOLDS.map((t, i) => `(${i + 1}, ${t})`).join(', ')};
+   ${fill}
+   CREATE TRIGGER records_rollup_insert AFTER INSERT ON records WHEN NEW.kind = '${ROLLUP_KIND}' BEGIN
+     ${add('NEW')}
+   END;
+   CREATE TRIGGER records_rollup_delete AFTER DELETE ON records WHEN OLD.kind = '${ROLLUP_KIND}' BEGIN
+     ${sub('OLD')}
+   END;
+   CREATE TRIGGER records_rollup_update AFTER UPDATE ON records WHEN OLD.kind = '${ROLLUP_KIND}' OR NEW.kind = '${ROLLUP_KIND}' BEGIN
+     ${sub('OLD')}
+     ${add('NEW')}
+   END;`;
 }

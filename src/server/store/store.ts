@@ -4,6 +4,7 @@ import type { UniqueKey } from './backend.js';
 import { DatabaseUnavailable, UnboundedRead, UniqueTaken } from './errors.js';
 import { MemoryBackend } from './memory.js';
 import type { AggregateQuery, AggregateRow } from './aggregate.js';
+import type { RollupCell, RollupQuery } from './rollup.js';
 import { openSqliteState, type JournalImport } from './open.js';
 import { PostgresBackend } from './postgres.js';
 import { isPostgresUrl } from '../options.js';
@@ -188,6 +189,21 @@ export class Store {
   async aggregateAsync(account: string, kind: string, q: AggregateQuery): Promise<AggregateRow[]> {
     this.settle(kind);
     return this.backend.aggregateAsync ? this.backend.aggregateAsync(account, kind, q) : this.backend.aggregate(account, kind, q);
+  }
+
+  /** Whether the backend keeps cells of results per hour and day (rollup.ts). */
+  get rollupsKept(): boolean {
+    return typeof this.backend.rollups === 'function';
+  }
+
+  /**
+   * The cells of one check's results per hour and day over ranges (rollup.ts), off the main thread
+   * on a database; pending deferred records of the kind are written first, as for aggregateAsync.
+   */
+  async rollupsAsync(account: string, kind: string, q: RollupQuery): Promise<RollupCell[]> {
+    if (!this.backend.rollups) throw new Error('the store keeps no cells of results');
+    this.settle(kind);
+    return this.backend.rollupsAsync ? this.backend.rollupsAsync(account, kind, q) : this.backend.rollups(account, kind, q);
   }
 
   /** `query` without holding the event loop (see aggregateAsync): the same bounds, the records as the database holds them. */
