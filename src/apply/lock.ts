@@ -272,13 +272,17 @@ function holdLock(client: ApiClient, project: string, taken: LockRecord, options
   const inFlight = new Set<Promise<unknown>>();
 
   async function renew(): Promise<void> {
-    if (lostReason) return;
+    // A lease that has run out is never renewed: another run may take an expired lock at any
+    // moment, and the API has no compare-and-set, so a renewal written after its read could put
+    // this record back over the other run's. Checked before the read and again before the write.
+    if (lost()) return;
     try {
       const found = await readLock(client, project);
       if (found?.record?.token !== record.token) {
         lostReason = found ? `the apply lock was taken by ${describeHolder(found)}` : 'the apply lock was removed (mac unlock?)';
         return;
       }
+      if (lost()) return;
       const next = { ...record, expires: new Date(now() + leaseMs).toISOString() };
       await client.put(path, { key: lockVariableKey(project), value: formatLockRecord(next), locked: false, secret: false });
       record = next;

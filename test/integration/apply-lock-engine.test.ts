@@ -14,7 +14,7 @@ import { checksByTag, config, tcpChecks, writeProject } from '../e2e/apply-fixtu
 // The lock engine in process against one `mac serve` (in process too): renewal, loss, racing
 // takeovers; and the Action's apply, which takes the same lock as `mac apply`. Each test works in
 // an account of its own, with a client of its own, and the tests run at once.
-const accounts = serviceAccounts('eng', 7);
+const accounts = serviceAccounts('eng', 8);
 let service: Served;
 beforeAll(async () => {
   service = await startServeIn(['--no-runs', ...accounts.args]);
@@ -79,6 +79,19 @@ describe.concurrent('apply lock engine', () => {
       await lock.release();
       expect((await readLock(c, 'eng'))?.record?.token).toBe('other');
     }), 60_000);
+
+  it('never renews a lease that has run out: the expired record is left for another run to take', () =>
+    inAccount(async (_s, c) => {
+      // The first renewal comes at 500 ms, after the 300 ms lease: it must not write.
+      const lock = await acquireLock(c, 'eng', { holder: holder('a'), timeoutMs: 0, leaseMs: 300, renewMs: 500 });
+      // Nothing here asks the lock whether it is lost before the renewals at 500 and 1,000 ms:
+      // the renewal itself must see the lease ran out.
+      const taken = lock.record.expires;
+      await sleep(1_200);
+      expect((await readLock(c, 'eng'))?.record?.expires).toBe(taken);
+      expect(lock.lost()).toMatch(/lease expired/);
+      await lock.release();
+    }), 30_000);
 
   it('refuses writes once its lease lapsed without a renewal', () =>
     inAccount(async (_s, c) => {
