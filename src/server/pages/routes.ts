@@ -24,7 +24,7 @@ import { html } from './html.js';
 import { layout, newNonce, pageHeaders, SCRIPT_PATH } from './layout.js';
 import { PAGE_SCRIPT } from './script.js';
 import { STATE_LABEL, renderAtom, renderLive, renderLinkForm, renderStatusPage, statusPageModel, type SubscribeNotice } from './status.js';
-import { dashboardData, dashboardPath, dashboardRun, renderDashboard, renderDashboardLive, renderRun, selectChecks, stateOf, CHECK_STATE_LABEL, type CheckLike, type DashboardRecord } from './dashboard.js';
+import { dashboardData, dashboardPath, dashboardRun, heartbeatStateOf, renderDashboard, renderDashboardLive, renderRun, selectChecks, stateOf, CHECK_STATE_LABEL, type CheckLike, type DashboardRecord, type PingReads } from './dashboard.js';
 import { renderCheckPage, type CheckPageModel } from './check.js';
 import { RECENT_PINGS, RECENT_RUNS, seriesOf, storeFigures, type FiguresSource } from './figures.js';
 import { badge, dayWindow, hourWindow, seriesSummary, type BadgeState } from './svg.js';
@@ -32,6 +32,8 @@ import { publicBase } from '../status-pages/links.js';
 import { themeCss } from './theme.js';
 import { PublicPageCache } from './cache.js';
 import { runReads } from '../rundata/figures.js';
+import { RUN_COLL } from '../rundata/collections.js';
+import type { HeartbeatEvent } from '../rundata/types.js';
 
 type Found<T> = { account: string; record: T } | undefined;
 type Dashboard = DashboardRecord & { keys?: Array<StoredKey & { keyHash?: string }> };
@@ -241,6 +243,10 @@ export function publicPages(ctx: ServerContext): MiddlewareHandler<AppEnv> {
     return htmlResponse(renderStatusPage(await statusPageModel(store.view(account), page, now, storeFigures(store, account)), nonce, { kind: 'check-inbox' }), nonce);
   };
 
+  /** A heartbeat's newest events of an account (its pings, off the main thread on a database). */
+  const pingsOf = (account: string): PingReads => (checkId, fromMs, limit) =>
+    store.queryAsync<HeartbeatEvent & { [k: string]: unknown }>(account, RUN_COLL.heartbeatEvents, { checkId, fromMs, order: 'time-desc', limit, fields: ['state', 'timestamp'] });
+
   /** The 24-hour and 30-day series of a check. */
   const chartsOf = async (figures: FiguresSource, check: CheckLike, now: number) => {
     const [day, month] = await Promise.all([seriesOf(figures, check.id, hourWindow(now), check.created_at), seriesOf(figures, check.id, dayWindow(now), check.created_at)]);
@@ -264,8 +270,8 @@ export function publicPages(ctx: ServerContext): MiddlewareHandler<AppEnv> {
       const figures = storeFigures(store, account, reads);
       const byId = new Map(src.list<CheckLike>(COLL.checks).map((x) => [x.id, x]));
       const shown = selectChecks([...byId.values()], d.tags, d.useTagsAndOperator);
-      // The list's figures and every chart read side by side.
-      const [data, chartList] = await Promise.all([dashboardData(src, reads, d, now), Promise.all(shown.map(async (x) => [x.id, await chartsOf(figures, x, now)] as const))]);
+      // The list's figures and every chart read side by side (a heartbeat has no response times: no chart).
+      const [data, chartList] = await Promise.all([dashboardData(src, reads, d, now, pingsOf(account)), Promise.all(shown.filter((x) => x.checkType !== 'HEARTBEAT').map(async (x) => [x.id, await chartsOf(figures, x, now)] as const))]);
       const charts = new Map(chartList);
       const hrefOf = (id: string) => withKey(dashboardPath(d.customUrl, `/checks/${encodeURIComponent(id)}`));
       if (rest === '/live') return htmlResponse(renderDashboardLive(d, data, { hrefOf, charts }), nonce);
@@ -278,8 +284,11 @@ export function publicPages(ctx: ServerContext): MiddlewareHandler<AppEnv> {
       const check = id === null ? undefined : selectChecks(src.list<CheckLike>(COLL.checks), d.tags, d.useTagsAndOperator).find((x) => x.id === id);
       if (!check) return notFoundPage();
       const figures = storeFigures(store, account);
-      const latest = (await figures.recentResults(check.id, 1))[0];
-      const state = latest ? stateOf(latest) : 'no-data';
+      const heartbeat = check.checkType === 'HEARTBEAT';
+      // A heartbeat's state is that of its newest event (a ping or a missed deadline): it has no results.
+      const pings = heartbeat ? await figures.recentPings(check.id, RECENT_PINGS) : [];
+      const latest = heartbeat ? undefined : (await figures.recentResults(check.id, 1))[0];
+      const state = heartbeat ? heartbeatStateOf(pings[0]) : latest ? stateOf(latest) : 'no-data';
       if (checkPath[2]) {
         // Counts of the 30 days only: the badge shows no response time.
         const w = dayWindow(now);
@@ -289,10 +298,10 @@ export function publicPages(ctx: ServerContext): MiddlewareHandler<AppEnv> {
       }
       const [charts, runs] = await Promise.all([chartsOf(figures, check, now), d.showCheckRunLinks === true ? figures.recentResults(check.id, RECENT_RUNS) : []]);
       const model: CheckPageModel = { check, state, ...charts, showRuns: d.showCheckRunLinks === true, runs };
-      if (check.checkType === 'HEARTBEAT') {
+      if (heartbeat) {
         const token = (check.heartbeat as { pingToken?: unknown } | undefined)?.pingToken;
         model.heartbeat = {
-          pings: await figures.recentPings(check.id, RECENT_PINGS),
+          pings,
           pingUrl: d.isPrivate === true && typeof token === 'string' ? `${publicBase(ctx)}/ping/${encodeURIComponent(token)}` : null,
         };
       }
@@ -300,7 +309,7 @@ export function publicPages(ctx: ServerContext): MiddlewareHandler<AppEnv> {
       return htmlResponse(renderCheckPage(d, model, nonce, withKey(dashboardPath(d.customUrl))), nonce);
     }
     if (rest === '/data.json') {
-      return new Response(JSON.stringify(await dashboardData(src, runReads(store, account), d, now)), {
+      return new Response(JSON.stringify(await dashboardData(src, runReads(store, account), d, now, pingsOf(account))), {
         headers: { 'content-type': 'application/json; charset=utf-8', 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' },
       });
     }
