@@ -19,7 +19,6 @@ import { verifyLink, type LinkPurpose, type LinkRefusal } from '../status-pages/
 import { stageConfirmation } from '../status-pages/mails.js';
 import { ClientLimiter } from '../http/client-limit.js';
 import { hashKey, type StoredKey } from '../resources/keys.js';
-import { sameDomain } from '../resources/custom-domains.js';
 import { html } from './html.js';
 import { layout, newNonce, pageHeaders, SCRIPT_PATH } from './layout.js';
 import { PAGE_SCRIPT } from './script.js';
@@ -32,10 +31,10 @@ import { publicBase } from '../status-pages/links.js';
 import { themeCss } from './theme.js';
 import { PublicPageCache } from './cache.js';
 import { runReads } from '../rundata/figures.js';
+import { PageDirectory, type Found } from './directory.js';
 import { RUN_COLL } from '../rundata/collections.js';
 import type { HeartbeatEvent } from '../rundata/types.js';
 
-type Found<T> = { account: string; record: T } | undefined;
 type Dashboard = DashboardRecord & { keys?: Array<StoredKey & { keyHash?: string }> };
 
 
@@ -130,14 +129,9 @@ export function publicPages(ctx: ServerContext): MiddlewareHandler<AppEnv> {
     [STATUS_COLL.statusPages, STATUS_COLL.services, STATUS_COLL.incidents, COLL.dashboards, COLL.checks, COLL.maintenanceWindows],
   );
 
-  const statusBy = (match: (p: StoredStatusPage) => boolean): Found<StoredStatusPage> => {
-    for (const found of store.everywhere<StoredStatusPage>(STATUS_COLL.statusPages)) if (match(found.record)) return found;
-    return undefined;
-  };
-  const dashboardBy = (match: (d: Dashboard) => boolean): Found<Dashboard> => {
-    for (const found of store.everywhere<Dashboard>(COLL.dashboards)) if (match(found.record)) return found;
-    return undefined;
-  };
+  // The pages by address and custom domain, held in memory while their kind is unchanged.
+  const statusPages = new PageDirectory<StoredStatusPage>(store, STATUS_COLL.statusPages, 'url');
+  const dashboards = new PageDirectory<Dashboard>(store, COLL.dashboards, 'customUrl');
 
   /** The key a request presents: `?key=` or `Authorization: Bearer`. */
   const presented = (c: Context<AppEnv>): string | null => {
@@ -176,20 +170,20 @@ export function publicPages(ctx: ServerContext): MiddlewareHandler<AppEnv> {
     const read = method === 'GET' || method === 'HEAD';
     if (rest === '' && read) {
       const nonce = newNonce();
-      return htmlResponse(renderStatusPage(await statusPageModel(store.view(account), page, now, storeFigures(store, account)), nonce), nonce);
+      return htmlResponse(renderStatusPage(await statusPageModel(store.followerView(account), page, now, storeFigures(store, account)), nonce), nonce);
     }
     if (rest === '/live' && read) {
       const nonce = newNonce();
-      return htmlResponse(renderLive(await statusPageModel(store.view(account), page, now, storeFigures(store, account))).value, nonce);
+      return htmlResponse(renderLive(await statusPageModel(store.followerView(account), page, now, storeFigures(store, account))).value, nonce);
     }
     if (rest === '/badge.svg' && read) {
-      const m = await statusPageModel(store.view(account), page, now, storeFigures(store, account));
+      const m = await statusPageModel(store.followerView(account), page, now, storeFigures(store, account));
       const state: BadgeState = m.overall === 'no-data' ? 'no-data' : m.overall === 'operational' ? 'passing' : m.overall === 'minor' || m.overall === 'degraded' ? 'degraded' : 'failing';
       return badgeResponse(badge(page.name, badgeMessage(STATE_LABEL[m.overall], m.uptime, `${m.windowDays} d`), state), false);
     }
     if (rest === '/feed.atom' && read) {
       const origin = new URL(c.req.url).origin;
-      return new Response(renderAtom(await statusPageModel(store.view(account), page, now), origin), {
+      return new Response(renderAtom(await statusPageModel(store.followerView(account), page, now), origin), {
         headers: { 'content-type': 'application/atom+xml; charset=utf-8', 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' },
       });
     }
@@ -259,7 +253,7 @@ export function publicPages(ctx: ServerContext): MiddlewareHandler<AppEnv> {
     const opened = openDashboard(c, lookup);
     if (opened instanceof Response) return opened;
     const { account, record: d } = opened;
-    const src = store.view(account);
+    const src = store.followerView(account);
     const now = options.now();
     const q = c.req.query('key');
     // Links within a dashboard opened with ?key= carry the key on.
@@ -325,26 +319,35 @@ export function publicPages(ctx: ServerContext): MiddlewareHandler<AppEnv> {
   };
 
   /** The public answer of a request, or undefined when the path is not a public page's. */
-  const answer = (c: Context<AppEnv>): Response | Promise<Response> | undefined => {
+  const answer = async (c: Context<AppEnv>): Promise<Response | undefined> => {
     const path = c.req.path;
+    // What other instances wrote, read off the main thread: the lookup and the configuration the
+    // page shows are then read from memory (Store.followerView).
+    await store.followOthers();
     const status = /^\/status\/([^/]+)(\/.*)?$/.exec(path);
     if (status) {
       const url = decode(status[1]);
-      return statusPage(c, statusBy((p) => p.url === url), status[2] ?? '');
+      return statusPage(c, url === null ? undefined : await statusPages.byAddress(url), status[2] ?? '');
     }
     const dash = /^\/dashboards\/([^/]+)(\/.*)?$/.exec(path);
     if (dash) {
       const url = decode(dash[1]);
-      return dashboard(c, dashboardBy((d) => d.customUrl === url), dash[2] ?? '');
+      return dashboard(c, url === null ? undefined : await dashboards.byAddress(url), dash[2] ?? '');
     }
     const host = hostName(c);
     if (host && (path === '/' || path === '/feed.atom')) {
-      const page = statusBy((p) => sameDomain(p.customDomain, host));
+      const page = await statusPages.byDomain(host);
       if (page) return statusPage(c, page, path === '/' ? '' : path);
-      const d = path === '/' ? dashboardBy((x) => sameDomain(x.customDomain, host)) : undefined;
+      const d = path === '/' ? await dashboards.byDomain(host) : undefined;
       if (d) return dashboard(c, d, '');
     }
     return undefined;
+  };
+
+  /** Whether `/` or `/feed.atom` of this host is a public page's (its custom domain). */
+  const onCustomDomain = async (host: string, path: string): Promise<boolean> => {
+    await store.followOthers();
+    return (await statusPages.byDomain(host)) !== undefined || (path === '/' && (await dashboards.byDomain(host)) !== undefined);
   };
 
   return async (c, next) => {
@@ -355,7 +358,7 @@ export function publicPages(ctx: ServerContext): MiddlewareHandler<AppEnv> {
       });
     }
     const host = hostName(c);
-    const publicPath = /^\/(status|dashboards)\//.test(path) || (host !== null && (path === '/' || path === '/feed.atom') && (statusBy((p) => sameDomain(p.customDomain, host)) !== undefined || (path === '/' && dashboardBy((x) => sameDomain(x.customDomain, host)) !== undefined)));
+    const publicPath = /^\/(status|dashboards)\//.test(path) || (host !== null && (path === '/' || path === '/feed.atom') && (await onCustomDomain(host, path)));
     if (!publicPath) return next();
     // Every request of a public page counts against its client address, cached or not.
     if (options.pageRateLimit.limit > 0) {
@@ -373,7 +376,7 @@ export function publicPages(ctx: ServerContext): MiddlewareHandler<AppEnv> {
     const shared =
       (method === 'GET' || method === 'HEAD') &&
       (rest === '' || rest === '/' || rest === '/live' || rest === '/feed.atom' || rest === '/data.json' || rest === '/badge.svg' || /^\/(runs|checks)\/[^/]+$/.test(rest) || /^\/checks\/[^/]+\/badge\.svg$/.test(rest));
-    const render = () => answer(c) ?? next().then(() => c.res);
+    const render = async () => (await answer(c)) ?? next().then(() => c.res);
     if (!shared) return render();
     return cache.get(PublicPageCache.key(host ?? '', path, presented(c)), render, newNonce);
   };
