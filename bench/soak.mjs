@@ -134,8 +134,16 @@ function pageTraffic(svc, paths, rate) {
   let dropped = 0;
   let stopped = false;
   const start = performance.now();
-  void loopDelay(svc.metrics).catch(() => undefined); // a fresh window
-  const scraper = setInterval(() => loopDelay(svc.metrics).then((w) => windows.push(w), (e) => failures.push(`metrics: ${e.message}`)), 2000);
+  // One scrape at a time, 2 s after the last answer: scrapes that queued up behind a held event
+  // loop would be answered back to back, as windows of no time.
+  const scraper = (async () => {
+    await loopDelay(svc.metrics).catch(() => undefined); // a fresh window
+    while (!stopped) {
+      await new Promise((r) => setTimeout(r, 2000));
+      const t0 = performance.now();
+      await loopDelay(svc.metrics).then((w) => windows.push({ ...w, scrapeMs: w.at - t0 }), (e) => failures.push(`metrics: ${e.message}`));
+    }
+  })();
   const loop = (async () => {
     while (!stopped) {
       const due = start + (sent * 1000) / rate;
@@ -165,8 +173,7 @@ function pageTraffic(svc, paths, rate) {
       await loop;
       const sendingSeconds = (performance.now() - start) / 1000;
       await Promise.all([...inflight]);
-      clearInterval(scraper);
-      windows.push(await loopDelay(svc.metrics));
+      await scraper;
       const seconds = (performance.now() - start) / 1000;
       const of = (key) => windows.map((w) => w[key]).filter(Number.isFinite);
       return {
@@ -188,6 +195,8 @@ function pageTraffic(svc, paths, rate) {
           p99Worst: r1(Math.max(...of('p99'))),
           maxWorst: r1(Math.max(...of('max'))),
           windowsOver20Ms: of('p99').filter((x) => x >= 20).length,
+          // How long a scrape of the metrics waited for its answer (the service's own latency).
+          scrapeMs: { median: r1(pct(of('scrapeMs'), 50)), worst: r1(Math.max(...of('scrapeMs'))) },
         },
       };
     },

@@ -701,7 +701,8 @@ export class PostgresBackend implements Backend {
   private configAt(account: string, kind: string, version: number): { entries: Array<[string, StoredRecord]>; byId: Map<string, StoredRecord> } {
     const key = `${account}\u0000${kind}`;
     const hit = this.config.get(key);
-    if (hit && hit.version === version) return hit;
+    // Entries read at a later version serve a read as of an earlier one (a followed version lags).
+    if (hit && hit.version >= version) return hit;
     const entries = this.query1('SELECT id, data FROM records WHERE account = $1 AND kind = $2 ORDER BY seq', [enc(account), kind]).map(
       (r) => [dec(r[0] as string), JSON.parse(r[1] as string) as StoredRecord] as [string, StoredRecord],
     );
