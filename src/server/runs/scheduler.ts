@@ -114,18 +114,14 @@ export class Scheduler {
   tick(): void {
     const now = this.ctx.options.now();
     const slotFreed = this.waitingForSlot && this.engine.activeSessions < this.maxSessions;
-    // What other instances on a shared database changed is read off the main thread for the next
-    // tick (Store.followOthers): an idle tick reads nothing of the database.
-    void this.ctx.store.followOthers();
     if (now < this.wakeMs && !slotFreed && this.versions() === this.scannedVersions) return;
     this.wakeMs = this.scan(now);
     // Read after the scan: its own writes (heartbeat timings) need no second look.
     this.scannedVersions = this.versions();
   }
 
-  /** The versions of what a scan reads, as followed (Store.followedVersion: this instance's own writes at once, other instances' within a tick or two). */
   private versions(): string {
-    return `${this.ctx.store.followedVersion(COLL.checks)}/${this.ctx.store.followedVersion(HEARTBEAT_STATE_COLL)}`;
+    return `${this.ctx.store.version(COLL.checks)}/${this.ctx.store.version(HEARTBEAT_STATE_COLL)}`;
   }
 
   /**
