@@ -7,7 +7,7 @@ import type { AccountView } from '../store/store.js';
 import { COLL } from '../kinds.js';
 import { RUN_COLL, STATUS_COLL } from '../rundata/collections.js';
 import type { RunReads } from '../rundata/figures.js';
-import type { CheckResult } from '../rundata/types.js';
+import type { CheckResult, HeartbeatEvent } from '../rundata/types.js';
 import type { StoredIncident } from '../status-pages/model.js';
 import { incidentFacts } from './status.js';
 import { html, safeUrl, type Html } from './html.js';
@@ -78,6 +78,25 @@ const CHECK_STATE_ICON: Record<CheckState, string> = { passing: '✓', degraded:
 
 const failed = (r: Pick<CheckResult, 'hasFailures' | 'hasErrors'>) => r.hasFailures === true || r.hasErrors === true;
 /** The state one result gives its check. */
+/**
+ * A heartbeat's newest events (its pings and missed deadlines; it has no check results), newest
+ * first: at most `limit`, none older than `fromMs`.
+ */
+export type PingReads = (checkId: string, fromMs: number, limit: number) => Promise<Array<Pick<HeartbeatEvent, 'state' | 'timestamp'>>>;
+
+/** Events of the last 24 hours a heartbeat's card reduces at most (one ping every 17 s). */
+export const HEARTBEAT_CARD_EVENTS = 5000;
+
+/** A heartbeat's state from its newest event: failing after a missed deadline, passing after a ping, no data before either. */
+export const heartbeatStateOf = (newest: Pick<HeartbeatEvent, 'state'> | undefined): CheckState => (!newest ? 'no-data' : newest.state === 'FAILING' ? 'failing' : 'passing');
+
+/** Pings (RECEIVED, EARLY, GRACE) among a heartbeat's events, as in the API's success ratio; null without events. */
+function heartbeatAvailability(events: ReadonlyArray<Pick<HeartbeatEvent, 'state'>>): number | null {
+  if (events.length === 0) return null;
+  const ok = events.filter((e) => e.state === 'RECEIVED' || e.state === 'EARLY' || e.state === 'GRACE').length;
+  return Math.floor((10_000 * ok) / events.length) / 100;
+}
+
 export const stateOf = (r: CheckResult): CheckState => (failed(r) ? 'failing' : r.isDegraded ? 'degraded' : 'passing');
 
 /** One check as the page shows it (and as data.json returns it). */
@@ -92,7 +111,8 @@ export interface DashboardCheck {
   p95?: number | null;
   p99?: number | null;
   tags?: string[];
-  lastRun: { at: string; location: string; responseTime: number } | null;
+  /** The newest FINAL result; for a heartbeat, its newest event (a ping, or a missed deadline), with no location or response time. */
+  lastRun: { at: string; location: string | null; responseTime: number | null } | null;
   runHref?: string | null;
 }
 
@@ -127,21 +147,41 @@ const LATEST_FIELDS = ['id', 'startedAt', 'runLocation', 'responseTime', 'hasFai
  * reduction of the last 24 hours in the database and its newest FINAL result: the work does not
  * grow with the check's history.
  */
-export async function dashboardData(src: AccountView, runs: RunReads, d: DashboardRecord, nowMs: number): Promise<DashboardData> {
+export async function dashboardData(src: AccountView, runs: RunReads, d: DashboardRecord, nowMs: number, pings?: PingReads): Promise<DashboardData> {
   const checks = selectChecks(src.list<CheckLike>(COLL.checks), d.tags, d.useTagsAndOperator);
   const times = d.showP95 !== false || d.showP99 !== false;
   // The last 24 hours, results of this very millisecond included.
   const window = { fromMs: nowMs - 24 * HOUR, toMs: nowMs + 1, bucketMs: 24 * HOUR + 1 };
+  const common = (c: CheckLike) => ({ id: c.id, name: c.name, checkType: typeof c.checkType === 'string' ? c.checkType : null });
+  const finish = (c: CheckLike, row: DashboardCheck): DashboardCheck => {
+    if (d.hideTags !== true) row.tags = c.tags ?? [];
+    return row;
+  };
   // Every check's reads side by side (off the main thread on a database).
   const rows = await Promise.all(checks.map(async (c): Promise<DashboardCheck> => {
+    if (c.checkType === 'HEARTBEAT' && pings) {
+      // A heartbeat records events of its pings, not check results: its card reads those.
+      const events = await pings(c.id, window.fromMs, HEARTBEAT_CARD_EVENTS);
+      const newest = events[0];
+      const state = heartbeatStateOf(newest);
+      const row: DashboardCheck = {
+        ...common(c),
+        state,
+        stateLabel: CHECK_STATE_LABEL[state],
+        availability24h: heartbeatAvailability(events),
+        lastRun: newest ? { at: newest.timestamp, location: null, responseTime: null } : null,
+      };
+      if (d.showP95 !== false) row.p95 = null;
+      if (d.showP99 !== false) row.p99 = null;
+      if (d.showCheckRunLinks === true) row.runHref = null;
+      return finish(c, row);
+    }
     const [latestRows, figures] = await Promise.all([runs.latest(c.id, 1, LATEST_FIELDS), runs.figures(c.id, window, { responseTimes: times })]);
     const latest = latestRows[0];
     const state: CheckState = !latest ? 'no-data' : failed(latest) ? 'failing' : latest.isDegraded ? 'degraded' : 'passing';
     const day = figures.total;
     const row: DashboardCheck = {
-      id: c.id,
-      name: c.name,
-      checkType: typeof c.checkType === 'string' ? c.checkType : null,
+      ...common(c),
       state,
       stateLabel: CHECK_STATE_LABEL[state],
       availability24h: day.availability,
@@ -149,9 +189,8 @@ export async function dashboardData(src: AccountView, runs: RunReads, d: Dashboa
     };
     if (d.showP95 !== false) row.p95 = day.responseTime?.p95 ?? null;
     if (d.showP99 !== false) row.p99 = day.responseTime?.p99 ?? null;
-    if (d.hideTags !== true) row.tags = c.tags ?? [];
     if (d.showCheckRunLinks === true) row.runHref = latest ? dashboardPath(d.customUrl, `/runs/${encodeURIComponent(latest.id)}`) : null;
-    return row;
+    return finish(c, row);
   }));
   const data: DashboardData = {
     generatedAt: new Date(nowMs).toISOString(),
@@ -204,7 +243,7 @@ ${extra?.charts ? checkCharts({ check: c, ...extra.charts }, 'small') : ''}
 ${c.tags && c.tags.length > 0 ? html`<ul class="tags" aria-label="Tags">${c.tags.map((t) => html`<li>${t}</li>`)}</ul>` : ''}
 <details${expand ? ' open' : ''}><summary>Details</summary><dl>
 <div><dt>Type</dt><dd>${c.checkType ?? '–'}</dd></div>
-<div><dt>Last run</dt><dd>${c.lastRun ? c.lastRun.at.replace('T', ' ').slice(0, 19) + ' UTC' : '–'}</dd></div>
+<div><dt>${c.checkType === 'HEARTBEAT' ? 'Last event' : 'Last run'}</dt><dd>${c.lastRun ? c.lastRun.at.replace('T', ' ').slice(0, 19) + ' UTC' : '–'}</dd></div>
 <div><dt>Location</dt><dd>${c.lastRun?.location ?? '–'}</dd></div>
 <div><dt>Response time</dt><dd>${ms(c.lastRun?.responseTime)}</dd></div>
 </dl></details>

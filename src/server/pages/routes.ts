@@ -20,12 +20,11 @@ import { stageConfirmation } from '../status-pages/mails.js';
 import { ClientLimiter } from '../http/client-limit.js';
 import { inTransaction } from '../http/write.js';
 import { hashKey, type StoredKey } from '../resources/keys.js';
-import { sameDomain } from '../resources/custom-domains.js';
 import { html } from './html.js';
 import { layout, newNonce, pageHeaders, SCRIPT_PATH } from './layout.js';
 import { PAGE_SCRIPT } from './script.js';
 import { STATE_LABEL, renderAtom, renderLive, renderLinkForm, renderStatusPage, statusPageModel, type SubscribeNotice } from './status.js';
-import { dashboardData, dashboardPath, dashboardRun, renderDashboard, renderDashboardLive, renderRun, selectChecks, stateOf, CHECK_STATE_LABEL, type CheckLike, type DashboardRecord } from './dashboard.js';
+import { dashboardData, dashboardPath, dashboardRun, heartbeatStateOf, renderDashboard, renderDashboardLive, renderRun, selectChecks, stateOf, CHECK_STATE_LABEL, type CheckLike, type DashboardRecord, type PingReads } from './dashboard.js';
 import { renderCheckPage, type CheckPageModel } from './check.js';
 import { RECENT_PINGS, RECENT_RUNS, seriesOf, storeFigures, type FiguresSource } from './figures.js';
 import { badge, dayWindow, hourWindow, seriesSummary, type BadgeState } from './svg.js';
@@ -33,8 +32,10 @@ import { publicBase } from '../status-pages/links.js';
 import { themeCss } from './theme.js';
 import { PublicPageCache } from './cache.js';
 import { runReads } from '../rundata/figures.js';
+import { PageDirectory, type Found } from './directory.js';
+import { RUN_COLL } from '../rundata/collections.js';
+import type { HeartbeatEvent } from '../rundata/types.js';
 
-type Found<T> = { account: string; record: T } | undefined;
 type Dashboard = DashboardRecord & { keys?: Array<StoredKey & { keyHash?: string }> };
 
 
@@ -129,14 +130,9 @@ export function publicPages(ctx: ServerContext): MiddlewareHandler<AppEnv> {
     [STATUS_COLL.statusPages, STATUS_COLL.services, STATUS_COLL.incidents, COLL.dashboards, COLL.checks, COLL.maintenanceWindows],
   );
 
-  const statusBy = (match: (p: StoredStatusPage) => boolean): Found<StoredStatusPage> => {
-    for (const found of store.everywhere<StoredStatusPage>(STATUS_COLL.statusPages)) if (match(found.record)) return found;
-    return undefined;
-  };
-  const dashboardBy = (match: (d: Dashboard) => boolean): Found<Dashboard> => {
-    for (const found of store.everywhere<Dashboard>(COLL.dashboards)) if (match(found.record)) return found;
-    return undefined;
-  };
+  // The pages by address and custom domain, held in memory while their kind is unchanged.
+  const statusPages = new PageDirectory<StoredStatusPage>(store, STATUS_COLL.statusPages, 'url');
+  const dashboards = new PageDirectory<Dashboard>(store, COLL.dashboards, 'customUrl');
 
   /** The key a request presents: `?key=` or `Authorization: Bearer`. */
   const presented = (c: Context<AppEnv>): string | null => {
@@ -175,20 +171,20 @@ export function publicPages(ctx: ServerContext): MiddlewareHandler<AppEnv> {
     const read = method === 'GET' || method === 'HEAD';
     if (rest === '' && read) {
       const nonce = newNonce();
-      return htmlResponse(renderStatusPage(await statusPageModel(store.view(account), page, now, storeFigures(store, account)), nonce), nonce);
+      return htmlResponse(renderStatusPage(await statusPageModel(store.followerView(account), page, now, storeFigures(store, account)), nonce), nonce);
     }
     if (rest === '/live' && read) {
       const nonce = newNonce();
-      return htmlResponse(renderLive(await statusPageModel(store.view(account), page, now, storeFigures(store, account))).value, nonce);
+      return htmlResponse(renderLive(await statusPageModel(store.followerView(account), page, now, storeFigures(store, account))).value, nonce);
     }
     if (rest === '/badge.svg' && read) {
-      const m = await statusPageModel(store.view(account), page, now, storeFigures(store, account));
+      const m = await statusPageModel(store.followerView(account), page, now, storeFigures(store, account));
       const state: BadgeState = m.overall === 'no-data' ? 'no-data' : m.overall === 'operational' ? 'passing' : m.overall === 'minor' || m.overall === 'degraded' ? 'degraded' : 'failing';
       return badgeResponse(badge(page.name, badgeMessage(STATE_LABEL[m.overall], m.uptime, `${m.windowDays} d`), state), false);
     }
     if (rest === '/feed.atom' && read) {
       const origin = new URL(c.req.url).origin;
-      return new Response(renderAtom(await statusPageModel(store.view(account), page, now), origin), {
+      return new Response(renderAtom(await statusPageModel(store.followerView(account), page, now), origin), {
         headers: { 'content-type': 'application/atom+xml; charset=utf-8', 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' },
       });
     }
@@ -242,6 +238,10 @@ export function publicPages(ctx: ServerContext): MiddlewareHandler<AppEnv> {
     return htmlResponse(renderStatusPage(await statusPageModel(store.view(account), page, now, storeFigures(store, account)), nonce, { kind: 'check-inbox' }), nonce);
   };
 
+  /** A heartbeat's newest events of an account (its pings, off the main thread on a database). */
+  const pingsOf = (account: string): PingReads => (checkId, fromMs, limit) =>
+    store.queryAsync<HeartbeatEvent & { [k: string]: unknown }>(account, RUN_COLL.heartbeatEvents, { checkId, fromMs, order: 'time-desc', limit, fields: ['state', 'timestamp'] });
+
   /** The 24-hour and 30-day series of a check. */
   const chartsOf = async (figures: FiguresSource, check: CheckLike, now: number) => {
     const [day, month] = await Promise.all([seriesOf(figures, check.id, hourWindow(now), check.created_at), seriesOf(figures, check.id, dayWindow(now), check.created_at)]);
@@ -254,7 +254,7 @@ export function publicPages(ctx: ServerContext): MiddlewareHandler<AppEnv> {
     const opened = openDashboard(c, lookup);
     if (opened instanceof Response) return opened;
     const { account, record: d } = opened;
-    const src = store.view(account);
+    const src = store.followerView(account);
     const now = options.now();
     const q = c.req.query('key');
     // Links within a dashboard opened with ?key= carry the key on.
@@ -265,8 +265,8 @@ export function publicPages(ctx: ServerContext): MiddlewareHandler<AppEnv> {
       const figures = storeFigures(store, account, reads);
       const byId = new Map(src.list<CheckLike>(COLL.checks).map((x) => [x.id, x]));
       const shown = selectChecks([...byId.values()], d.tags, d.useTagsAndOperator);
-      // The list's figures and every chart read side by side.
-      const [data, chartList] = await Promise.all([dashboardData(src, reads, d, now), Promise.all(shown.map(async (x) => [x.id, await chartsOf(figures, x, now)] as const))]);
+      // The list's figures and every chart read side by side (a heartbeat has no response times: no chart).
+      const [data, chartList] = await Promise.all([dashboardData(src, reads, d, now, pingsOf(account)), Promise.all(shown.filter((x) => x.checkType !== 'HEARTBEAT').map(async (x) => [x.id, await chartsOf(figures, x, now)] as const))]);
       const charts = new Map(chartList);
       const hrefOf = (id: string) => withKey(dashboardPath(d.customUrl, `/checks/${encodeURIComponent(id)}`));
       if (rest === '/live') return htmlResponse(renderDashboardLive(d, data, { hrefOf, charts }), nonce);
@@ -279,8 +279,11 @@ export function publicPages(ctx: ServerContext): MiddlewareHandler<AppEnv> {
       const check = id === null ? undefined : selectChecks(src.list<CheckLike>(COLL.checks), d.tags, d.useTagsAndOperator).find((x) => x.id === id);
       if (!check) return notFoundPage();
       const figures = storeFigures(store, account);
-      const latest = (await figures.recentResults(check.id, 1))[0];
-      const state = latest ? stateOf(latest) : 'no-data';
+      const heartbeat = check.checkType === 'HEARTBEAT';
+      // A heartbeat's state is that of its newest event (a ping or a missed deadline): it has no results.
+      const pings = heartbeat ? await figures.recentPings(check.id, RECENT_PINGS) : [];
+      const latest = heartbeat ? undefined : (await figures.recentResults(check.id, 1))[0];
+      const state = heartbeat ? heartbeatStateOf(pings[0]) : latest ? stateOf(latest) : 'no-data';
       if (checkPath[2]) {
         // Counts of the 30 days only: the badge shows no response time.
         const w = dayWindow(now);
@@ -290,10 +293,10 @@ export function publicPages(ctx: ServerContext): MiddlewareHandler<AppEnv> {
       }
       const [charts, runs] = await Promise.all([chartsOf(figures, check, now), d.showCheckRunLinks === true ? figures.recentResults(check.id, RECENT_RUNS) : []]);
       const model: CheckPageModel = { check, state, ...charts, showRuns: d.showCheckRunLinks === true, runs };
-      if (check.checkType === 'HEARTBEAT') {
+      if (heartbeat) {
         const token = (check.heartbeat as { pingToken?: unknown } | undefined)?.pingToken;
         model.heartbeat = {
-          pings: await figures.recentPings(check.id, RECENT_PINGS),
+          pings,
           pingUrl: d.isPrivate === true && typeof token === 'string' ? `${publicBase(ctx)}/ping/${encodeURIComponent(token)}` : null,
         };
       }
@@ -301,7 +304,7 @@ export function publicPages(ctx: ServerContext): MiddlewareHandler<AppEnv> {
       return htmlResponse(renderCheckPage(d, model, nonce, withKey(dashboardPath(d.customUrl))), nonce);
     }
     if (rest === '/data.json') {
-      return new Response(JSON.stringify(await dashboardData(src, runReads(store, account), d, now)), {
+      return new Response(JSON.stringify(await dashboardData(src, runReads(store, account), d, now, pingsOf(account))), {
         headers: { 'content-type': 'application/json; charset=utf-8', 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' },
       });
     }
@@ -317,26 +320,35 @@ export function publicPages(ctx: ServerContext): MiddlewareHandler<AppEnv> {
   };
 
   /** The public answer of a request, or undefined when the path is not a public page's. */
-  const answer = (c: Context<AppEnv>): Response | Promise<Response> | undefined => {
+  const answer = async (c: Context<AppEnv>): Promise<Response | undefined> => {
     const path = c.req.path;
+    // What other instances wrote, read off the main thread: the lookup and the configuration the
+    // page shows are then read from memory (Store.followerView).
+    await store.followOthers();
     const status = /^\/status\/([^/]+)(\/.*)?$/.exec(path);
     if (status) {
       const url = decode(status[1]);
-      return statusPage(c, statusBy((p) => p.url === url), status[2] ?? '');
+      return statusPage(c, url === null ? undefined : await statusPages.byAddress(url), status[2] ?? '');
     }
     const dash = /^\/dashboards\/([^/]+)(\/.*)?$/.exec(path);
     if (dash) {
       const url = decode(dash[1]);
-      return dashboard(c, dashboardBy((d) => d.customUrl === url), dash[2] ?? '');
+      return dashboard(c, url === null ? undefined : await dashboards.byAddress(url), dash[2] ?? '');
     }
     const host = hostName(c);
     if (host && (path === '/' || path === '/feed.atom')) {
-      const page = statusBy((p) => sameDomain(p.customDomain, host));
+      const page = await statusPages.byDomain(host);
       if (page) return statusPage(c, page, path === '/' ? '' : path);
-      const d = path === '/' ? dashboardBy((x) => sameDomain(x.customDomain, host)) : undefined;
+      const d = path === '/' ? await dashboards.byDomain(host) : undefined;
       if (d) return dashboard(c, d, '');
     }
     return undefined;
+  };
+
+  /** Whether `/` or `/feed.atom` of this host is a public page's (its custom domain). */
+  const onCustomDomain = async (host: string, path: string): Promise<boolean> => {
+    await store.followOthers();
+    return (await statusPages.byDomain(host)) !== undefined || (path === '/' && (await dashboards.byDomain(host)) !== undefined);
   };
 
   return async (c, next) => {
@@ -347,7 +359,7 @@ export function publicPages(ctx: ServerContext): MiddlewareHandler<AppEnv> {
       });
     }
     const host = hostName(c);
-    const publicPath = /^\/(status|dashboards)\//.test(path) || (host !== null && (path === '/' || path === '/feed.atom') && (statusBy((p) => sameDomain(p.customDomain, host)) !== undefined || (path === '/' && dashboardBy((x) => sameDomain(x.customDomain, host)) !== undefined)));
+    const publicPath = /^\/(status|dashboards)\//.test(path) || (host !== null && (path === '/' || path === '/feed.atom') && (await onCustomDomain(host, path)));
     if (!publicPath) return next();
     // Every request of a public page counts against its client address, cached or not.
     if (options.pageRateLimit.limit > 0) {
@@ -365,7 +377,7 @@ export function publicPages(ctx: ServerContext): MiddlewareHandler<AppEnv> {
     const shared =
       (method === 'GET' || method === 'HEAD') &&
       (rest === '' || rest === '/' || rest === '/live' || rest === '/feed.atom' || rest === '/data.json' || rest === '/badge.svg' || /^\/(runs|checks)\/[^/]+$/.test(rest) || /^\/checks\/[^/]+\/badge\.svg$/.test(rest));
-    const render = () => answer(c) ?? next().then(() => c.res);
+    const render = async () => (await answer(c)) ?? next().then(() => c.res);
     if (!shared) return render();
     return cache.get(PublicPageCache.key(host ?? '', path, presented(c)), render, newNonce);
   };

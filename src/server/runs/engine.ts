@@ -65,6 +65,8 @@ export class RunEngine {
   agents?: { enqueue(account: string, check: CheckRecord, slot: string, dueMs: number): void };
   // Set when a stop left sessions under way (settle): what they do or throw later is dropped.
   private abandoned = false;
+  /** Per account, its variables as runs see them, and the store's version of the kind they were read at. */
+  private readonly accountVariables = new Map<string, { version: number; items: RunVariable[] }>();
 
   constructor(
     private readonly ctx: ServerContext,
@@ -221,25 +223,35 @@ export class RunEngine {
   /**
    * An API check with the scripts of the snippets it names (setupSnippetId, tearDownSnippetId)
    * where it has no script of its own (localSetupScript, localTearDownScript). Read at each run:
-   * a changed snippet applies to the next run.
+   * a changed snippet applies to the next run. Only a run that executes a script (a multi-step or
+   * browser check, an API check with a setup or teardown script) gets the variables: the others
+   * neither read them nor carry them (a secret goes nowhere it is not used).
    */
   runnable(account: string, check: CheckRecord): CheckRecord {
-    const variables = { environmentVariables: this.runVariables(account, check) };
-    if (check.checkType !== 'API') return { ...check, ...variables };
+    if (check.checkType === 'MULTI_STEP' || check.checkType === 'BROWSER') return { ...check, environmentVariables: this.runVariables(account, check) };
+    if (check.checkType !== 'API') return { ...check, environmentVariables: [] };
     const script = (id: unknown) =>
       typeof id === 'number' || typeof id === 'string' ? (this.ctx.store.get<{ id: number; script?: string }>(account, COLL.snippets, id)?.script ?? null) : null;
     const own = (value: unknown) => (typeof value === 'string' && value.trim() !== '' ? value : null);
-    return {
-      ...check,
-      ...variables,
-      localSetupScript: own(check.localSetupScript) ?? script(check.setupSnippetId),
-      localTearDownScript: own(check.localTearDownScript) ?? script(check.tearDownSnippetId),
-    };
+    const localSetupScript = own(check.localSetupScript) ?? own(script(check.setupSnippetId));
+    const localTearDownScript = own(check.localTearDownScript) ?? own(script(check.tearDownSnippetId));
+    const scripted = localSetupScript !== null || localTearDownScript !== null;
+    return { ...check, environmentVariables: scripted ? this.runVariables(account, check) : [], localSetupScript, localTearDownScript };
   }
 
-  /** The variables a run sees (a script's `process.env`): see runVariables. */
+  /**
+   * The variables a run sees (a script's `process.env`): see runVariables. The account's list is
+   * kept per account while the store's version of the variables kind is unchanged (any write of a
+   * variable, by any instance on a shared database, changes it).
+   */
   runVariables(account: string, check: CheckRecord): RunVariable[] {
-    return runVariables(this.ctx.store.list(account, COLL.variables), check.environmentVariables);
+    const version = this.ctx.store.version(COLL.variables);
+    let cached = this.accountVariables.get(account);
+    if (!cached || cached.version !== version) {
+      cached = { version, items: runVariables(this.ctx.store.list(account, COLL.variables), []) };
+      this.accountVariables.set(account, cached);
+    }
+    return Array.isArray(check.environmentVariables) && check.environmentVariables.length > 0 ? runVariables(cached.items, check.environmentVariables) : cached.items;
   }
 
   private async execute(account: string, check: CheckRecord, session: StoredSession): Promise<void> {

@@ -190,6 +190,18 @@ export interface Backend {
   /** Takes `count` (default 1) consecutive ids of a kind; returns the last of them. */
   allocate?(kind: string, count?: number): number;
   version?(kind: string): number;
+  /**
+   * Shared backends: the versions read off the main thread (`followVersions`, resolved when the
+   * read is in), and reads of configuration as of them (`followedVersion`, `getFollowed`,
+   * `entriesFollowed`: no database read while unchanged, this instance's own commits always
+   * seen), for what may lag other instances' writes by a moment (the public pages).
+   */
+  followVersions?(): Promise<void>;
+  followedVersion?(kind: string): number;
+  getFollowed?(account: string, kind: string, id: string): StoredRecord | undefined;
+  entriesFollowed?(account: string, kind: string): Array<[string, StoredRecord]>;
+  /** Every record of a configuration kind in every account, read off the main thread. */
+  everywhereAsync?(kind: string): Promise<Array<{ account: string; record: StoredRecord }>>;
   runAnchor?(account: string, checkId: string, plan: string, proposedMs: number, periodMs: number, nowMs: number): number;
   /**
    * Claims due runs (each for one instance of those on the database) in a transaction left open

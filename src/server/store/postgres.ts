@@ -190,6 +190,17 @@ export class PostgresBackend implements Backend {
   readonly instance = `${process.pid}-${randomUUID().slice(0, 8)}`;
   /** The asynchronous reads: a pool of connections in a thread of its own (started at the first). */
   private reader: AsyncReader | undefined;
+  /**
+   * The versions table as last read off the main thread (`followVersions`), and the number of
+   * this instance's commits made before that read was sent: a kind this instance committed
+   * since is not taken from it (see followedVersion).
+   */
+  private followed: { versions: Map<string, number>; afterCommit: number } | undefined;
+  /** The read of `followed` under way, shared by every caller meanwhile. */
+  private following: Promise<void> | undefined;
+  /** Commits of this instance so far, and per kind the number of the last one that wrote it. */
+  private commitCount = 0;
+  private readonly lastCommitOf = new Map<string, number>();
 
   private constructor(private readonly indexed: IndexedKinds) {
     const { port1, port2 } = new MessageChannel();
@@ -282,6 +293,67 @@ export class PostgresBackend implements Backend {
     return this.versions().get(kind) ?? 0;
   }
 
+  /**
+   * Reads the versions table off the main thread (the reader thread) for `followedVersion`. A
+   * call while one read is under way shares it. Resolves when the read is in (or failed: the
+   * followed versions are then those of the read before).
+   */
+  followVersions(): Promise<void> {
+    if (this.following) return this.following;
+    if (!this.reader) return Promise.resolve();
+    const afterCommit = this.commitCount;
+    this.following = this.reader
+      .run<Record<string, string | number> | null>("SELECT json_object_agg(kind, value)::text FROM versions", [], { kind: 'json' })
+      .then((obj) => {
+        const versions = new Map(Object.entries(obj ?? {}).map(([k, v]) => [k, Number(v)]));
+        if (!this.followed || afterCommit >= this.followed.afterCommit) this.followed = { versions, afterCommit };
+      })
+      .catch(() => undefined)
+      .finally(() => (this.following = undefined));
+    return this.following;
+  }
+
+  /**
+   * The version of a kind as of the last `followVersions` read, without a read: what another
+   * instance committed since is seen at the next read. A kind that this instance committed after
+   * that read was sent (or before any read) is read as `version` does: this instance's own writes
+   * are always seen.
+   */
+  followedVersion(kind: string): number {
+    const f = this.followed;
+    if (f && (this.lastCommitOf.get(kind) ?? 0) <= f.afterCommit) return f.versions.get(kind) ?? 0;
+    return this.version(kind);
+  }
+
+  /** A configuration record as of the followed versions (see followedVersion). */
+  getFollowed(account: string, kind: string, id: string): StoredRecord | undefined {
+    if (this.indexed[kind]) return this.get(account, kind, id);
+    return this.configAt(account, kind, this.followedVersion(kind)).byId.get(id);
+  }
+
+  /** A kind's configuration records of an account as of the followed versions (see followedVersion). */
+  entriesFollowed(account: string, kind: string): Array<[string, StoredRecord]> {
+    if (this.indexed[kind]) return this.entries(account, kind);
+    return [...this.configAt(account, kind, this.followedVersion(kind)).entries];
+  }
+
+  /** Every record of a configuration kind in every account, read off the main thread (the public pages' lookup by URL). */
+  async everywhereAsync(kind: string): Promise<Array<{ account: string; record: StoredRecord }>> {
+    if (!this.reader) return [...this.everywhere(kind)];
+    const rows = await this.reader.run<Array<[string, StoredRecord]> | null>(
+      `SELECT '[' || coalesce(string_agg('[' || to_json(account)::text || ',' || data || ']', ',' ORDER BY seq), '') || ']' FROM records WHERE kind = $1`,
+      [kind],
+      { kind: 'json' },
+    );
+    return (rows ?? []).map(([account, record]) => ({ account: dec(account), record }));
+  }
+
+  /** Counts a commit of these kinds by this instance (see followedVersion). */
+  private committed(kinds: Iterable<string>): void {
+    this.commitCount++;
+    for (const kind of kinds) this.lastCommitOf.set(kind, this.commitCount);
+  }
+
   query(account: string, kind: string, q: RecordQuery): Array<[string, StoredRecord]> {
     if (!this.indexed[kind]) return this.configQuery(account, kind, q);
     const { sql, args, finish } = this.queryPlan(account, kind, q);
@@ -369,10 +441,16 @@ export class PostgresBackend implements Backend {
    * per kind written.
    */
   commitMany(entries: readonly StoreCommit[]): void {
-    const { statements, reclaimed } = this.batch(entries);
+    const { statements, reclaimed, kinds } = this.batch(entries);
     if (statements.length === 0) return;
-    const r = this.call({ op: 'tx', statements });
-    this.versionMemo = undefined;
+    let r: { rows: Row[][] };
+    try {
+      r = this.call({ op: 'tx', statements });
+    } finally {
+      // Counted even when it failed: a commit that timed out here may have landed.
+      this.versionMemo = undefined;
+      this.committed(kinds);
+    }
     this.reportTakenClaims(reclaimed.flatMap((i) => r.rows[i]));
   }
 
@@ -380,7 +458,7 @@ export class PostgresBackend implements Backend {
    * The statements of `commitMany` (and of a held claim's commit), and the indexes of those that
    * take claims again (`StoreCommit.r`).
    */
-  private batch(entries: readonly StoreCommit[]): { statements: Array<[string, unknown[]]>; reclaimed: number[] } {
+  private batch(entries: readonly StoreCommit[]): { statements: Array<[string, unknown[]]>; reclaimed: number[]; kinds: Set<string> } {
     const counters = new Map<string, number>();
     for (const e of entries) for (const [kind, value] of Object.entries(e.c ?? {})) counters.set(kind, Math.max(counters.get(kind) ?? value, value));
     // Uniqueness rules first: their advisory locks come before any row lock.
@@ -428,7 +506,7 @@ export class PostgresBackend implements Backend {
     }
     putRows();
     for (const kind of [...kinds].sort()) statements.push(bumpVersion(kind));
-    return { statements, reclaimed };
+    return { statements, reclaimed, kinds };
   }
 
   /** Claims taken again by a batch that another instance took meanwhile: their due times ran there and here. */
@@ -475,6 +553,7 @@ export class PostgresBackend implements Backend {
     if (n > 0) {
       this.call({ op: 'tx', statements: [bumpVersion(kind)] });
       this.versionMemo = undefined;
+      this.committed([kind]);
     }
     return n;
   }
@@ -530,7 +609,7 @@ export class PostgresBackend implements Backend {
       commit: (entries) => {
         if (!open) throw new Error('the claims were released already');
         open = false;
-        const { statements: batch, reclaimed } = this.batch(entries);
+        const { statements: batch, reclaimed, kinds } = this.batch(entries);
         let r: { rows: Row[][] };
         try {
           r = this.call({ op: 'release', statements: batch, commit: true });
@@ -539,6 +618,7 @@ export class PostgresBackend implements Backend {
           throw err;
         }
         this.versionMemo = undefined;
+        this.committed(kinds);
         this.reportTakenClaims(reclaimed.flatMap((i) => r.rows[i]));
       },
       rollback: () => {
@@ -636,10 +716,15 @@ export class PostgresBackend implements Backend {
   }
 
   private configOf(account: string, kind: string): { entries: Array<[string, StoredRecord]>; byId: Map<string, StoredRecord> } {
-    const version = this.version(kind);
+    return this.configAt(account, kind, this.version(kind));
+  }
+
+  /** The configuration entries of a kind, read again unless those held were read at `version`. */
+  private configAt(account: string, kind: string, version: number): { entries: Array<[string, StoredRecord]>; byId: Map<string, StoredRecord> } {
     const key = `${account}\u0000${kind}`;
     const hit = this.config.get(key);
-    if (hit && hit.version === version) return hit;
+    // Entries read at a later version serve a read as of an earlier one (a followed version lags).
+    if (hit && hit.version >= version) return hit;
     const entries = this.query1('SELECT id, data FROM records WHERE account = $1 AND kind = $2 ORDER BY seq', [enc(account), kind]).map(
       (r) => [dec(r[0] as string), JSON.parse(r[1] as string) as StoredRecord] as [string, StoredRecord],
     );

@@ -302,6 +302,64 @@ export class Store {
   }
 
   /**
+   * Reads, off the main thread, what other instances on a shared database committed (the versions
+   * of every kind), for `followedVersion` and `followerView`; resolves at once elsewhere. Calls
+   * while a read is under way share it.
+   */
+  followOthers(): Promise<void> {
+    return this.backend.followVersions ? this.backend.followVersions() : Promise.resolve();
+  }
+
+  /**
+   * `version` without a database read: on a shared database, as of the last `followOthers` (what other
+   * instances committed since is seen after the next one), except for kinds this instance
+   * committed since, read as `version` does. Elsewhere, `version`.
+   */
+  followedVersion(kind: string): number {
+    if (!this.backend.followedVersion) return this.version(kind);
+    this.settle(kind);
+    return this.backend.followedVersion(kind);
+  }
+
+  /**
+   * Reads of one account's configuration as of `followedVersion`: on a shared database, no read
+   * while the configuration is unchanged, what other instances wrote seen after the next
+   * `followOthers`, this instance's own writes at once. For the public pages, which show what other
+   * instances write after their cache's time anyway; elsewhere the same as `view`.
+   */
+  followerView(account: string): AccountView {
+    const backend = this.backend;
+    if (!backend.entriesFollowed || !backend.getFollowed) return this.view(account);
+    return {
+      account,
+      get: <T extends StoredRecord = StoredRecord>(kind: string, id: string | number) => {
+        if (this.indexed[kind]) return this.get<T>(account, kind, id);
+        this.settle(kind);
+        if (this.recent.size > 0) {
+          const key = `${account}\u0000${kind}\u0000${id}`;
+          if (this.recent.has(key)) return (this.recent.get(key) ?? undefined) as T | undefined;
+        }
+        return backend.getFollowed!(account, kind, String(id)) as T | undefined;
+      },
+      list: <T extends StoredRecord = StoredRecord>(kind: string) => {
+        if (this.indexed[kind]) throw new UnboundedRead(kind, 'a list of the kind whole; query it by check and time with a limit');
+        this.settle(kind);
+        return backend.entriesFollowed!(account, kind).map(([, r]) => r as T);
+      },
+    };
+  }
+
+  /**
+   * Every record of a configuration kind in every account, read off the main thread on a shared
+   * database (the public pages' lookup by URL, rebuilt when the kind changes).
+   */
+  async everywhereAsync<T extends StoredRecord = StoredRecord>(kind: string): Promise<Array<{ account: string; record: T }>> {
+    if (this.indexed[kind]) throw new UnboundedRead(kind, 'every record of the kind in every account');
+    if (this.backend.everywhereAsync) return (await this.backend.everywhereAsync(kind)) as Array<{ account: string; record: T }>;
+    return [...this.everywhere<T>(kind)];
+  }
+
+  /**
    * A number that changes whenever this instance commits a record of `kind` (no database read:
    * caches of what this instance serves, with what other instances write followed by their TTL).
    */

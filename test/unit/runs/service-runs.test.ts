@@ -366,6 +366,41 @@ describe('heartbeats', () => {
   });
 });
 
+describe("a heartbeat's dashboard card and check page", () => {
+  it('show its state from its pings and missed deadlines (it has no check results)', async () => {
+    // period 60 s + grace 60 s at time scale 600 = 200 ms; pages are not cached (each read is the state now).
+    h = runsHarness({ timeScale: 600, pageCacheSeconds: 0, pageRateLimit: { limit: 0, windowSeconds: 60 } });
+    const check = h.seedCheck({ name: 'nightly backup', checkType: 'HEARTBEAT', heartbeat: { period: 60, periodUnit: 'seconds', grace: 60, graceUnit: 'seconds', pingToken: 'tok-card' } });
+    expect((await h.call('POST', '/v1/dashboards', { customUrl: 'ops', header: 'Ops' })).status).toBe(201);
+    const page = async (path: string) => {
+      const res = await h.server.request(`http://127.0.0.1:4010/dashboards/ops${path}`);
+      expect(res.status).toBe(200);
+      return res.text();
+    };
+    const card = async () => (JSON.parse(await page('/data.json')) as { checks: any[] }).checks.find((c) => c.id === check.id);
+    expect(await card()).toMatchObject({ state: 'no-data', lastRun: null, availability24h: null });
+
+    expect((await h.server.request('http://127.0.0.1:4010/ping/tok-card')).status).toBe(200);
+    const pinged = await card();
+    expect(pinged).toMatchObject({ state: 'passing', stateLabel: 'Passing', availability24h: 100, lastRun: { location: null, responseTime: null } });
+    expect(Date.parse(pinged.lastRun.at)).toBeGreaterThan(Date.now() - 60_000);
+    const html = await page('');
+    const item = new RegExp(`<li class="check" data-check="${check.id}"[\\s\\S]*?</li>\\n</ul>|<li class="check" data-check="${check.id}"[\\s\\S]*?</details>`).exec(html)?.[0] ?? '';
+    expect(item).toContain('nightly backup');
+    expect(item).toContain('s-passing');
+    expect(item).not.toContain('No data');
+    expect(await page(`/checks/${encodeURIComponent(check.id)}`)).toMatch(/<p class="state s-passing">[^]*?Passing<\/p>/);
+
+    // The deadline passes without a ping: failing, on the card and the check page.
+    h.runs.scheduler.start();
+    await waitFor(async () => (await card()).state === 'failing');
+    await h.runs.scheduler.stop();
+    const failing = await card();
+    expect(failing.availability24h).toBeLessThan(100);
+    expect(await page(`/checks/${encodeURIComponent(check.id)}`)).toMatch(/<p class="state s-failing">[^]*?Failing<\/p>/);
+  });
+});
+
 async function waitFor(cond: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (!(await cond())) {
