@@ -15,6 +15,10 @@ export const FILES = {
   reporter: 'reporter.cjs',
   result: 'result.json',
   log: 'log.txt',
+  /** The preload of every Node process of the run that ends a test worker printing past the limit. */
+  outputLimit: 'output-limit.cjs',
+  /** Written by that preload when it ends the worker: the run failed for printing too much. */
+  outputOver: 'output-over-limit',
 } as const;
 
 /** What the generated config needs to know. */
@@ -322,5 +326,48 @@ module.exports = new Proxy(test, {
   },
   has(target, key) { return key in target || key in real; },
 });
+`;
+}
+
+/**
+ * The preload (NODE_OPTIONS --require) that bounds what a script prints. Playwright's test
+ * worker replaces process.stdout/stderr.write with functions that queue every chunk on its IPC
+ * channel to the runner; a loop that prints without yielding never lets that queue drain, so the
+ * output piles up in the worker's memory and neither the runner's reporter nor the test's time
+ * limit can stop it. In the worker only, this preload counts the bytes of every write (whatever
+ * function Playwright or the script puts in place is wrapped: the property is an accessor that
+ * cannot be redefined) and, past `maxBytes`, leaves a marker next to itself and kills the worker
+ * at once; the runner reads the marker into the run's error. Other Node processes (the runner,
+ * whatever the script starts) load it and do nothing.
+ */
+export function outputLimitText(maxBytes: number): string {
+  return `'use strict';
+// Generated for one script run: ends Playwright's test worker once the script printed more than the limit.
+const path = require('node:path');
+if (path.basename(process.argv[1] || '') === 'workerProcessEntry.js') {
+  const fs = require('node:fs');
+  const LIMIT = ${Math.floor(maxBytes)};
+  const marker = path.join(__dirname, ${JSON.stringify(FILES.outputOver)});
+  let printed = 0;
+  const sizeOf = (chunk, encoding) => {
+    if (typeof chunk === 'string') return Buffer.byteLength(chunk, typeof encoding === 'string' && Buffer.isEncoding(encoding) ? encoding : 'utf8');
+    return chunk && typeof chunk.byteLength === 'number' ? chunk.byteLength : 0;
+  };
+  const over = () => {
+    try { fs.writeFileSync(marker, String(printed)); } catch {}
+    process.kill(process.pid, 'SIGKILL');
+  };
+  const guard = (stream) => {
+    let write = stream.write;
+    const counted = function (chunk, encoding, cb) {
+      printed += sizeOf(chunk, encoding);
+      if (printed > LIMIT) over();
+      return write.apply(this, arguments);
+    };
+    Object.defineProperty(stream, 'write', { configurable: false, enumerable: true, get: () => counted, set: (fn) => { write = fn; } });
+  };
+  guard(process.stdout);
+  guard(process.stderr);
+}
 `;
 }

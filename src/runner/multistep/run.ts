@@ -7,7 +7,7 @@ import { performance } from 'node:perf_hooks';
 import type { AttemptResult, RunOptions } from '../run.js';
 import type { BrowserCheck, BrowserCheckResult, BrowserPage, MultiStepCheck, MultiStepCheckResult, RunAsset, WebVitalName } from '../types.js';
 import { attemptWithRetries } from '../retry.js';
-import { browserTestModuleText, configText, FILES, REPORTER_TEXT, type BrowserLaunch } from './files.js';
+import { browserTestModuleText, configText, FILES, outputLimitText, REPORTER_TEXT, type BrowserLaunch } from './files.js';
 import { handOver, readBounded, runProcess, sandboxCommand, scriptMode, scriptTempRoot, stopScriptRuns, type ProcessEnd } from '../sandbox.js';
 import { FairPool } from '../fair-pool.js';
 import { formatBytes, TREE_MEMORY_BYTES } from '../tree-memory.js';
@@ -39,12 +39,30 @@ export interface MultiStepLimits {
    * starts), bytes: past it the tree is stopped and the run fails (tree-memory.ts).
    */
   treeMemoryBytes: number;
+  /**
+   * Bytes a script may print (stdout and stderr of its test worker): past them the worker is
+   * ended at once and the run fails (files.ts, outputLimitText). The log keeps maxLogBytes of it.
+   */
+  maxPrintedBytes: number;
 }
 
 /** Bytes of assets (screenshot, trace) kept from one run: larger ones are dropped and the log says so. */
 export const MAX_ASSET_BYTES = 5 * 1024 * 1024;
-/** A multi-step run's defaults: 2 minutes, 64 KiB of log, 10 s to start and report, 5 MiB of assets, 2.7 GiB of memory. */
-export const MULTI_STEP_DEFAULTS: MultiStepLimits = { timeoutMs: 120_000, maxLogBytes: 64 * 1024, killGraceMs: 10_000, maxAssetBytes: MAX_ASSET_BYTES, treeMemoryBytes: TREE_MEMORY_BYTES };
+/**
+ * Bytes a script may print: 256 times the 64 KiB of log a run keeps, so that no script that logs
+ * for its reader comes near it, while one that floods its output fails within a second instead
+ * of holding a run slot and memory until the time limit.
+ */
+export const MAX_PRINTED_BYTES = 16 * 1024 * 1024;
+/** A multi-step run's defaults: 2 minutes, 64 KiB of log, 16 MiB printed, 10 s to start and report, 5 MiB of assets, 2.7 GiB of memory. */
+export const MULTI_STEP_DEFAULTS: MultiStepLimits = {
+  timeoutMs: 120_000,
+  maxLogBytes: 64 * 1024,
+  killGraceMs: 10_000,
+  maxAssetBytes: MAX_ASSET_BYTES,
+  treeMemoryBytes: TREE_MEMORY_BYTES,
+  maxPrintedBytes: MAX_PRINTED_BYTES,
+};
 /**
  * A browser run's defaults: the reference's 240 s in all (230 s for the tests, 10 s to start and
  * report, after which the tree is killed) and 2.7 GiB with its children.
@@ -76,12 +94,16 @@ const pool = new FairPool(MULTI_STEP_CONCURRENCY);
 /** The V8 heap of each Node process of a sandboxed run (MiB), under SANDBOX_DEFAULTS.dataBytes. */
 const SANDBOX_HEAP_MB = 1536;
 
+/** NODE_OPTIONS' form of a preload (quoted: Node's parser takes JSON's escapes of `"` and `\`). */
+const preloadOption = (file: string) => `--require ${JSON.stringify(file)}`;
+
 /**
  * NODE_OPTIONS of every Node process in a sandbox: the heap stays under the data limit, so that
- * a script allocating objects without end fails with V8's "heap out of memory".
+ * a script allocating objects without end fails with V8's "heap out of memory"; `preload` (the
+ * run's output limit) is loaded first.
  */
-export function sandboxNodeOptions(): string {
-  return `--max-old-space-size=${SANDBOX_HEAP_MB}`;
+export function sandboxNodeOptions(preload?: string): string {
+  return [`--max-old-space-size=${SANDBOX_HEAP_MB}`, ...(preload ? [preloadOption(preload)] : [])].join(' ');
 }
 
 /**
@@ -201,7 +223,12 @@ interface Report {
 }
 
 /** How the child process ended. */
-type ChildEnd = Pick<ProcessEnd, 'code' | 'killed' | 'output' | 'spawnError'> & { stopped?: boolean; overMemoryBytes?: number | null };
+type ChildEnd = Pick<ProcessEnd, 'code' | 'killed' | 'output' | 'spawnError'> & {
+  stopped?: boolean;
+  overMemoryBytes?: number | null;
+  /** The test worker was ended for printing more than limits.maxPrintedBytes. */
+  overPrinted?: boolean;
+};
 
 /** The child's environment: PATH and the check's variables; nothing else of this process. */
 export function childEnv(check: ScriptCheck, dir: string): Record<string, string> {
@@ -248,20 +275,25 @@ async function attempt(check: ScriptCheck, limits: MultiStepLimits, queued: numb
     }
     await writeFile(join(dir, FILES.script), check.script);
     await writeFile(join(dir, FILES.reporter), REPORTER_TEXT);
+    const preload = join(dir, FILES.outputLimit);
+    await writeFile(preload, outputLimitText(limits.maxPrintedBytes));
     await writeFile(join(dir, FILES.config), configText({ playwrightCore: pw.core, timeoutMs: limits.timeoutMs, maxLogBytes: limits.maxLogBytes, browser }));
     let plan;
     if (mode.kind === 'sandboxed') {
       const argv = [process.execPath, pw.cli, 'test', '-c', join(dir, FILES.config)];
       const readOnly = [...packageDirs(pw), ...(browser ? browserDirs(browser) : [])];
       await handOver(dir, readOnly);
-      const env = { ...childEnv(check, dir), NODE_OPTIONS: sandboxNodeOptions() };
+      const env = { ...childEnv(check, dir), NODE_OPTIONS: sandboxNodeOptions(preload) };
       plan = sandboxCommand(argv, { workDir: dir, env, limits: opts.sandbox, readOnly }, mode.bwrap);
     } else {
-      plan = { file: process.execPath, args: [pw.cli, 'test', '-c', join(dir, FILES.config)], env: childEnv(check, dir) };
+      const env = childEnv(check, dir);
+      env.NODE_OPTIONS = [env.NODE_OPTIONS, preloadOption(preload)].filter(Boolean).join(' ');
+      plan = { file: process.execPath, args: [pw.cli, 'test', '-c', join(dir, FILES.config)], env };
     }
     // Stopped while the files were written: nothing is started (runProcess registers synchronously).
     if (generation !== queued) return await stoppedAttempt(check);
-    const end = await runProcess({ ...plan, cwd: dir, killAfterMs: limits.timeoutMs + limits.killGraceMs, maxOutputBytes: MAX_OUTPUT_BYTES, treeMemoryBytes: limits.treeMemoryBytes });
+    const ran = await runProcess({ ...plan, cwd: dir, killAfterMs: limits.timeoutMs + limits.killGraceMs, maxOutputBytes: MAX_OUTPUT_BYTES, treeMemoryBytes: limits.treeMemoryBytes });
+    const end = { ...ran, overPrinted: existsSync(join(dir, FILES.outputOver)) };
     const elapsed = performance.now() - began;
     const log = splitLog(await readBounded(join(dir, FILES.log), limits.maxLogBytes + 64));
     const report = parseReport(await readBounded(join(dir, FILES.result), MAX_RESULT_BYTES));
@@ -292,6 +324,11 @@ interface Judged {
 export function judgeRun(end: ChildEnd, report: Report | null, limits: MultiStepLimits, log: string[]): Judged {
   if (end.spawnError !== null) return { rawFailed: false, fault: true, errors: [`multi-step runner error: ${end.spawnError}`], log };
   if (end.stopped) return { rawFailed: false, fault: true, errors: ['the run was stopped: mac is shutting down'], log };
+  if (end.overPrinted) {
+    const limit = limits.maxPrintedBytes < 1024 ** 2 ? `${Math.floor(limits.maxPrintedBytes / 1024)} KiB` : formatBytes(limits.maxPrintedBytes);
+    const errors = [`the script printed more than ${limit}; output is limited to ${limit}`];
+    return { rawFailed: true, fault: false, errors, log: [...log, errors[0]] };
+  }
   if (end.overMemoryBytes !== undefined && end.overMemoryBytes !== null) {
     const errors = [`the script's processes used ${formatBytes(end.overMemoryBytes)} of memory together, over the ${formatBytes(limits.treeMemoryBytes)} a run may use, and were stopped`];
     return { rawFailed: true, fault: false, errors, log: [...log, errors[0]] };

@@ -77,6 +77,34 @@ describe.concurrent('multi-step runner', { timeout: 180_000 }, () => {
     expect(r).toMatchObject({ hasFailures: true, hasErrors: false, errorMessage: 'the script did not finish within 2.5 s and was stopped' });
   });
 
+  it('ends a script that prints more than the limit without yielding at once, on stdout or stderr, with the error that says so', async () => {
+    const limits = { multiStep: { timeoutMs: 60_000, maxPrintedBytes: 1024 * 1024 } };
+    const [logged, written] = await Promise.all([
+      runCheck(check(script(`test('flood', async () => {\n  const line = 'x'.repeat(1023);\n  for (let i = 0; i < 1024 * 1024; i++) console.log(line);\n});`)), limits),
+      runCheck(check(script(`test('flood', async () => {\n  const chunk = Buffer.alloc(64 * 1024, 120);\n  for (;;) process.stderr.write(chunk);\n});`)), limits),
+    ]);
+    for (const [r] of [logged, written]) {
+      expect(r).toMatchObject({ hasFailures: true, hasErrors: false, errorMessage: 'the script printed more than 1 MiB; output is limited to 1 MiB' });
+      // The log keeps its bounded start and ends with the error.
+      expect(r.multiStepCheckResult?.jobLog?.at(-1)).toBe('the script printed more than 1 MiB; output is limited to 1 MiB');
+    }
+  });
+
+  it('lets a script print up to the limit, and the limit cannot be taken away by the script', async () => {
+    const limits = { multiStep: { timeoutMs: 60_000, maxPrintedBytes: 1024 * 1024 } };
+    const [under, redefined] = await Promise.all([
+      runCheck(check(script(`test('chatty', async () => {\n  const line = 'y'.repeat(1023);\n  for (let i = 0; i < 900; i++) console.log(line);\n});`)), limits),
+      runCheck(
+        check(script(`test('bypass', async () => {\n  let threw = false;\n  try { Object.defineProperty(process.stdout, 'write', { value: () => true }); } catch { threw = true; }\n  console.log('redefine refused: ' + threw);\n  process.stdout.write = () => true;\n  const line = 'z'.repeat(1023);\n  for (let i = 0; i < 1024 * 1024; i++) console.log(line);\n});`)),
+        limits,
+      ),
+    ]);
+    expect(under[0]).toMatchObject({ hasFailures: false, hasErrors: false, errorMessage: null });
+    expect(under[0].multiStepCheckResult?.jobLog).toContain('[log truncated]');
+    expect(redefined[0]).toMatchObject({ hasFailures: true, errorMessage: 'the script printed more than 1 MiB; output is limited to 1 MiB' });
+    expect(redefined[0].multiStepCheckResult?.jobLog).toContain('redefine refused: true');
+  });
+
   // Alone: stopping the runs stops every run of this process.
   it.sequential('stops runs under way when asked (service shutdown), as a runner fault', async () => {
     const began = Date.now();
@@ -100,6 +128,9 @@ describe('judgeRun', () => {
   const end = { code: 1, killed: false, output: '', spawnError: null };
   it('reads a report without tests as a failure, and no report as a runner fault', () => {
     expect(judgeRun(end, { status: 'failed', tests: [], errors: [] }, MULTI_STEP_DEFAULTS, [])).toMatchObject({ rawFailed: true, fault: false, errors: [expect.stringMatching(/defines no test/)] });
+    // A worker ended for printing too much: that error, whatever Playwright reported after it.
+    const flooded = judgeRun({ ...end, overPrinted: true }, { status: 'failed', tests: [], errors: ['worker process exited unexpectedly'] }, MULTI_STEP_DEFAULTS, ['x']);
+    expect(flooded).toEqual({ rawFailed: true, fault: false, errors: ['the script printed more than 16 MiB; output is limited to 16 MiB'], log: ['x', 'the script printed more than 16 MiB; output is limited to 16 MiB'] });
     expect(judgeRun({ ...end, output: 'Error: boom\n' }, null, MULTI_STEP_DEFAULTS, [])).toMatchObject({
       rawFailed: false,
       fault: true,
