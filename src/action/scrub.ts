@@ -1,4 +1,4 @@
-import { escapeHtml } from '../render/md-escape.js';
+import { escapeHtml } from '../html.js';
 
 /**
  * Defence in depth for everything the action posts (comment, job summary, annotations, failure

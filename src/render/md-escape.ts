@@ -1,3 +1,4 @@
+import { escapeHtml } from '../html.js';
 /**
  * Escaping for markdown that GitHub renders (pull request comments, job summaries, `mac plan
  * --format markdown`). Names, ids, values, notes and file paths come from definitions a pull
@@ -6,11 +7,6 @@
  * (`<summary>`) they are HTML-escaped inside `<code>`, in tables their pipes are escaped, and
  * newlines are folded so no value can end a block (a `<details>`, a table, a fence).
  */
-
-/** Escapes text for HTML (element content and attribute values). */
-export function escapeHtml(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
-}
 
 /** One line: newlines (which could end an HTML block, a table row or a list item) become spaces. */
 function oneLine(s: string): string {

@@ -1,15 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { callApi, startServe, waitFor } from '../helpers/serve.js';
-import { TIMEOUT_MS, agentIds, location, startAgent, startTarget, urlChecks, type Agent } from '../helpers/agent.js';
+import { TIMEOUT_MS, agentIds, agentFixture, location, startAgent, urlChecks, type Agent } from '../helpers/agent.js';
 
 describe('mac agent: private-location keys', { timeout: TIMEOUT_MS }, () => {
-  let target: Awaited<ReturnType<typeof startTarget>>;
-  beforeAll(async () => {
-    target = await startTarget();
-  });
-  afterAll(async () => {
-    await target.close();
-  });
+  const fx = agentFixture();
 
   it("keys: a deleted key stops its agent (exit 1, naming the masked key); a location's key fetches only its work and opens no API route", async () => {
     const s = await startServe(['--time-scale', '60', '--rate-limit', '0/60']);
@@ -17,7 +11,7 @@ describe('mac agent: private-location keys', { timeout: TIMEOUT_MS }, () => {
     try {
       const a = await location(s, 'site-a');
       const b = await location(s, 'site-b');
-      await urlChecks(s, 2, target.url, ['site-b']);
+      await urlChecks(s, 2, fx.target.url, ['site-b']);
       await new Promise((r) => setTimeout(r, 1500));
       const claim = (key: string, body: unknown = { agent: { id: 'test-agent-1', version: '0', hostName: 'h' }, max: 10, waitSeconds: 0 }) =>
         fetch(`${s.url}/agent/v1/claims`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });

@@ -1,28 +1,17 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startServe, waitFor } from '../helpers/serve.js';
-import { TIMEOUT_MS, agentIds, expectExactlyOnce, location, sqliteRows, sqliteSessions, startAgent, startTarget, urlChecks, type Agent, type QueuedRow } from '../helpers/agent.js';
+import { TIMEOUT_MS, agentIds, expectExactlyOnce, agentFixture, location, sqliteRows, sqliteSessions, startAgent, urlChecks, type Agent, type QueuedRow } from '../helpers/agent.js';
 
 describe('mac agent: kill -9 of an agent mid-run (--time-scale 60)', { timeout: TIMEOUT_MS }, () => {
-  let target: Awaited<ReturnType<typeof startTarget>>;
-  let dir = '';
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'mac-agent-'));
-    target = await startTarget();
-  });
-  afterAll(async () => {
-    await target.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const fx = agentFixture({ stateDir: true });
 
   it('kill -9 of one of two agents mid-run: its claimed runs are run by the other after the lease; none lost, none twice', async () => {
-    const state = join(dir, 'kill.db');
+    const state = join(fx.dir, 'kill.db');
     const s = await startServe(['--time-scale', '60', '--state', state, '--rate-limit', '0/60', '--agent-lease', '8', '--agent-queue-timeout', '120']);
     // Runs of 2.5 s: at the kill, the runs due in the 1.5 s before the second agent started are
     // still under way on the first (they finished before it with 1.5 s runs on a quiet machine).
-    target.setSlow(2500);
+    fx.target.setSlow(2500);
     const agents: Agent[] = [];
     try {
       const a = await location(s, 'site-a');
@@ -30,7 +19,7 @@ describe('mac agent: kill -9 of an agent mid-run (--time-scale 60)', { timeout: 
       agents.push(first);
       await waitFor(async () => ((await agentIds(s, a.id)).size === 1 ? true : undefined));
       const [killedId] = await agentIds(s, a.id);
-      const checks = await urlChecks(s, 3, `${target.url}/slow`, ['site-a']);
+      const checks = await urlChecks(s, 3, `${fx.target.url}/slow`, ['site-a']);
       // The first agent alone for a few runs: each lasts 2.5 s, so some are always under way.
       await new Promise((r) => setTimeout(r, 4000));
       const secondStart = Date.now();
@@ -50,7 +39,7 @@ describe('mac agent: kill -9 of an agent mid-run (--time-scale 60)', { timeout: 
       const taken = sessions.filter((x) => checks.includes(x.checkId) && x.agentRun!.agentId !== killedId && Date.parse(x.agentRun!.dueAt) < secondStart - 500);
       expect(taken.length).toBeGreaterThan(0);
     } finally {
-      target.setSlow(0);
+      fx.target.setSlow(0);
       await Promise.all(agents.map((x) => x.stop('SIGKILL')));
       await s.stop('SIGKILL');
     }

@@ -1,31 +1,20 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { apiOk, startServe } from '../helpers/serve.js';
-import { FREQUENCY, MINUTES, TIMEOUT_MS, agentIds, expectExactlyOnce, location, sqliteRows, sqliteSessions, startAgent, startTarget, urlChecks, type Agent, type QueuedRow } from '../helpers/agent.js';
+import { FREQUENCY, MINUTES, TIMEOUT_MS, agentIds, expectExactlyOnce, agentFixture, location, sqliteRows, sqliteSessions, startAgent, urlChecks, type Agent, type QueuedRow } from '../helpers/agent.js';
 
 describe('mac agent: exactly once per location (--time-scale 60)', { timeout: TIMEOUT_MS }, () => {
-  let target: Awaited<ReturnType<typeof startTarget>>;
-  let dir = '';
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'mac-agent-'));
-    target = await startTarget();
-  });
-  afterAll(async () => {
-    await target.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const fx = agentFixture({ stateDir: true });
 
   it(`two agents on A, one on B, 20 checks over ${MINUTES} simulated minutes: every due run once per location, by an agent of it; the service ran none`, async () => {
-    const state = join(dir, 'once.db');
+    const state = join(fx.dir, 'once.db');
     const s = await startServe(['--time-scale', '60', '--state', state, '--rate-limit', '0/60']);
     const agents: Agent[] = [];
     try {
       const a = await location(s, 'site-a');
       const b = await location(s, 'site-b');
       agents.push(startAgent(s, a.key), startAgent(s, a.key), startAgent(s, b.key));
-      const checks = await urlChecks(s, 20, target.url, ['site-a', 'site-b'], FREQUENCY);
+      const checks = await urlChecks(s, 20, fx.target.url, ['site-a', 'site-b'], FREQUENCY);
       await new Promise((r) => setTimeout(r, MINUTES * 1000));
       // The agents stop cleanly (SIGTERM: runs under way finish or go back), then the service.
       expect(await Promise.all(agents.map((x) => x.stop()))).toEqual([0, 0, 0]);

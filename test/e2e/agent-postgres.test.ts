@@ -1,16 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startServe } from '../helpers/serve.js';
 import { pgDatabase, pgQuery } from '../helpers/pg-url.js';
-import { FREQUENCY, MINUTES, TIMEOUT_MS, agentIds, expectExactlyOnce, location, startAgent, startTarget, urlChecks, type Agent, type QueuedRow, type SessionRow } from '../helpers/agent.js';
+import { FREQUENCY, MINUTES, TIMEOUT_MS, agentIds, expectExactlyOnce, agentFixture, location, startAgent, urlChecks, type Agent, type QueuedRow, type SessionRow } from '../helpers/agent.js';
 
 describe('mac agent: two instances on one PostgreSQL (--time-scale 60)', { timeout: TIMEOUT_MS }, () => {
-  let target: Awaited<ReturnType<typeof startTarget>>;
-  beforeAll(async () => {
-    target = await startTarget();
-  });
-  afterAll(async () => {
-    await target.close();
-  });
+  const fx = agentFixture();
 
   it('two instances on one PostgreSQL, agents at different instances: every claimed due time recorded once per location', async () => {
     const db = pgDatabase();
@@ -22,7 +16,7 @@ describe('mac agent: two instances on one PostgreSQL (--time-scale 60)', { timeo
       const a = await location(one, 'site-a');
       const b = await location(one, 'site-b');
       agents.push(startAgent(one, a.key), startAgent(two, a.key), startAgent(two, b.key));
-      const checks = await urlChecks(one, 10, target.url, ['site-a', 'site-b'], FREQUENCY);
+      const checks = await urlChecks(one, 10, fx.target.url, ['site-a', 'site-b'], FREQUENCY);
       await new Promise((r) => setTimeout(r, MINUTES * 1000));
       expect(await Promise.all(agents.map((x) => x.stop()))).toEqual([0, 0, 0]);
       const ofA = await agentIds(two, a.id);

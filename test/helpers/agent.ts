@@ -1,7 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import Database from 'libsql';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { MAC_BIN, cleanEnv } from './cli.js';
 import { apiOk, type Served } from './serve.js';
 
@@ -31,6 +34,27 @@ export async function startTarget(): Promise<{ url: string; setSlow(ms: number):
     setSlow: (ms) => void (slowMs = ms),
     close: () => new Promise<void>((r) => target.close(() => r())),
   };
+}
+
+/** What a describe of agents shares: its target, and with `stateDir` a temporary folder for state files. */
+export interface AgentFixture {
+  target: Awaited<ReturnType<typeof startTarget>>;
+  /** The temporary folder ('' without `stateDir`). */
+  dir: string;
+}
+
+/** Starts the target (and makes the folder) before the describe's tests and removes both after them; call inside a describe. */
+export function agentFixture(opts: { stateDir?: boolean } = {}): AgentFixture {
+  const fx = { dir: '' } as AgentFixture;
+  beforeAll(async () => {
+    if (opts.stateDir) fx.dir = mkdtempSync(join(tmpdir(), 'mac-agent-'));
+    fx.target = await startTarget();
+  });
+  afterAll(async () => {
+    await fx.target.close();
+    if (fx.dir) rmSync(fx.dir, { recursive: true, force: true });
+  });
+  return fx;
 }
 
 export interface Agent {

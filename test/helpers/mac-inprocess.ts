@@ -1,5 +1,6 @@
 // The built CLI (dist/, as bin/mac.js runs it), loaded by Node itself: the integration project
 // keeps dist/ out of Vite's transform (vitest.config.ts), so a file pays one native import.
+import { afterAll, beforeAll } from 'vitest';
 import { main } from '../../dist/cli/main.js';
 import { cleanEnv, type RunOptions, type RunResult } from './cli.js';
 import { testStateFile } from './store-mode.js';
@@ -97,4 +98,16 @@ export async function startServeIn(args: string[] = [], env: Record<string, stri
 /** Runs `mac ...args` in process against a served API: `mac` of test/e2e/apply-fixtures.ts without a process. */
 export function macIn(served: Pick<Served, 'url' | 'apiKey'>, args: string[], opts: RunOptions = {}): Promise<RunResult> {
   return runMacIn(args, { ...opts, env: { MAC_API_URL: served.url, MAC_API_KEY: served.apiKey, ...opts.env } });
+}
+
+/** A file's in-process service, started with `args` before its tests and stopped after them; call at the top of the file. */
+export function serveInForFile(args: string[]): { served: Served } {
+  const file = { served: undefined as unknown as Served };
+  beforeAll(async () => {
+    file.served = await startServeIn(args);
+  });
+  afterAll(async () => {
+    await file.served?.stop();
+  });
+  return file;
 }

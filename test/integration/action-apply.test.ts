@@ -1,24 +1,15 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, it } from 'vitest';
-import { actionScene, allChecks, bundleInProcess, commit, git, PR, REPO, tcpCheck } from '../helpers/action-bundle.js';
-import { startServeIn } from '../helpers/mac-inprocess.js';
-import { apiOk, type Served } from '../helpers/serve.js';
+import { describe, it } from 'vitest';
+import { allChecks, commit, git, PR, REPO, tcpCheck } from '../helpers/action-bundle.js';
+import { ACTION_TIMEOUT as TIMEOUT, actionFile } from '../helpers/action-inprocess.js';
+import { apiOk } from '../helpers/serve.js';
 
 // The committed Action bundle, imported once and run in the test's process
 // (test/helpers/action-bundle.ts): the whole-project plan against drift, and the apply on push
 // (of the project, of a reviewed plan file). test/e2e/action-bundle.test.ts runs the bundle as a process.
-let serve: Served;
-beforeAll(async () => {
-  serve = await startServeIn(['--rate-limit', '0/60', '--no-runs']);
-});
-afterAll(async () => {
-  await serve?.stop();
-});
-// The cases of the file run at once and the runs of the Action take turns: a case waits for the
-// runs of the others, and under load takes minutes, which a hang detector must allow.
-const TIMEOUT = 300_000;
-const scene = (onTestFinished: (fn: () => Promise<void>) => void) => actionScene(serve, bundleInProcess, onTestFinished);
+const action = actionFile();
+const { scene } = action;
 
 describe('the bundled action on pull_request: what the comment can be trusted with', () => {
   it.concurrent('plans the whole project: drift outside the pull request\'s files is shown under "Also differs in the account"', async ({ expect, onTestFinished }) => {
@@ -27,9 +18,9 @@ describe('the bundled action on pull_request: what the comment can be trusted wi
     const applied = commit(dir, { 'monitoring/checks/a.yaml': tcpCheck('drift-a', 5432), 'monitoring/checks/b.yaml': tcpCheck('drift-b', 5433) }, 'two checks');
     expect((await runAction({ event: 'push', workspace: dir, sha: applied, inputs: {} })).code).toBe(0);
     // Someone edits check b by hand in the account.
-    const checks = (await allChecks(serve)) as Array<{ id: string; tags: string[] }>;
+    const checks = (await allChecks(action.serve)) as Array<{ id: string; tags: string[] }>;
     const b = checks.find((c) => c.tags.includes('mac:shop-drift/drift-b'))!;
-    await apiOk(serve, 'PUT', `/v1/checks/tcp/${b.id}?autoAssignAlerts=false`, { frequency: 30 });
+    await apiOk(action.serve, 'PUT', `/v1/checks/tcp/${b.id}?autoAssignAlerts=false`, { frequency: 30 });
     // The pull request changes only check a.
     git(dir, 'checkout', '-q', '-b', 'feature/a');
     const head = commit(dir, { 'monitoring/checks/a.yaml': tcpCheck('drift-a', 6432) }, 'port of a');
@@ -81,7 +72,7 @@ describe('the bundled action on push with plan-file: apply what was reviewed', (
     expect(apply.code, apply.stdout + apply.stderr).toBe(0);
     expect(apply.summary).toMatch(/\| ✅ \| applied \| create \| `TcpCheck\/rev-a` \|/);
     expect(apply.summary).toMatch(/\| ✅ \| applied \| create \| `TcpCheck\/rev-b` \|/);
-    const tags = (await allChecks(serve)).flatMap((c) => c.tags);
+    const tags = (await allChecks(action.serve)).flatMap((c) => c.tags);
     expect(tags).toContain('mac:shop-reviewed/rev-a');
     expect(tags).not.toContain('mac:shop-reviewed/rev-extra');
 
@@ -90,9 +81,9 @@ describe('the bundled action on push with plan-file: apply what was reviewed', (
     const pr2 = await runAction({ event: 'pull_request', workspace: dir, sha: head2, baseSha: merged, inputs: {} });
     expect(pr2.code, pr2.stdout + pr2.stderr).toBe(0);
     writeFileSync(reviewed, readFileSync(pr2.outputs['plan-file']));
-    const checks = await allChecks(serve);
+    const checks = await allChecks(action.serve);
     const a = checks.find((c) => c.tags.includes('mac:shop-reviewed/rev-a'))!;
-    await apiOk(serve, 'PUT', `/v1/checks/tcp/${a.id}?autoAssignAlerts=false`, { frequency: 30 });
+    await apiOk(action.serve, 'PUT', `/v1/checks/tcp/${a.id}?autoAssignAlerts=false`, { frequency: 30 });
     const stale = await runAction({ event: 'push', workspace: dir, sha: head2, inputs: { 'plan-file': reviewed } });
     expect(stale.code).toBe(1);
     expect(stale.stdout).toMatch(/::error::the plan is stale: 1 object moved since it was written/);
@@ -101,7 +92,7 @@ describe('the bundled action on push with plan-file: apply what was reviewed', (
     // The apply workflow plans again on this output.
     expect(stale.outputs.stale).toBe('true');
     expect(stale.summary).toContain('Nothing was changed.');
-    const after = (await apiOk(serve, 'GET', `/v1/checks/${a.id}`)) as { request: { port: number }; frequency: number };
+    const after = (await apiOk(action.serve, 'GET', `/v1/checks/${a.id}`)) as { request: { port: number }; frequency: number };
     expect(after).toMatchObject({ frequency: 30, request: { port: 5432 } });
   }, TIMEOUT);
 });

@@ -1,24 +1,14 @@
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, it } from 'vitest';
-import { actionScene, bundleInProcess, commit, PR, REPO, tcpCheck } from '../helpers/action-bundle.js';
-import { startServeIn } from '../helpers/mac-inprocess.js';
+import { describe, it } from 'vitest';
+import { commit, PR, REPO, tcpCheck } from '../helpers/action-bundle.js';
+import { ACTION_TIMEOUT as TIMEOUT, actionFile } from '../helpers/action-inprocess.js';
 import { expectInert } from '../helpers/markup.js';
-import { type Served } from '../helpers/serve.js';
 
 // The committed Action bundle on pull requests, imported once and run in the test's process
 // (test/helpers/action-bundle.ts): the plan comment, its size, its fallbacks and what it shows.
 // test/e2e/action-bundle.test.ts runs the bundle as a process.
-let serve: Served;
-beforeAll(async () => {
-  serve = await startServeIn(['--rate-limit', '0/60', '--no-runs']);
-});
-afterAll(async () => {
-  await serve?.stop();
-});
-// The cases of the file run at once and the runs of the Action take turns: a case waits for the
-// runs of the others, and under load takes minutes, which a hang detector must allow.
-const TIMEOUT = 300_000;
-const scene = (onTestFinished: (fn: () => Promise<void>) => void) => actionScene(serve, bundleInProcess, onTestFinished);
+const action = actionFile();
+const { scene } = action;
 
 describe('the bundled action on pull_request', () => {
   it.concurrent('keeps a 3,000-change plan comment under 60,000 characters and says what was cut', async ({ expect, onTestFinished }) => {

@@ -1,24 +1,15 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, it } from 'vitest';
-import { actionScene, allChecks, bundleInProcess, commit, git, tcpCheck } from '../helpers/action-bundle.js';
-import { startServeIn } from '../helpers/mac-inprocess.js';
-import { apiOk, type Served } from '../helpers/serve.js';
+import { describe, it } from 'vitest';
+import { allChecks, commit, git, tcpCheck } from '../helpers/action-bundle.js';
+import { ACTION_TIMEOUT as TIMEOUT, actionFile } from '../helpers/action-inprocess.js';
+import { apiOk } from '../helpers/serve.js';
 
 // The committed Action bundle, imported once and run in the test's process
 // (test/helpers/action-bundle.ts): what it never posts (keys, tokens, secrets, locked values) and
 // what it never runs (a fork's *.mac.ts). test/e2e/action-bundle.test.ts runs the bundle as a process.
-let serve: Served;
-beforeAll(async () => {
-  serve = await startServeIn(['--rate-limit', '0/60', '--no-runs']);
-});
-afterAll(async () => {
-  await serve?.stop();
-});
-// The cases of the file run at once and the runs of the Action take turns: a case waits for the
-// runs of the others, and under load takes minutes, which a hang detector must allow.
-const TIMEOUT = 300_000;
-const scene = (onTestFinished: (fn: () => Promise<void>) => void) => actionScene(serve, bundleInProcess, onTestFinished);
+const action = actionFile();
+const { scene } = action;
 
 describe('the bundled action on pull_request: what the comment can be trusted with', () => {
   it.concurrent('never posts the API key, the GitHub token or a value read from the environment, even placed in a definition', async ({ expect, onTestFinished }) => {
@@ -32,7 +23,7 @@ describe('the bundled action on pull_request: what the comment can be trusted wi
       dir,
       {
         'monitoring/checks/db.yaml': [
-          named('leak-key', `key ${serve.apiKey}`),
+          named('leak-key', `key ${action.serve.apiKey}`),
           named('leak-token', `token ${token}`),
           named('leak-env', 'env ${{ env.SHOP_DB_PASSWORD }}'),
           named('leak-literal', `literal ${literal}`),
@@ -54,16 +45,16 @@ describe('the bundled action on pull_request: what the comment can be trusted wi
     expect(posted).toContain('<code>TcpCheck/leak-env</code> · <code>(sensitive)</code>');
     expect(posted).toContain('+ name: (sensitive)');
     expect(posted).toContain('literal ***');
-    for (const secret of [serve.apiKey, token, envSecret, literal]) expect(posted).not.toContain(secret);
+    for (const secret of [action.serve.apiKey, token, envSecret, literal]) expect(posted).not.toContain(secret);
 
     // Invalid definitions: the annotations, the comment, the summary and the failure are scrubbed too.
-    const bad = commit(dir, { 'monitoring/checks/bad.yaml': `kind: Tcp${serve.apiKey}\nid: bad\n` }, 'bad kind');
+    const bad = commit(dir, { 'monitoring/checks/bad.yaml': `kind: Tcp${action.serve.apiKey}\nid: bad\n` }, 'bad kind');
     const invalid = await runAction({ event: 'pull_request', workspace: dir, sha: bad, baseSha: base, inputs: { 'github-token': token }, env });
     expect(invalid.code).toBe(1);
     const annotations = invalid.stdout.split('\n').filter((l) => /^::(error|warning|notice)/.test(l));
     expect(annotations.join('\n')).toContain('Tcp***');
     for (const text of [annotations.join('\n'), planComments()[0].body, invalid.summary]) {
-      for (const secret of [serve.apiKey, token, envSecret, literal]) expect(text).not.toContain(secret);
+      for (const secret of [action.serve.apiKey, token, envSecret, literal]) expect(text).not.toContain(secret);
     }
   }, TIMEOUT);
 
@@ -81,7 +72,7 @@ describe('the bundled action on pull_request: what the comment can be trusted wi
       'read the environment',
     );
     // The workflow also hands the key to the step as MAC_API_KEY, as docs/action.md allows.
-    const run = await runAction({ event: 'pull_request', workspace: dir, sha: head, baseSha: base, inputs: { 'github-token': token }, env: { MAC_API_KEY: serve.apiKey } });
+    const run = await runAction({ event: 'pull_request', workspace: dir, sha: head, baseSha: base, inputs: { 'github-token': token }, env: { MAC_API_KEY: action.serve.apiKey } });
     expect(run.code).toBe(1);
     const annotations = run.stdout.split('\n').filter((l) => /^::(error|warning|notice)/.test(l)).join('\n');
     expect(annotations).toMatch(/file=monitoring\/snippets\.yaml,line=4,col=\d+::.*outside the project/);
@@ -89,10 +80,10 @@ describe('the bundled action on pull_request: what the comment can be trusted wi
     expect(annotations).toMatch(/file=monitoring\/mac\.config\.yaml,line=2,col=\d+::.*MAC_API_KEY cannot be declared/);
     const posted = [annotations, run.summary, ...gh.requests.map((r) => JSON.stringify(r.body ?? ''))].join('\n');
     expect(planComments()[0].body).toContain('monitoring/snippets.yaml:4');
-    for (const secret of [serve.apiKey, token]) expect(posted).not.toContain(secret);
+    for (const secret of [action.serve.apiKey, token]) expect(posted).not.toContain(secret);
     // What the environment of the step held never reaches an output either.
     expect(posted).not.toMatch(/INPUT_API-KEY|INPUT_GITHUB-TOKEN|GITHUB_STEP_SUMMARY=/);
-    expect(await allChecks(serve).then((all) => all.some((c) => c.tags.includes('mac:shop-environ/db-environ')))).toBe(false);
+    expect(await allChecks(action.serve).then((all) => all.some((c) => c.tags.includes('mac:shop-environ/db-environ')))).toBe(false);
   }, TIMEOUT);
 
   it.concurrent('never posts a locked variable value nor a locked webhook header, created or changed, in the comment, summary, plan file or apply summary', async ({ expect, onTestFinished }) => {
@@ -133,7 +124,7 @@ describe('the bundled action on pull_request: what the comment can be trusted wi
     const applied2 = await runAction({ event: 'push', workspace: dir, sha: rotated, inputs: { 'plan-file': reviewed } });
     expect(applied2.code, applied2.stdout + applied2.stderr).toBe(0);
     seen.push(applied2.summary, applied2.stdout);
-    expect(await apiOk(serve, 'GET', '/v1/variables/SHOP_LOCKED')).toMatchObject({ value: values[2] });
+    expect(await apiOk(action.serve, 'GET', '/v1/variables/SHOP_LOCKED')).toMatchObject({ value: values[2] });
     for (const text of seen) for (const v of values) expect(text).not.toContain(v);
   }, TIMEOUT);
 

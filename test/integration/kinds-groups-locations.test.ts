@@ -1,30 +1,21 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Plan } from '../../src/plan/types.js';
-import type { Served } from '../helpers/serve.js';
-import { macIn, startServeIn } from '../helpers/mac-inprocess.js';
+import { macIn, serveInForFile } from '../helpers/mac-inprocess.js';
 import { api, listAllOf, writeProject } from '../e2e/apply-fixtures.js';
 
 // PrivateLocation and CheckGroup as definitions, end to end against `mac serve`.
 
 type Live = Record<string, any>;
-let served: Served;
-
-beforeAll(async () => {
-  served = await startServeIn(['--no-runs', '--rate-limit', '0/60']);
-});
-
-afterAll(async () => {
-  await served?.stop();
-});
+const file = serveInForFile(['--no-runs', '--rate-limit', '0/60']);
 
 const planJson = async (dir: string, extra: string[] = []) => {
-  const r = await macIn(served, ['plan', dir, '--format', 'json', '--detailed-exitcode', ...extra]);
+  const r = await macIn(file.served, ['plan', dir, '--format', 'json', '--detailed-exitcode', ...extra]);
   return { r, plan: JSON.parse(r.stdout) as Plan };
 };
 const applied = async (dir: string, extra: string[] = []) => {
-  const r = await macIn(served, ['apply', dir, '--yes', ...extra]);
+  const r = await macIn(file.served, ['apply', dir, '--yes', ...extra]);
   expect(r.code, r.stderr + r.stdout).toBe(0);
   return r;
 };
@@ -66,7 +57,7 @@ describe('PrivateLocation and CheckGroup', () => {
 
   it('applies from empty: the check is in the group and runs in the location, by slug', async () => {
     // Rack-42 is a slug of a location outside the project: kept as written.
-    await api(served, 'POST', '/v1/private-locations', { name: 'Rack', slugName: 'Rack-42' });
+    await api(file.served, 'POST', '/v1/private-locations', { name: 'Rack', slugName: 'Rack-42' });
     dir = writeProject(files());
     const { plan } = await planJson(dir);
     expect(plan.summary).toEqual({ create: 3, update: 0, delete: 0, noop: 0, orphaned: 0 });
@@ -75,11 +66,11 @@ describe('PrivateLocation and CheckGroup', () => {
     expect(checkChange.desired).toMatchObject({ groupId: { $ref: 'CheckGroup/payments' }, privateLocations: ['Rack-42', 'dc-1'], groupOrder: 2 });
 
     await applied(dir);
-    const [g] = (await listAllOf<Live>(served, '/v1/check-groups')).filter((x) => x.tags.includes('mac:kinds/payments'));
+    const [g] = (await listAllOf<Live>(file.served, '/v1/check-groups')).filter((x) => x.tags.includes('mac:kinds/payments'));
     expect(g).toMatchObject({ name: 'Payments', activated: false, muted: true, concurrency: 5 });
-    const locs = await api<Live[]>(served, 'GET', '/v1/private-locations');
+    const locs = await api<Live[]>(file.served, 'GET', '/v1/private-locations');
     expect(locs.find((l) => l.slugName === 'dc-1')).toMatchObject({ name: 'DC One', icon: 'cloud', proxyUrl: 'http://proxy.example:8080' });
-    const [c] = (await listAllOf<Live>(served, '/v1/checks')).filter((x) => x.tags.includes('mac:kinds/api'));
+    const [c] = (await listAllOf<Live>(file.served, '/v1/checks')).filter((x) => x.tags.includes('mac:kinds/api'));
     expect(c).toMatchObject({ groupId: g.id, groupOrder: 2 });
     expect([...c.privateLocations].sort()).toEqual(['Rack-42', 'dc-1']);
   });
@@ -91,27 +82,27 @@ describe('PrivateLocation and CheckGroup', () => {
   });
 
   it('a new display name is an update of the same live object', async () => {
-    const before = await listAllOf<Live>(served, '/v1/check-groups');
+    const before = await listAllOf<Live>(file.served, '/v1/check-groups');
     writeProject(files('DC Uno', 'Payments and Billing'), dir);
     const { plan } = await planJson(dir);
     expect(plan.summary).toEqual({ create: 0, update: 2, delete: 0, noop: 1, orphaned: 0 });
     await applied(dir);
-    const after = await listAllOf<Live>(served, '/v1/check-groups');
+    const after = await listAllOf<Live>(file.served, '/v1/check-groups');
     expect(after.map((x) => x.id)).toEqual(before.map((x) => x.id));
     expect(after.find((x) => x.tags.includes('mac:kinds/payments'))!.name).toBe('Payments and Billing');
-    expect((await api<Live[]>(served, 'GET', '/v1/private-locations')).find((l) => l.slugName === 'dc-1')!.name).toBe('DC Uno');
+    expect((await api<Live[]>(file.served, 'GET', '/v1/private-locations')).find((l) => l.slugName === 'dc-1')!.name).toBe('DC Uno');
     expect((await planJson(dir)).plan.summary.noop).toBe(3);
   });
 
   it('a group is renamed by id with renamedFrom, keeping its API id', async () => {
-    const before = (await listAllOf<Live>(served, '/v1/check-groups')).find((x) => x.tags.includes('mac:kinds/payments'))!;
+    const before = (await listAllOf<Live>(file.served, '/v1/check-groups')).find((x) => x.tags.includes('mac:kinds/payments'))!;
     writeFileSync(join(dir, 'groups.yaml'), group('Payments and Billing').replace('id: payments', 'id: billing\nrenamedFrom: payments'));
     writeFileSync(join(dir, 'checks.yaml'), check.replace('group: payments', 'group: billing'));
     const { plan } = await planJson(dir);
     expect(plan.summary).toMatchObject({ create: 0, update: 1, delete: 0 });
     expect(plan.changes.find((c) => c.kind === 'CheckGroup')).toMatchObject({ action: 'update', id: 'billing', remoteId: before.id });
     await applied(dir);
-    const after = await api<Live>(served, 'GET', `/v1/check-groups/${before.id}`);
+    const after = await api<Live>(file.served, 'GET', `/v1/check-groups/${before.id}`);
     expect(after.tags).toContain('mac:kinds/billing');
     expect(after.tags).not.toContain('mac:kinds/payments');
     expect((await planJson(dir)).r.code).toBe(0);
@@ -122,7 +113,7 @@ describe('PrivateLocation and CheckGroup', () => {
       ...files(),
       'checks.yaml': check.replace('group: payments', 'group: paymnts').replace('[dc, Rack-42]', '[dcc, Rack-42]'),
     });
-    const r = await macIn(served, ['validate', bad]);
+    const r = await macIn(file.served, ['validate', bad]);
     expect(r.code).not.toBe(0);
     expect(r.stderr).toMatch(/checks\.yaml:4:8: error: group: no CheckGroup with id "paymnts"/);
     expect(r.stderr).toContain('did you mean "payments"');
@@ -140,13 +131,13 @@ describe('PrivateLocation and CheckGroup', () => {
     const { plan } = await planJson(extra);
     expect(plan.orphaned).toMatchObject([{ kind: 'CheckGroup', id: 'spare', name: 'Spare' }]);
     await applied(extra, ['--prune']);
-    const left = await listAllOf<Live>(served, '/v1/check-groups');
+    const left = await listAllOf<Live>(file.served, '/v1/check-groups');
     expect(left.some((x) => x.tags.includes('mac:kinds2/spare'))).toBe(false);
     expect(left.some((x) => x.tags.includes('mac:kinds2/kept'))).toBe(true);
     // mac destroy deletes the project's groups too.
-    const d = await macIn(served, ['destroy', extra, '--yes']);
+    const d = await macIn(file.served, ['destroy', extra, '--yes']);
     expect(d.code, d.stderr + d.stdout).toBe(0);
-    expect((await listAllOf<Live>(served, '/v1/check-groups')).some((x) => x.tags.some((t: string) => t.startsWith('mac:kinds2/')))).toBe(false);
+    expect((await listAllOf<Live>(file.served, '/v1/check-groups')).some((x) => x.tags.some((t: string) => t.startsWith('mac:kinds2/')))).toBe(false);
   });
 
   it('deletes cleanly with state: absent: the check first, then its group and location', async () => {
@@ -156,26 +147,20 @@ describe('PrivateLocation and CheckGroup', () => {
     const { plan } = await planJson(dir);
     expect(plan.summary).toEqual({ create: 0, update: 0, delete: 3, noop: 0, orphaned: 0 });
     await applied(dir);
-    expect((await listAllOf<Live>(served, '/v1/check-groups')).some((x) => x.tags.includes('mac:kinds/billing'))).toBe(false);
-    expect((await api<Live[]>(served, 'GET', '/v1/private-locations')).some((l) => l.slugName === 'dc-1')).toBe(false);
-    expect((await listAllOf<Live>(served, '/v1/checks')).some((x) => x.tags.includes('mac:kinds/api'))).toBe(false);
+    expect((await listAllOf<Live>(file.served, '/v1/check-groups')).some((x) => x.tags.includes('mac:kinds/billing'))).toBe(false);
+    expect((await api<Live[]>(file.served, 'GET', '/v1/private-locations')).some((l) => l.slugName === 'dc-1')).toBe(false);
+    expect((await listAllOf<Live>(file.served, '/v1/checks')).some((x) => x.tags.includes('mac:kinds/api'))).toBe(false);
     expect((await planJson(dir)).plan.summary).toEqual({ create: 0, update: 0, delete: 0, noop: 3, orphaned: 0 });
   });
 });
 
 describe('mac import of groups and private locations made in the app', () => {
-  let other: Served;
-  beforeAll(async () => {
-    other = await startServeIn(['--no-runs', '--rate-limit', '0/60']);
-  });
-  afterAll(async () => {
-    await other?.stop();
-  });
+  const other = serveInForFile(['--no-runs', '--rate-limit', '0/60']);
 
   it('writes them with references by logical id; the directory plans only adoptions, then nothing', async () => {
-    const loc = await api<Live>(other, 'POST', '/v1/private-locations', { name: 'Basement', slugName: 'basement', icon: 'server', proxyUrl: 'http://p.example:3128' });
-    const g = await api<Live>(other, 'POST', '/v1/check-groups', { name: 'Edge', tags: ['edge'], locations: ['ap-south-1'], concurrency: 7, muted: true });
-    await api(other, 'POST', '/v1/checks/tcp', {
+    const loc = await api<Live>(other.served, 'POST', '/v1/private-locations', { name: 'Basement', slugName: 'basement', icon: 'server', proxyUrl: 'http://p.example:3128' });
+    const g = await api<Live>(other.served, 'POST', '/v1/check-groups', { name: 'Edge', tags: ['edge'], locations: ['ap-south-1'], concurrency: 7, muted: true });
+    await api(other.served, 'POST', '/v1/checks/tcp', {
       name: 'Edge TCP',
       groupId: g.id,
       groupOrder: 1,
@@ -184,7 +169,7 @@ describe('mac import of groups and private locations made in the app', () => {
       request: { hostname: 'edge.example', port: 22 },
     });
     const dir = writeProject({});
-    const r = await macIn(other, ['import', '--out', dir, '--project', 'edge']);
+    const r = await macIn(other.served, ['import', '--out', dir, '--project', 'edge']);
     expect(r.code, r.stderr + r.stdout).toBe(0);
     expect(r.stdout).toContain('Round trip: the written definitions match the account');
     const groups = readFileSync(join(dir, 'check-groups.yaml'), 'utf8');
@@ -196,14 +181,14 @@ describe('mac import of groups and private locations made in the app', () => {
     expect(checks).toMatch(/group: edge\b/);
     expect(checks).toMatch(/privateLocations:\s*\n\s*- basement|privateLocations: \[ ?basement ?\]/);
 
-    const first = await macIn(other, ['plan', dir, '--format', 'json']);
+    const first = await macIn(other.served, ['plan', dir, '--format', 'json']);
     const plan = JSON.parse(first.stdout) as Plan;
     expect(plan.summary).toMatchObject({ create: 0, delete: 0, update: 2 });
     expect(plan.changes.filter((c) => c.action === 'update').every((c) => c.patch.every((op) => op.path.startsWith('/tags')))).toBe(true);
-    await macIn(other, ['apply', dir, '--yes']).then((a) => expect(a.code, a.stderr).toBe(0));
-    const again = await macIn(other, ['plan', dir, '--format', 'json', '--detailed-exitcode']);
+    await macIn(other.served, ['apply', dir, '--yes']).then((a) => expect(a.code, a.stderr).toBe(0));
+    const again = await macIn(other.served, ['plan', dir, '--format', 'json', '--detailed-exitcode']);
     expect(again.code, again.stdout).toBe(0);
-    expect((await api<Live>(other, 'GET', `/v1/check-groups/${g.id}`)).tags).toContain('mac:edge/edge');
+    expect((await api<Live>(other.served, 'GET', `/v1/check-groups/${g.id}`)).tags).toContain('mac:edge/edge');
     expect(loc.id).toBeDefined();
   });
 });

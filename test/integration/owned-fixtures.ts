@@ -16,6 +16,13 @@ export async function planJson(served: Served, dir: string, extra: string[] = []
   return { r, plan: JSON.parse(r.stdout) as Plan };
 }
 
+/** planJson, which must print no error. */
+export async function planJsonOk(served: Served, dir: string, extra: string[] = []) {
+  const res = await planJson(served, dir, extra);
+  expect(res.r.stderr).not.toMatch(/^error/m);
+  return res;
+}
+
 /** `mac apply DIR --yes`, which must succeed. */
 export async function applied(served: Served, dir: string, extra: string[] = []) {
   const r = await macIn(served, ['apply', dir, '--yes', ...extra]);

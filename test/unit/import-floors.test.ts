@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 const FLOORS: Record<string, readonly string[]> = {
   errors: [],
   json: [],
+  html: [],
   schema: ['errors'],
   api: ['errors'],
   git: ['errors'],
@@ -19,12 +20,12 @@ const FLOORS: Record<string, readonly string[]> = {
   plan: ['errors', 'json', 'schema', 'api', 'kinds', 'config'],
   apply: ['errors', 'json', 'schema', 'api', 'kinds', 'config', 'plan'],
   import: ['errors', 'json', 'schema', 'api', 'kinds', 'config', 'plan'],
-  render: ['errors', 'json', 'schema', 'kinds', 'config', 'plan', 'apply'],
+  render: ['errors', 'json', 'html', 'schema', 'kinds', 'config', 'plan', 'apply'],
   testrun: ['errors', 'json', 'schema', 'config', 'runner'],
   agent: ['errors', 'json', 'runner'],
-  action: ['errors', 'json', 'schema', 'api', 'git', 'kinds', 'config', 'plan', 'apply', 'import', 'render'],
-  cli: ['errors', 'json', 'schema', 'api', 'git', 'kinds', 'config', 'plan', 'apply', 'import', 'render', 'runner', 'testrun', 'agent'],
-  server: ['errors', 'json', 'schema', 'runner'],
+  action: ['errors', 'json', 'html', 'schema', 'api', 'git', 'kinds', 'config', 'plan', 'apply', 'import', 'render'],
+  cli: ['errors', 'json', 'html', 'schema', 'api', 'git', 'kinds', 'config', 'plan', 'apply', 'import', 'render', 'runner', 'testrun', 'agent'],
+  server: ['errors', 'json', 'html', 'schema', 'runner'],
   index: ['errors', 'schema'],
 };
 

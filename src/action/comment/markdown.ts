@@ -1,5 +1,6 @@
 // Escaping is shared with `mac plan --format markdown`: see src/render/md-escape.ts.
-export { cell, code, codeLink, escapeHtml, fence, htmlCode, safeUrl } from '../../render/md-escape.js';
+export { escapeHtml } from '../../html.js';
+export { cell, code, codeLink, fence, htmlCode, safeUrl } from '../../render/md-escape.js';
 
 /** Size in UTF-8 bytes: GitHub's job summary limit is in bytes, and bytes bound characters from above. */
 export function size(s: string): number {

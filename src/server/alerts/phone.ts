@@ -1,6 +1,7 @@
 import { sendHttp, urlUnder } from './http.js';
 import { failed } from './outcome.js';
-import { callText, escapeHtml, smsText } from './render.js';
+import { escapeHtml } from '../../html.js';
+import { callText, smsText } from './render.js';
 import type { AlertMessage, PhoneSettings, SendOutcome, SenderSettings } from './types.js';
 
 /**

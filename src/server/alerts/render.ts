@@ -1,3 +1,4 @@
+import { escapeHtml } from '../../html.js';
 import type { AlertMessage, AlertMessageType, MailMessage } from './types.js';
 
 /**
@@ -75,11 +76,6 @@ export function linkOf(m: AlertMessage): string | null {
   } catch {
     return null;
   }
-}
-
-/** Escapes text for HTML element content and quoted attribute values. */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
 
 /** The alert mail to `to`: subject `[mac] FAILING: <check name>`, a text and an HTML part. */

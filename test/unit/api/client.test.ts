@@ -1,5 +1,4 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   ApiClient,
@@ -15,21 +14,11 @@ import {
   listCursor,
   type Clock,
 } from '../../../src/api/index.js';
+import { fakeApi, json } from '../../helpers/fake-api.js';
 
-type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => void;
-
-let server: Server | undefined;
 let client: ApiClient | undefined;
 
-async function serve(handler: Handler): Promise<string> {
-  server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (d) => (body += d));
-    req.on('end', () => handler(req, res, body));
-  });
-  await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
+const { serve, close } = fakeApi();
 
 /** A clock whose sleeps return at once and are recorded. */
 function fakeClock(): Clock & { slept: number[] } {
@@ -45,16 +34,10 @@ function fakeClock(): Clock & { slept: number[] } {
   };
 }
 
-function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
-  res.writeHead(status, { 'content-type': 'application/json', ...headers });
-  res.end(JSON.stringify(body));
-}
-
 afterEach(async () => {
   await client?.close();
   client = undefined;
-  await new Promise<void>((r) => (server ? server.close(() => r()) : r()));
-  server = undefined;
+  await close();
 });
 
 describe('ApiClient', () => {
@@ -164,8 +147,7 @@ describe('ApiClient', () => {
 
   it('names ECONNREFUSED with the address and says how to start the service', async () => {
     const url = await serve((_req, res) => json(res, 200, {}));
-    await new Promise<void>((r) => server!.close(() => r()));
-    server = undefined;
+    await close();
     client = new ApiClient({ apiUrl: url, apiKey: 'k' });
     const err: any = await client.get('/v1/checks').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(NetworkError);
@@ -237,8 +219,7 @@ describe('pagination', () => {
       expect(items.map((i) => i.id)).toEqual(all.map((i) => i.id));
       await client.close();
       client = undefined;
-      await new Promise((r) => server!.close(r));
-      server = undefined;
+      await close();
     }
   });
 

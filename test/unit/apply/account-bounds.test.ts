@@ -1,35 +1,20 @@
-import { createServer, type IncomingMessage, type ServerResponse, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiClient, BadResponseError } from '../../../src/api/index.js';
 import { apiAccount } from '../../../src/apply/account.js';
+import { fakeApi, json } from '../../helpers/fake-api.js';
 import { change } from './fixtures.js';
 
 // The apply account over a real local HTTP server whose answers are well-formed HTTP but not
 // what the API promises: a create answered with no object, an item re-read that is not one.
 
-let server: Server | undefined;
 let client: ApiClient | undefined;
 
-async function serve(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<string> {
-  server = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => handler(req, res));
-  });
-  await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
-
-function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { 'content-type': 'application/json', ...headers });
-  res.end(JSON.stringify(body));
-}
+const { serve, close } = fakeApi();
 
 afterEach(async () => {
   await client?.close();
   client = undefined;
-  await new Promise<void>((r) => (server ? server.close(() => r()) : r()));
-  server = undefined;
+  await close();
 });
 
 describe('apiAccount against answers that are not the promised objects', () => {

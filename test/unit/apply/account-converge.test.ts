@@ -1,36 +1,21 @@
-import { createServer, type IncomingMessage, type ServerResponse, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../../src/api/index.js';
 import { apiAccount, sameJson } from '../../../src/apply/account.js';
+import { fakeApi, json } from '../../helpers/fake-api.js';
 import { change } from './fixtures.js';
 
 // The convergence check compares each applied object as re-read after the run. The comparison of
 // a write's answer is computed while the run waits on the API; it stands for the re-read only
 // when the re-read object is exactly the answer.
 
-let server: Server | undefined;
 let client: ApiClient | undefined;
 
-async function serve(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<string> {
-  server = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => handler(req, res));
-  });
-  await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
-
-function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { 'content-type': 'application/json', ...headers });
-  res.end(JSON.stringify(body));
-}
+const { serve, close } = fakeApi();
 
 afterEach(async () => {
   await client?.close();
   client = undefined;
-  await new Promise<void>((r) => (server ? server.close(() => r()) : r()));
-  server = undefined;
+  await close();
 });
 
 /** A service that answers the create with `answer` and lists `listed` afterwards. */
