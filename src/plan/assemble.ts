@@ -91,17 +91,24 @@ export function assemblePlan(input: PlanInput): Plan {
   const summary = { create: 0, update: 0, delete: 0, noop: 0, orphaned: orphaned.length };
   for (const c of changes) summary[c.action]++;
   return {
-    version: PLAN_VERSION,
-    project,
-    createdAt: (input.now ?? new Date()).toISOString(),
-    apiUrl: input.apiUrl,
-    ...(input.git ? { git: input.git } : {}),
+    ...planHeader(input, project),
     summary,
     changes,
     ...(orphaned.length > 0 ? { orphaned } : {}),
     dir: input.project.dir,
     ...(scoped.changedSince ? { changedSince: scoped.changedSince } : {}),
     warnings,
+  };
+}
+
+/** The fields every plan starts with, in the plan JSON's order: `mac plan`'s and `mac destroy`'s. */
+export function planHeader(input: Pick<PlanInput, 'now' | 'apiUrl' | 'git'>, project: string): Pick<Plan, 'version' | 'project' | 'createdAt' | 'apiUrl' | 'git'> {
+  return {
+    version: PLAN_VERSION,
+    project,
+    createdAt: (input.now ?? new Date()).toISOString(),
+    apiUrl: input.apiUrl,
+    ...(input.git ? { git: input.git } : {}),
   };
 }
 

@@ -1,8 +1,8 @@
 import { isOwnedKind, KINDS } from '../schema/kinds.js';
 import { buildDesired, privateLocationSlugs } from './desired.js';
 import { matchKind } from './match.js';
-import { liveDeleteChange, matchContext, type PlanInput } from './assemble.js';
-import { PLAN_VERSION, type Plan, type PlannedChange } from './types.js';
+import { liveDeleteChange, matchContext, planHeader, type PlanInput } from './assemble.js';
+import type { Plan, PlannedChange } from './types.js';
 
 /** Everything a destroy plan is computed from; assembling it is pure (no I/O). */
 export type DestroyInput = Pick<PlanInput, 'project' | 'live' | 'apiUrl' | 'git' | 'now' | 'ownership'>;
@@ -49,11 +49,7 @@ export function assembleDestroyPlan(input: DestroyInput): Plan {
   }
 
   return {
-    version: PLAN_VERSION,
-    project,
-    createdAt: (input.now ?? new Date()).toISOString(),
-    apiUrl: input.apiUrl,
-    ...(input.git ? { git: input.git } : {}),
+    ...planHeader(input, project),
     summary: { create: 0, update: 0, delete: changes.length, noop: 0, orphaned: 0 },
     changes,
     dir: input.project.dir,
