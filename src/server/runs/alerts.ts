@@ -5,7 +5,9 @@ import type { AlertMessage, ChannelRecord } from '../alerts/types.js';
 import type { TlsCertificate } from '../../runner/probe.js';
 import { COLL } from '../kinds.js';
 import type { RunRecorder } from '../rundata/recorder.js';
-import { followIncident, type TriggerIncident } from './incidents.js';
+import { stageIncident, type TriggerIncident } from './incidents.js';
+import { kickMail } from '../status-pages/mails.js';
+import { revisionOf, StaleWrite } from '../store/store.js';
 import { activeWindow, type MaintenanceWindowRecord } from './maintenance.js';
 import { INITIAL_ALERT_MEMORY, SEND_FLAG, stepAlertState, type AlertMemory, type AlertSettings, type AlertType, type SessionVerdict } from './alert-state.js';
 
@@ -13,7 +15,14 @@ import { INITIAL_ALERT_MEMORY, SEND_FLAG, stepAlertState, type AlertMemory, type
  * What is stored per check: its alert memory, the incident it has open, and the id of the check
  * alert under way (set when the check leaves PASSING, shared by its reminders and its recovery).
  */
-type StoredAlertState = AlertMemory & { openIncidentId?: string | null; checkAlertId?: string | null };
+type StoredAlertState = AlertMemory & { openIncidentId?: string | null; checkAlertId?: string | null; rev?: number };
+
+/**
+ * How many times a verdict is applied again after losing the compare-and-set of the check's alert
+ * state to another writer. Each loss means another writer's transition committed, so this bounds
+ * only a burst of simultaneous results of one check (every instance retries at once).
+ */
+const MAX_VERDICT_ATTEMPTS = 16;
 
 /** The stored check fields the runs read (the API's check body plus `id`). */
 export interface CheckRecord {
@@ -67,35 +76,57 @@ export class Alerter {
     _recorder?: RunRecorder,
   ) {}
 
-  /** Applies one session's verdict; resolves once its state and alerts are written. */
+  /**
+   * Applies one session's verdict; resolves once its state and alerts are written. The state is
+   * read, moved and written back with its incident and its notifications in one transaction that
+   * is a compare-and-set on the state's revision: when another writer (another instance on the
+   * same database, receiving a result of the same check from another location or agent) moved the
+   * state in between, nothing is written and the verdict is applied again to the state as it is
+   * now. So each transition is announced once, by the writer that made it, and none is lost.
+   */
   async onVerdict(account: string, check: CheckRecord, verdict: SessionVerdict, about: AlertContext): Promise<AlertType[]> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return this.applyVerdict(account, check, verdict, about);
+      } catch (err) {
+        if (!(err instanceof StaleWrite) || attempt >= MAX_VERDICT_ATTEMPTS) throw err;
+      }
+    }
+  }
+
+  /** One read-decide-write of `onVerdict`; throws StaleWrite when the state moved meanwhile. */
+  private applyVerdict(account: string, check: CheckRecord, verdict: SessionVerdict, about: AlertContext): AlertType[] {
     const now = this.ctx.options.now();
     const minuteMs = 60_000 / this.ctx.options.timeScale;
-    const stored = this.ctx.store.get(account, ALERT_STATE_COLL, check.id) as StoredAlertState | undefined;
+    // What the database holds now (another instance may have written it since this one last read).
+    const stored = this.ctx.store.getLatest(account, ALERT_STATE_COLL, check.id) as StoredAlertState | undefined;
+    const rev = revisionOf(stored);
     const step = stepAlertState(stored ?? INITIAL_ALERT_MEMORY, verdict, check.alertSettings ?? {}, now, minuteMs);
-    const openIncidentId = followIncident(this.ctx, account, check, step.previous, step.memory.state, stored?.openIncidentId ?? null);
+    const tx = this.ctx.store.begin(account);
+    const incident = stageIncident(this.ctx, tx, check, step.previous, step.memory.state, stored?.openIncidentId ?? null);
     // A check alert begins when the check leaves PASSING and ends with its return to it.
     let checkAlertId = stored?.checkAlertId ?? null;
     if (step.previous === 'PASSING' && step.memory.state !== 'PASSING') checkAlertId = randomUUID();
     const alertId = checkAlertId ?? randomUUID();
     if (step.memory.state === 'PASSING') checkAlertId = null;
-    const next: StoredAlertState = { ...step.memory, openIncidentId, checkAlertId };
-    if (step.previous !== step.memory.state) {
-      this.ctx.log.event('check.state', { account, check: check.name, checkId: check.id, from: step.previous, to: step.memory.state, location: about.runLocation });
-    }
+    const next: StoredAlertState = { ...step.memory, openIncidentId: incident.openIncidentId, checkAlertId, rev: rev + 1 };
     // Muted checks, and checks in a maintenance window in progress, alert no one (their state still moves).
     const silenced = check.muted === true || (step.events.length > 0 && this.inMaintenance(account, check, now));
     const channels = silenced || step.events.length === 0 ? [] : this.subscribedChannels(account, check);
     const sends = step.events.flatMap((event) => channels.filter((ch) => ch[SEND_FLAG[event.alertType]] ?? SEND_DEFAULT[event.alertType]).map((ch) => ({ ch, event })));
+    const events = silenced ? [] : step.events.map((e) => e.alertType);
     // Most sessions leave the state as it was and alert no one: then there is nothing to write.
-    if (stored && sameState(stored, next) && sends.length === 0) return silenced ? [] : step.events.map((e) => e.alertType);
-    const tx = this.ctx.store.begin(account);
+    if (stored && sameState(stored, next) && sends.length === 0 && !incident.mails) return events;
+    tx.expect(ALERT_STATE_COLL, check.id, rev);
     tx.put(ALERT_STATE_COLL, check.id, next as unknown as Record<string, unknown>);
     for (const { ch, event } of sends) stageAlert(tx, ch, alertMessage(event.alertType, alertId, check, about, this.runUrl(check, about), event.reminder), now);
     tx.commit();
+    if (step.previous !== step.memory.state) {
+      this.ctx.log.event('check.state', { account, check: check.name, checkId: check.id, from: step.previous, to: step.memory.state, location: about.runLocation });
+    }
+    if (incident.mails) kickMail(this.ctx, incident.mails);
     if (sends.length > 0) this.ctx.outbox.kick();
-    if (silenced) return [];
-    return step.events.map((e) => e.alertType);
+    return events;
   }
 
   /**
@@ -179,9 +210,10 @@ export function alertMessage(alertType: AlertType, checkAlertId: string, check: 
   };
 }
 
-/** Whether two alert states hold the same values (flat records). */
+/** Whether two alert states hold the same values (flat records; the revision aside). */
 function sameState(a: StoredAlertState, b: StoredAlertState): boolean {
   const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+  keys.delete('rev');
   for (const k of keys) if ((a as unknown as Record<string, unknown>)[k] !== (b as unknown as Record<string, unknown>)[k]) return false;
   return true;
 }

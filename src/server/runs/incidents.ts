@@ -2,7 +2,8 @@ import type { ServerContext } from '../context.js';
 import { STATUS_COLL } from '../rundata/collections.js';
 import type { IncidentUpdate, StoredIncident } from '../status-pages/model.js';
 import type { AlertState } from './alert-state.js';
-import { kickMail, notifySubscribers } from '../status-pages/mails.js';
+import { kickMail, notifySubscribers, type NotifyCount } from '../status-pages/mails.js';
+import type { Transaction } from '../store/store.js';
 
 /** A check's `triggerIncident` (all five fields are required when it is set). */
 export interface TriggerIncident {
@@ -26,9 +27,28 @@ export function followIncident(
   next: AlertState,
   openIncidentId: string | null,
 ): string | null {
-  const trigger = check.triggerIncident;
-  if (!trigger) return openIncidentId;
   const tx = ctx.store.begin(account);
+  const { openIncidentId: left, mails } = stageIncident(ctx, tx, check, previous, next, openIncidentId);
+  tx.commit();
+  if (mails) kickMail(ctx, mails);
+  return left;
+}
+
+/**
+ * `followIncident` staged in `tx` (the alert state's own transaction, so that the incident is
+ * opened or resolved by the writer whose state transition commits, and by no other): the id of
+ * the incident left open, and the mails to kick once `tx` is committed.
+ */
+export function stageIncident(
+  ctx: ServerContext,
+  tx: Transaction,
+  check: { name: string; triggerIncident?: TriggerIncident | null },
+  previous: AlertState,
+  next: AlertState,
+  openIncidentId: string | null,
+): { openIncidentId: string | null; mails: NotifyCount | null } {
+  const trigger = check.triggerIncident;
+  if (!trigger) return { openIncidentId, mails: null };
   const open = openIncidentId ? (tx.get(STATUS_COLL.incidents, openIncidentId) as StoredIncident | undefined) : undefined;
   const stillOpen = open !== undefined && open.incidentUpdates.at(-1)?.status !== 'RESOLVED';
   const now = ctx.isoNow();
@@ -42,9 +62,9 @@ export function followIncident(
     updated_at: null,
   });
   if (next === 'FAILING' && previous !== 'FAILING') {
-    if (stillOpen) return open.id;
+    if (stillOpen) return { openIncidentId: open.id, mails: null };
     // The service may have been deleted since the check was saved: then there is nothing to open.
-    if (!tx.get(STATUS_COLL.services, trigger.serviceId)) return null;
+    if (!tx.get(STATUS_COLL.services, trigger.serviceId)) return { openIncidentId: null, mails: null };
     const incident: StoredIncident = {
       id: tx.uuid(),
       name: trigger.name,
@@ -56,18 +76,14 @@ export function followIncident(
     };
     tx.put(STATUS_COLL.incidents, incident.id, incident);
     const mails = trigger.notifySubscribers ? notifySubscribers(ctx, tx, incident, incident.incidentUpdates[0], ctx.options.now()) : null;
-    tx.commit();
-    if (mails) kickMail(ctx, mails);
-    return incident.id;
+    return { openIncidentId: incident.id, mails };
   }
   if (previous === 'FAILING' && next !== 'FAILING' && stillOpen) {
     const resolved = update('RESOLVED', `${check.name} has recovered.`);
     const next: StoredIncident = { ...open, incidentUpdates: [...open.incidentUpdates, resolved], updated_at: now };
     tx.put(STATUS_COLL.incidents, open.id, next);
     const mails = trigger.notifySubscribers ? notifySubscribers(ctx, tx, next, resolved, ctx.options.now()) : null;
-    tx.commit();
-    if (mails) kickMail(ctx, mails);
-    return null;
+    return { openIncidentId: null, mails };
   }
-  return stillOpen ? open.id : null;
+  return { openIncidentId: stillOpen ? open.id : null, mails: null };
 }

@@ -30,6 +30,23 @@ export interface StoreCommit {
    * started under a claim whose transaction rolled back (see Store.claimRuns).
    */
   r?: RunClaim[];
+  /**
+   * Compare-and-set expectations: `[kind, id, rev]`, each a record of the commit's account that
+   * must still have revision `rev` (its `rev` field; 0 for a record absent or without one). The
+   * commit checks them inside its transaction, before any write, and throws StaleWrite (nothing
+   * applied) when one fails. On a shared database the check holds a lock of the record's key until
+   * the commit ends, so two instances' writes of one record are serialised.
+   */
+  e?: ExpectedRevision[];
+}
+
+/** `[kind, id, rev]`: a record expected at revision `rev` by a commit (StoreCommit.e). */
+export type ExpectedRevision = [string, string, number];
+
+/** The revision of a record as compare-and-set reads it: its `rev` field, 0 when absent or missing. */
+export function revisionOf(rec: object | null | undefined): number {
+  const rev = rec ? (rec as { rev?: unknown }).rev : undefined;
+  return typeof rev === 'number' && Number.isSafeInteger(rev) ? rev : 0;
 }
 
 /** The run of a check due at `dueMs` (epoch ms), as claimed by one instance of several. */

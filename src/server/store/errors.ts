@@ -32,6 +32,18 @@ export class UniqueTaken extends Error {
 }
 
 /**
+ * A compare-and-set of the commit failed: the record named by its expectation `index` (its
+ * position in the commit's `e`) no longer has the revision the writer read. Nothing was applied;
+ * the writer reads the record again and decides again.
+ */
+export class StaleWrite extends Error {
+  constructor(readonly index: number) {
+    super(`a record the commit expected unchanged was changed meanwhile (expectation ${index})`);
+    this.name = 'StaleWrite';
+  }
+}
+
+/**
  * A read of run data (an indexed kind) that names no bound: listing a kind whole, or a query
  * without `limit`, or with more than MAX_RUN_READ. A programming error: every read of run data
  * says how much it reads at most, so that no request reads a check's whole history.

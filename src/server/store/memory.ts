@@ -1,6 +1,7 @@
 import { aggregateRecords, passesFigures, type AggregateQuery, type AggregateRow } from './aggregate.js';
+import { StaleWrite } from './errors.js';
 import { ROLLUP_KIND, ROLLUP_SPANS, addTally, emptyTally, tallyOfRecord, takenOut, type RollupCell, type RollupQuery, type Tally } from './rollup.js';
-import { checkOf, pickFields, timeOf, type Backend, type IndexedKinds, type LeasedRecord, type RecordQuery, type StoreCommit, type StoredRecord } from './backend.js';
+import { checkOf, pickFields, revisionOf, timeOf, type Backend, type IndexedKinds, type LeasedRecord, type RecordQuery, type StoreCommit, type StoredRecord } from './backend.js';
 
 type Collection = Map<string, StoredRecord>;
 type AccountData = Map<string, Collection>;
@@ -97,6 +98,10 @@ export class MemoryBackend implements Backend {
   }
 
   commit(entry: StoreCommit): void {
+    // Compare-and-set expectations first: a failed one applies nothing.
+    (entry.e ?? []).forEach(([kind, id, rev], index) => {
+      if (revisionOf(this.get(entry.a ?? '', kind, id)) !== rev) throw new StaleWrite(index);
+    });
     for (const [kind, value] of Object.entries(entry.c ?? {})) {
       if (value > this.counter(kind)) this.counters.set(kind, value);
     }

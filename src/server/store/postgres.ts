@@ -2,7 +2,7 @@ import { workerModule } from '../../runner/worker-module.js';
 import { randomUUID } from 'node:crypto';
 import { MessageChannel, Worker, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import { QUEUE_KINDS, checkOf, setPath, timeOf, type Backend, type ClaimHold, type IndexedKinds, type LeasedRecord, type RecordQuery, type RunClaim, type StoreCommit, type StoredRecord } from './backend.js';
-import { DatabaseUnavailable, StateError, UniqueTaken } from './errors.js';
+import { DatabaseUnavailable, StaleWrite, StateError, UniqueTaken } from './errors.js';
 import { FIGURE_COLUMNS, aggregateRows, figureConditions, aggregateSql, figureValues, type AggregateDialect, type AggregateQuery, type AggregateRow } from './aggregate.js';
 import type { PgAnswer, PgRequest } from './postgres-worker.js';
 import { AsyncReader } from './reader.js';
@@ -443,11 +443,12 @@ export class PostgresBackend implements Backend {
   commitMany(entries: readonly StoreCommit[]): void {
     const { statements, reclaimed, kinds } = this.batch(entries);
     if (statements.length === 0) return;
-    let r: { rows: Row[][] };
+    let r: { rows: Row[][]; counts: number[] };
     try {
       r = this.call({ op: 'tx', statements });
     } finally {
-      // Counted even when it failed: a commit that timed out here may have landed.
+      // Counted even when it failed: a commit that timed out here may have landed, and a writer
+      // that lost a compare-and-set reads again what others wrote.
       this.versionMemo = undefined;
       this.committed(kinds);
     }
@@ -463,6 +464,8 @@ export class PostgresBackend implements Backend {
     for (const e of entries) for (const [kind, value] of Object.entries(e.c ?? {})) counters.set(kind, Math.max(counters.get(kind) ?? value, value));
     // Uniqueness rules first: their advisory locks come before any row lock.
     const statements: Array<[string, unknown[]]> = entries.flatMap(uniqueChecks);
+    // Then the compare-and-set expectations (their own advisory locks, after those of uniqueness).
+    statements.push(...entries.flatMap(revisionChecks));
     // Claims taken again, with the sessions started under them (see Store.claimRuns), in one
     // order. A claim another instance holds now is kept by it and reported (reportTakenClaims).
     const reclaimed: number[] = [];
@@ -690,6 +693,8 @@ export class PostgresBackend implements Backend {
   private failed(req: Request, err: Error & { code?: string }): Error {
     const taken = err.code === '22P02' ? new RegExp(`"${UNIQUE_TAKEN}(\\d+):`).exec(err.message) : null;
     if (taken) return new UniqueTaken(Number(taken[1]));
+    const stale = err.code === '22P02' ? new RegExp(`"${STALE_WRITE}(\\d+):`).exec(err.message) : null;
+    if (stale) return new StaleWrite(Number(stale[1]));
     if (req.op === 'open' || req.op === 'close' || !isUnavailable(err)) return err;
     if (!this.down) {
       this.down = true;
@@ -816,6 +821,41 @@ function uniqueChecks(entry: StoreCommit): Array<[string, unknown[]]> {
       // cannot turn a JSON text with \u0000 into text, and one such record (a fuzzed dashboard)
       // made every later commit of the kind fail; such a record holding the pair counts as taken.
       [String(index), kind, field, value, enc(entry.a ?? ''), except === null ? null : enc(except), `${JSON.stringify(field)}:${JSON.stringify(value)}`],
+    ]);
+  }
+  return out;
+}
+
+/** Advisory locks of compare-and-set expectations: `pg_advisory_xact_lock(REVISION_LOCK_CLASS, hashtext(key))`. */
+const REVISION_LOCK_CLASS = 7264;
+/** Marks the error of a compare-and-set expectation found broken inside a commit (see revisionChecks). */
+const STALE_WRITE = 'mac_stale_write:';
+
+/**
+ * Statements that check a commit's compare-and-set expectations (`entry.e`) in its transaction:
+ * an advisory lock per record's key (in one order, after the uniqueness locks and before any row
+ * lock: no deadlock), then per expectation a read of the record's revision. The lock is held to
+ * the end of the transaction, and another instance's commit of the same record holds it until that
+ * commit ends: under READ COMMITTED the read after the lock sees every such commit, including the
+ * insert of a record that was absent (which a row lock could not cover). A revision other than the
+ * expected one makes the statement fail, which rolls the transaction back: casting
+ * `mac_stale_write:INDEX:REV` to an integer fails (22P02), and `failed` turns that into
+ * StaleWrite(INDEX).
+ */
+function revisionChecks(entry: StoreCommit): Array<[string, unknown[]]> {
+  const account = enc(entry.a ?? '');
+  const keys = (entry.e ?? []).map(([kind, id, rev], index) => ({ kind, id: enc(id), rev, index, lock: JSON.stringify([account, kind, enc(id)]) }));
+  if (keys.length === 0) return [];
+  keys.sort((x, y) => (x.lock < y.lock ? -1 : x.lock > y.lock ? 1 : 0));
+  const out: Array<[string, unknown[]]> = [];
+  for (const { lock } of keys) if (out.at(-1)?.[1][1] !== lock) out.push(['SELECT pg_advisory_xact_lock($1, hashtext($2::text))', [REVISION_LOCK_CLASS, lock]]);
+  for (const { kind, id, rev, index } of keys) {
+    out.push([
+      `SELECT ('${STALE_WRITE}' || $1::text || ':' || found.rev)::int
+         FROM (SELECT COALESCE((SELECT CASE WHEN json_typeof(data::json -> 'rev') = 'number' THEN (data::json ->> 'rev')::numeric END
+                                  FROM records WHERE account = $2 AND kind = $3 AND id = $4), 0) AS rev) found
+        WHERE found.rev <> $5::numeric`,
+      [String(index), account, kind, id, rev],
     ]);
   }
   return out;

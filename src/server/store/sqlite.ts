@@ -1,8 +1,8 @@
 import Database from 'libsql';
-import { QUEUE_KINDS, checkOf, setPath, timeOf, type Backend, type IndexedKinds, type LeasedRecord, type RecordQuery, type StoreCommit, type StoredRecord } from './backend.js';
+import { QUEUE_KINDS, checkOf, revisionOf, setPath, timeOf, type Backend, type IndexedKinds, type LeasedRecord, type RecordQuery, type StoreCommit, type StoredRecord } from './backend.js';
 import { MemoryBackend } from './memory.js';
 import { FIGURE_COLUMNS, aggregateRows, figureConditions, aggregateSql, figureValues, type AggregateDialect, type AggregateQuery, type AggregateRow } from './aggregate.js';
-import { StateError } from './errors.js';
+import { StaleWrite, StateError } from './errors.js';
 import { AsyncReader } from './reader.js';
 import { HISTOGRAM_THRESHOLDS, ROLLUP_KIND, ROLLUP_SPANS, cellOfRow, rollupSelect, type RollupCell, type RollupQuery } from './rollup.js';
 
@@ -293,6 +293,12 @@ export class SqliteBackend implements Backend {
   }
 
   private write(entry: StoreCommit): void {
+    // Compare-and-set expectations, read from the database inside the write transaction (another
+    // process on the file cannot write between this read and the commit: BEGIN IMMEDIATE).
+    (entry.e ?? []).forEach(([kind, id, rev], index) => {
+      const row = this.stmts.get.get(entry.a ?? '', kind, id) as Row | undefined;
+      if (revisionOf(row ? (JSON.parse(row[0] as string) as StoredRecord) : undefined) !== rev) throw new StaleWrite(index);
+    });
     for (const [kind, value] of Object.entries(entry.c ?? {})) this.stmts.counter.run(kind, value);
     if (entry.a === undefined) return;
     for (const op of entry.o ?? []) {

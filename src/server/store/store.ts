@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { checkOf, timeOf, type Backend, type IndexedKinds, type RecordQuery, type RunClaim, type StoreCommit, type StoreOp, type StoredRecord } from './backend.js';
-import type { UniqueKey } from './backend.js';
+import type { ExpectedRevision, UniqueKey } from './backend.js';
 import { DatabaseUnavailable, UnboundedRead, UniqueTaken } from './errors.js';
 import { MemoryBackend } from './memory.js';
 import type { AggregateQuery, AggregateRow } from './aggregate.js';
@@ -10,6 +10,8 @@ import { PostgresBackend } from './postgres.js';
 import { isPostgresUrl } from '../options.js';
 
 export type { StoredRecord, IndexedKinds, RecordQuery, LeasedRecord } from './backend.js';
+export { revisionOf } from './backend.js';
+export { StaleWrite } from './errors.js';
 import type { LeasedRecord } from './backend.js';
 
 /** Real milliseconds a deferred commit (scheduled run data) waits at most before it is written. */
@@ -492,6 +494,9 @@ export class Store {
    * deferred commits are written first, in the same transaction (order kept).
    */
   commitEntry(entry: StoreCommit): void {
+    // A compare-and-set commit is written alone: its failure must not hold back the pending batch
+    // (written first, on its own, as a group commit would).
+    if (entry.e && this.pending.length > 0 && !this.holding) this.flush();
     // Inside claimRuns the pending batch belongs to the claims' transaction: the entry alone now.
     if (this.pending.length > 0 && !this.holding) {
       this.backend.commitMany([...this.pending, entry]);
@@ -647,6 +652,8 @@ export class Transaction implements AccountView {
   /** `kind\0checkId` of the staged deletes by check. */
   private readonly purged = new Set<string>();
   private readonly counters = new Map<string, number>();
+  /** Compare-and-set expectations checked by the commit (StoreCommit.e). */
+  private readonly expected: ExpectedRevision[] = [];
   /** Uniqueness rules re-checked by the commit, each with the error it throws when broken. */
   private readonly uniques: Array<{ key: UniqueKey; taken: () => Error }> = [];
 
@@ -721,10 +728,22 @@ export class Transaction implements AccountView {
     this.uniques.push({ key: [kind, field, value, except ?? null], taken });
   }
 
+  /**
+   * A compare-and-set condition of the commit: the record `kind`/`id` of this account must still
+   * have revision `rev` (its `rev` field, 0 when absent: `revisionOf`) when the commit is written,
+   * else the commit throws StaleWrite with nothing applied. The caller read the record, decided,
+   * and writes it back with `rev + 1`; on StaleWrite it reads it again (`Store.getLatest`) and
+   * decides again. On a shared database this serialises the writers of one record across instances.
+   */
+  expect(kind: string, id: string | number, rev: number): void {
+    this.expected.push([kind, String(id), rev]);
+  }
+
   /** Makes the staged writes durable and visible; throws (with nothing applied) if the write fails. */
   commit(): void {
     const entry = this.entry();
     if (!entry) return;
+    if (this.expected.length > 0) entry.e = [...this.expected];
     if (this.uniques.length > 0) entry.u = this.uniques.map((u) => u.key);
     try {
       this.store.commitEntry(entry);
