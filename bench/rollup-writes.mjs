@@ -3,8 +3,8 @@
 // memory, SQLite (a file, synchronous=FULL) and PostgreSQL (a server of its own, fsync on). Per
 // result: wall µs, CPU µs of this process (main thread and the PostgreSQL worker thread), and on
 // PostgreSQL the CPU µs of the server's processes (where its triggers run).
-// `node bench/rollup-writes.mjs [--dist DIR] [--json FILE]` (DIR: another build to measure, e.g.
-// an older commit's checkout, for before/after side by side).
+// `node bench/rollup-writes.mjs [--dist DIR] [--stores memory,sqlite,postgres] [--commits N] [--json FILE]`
+// (DIR: another build to measure, e.g. an older commit's checkout, for before/after side by side).
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -82,13 +82,13 @@ function measure(store, serverPid) {
   return out;
 }
 
-const pg = await startPostgres();
+const stores = (arg('--stores') ?? 'memory,sqlite,postgres').split(',');
+const pg = stores.includes('postgres') ? await startPostgres() : undefined;
 try {
-  const rows = {
-    memory: measure(Store.memory(RUN_INDEX)),
-    sqlite: measure(Store.open(join(mkdtempSync(join(tmpdir(), 'mac-rollupw-')), 'state.db'), RUN_INDEX)),
-    postgres: measure(Store.open(pg.url('bench'), RUN_INDEX), pg.pid),
-  };
+  const rows = {};
+  if (stores.includes('memory')) rows.memory = measure(Store.memory(RUN_INDEX));
+  if (stores.includes('sqlite')) rows.sqlite = measure(Store.open(join(mkdtempSync(join(tmpdir(), 'mac-rollupw-')), 'state.db'), RUN_INDEX));
+  if (pg) rows.postgres = measure(Store.open(pg.url('bench'), RUN_INDEX), pg.pid);
   for (const [name, r] of Object.entries(rows)) {
     console.log(
       `${name.padEnd(9)} ${r.results} results in commits of ${CHECKS}: wall ${r.wallUsPerResult.toFixed(1)} µs, process CPU ${r.cpuUsPerResult.toFixed(1)} µs` +
@@ -99,6 +99,6 @@ try {
   const json = arg('--json');
   if (json) writeFileSync(json, JSON.stringify({ bench: 'rollup-writes', dist, ...rows }, null, 1));
 } finally {
-  await pg.stop();
+  await pg?.stop();
 }
 process.exit(0);

@@ -376,15 +376,10 @@ export class SqliteBackend implements Backend {
 /** The cells of one check over ranges (rollup.ts). */
 function sqliteRollupSql(account: string, kind: string, q: RollupQuery): { sql: string; args: unknown[] } {
   const args: unknown[] = [];
-  const sql = rollupSelect(
-    q,
-    { account, kind, checkId: q.checkId },
-    (v) => {
-      args.push(v);
-      return `?${args.length}`;
-    },
-    SQLITE_CELL_HISTOGRAM,
-  );
+  const sql = rollupSelect(q, { account, kind, checkId: q.checkId }, (v) => {
+    args.push(v);
+    return `?${args.length}`;
+  }, 'json(hist)');
   return { sql, args };
 }
 
@@ -430,92 +425,69 @@ function migrate(db: Db, path: string): void {
 }
 
 /**
- * The histogram of a cell as the SQLite reads select it: its bucket rows (rollup_hist) as one
- * JSON object of bucket -> count, the form rollup.ts parseHistogram reads.
- */
-export const SQLITE_CELL_HISTOGRAM = `coalesce((SELECT json_group_object(CAST(h.bucket AS TEXT), h.count) FROM rollup_hist h
-     WHERE h.account = rollups.account AND h.kind = rollups.kind AND h.check_id = rollups.check_id AND h.span = rollups.span AND h.start = rollups.start), '{}')`;
-
-/**
  * The cells of rollup.ts on SQLite: the table, the histogram's thresholds, the cells of the
  * results already stored, and the triggers that keep them in the transaction of every insert,
  * update and delete of a result (the retention and a check's deletion included). Generated from
  * the constants of rollup.ts, which never change once released.
  *
- * A cell's histogram is kept as one row per cell and bucket with its count (rollup_hist), not
- * as a JSON object in the cell's row: a result written adds 1 to one counter row per span (an
- * upsert of a small row), where a JSON object would be parsed, changed and written back whole
- * by every trigger call. The reads put the bucket rows of a cell back together (SQLITE_CELL_HISTOGRAM).
+ * A cell's histogram is SQLite's binary JSON (JSONB, read back as text by json(hist)): the
+ * trigger of every result written reads and changes one bucket of it without parsing and
+ * printing the whole object as text. (bench/rollup-writes.mjs; one counter row per cell and
+ * bucket in a table of its own was measured too, and cost more: one more B-tree upsert per span.)
  */
 function sqliteRollupMigration(): string {
   const final = `'"FINAL"'`;
   const counted = (r: string) => `${r}.kind = '${ROLLUP_KIND}' AND ${r}.k0 = ${final} AND ${r}.check_id IS NOT NULL AND ${r}.at IS NOT NULL`;
   const bucket = (v: string) => `coalesce((SELECT i FROM rollup_bounds WHERE t <= ${v} ORDER BY t DESC LIMIT 1), 0)`;
+  const path = (v: string) => `'$."' || ${bucket(v)} || '"'`;
   const start = (r: string, span: number) => `(CAST(${r}.at AS INTEGER) / ${span}) * ${span}`;
   const key = (r: string, span: number) => `account = ${r}.account AND kind = ${r}.kind AND check_id = ${r}.check_id AND span = ${span} AND start = ${start(r, span)}`;
-  const hkey = (r: string, span: number) => `h.account = ${r}.account AND h.kind = ${r}.kind AND h.check_id = ${r}.check_id AND h.span = ${span} AND h.start = ${start(r, span)}`;
-  // The spans as rows, so that the bucket of a value is looked up once for both.
-  const spans = ROLLUP_SPANS.map((span, i) => (i === 0 ? `SELECT ${span} AS span` : `SELECT ${span}`)).join(' UNION ALL ');
   const add = (r: string) =>
     ROLLUP_SPANS.map(
-      (span) => `INSERT INTO rollups (account, kind, check_id, span, start, runs, s0, s1, s2, vn, vsum, vsq, vmin, vmax)
+      (span) => `INSERT INTO rollups (account, kind, check_id, span, start, runs, s0, s1, s2, vn, vsum, vsq, vmin, vmax, hist)
        SELECT ${r}.account, ${r}.kind, ${r}.check_id, ${span}, ${start(r, span)}, ${r}.n0 IS NOT NULL, coalesce(${r}.n0, 0), coalesce(${r}.n13, 0), coalesce(${r}.n14, 0),
-              ${r}.n2 IS NOT NULL, coalesce(${r}.n2, 0), coalesce(${r}.n2 * ${r}.n2, 0), ${r}.n2, ${r}.n2
+              ${r}.n2 IS NOT NULL, coalesce(${r}.n2, 0), coalesce(${r}.n2 * ${r}.n2, 0), ${r}.n2, ${r}.n2,
+              CASE WHEN ${r}.n2 IS NULL THEN jsonb('{}') ELSE jsonb_object(CAST(${bucket(`${r}.n2`)} AS TEXT), 1) END
        WHERE ${counted(r)}
        ON CONFLICT (account, kind, check_id, span, start) DO UPDATE SET
          runs = runs + excluded.runs, s0 = s0 + excluded.s0, s1 = s1 + excluded.s1, s2 = s2 + excluded.s2,
          vn = vn + excluded.vn, vsum = vsum + excluded.vsum, vsq = vsq + excluded.vsq,
          vmin = CASE WHEN vmin IS NULL THEN excluded.vmin WHEN excluded.vmin IS NULL THEN vmin ELSE min(vmin, excluded.vmin) END,
-         vmax = CASE WHEN vmax IS NULL THEN excluded.vmax WHEN excluded.vmax IS NULL THEN vmax ELSE max(vmax, excluded.vmax) END;`,
-    ).join('\n') +
-    `
-       INSERT INTO rollup_hist (account, kind, check_id, span, start, bucket, count)
-       SELECT ${r}.account, ${r}.kind, ${r}.check_id, s.span, (CAST(${r}.at AS INTEGER) / s.span) * s.span, b.b, 1
-       FROM (${spans}) s, (SELECT ${bucket(`${r}.n2`)} AS b) b
-       WHERE ${counted(r)} AND ${r}.n2 IS NOT NULL
-       ON CONFLICT (account, kind, check_id, span, start, bucket) DO UPDATE SET count = count + 1;`;
-  // A result taken out: its figures are subtracted, its bucket's count too, and an empty cell
-  // or bucket goes. When that emptied the bucket and the cell's minimum (maximum) lay in it, the
-  // minimum becomes the lower (maximum: upper) bound of the lowest (highest) bucket left
-  // (rollup.ts takenOut): a few index lookups per delete, within one bucket of the exact value.
+         vmax = CASE WHEN vmax IS NULL THEN excluded.vmax WHEN excluded.vmax IS NULL THEN vmax ELSE max(vmax, excluded.vmax) END,
+         hist = CASE WHEN ${r}.n2 IS NULL THEN hist ELSE jsonb_set(hist, ${path(`${r}.n2`)}, coalesce(json_extract(hist, ${path(`${r}.n2`)}), 0) + 1) END;`,
+    ).join('\n');
+  // A result taken out: its figures are subtracted and an empty cell goes. When that emptied its
+  // histogram bucket and the cell's minimum (maximum) lay in that bucket, the minimum becomes the
+  // lower (maximum: upper) bound of the lowest (highest) bucket left (rollup.ts takenOut): a few
+  // index lookups per delete, within one bucket of the exact value.
   const sub = (r: string) =>
     ROLLUP_SPANS.map(
       (span) => `UPDATE rollups SET runs = runs - (${r}.n0 IS NOT NULL), s0 = s0 - coalesce(${r}.n0, 0), s1 = s1 - coalesce(${r}.n13, 0), s2 = s2 - coalesce(${r}.n14, 0),
-         vn = vn - (${r}.n2 IS NOT NULL), vsum = vsum - coalesce(${r}.n2, 0), vsq = vsq - coalesce(${r}.n2 * ${r}.n2, 0)
+         vn = vn - (${r}.n2 IS NOT NULL), vsum = vsum - coalesce(${r}.n2, 0), vsq = vsq - coalesce(${r}.n2 * ${r}.n2, 0),
+         hist = CASE WHEN ${r}.n2 IS NULL THEN hist WHEN coalesce(json_extract(hist, ${path(`${r}.n2`)}), 0) <= 1 THEN jsonb_remove(hist, ${path(`${r}.n2`)})
+                ELSE jsonb_set(hist, ${path(`${r}.n2`)}, json_extract(hist, ${path(`${r}.n2`)}) - 1) END
        WHERE ${key(r, span)} AND ${counted(r)};
-       UPDATE rollup_hist SET count = count - 1 WHERE ${key(r, span)} AND bucket = ${bucket(`${r}.n2`)} AND ${counted(r)} AND ${r}.n2 IS NOT NULL;
-       DELETE FROM rollup_hist WHERE ${key(r, span)} AND bucket = ${bucket(`${r}.n2`)} AND ${counted(r)} AND ${r}.n2 IS NOT NULL AND count <= 0;
        DELETE FROM rollups WHERE ${key(r, span)} AND ${counted(r)} AND runs <= 0 AND vn <= 0;
        UPDATE rollups SET
-         vmin = CASE WHEN EXISTS (SELECT 1 FROM rollup_hist h WHERE ${hkey(r, span)} AND h.bucket = ${bucket('rollups.vmin')}) THEN vmin
-                ELSE coalesce((SELECT t FROM rollup_bounds WHERE i = (SELECT min(h.bucket) FROM rollup_hist h WHERE ${hkey(r, span)})), vmin) END,
-         vmax = CASE WHEN EXISTS (SELECT 1 FROM rollup_hist h WHERE ${hkey(r, span)} AND h.bucket = ${bucket('rollups.vmax')}) THEN vmax
-                ELSE coalesce((SELECT t FROM rollup_bounds WHERE i = (SELECT max(h.bucket) FROM rollup_hist h WHERE ${hkey(r, span)}) + 1), vmax) END
-       WHERE ${key(r, span)} AND ${counted(r)} AND ${r}.n2 IS NOT NULL AND vmin IS NOT NULL
-         AND NOT EXISTS (SELECT 1 FROM rollup_hist h WHERE ${hkey(r, span)} AND h.bucket = ${bucket(`${r}.n2`)});`,
+         vmin = CASE WHEN json_extract(hist, ${path('vmin')}) IS NOT NULL THEN vmin ELSE coalesce((SELECT t FROM rollup_bounds WHERE i = (SELECT min(CAST(key AS INTEGER)) FROM json_each(rollups.hist))), vmin) END,
+         vmax = CASE WHEN json_extract(hist, ${path('vmax')}) IS NOT NULL THEN vmax ELSE coalesce((SELECT t FROM rollup_bounds WHERE i = (SELECT max(CAST(key AS INTEGER)) FROM json_each(rollups.hist)) + 1), vmax) END
+       WHERE ${key(r, span)} AND ${counted(r)} AND ${r}.n2 IS NOT NULL AND vmin IS NOT NULL AND json_extract(hist, ${path(`${r}.n2`)}) IS NULL;`,
     ).join('\n');
   const fill = ROLLUP_SPANS.map(
-    (span) => `INSERT INTO rollups (account, kind, check_id, span, start, runs, s0, s1, s2, vn, vsum, vsq, vmin, vmax)
-     SELECT account, kind, check_id, ${span}, (CAST(at AS INTEGER) / ${span}) * ${span} AS start,
-            count(n0), total(n0), total(n13), total(n14), count(n2), total(n2), total(n2 * n2), min(n2), max(n2)
-     FROM records r WHERE ${counted('r')}
-     GROUP BY account, kind, check_id, start;
-     INSERT INTO rollup_hist (account, kind, check_id, span, start, bucket, count)
-     SELECT account, kind, check_id, ${span}, start, b, count(*)
-     FROM (SELECT account, kind, check_id, (CAST(at AS INTEGER) / ${span}) * ${span} AS start, ${bucket('n2')} AS b
-           FROM records r WHERE ${counted('r')} AND n2 IS NOT NULL)
-     GROUP BY account, kind, check_id, start, b;`,
+    (span) => `INSERT INTO rollups (account, kind, check_id, span, start, runs, s0, s1, s2, vn, vsum, vsq, vmin, vmax, hist)
+     SELECT account, kind, check_id, ${span}, start, sum(runs), sum(s0), sum(s1), sum(s2), sum(vn), sum(vsum), sum(vsq), min(vmin), max(vmax),
+            coalesce(jsonb_group_object(CAST(b AS TEXT), vn) FILTER (WHERE b IS NOT NULL), jsonb('{}'))
+     FROM (SELECT account, kind, check_id, (CAST(at AS INTEGER) / ${span}) * ${span} AS start, CASE WHEN n2 IS NULL THEN NULL ELSE ${bucket('n2')} END AS b,
+                  count(n0) AS runs, total(n0) AS s0, total(n13) AS s1, total(n14) AS s2, count(n2) AS vn, total(n2) AS vsum, total(n2 * n2) AS vsq, min(n2) AS vmin, max(n2) AS vmax
+           FROM records r WHERE ${counted('r')}
+           GROUP BY account, kind, check_id, start, b)
+     GROUP BY account, kind, check_id, start;`,
   ).join('\n');
   return `CREATE TABLE rollups (
      account TEXT NOT NULL, kind TEXT NOT NULL, check_id TEXT NOT NULL, span INTEGER NOT NULL, start INTEGER NOT NULL,
      runs INTEGER NOT NULL, s0 REAL NOT NULL, s1 REAL NOT NULL, s2 REAL NOT NULL,
-     vn INTEGER NOT NULL, vsum REAL NOT NULL, vsq REAL NOT NULL, vmin REAL, vmax REAL,
+     vn INTEGER NOT NULL, vsum REAL NOT NULL, vsq REAL NOT NULL, vmin REAL, vmax REAL, hist BLOB NOT NULL,
      PRIMARY KEY (account, kind, check_id, span, start)
-   ) WITHOUT ROWID;
-   CREATE TABLE rollup_hist (
-     account TEXT NOT NULL, kind TEXT NOT NULL, check_id TEXT NOT NULL, span INTEGER NOT NULL, start INTEGER NOT NULL,
-     bucket INTEGER NOT NULL, count INTEGER NOT NULL,
-     PRIMARY KEY (account, kind, check_id, span, start, bucket)
    ) WITHOUT ROWID;
    CREATE TABLE rollup_bounds (i INTEGER PRIMARY KEY, t REAL NOT NULL);
    CREATE INDEX rollup_bounds_t ON rollup_bounds (t, i);
