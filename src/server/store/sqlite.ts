@@ -385,7 +385,7 @@ function sqliteRollupSql(account: string, kind: string, q: RollupQuery): { sql: 
   const sql = rollupSelect(q, { account, kind, checkId: q.checkId }, (v) => {
     args.push(v);
     return `?${args.length}`;
-  });
+  }, 'json(hist)');
   return { sql, args };
 }
 
@@ -435,6 +435,11 @@ function migrate(db: Db, path: string): void {
  * results already stored, and the triggers that keep them in the transaction of every insert,
  * update and delete of a result (the retention and a check's deletion included). Generated from
  * the constants of rollup.ts, which never change once released.
+ *
+ * A cell's histogram is SQLite's binary JSON (JSONB, read back as text by json(hist)): the
+ * trigger of every result written reads and changes one bucket of it without parsing and
+ * printing the whole object as text. (bench/rollup-writes.mjs; one counter row per cell and
+ * bucket in a table of its own was measured too, and cost more: one more B-tree upsert per span.)
  */
 function sqliteRollupMigration(): string {
   const final = `'"FINAL"'`;
@@ -448,14 +453,14 @@ function sqliteRollupMigration(): string {
       (span) => `INSERT INTO rollups (account, kind, check_id, span, start, runs, s0, s1, s2, vn, vsum, vsq, vmin, vmax, hist)
        SELECT ${r}.account, ${r}.kind, ${r}.check_id, ${span}, ${start(r, span)}, ${r}.n0 IS NOT NULL, coalesce(${r}.n0, 0), coalesce(${r}.n13, 0), coalesce(${r}.n14, 0),
               ${r}.n2 IS NOT NULL, coalesce(${r}.n2, 0), coalesce(${r}.n2 * ${r}.n2, 0), ${r}.n2, ${r}.n2,
-              CASE WHEN ${r}.n2 IS NULL THEN '{}' ELSE json_object(CAST(${bucket(`${r}.n2`)} AS TEXT), 1) END
+              CASE WHEN ${r}.n2 IS NULL THEN jsonb('{}') ELSE jsonb_object(CAST(${bucket(`${r}.n2`)} AS TEXT), 1) END
        WHERE ${counted(r)}
        ON CONFLICT (account, kind, check_id, span, start) DO UPDATE SET
          runs = runs + excluded.runs, s0 = s0 + excluded.s0, s1 = s1 + excluded.s1, s2 = s2 + excluded.s2,
          vn = vn + excluded.vn, vsum = vsum + excluded.vsum, vsq = vsq + excluded.vsq,
          vmin = CASE WHEN vmin IS NULL THEN excluded.vmin WHEN excluded.vmin IS NULL THEN vmin ELSE min(vmin, excluded.vmin) END,
          vmax = CASE WHEN vmax IS NULL THEN excluded.vmax WHEN excluded.vmax IS NULL THEN vmax ELSE max(vmax, excluded.vmax) END,
-         hist = CASE WHEN ${r}.n2 IS NULL THEN hist ELSE json_set(hist, ${path(`${r}.n2`)}, coalesce(json_extract(hist, ${path(`${r}.n2`)}), 0) + 1) END;`,
+         hist = CASE WHEN ${r}.n2 IS NULL THEN hist ELSE jsonb_set(hist, ${path(`${r}.n2`)}, coalesce(json_extract(hist, ${path(`${r}.n2`)}), 0) + 1) END;`,
     ).join('\n');
   // A result taken out: its figures are subtracted and an empty cell goes. When that emptied its
   // histogram bucket and the cell's minimum (maximum) lay in that bucket, the minimum becomes the
@@ -465,8 +470,8 @@ function sqliteRollupMigration(): string {
     ROLLUP_SPANS.map(
       (span) => `UPDATE rollups SET runs = runs - (${r}.n0 IS NOT NULL), s0 = s0 - coalesce(${r}.n0, 0), s1 = s1 - coalesce(${r}.n13, 0), s2 = s2 - coalesce(${r}.n14, 0),
          vn = vn - (${r}.n2 IS NOT NULL), vsum = vsum - coalesce(${r}.n2, 0), vsq = vsq - coalesce(${r}.n2 * ${r}.n2, 0),
-         hist = CASE WHEN ${r}.n2 IS NULL THEN hist WHEN coalesce(json_extract(hist, ${path(`${r}.n2`)}), 0) <= 1 THEN json_remove(hist, ${path(`${r}.n2`)})
-                ELSE json_set(hist, ${path(`${r}.n2`)}, json_extract(hist, ${path(`${r}.n2`)}) - 1) END
+         hist = CASE WHEN ${r}.n2 IS NULL THEN hist WHEN coalesce(json_extract(hist, ${path(`${r}.n2`)}), 0) <= 1 THEN jsonb_remove(hist, ${path(`${r}.n2`)})
+                ELSE jsonb_set(hist, ${path(`${r}.n2`)}, json_extract(hist, ${path(`${r}.n2`)}) - 1) END
        WHERE ${key(r, span)} AND ${counted(r)};
        DELETE FROM rollups WHERE ${key(r, span)} AND ${counted(r)} AND runs <= 0 AND vn <= 0;
        UPDATE rollups SET
@@ -477,7 +482,7 @@ function sqliteRollupMigration(): string {
   const fill = ROLLUP_SPANS.map(
     (span) => `INSERT INTO rollups (account, kind, check_id, span, start, runs, s0, s1, s2, vn, vsum, vsq, vmin, vmax, hist)
      SELECT account, kind, check_id, ${span}, start, sum(runs), sum(s0), sum(s1), sum(s2), sum(vn), sum(vsum), sum(vsq), min(vmin), max(vmax),
-            coalesce(json_group_object(CAST(b AS TEXT), vn) FILTER (WHERE b IS NOT NULL), '{}')
+            coalesce(jsonb_group_object(CAST(b AS TEXT), vn) FILTER (WHERE b IS NOT NULL), jsonb('{}'))
      FROM (SELECT account, kind, check_id, (CAST(at AS INTEGER) / ${span}) * ${span} AS start, CASE WHEN n2 IS NULL THEN NULL ELSE ${bucket('n2')} END AS b,
                   count(n0) AS runs, total(n0) AS s0, total(n13) AS s1, total(n14) AS s2, count(n2) AS vn, total(n2) AS vsum, total(n2 * n2) AS vsq, min(n2) AS vmin, max(n2) AS vmax
            FROM records r WHERE ${counted('r')}
@@ -487,7 +492,7 @@ function sqliteRollupMigration(): string {
   return `CREATE TABLE rollups (
      account TEXT NOT NULL, kind TEXT NOT NULL, check_id TEXT NOT NULL, span INTEGER NOT NULL, start INTEGER NOT NULL,
      runs INTEGER NOT NULL, s0 REAL NOT NULL, s1 REAL NOT NULL, s2 REAL NOT NULL,
-     vn INTEGER NOT NULL, vsum REAL NOT NULL, vsq REAL NOT NULL, vmin REAL, vmax REAL, hist TEXT NOT NULL,
+     vn INTEGER NOT NULL, vsum REAL NOT NULL, vsq REAL NOT NULL, vmin REAL, vmax REAL, hist BLOB NOT NULL,
      PRIMARY KEY (account, kind, check_id, span, start)
    ) WITHOUT ROWID;
    CREATE TABLE rollup_bounds (i INTEGER PRIMARY KEY, t REAL NOT NULL);
