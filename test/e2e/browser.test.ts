@@ -1,12 +1,12 @@
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runMac } from '../helpers/cli.js';
 import { startServe, callApi, waitFor, type Served } from '../helpers/serve.js';
 import { CHROMIUM_PATH, INSTALL_CHROMIUM } from '../helpers/browser.js';
-import { browserScript, startSite } from '../helpers/site.js';
+import { browserCheckYaml, browserScript, scriptProject, startSite } from '../helpers/site.js';
 import type { HttpServer } from '../helpers/http-server.js';
 import { OpenApiValidator, type Schema } from '../helpers/openapi-validate.js';
 
@@ -164,25 +164,9 @@ describe.concurrent('mac serve runs browser checks', () => {
   }, 240_000);
 });
 
-async function project(files: Record<string, string>): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'mac-browser-e2e-'));
-  dirs.push(dir);
-  await writeFile(join(dir, 'mac.config.yaml'), 'project: shop\n');
-  for (const [name, text] of Object.entries(files)) {
-    await mkdir(join(dir, name, '..'), { recursive: true });
-    await writeFile(join(dir, name), text);
-  }
-  return dir;
-}
+const project = (files: Record<string, string>) => scriptProject(dirs, 'mac-browser-e2e-', files);
 
-const definition = (id: string, scriptFile: string) => `kind: BrowserCheck
-id: ${id}
-name: ${id}
-doubleCheck: false
-environmentVariables:
-  - { key: SHOP_URL, value: "${site?.url}" }
-scriptFile: ${scriptFile}
-`;
+const definition = (id: string, scriptFile: string) => browserCheckYaml(id, scriptFile, site?.url);
 
 describe.concurrent('mac test on browser checks', () => {
   it('passes one and fails one on a missing element, naming the step', async () => {

@@ -1,11 +1,11 @@
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { callApi, type Served } from '../helpers/serve.js';
 import { runMacIn, startServeIn } from '../helpers/mac-inprocess.js';
-import { browserScript } from '../helpers/site.js';
+import { browserCheckYaml, browserScript, scriptProject } from '../helpers/site.js';
 
 // A BrowserCheck with scriptFile planned, applied and imported back, with the CLI and `mac serve`
 // in this process: no script runs (the runs in Chromium, with `mac serve` and `mac test`:
@@ -29,25 +29,9 @@ const passing = browserScript(`test('home', async ({ page }) => {
   await expect(page.locator('h1')).toHaveText('Welcome');
 });`);
 
-async function project(files: Record<string, string>): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'mac-browser-int-'));
-  dirs.push(dir);
-  await writeFile(join(dir, 'mac.config.yaml'), 'project: shop\n');
-  for (const [name, text] of Object.entries(files)) {
-    await mkdir(join(dir, name, '..'), { recursive: true });
-    await writeFile(join(dir, name), text);
-  }
-  return dir;
-}
+const project = (files: Record<string, string>) => scriptProject(dirs, 'mac-browser-int-', files);
 
-const definition = (id: string, scriptFile: string) => `kind: BrowserCheck
-id: ${id}
-name: ${id}
-doubleCheck: false
-environmentVariables:
-  - { key: SHOP_URL, value: "${SHOP_URL}" }
-scriptFile: ${scriptFile}
-`;
+const definition = (id: string, scriptFile: string) => browserCheckYaml(id, scriptFile, SHOP_URL);
 
 describe('plan, apply and import of a BrowserCheck with scriptFile', () => {
   it('creates it, then finds no changes; an import writes YAML and the script file that plan back to no changes', async () => {
