@@ -1,11 +1,12 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callApi, startServe, waitFor, type Served } from '../helpers/serve.js';
 import { startHttpServer, type HttpServer } from '../helpers/http-server.js';
 import { requireBwrap } from '../helpers/sandbox.js';
 
 // API checks' setup and teardown scripts run by mac serve on its schedule, in the sandbox: the
 // setup changes the request the target gets, the teardown reads the response it got, and a
-// script's error is the run's recorded error.
+// script's error is the run's recorded error. One service for the file: the two cases use checks
+// and variables of their own (the first case's scripts read no variable) and run at once.
 let http: HttpServer;
 let served: Served | undefined;
 const seen: Array<{ token: string | undefined; query: string | null }> = [];
@@ -21,11 +22,11 @@ beforeAll(async () => {
       res.end(JSON.stringify({ allowed, greeting: allowed ? 'hello' : null }));
     },
   });
-});
-afterAll(() => http?.close());
-afterEach(async () => {
+  served = await startServe(['--time-scale', '30']);
+}, 60_000);
+afterAll(async () => {
   await served?.stop();
-  served = undefined;
+  await http?.close();
 });
 
 const api = (method: string, path: string, body?: unknown) => callApi(served!, method, path, body);
@@ -37,10 +38,9 @@ async function firstResult(id: string): Promise<any> {
   }, 120_000, 250);
 }
 
-describe('mac serve runs the setup and teardown scripts of API checks', () => {
+describe.concurrent('mac serve runs the setup and teardown scripts of API checks', () => {
   it('a setup script changes the request, a teardown reads the response; a teardown that throws fails the run with its error', async () => {
-    served = await startServe(['--time-scale', '30']);
-    expect(served.log()).toMatch(/scripts: sandboxed \(bubblewrap/);
+    expect(served!.log()).toMatch(/scripts: sandboxed \(bubblewrap/);
     const base = {
       frequency: 60,
       doubleCheck: false,
@@ -84,7 +84,6 @@ describe('mac serve runs the setup and teardown scripts of API checks', () => {
   }, 300_000);
 
   it("a script's process.env holds the account's variables, secret ones included", async () => {
-    served = await startServe(['--time-scale', '30']);
     // The header the target wants is built from three variables of the account, one of them secret.
     for (const [key, value, secret] of [['PREFIX', 'tok-', true], ['MIDDLE', 'from-', false], ['SUFFIX', 'variable', false]] as const) {
       expect((await api('POST', '/v1/variables', { key, value, secret })).status).toBe(201);

@@ -78,13 +78,33 @@ const MASK = '********';
 
 const require = createRequire(import.meta.url);
 
-/** Where @playwright/test and playwright-core are installed, and their version. */
-function playwright(): { testDir: string; cli: string; core: string; version: string } {
+/** Where @playwright/test, playwright and playwright-core are installed, their version, and the package dirs a run reads. */
+interface PlaywrightInstall {
+  testDir: string;
+  cli: string;
+  core: string;
+  version: string;
+  /** The real dirs of @playwright/test, playwright and playwright-core (bound read-only into the sandbox). */
+  packageDirs: string[];
+}
+
+let installed: PlaywrightInstall | undefined;
+
+/**
+ * Where Playwright is installed: resolved once per process (the packages do not move under a
+ * running mac), so that a run does not resolve and realpath them again on the event loop.
+ */
+function playwright(): PlaywrightInstall {
+  if (installed) return installed;
   const pkg = require.resolve('@playwright/test/package.json');
   const testDir = dirname(pkg);
   const version = (require(pkg) as { version: string }).version;
-  const core = createRequire(require.resolve('playwright/package.json', { paths: [testDir] })).resolve('playwright-core');
-  return { testDir, cli: join(testDir, 'cli.js'), core, version };
+  const pwDir = dirname(createRequire(pkg).resolve('playwright/package.json'));
+  const coreDir = dirname(createRequire(join(pwDir, 'package.json')).resolve('playwright-core/package.json'));
+  const core = createRequire(join(pwDir, 'package.json')).resolve('playwright-core');
+  const packageDirs = [...new Set([realpathSync(testDir), realpathSync(pwDir), realpathSync(coreDir)])];
+  installed = { testDir, cli: join(testDir, 'cli.js'), core, version, packageDirs };
+  return installed;
 }
 
 /** Multi-step runs at once in this process: child processes are expensive. */
@@ -116,14 +136,6 @@ function browserDirs(browser: BrowserLaunch): string[] {
   const real = existsSync(browser.executablePath) ? dirname(realpathSync(browser.executablePath)) : null;
   if (real !== null && !real.startsWith('/usr/')) dirs.push(real);
   return dirs.filter((d) => existsSync(d));
-}
-
-/** The package dirs a run reads (bound read-only into the sandbox): @playwright/test, playwright, playwright-core. */
-function packageDirs(pw: { testDir: string; core: string }): string[] {
-  const real = (p: string) => realpathSync(p);
-  const pwDir = dirname(createRequire(join(pw.testDir, 'package.json')).resolve('playwright/package.json'));
-  const coreDir = dirname(createRequire(join(pwDir, 'package.json')).resolve('playwright-core/package.json'));
-  return [...new Set([real(pw.testDir), real(pwDir), real(coreDir)])];
 }
 
 // Bumped by each stop: runs queued before it do not start after it.
@@ -281,7 +293,7 @@ async function attempt(check: ScriptCheck, limits: MultiStepLimits, queued: numb
     let plan;
     if (mode.kind === 'sandboxed') {
       const argv = [process.execPath, pw.cli, 'test', '-c', join(dir, FILES.config)];
-      const readOnly = [...packageDirs(pw), ...(browser ? browserDirs(browser) : [])];
+      const readOnly = [...pw.packageDirs, ...(browser ? browserDirs(browser) : [])];
       await handOver(dir, readOnly);
       const env = { ...childEnv(check, dir), NODE_OPTIONS: sandboxNodeOptions(preload) };
       plan = sandboxCommand(argv, { workDir: dir, env, limits: opts.sandbox, readOnly }, mode.bwrap);
