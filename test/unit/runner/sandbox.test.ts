@@ -8,9 +8,9 @@ import { requireBwrap } from '../../helpers/sandbox.js';
 
 // Real escapes tried from inside a real bubblewrap sandbox, with plain Node scripts (no Playwright:
 // each run takes a Node start). The multi-step runner and the service use the same command.
+// Every case has a sandbox and a work dir of its own: they run at once.
 let bwrap: string;
 let secretDir: string;
-let work: string;
 const secret = 'host-secret-4242';
 
 beforeAll(async () => {
@@ -26,7 +26,7 @@ afterAll(async () => {
 
 /** Runs `code` with Node in a fresh sandbox; the script prints its findings as JSON on its last line. */
 async function sandboxed(code: string, opts: { timeoutMs?: number; limits?: Partial<SandboxLimits>; maxOutputBytes?: number; treeMemoryBytes?: number } = {}) {
-  work = await mkdtemp(join(tmpdir(), 'mac-sandbox-run-'));
+  const work = await mkdtemp(join(tmpdir(), 'mac-sandbox-run-'));
   try {
     await writeFile(join(work, 'script.js'), code);
     await handOver(work);
@@ -48,7 +48,7 @@ async function sandboxed(code: string, opts: { timeoutMs?: number; limits?: Part
 
 const tryRead = (path: string) => `(() => { try { return require('fs').readFileSync(${JSON.stringify(path)}, 'utf8').slice(0, 200); } catch (e) { return e.code; } })()`;
 
-describe('script sandbox', () => {
+describe.concurrent('script sandbox', () => {
   it('shows none of the host files, the service working directory, /root or the host environment', async () => {
     const r = await sandboxed(`
       console.log(JSON.stringify({
