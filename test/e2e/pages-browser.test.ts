@@ -56,7 +56,7 @@ describe.concurrent('status page in Chromium', { timeout: PAGE_TIMEOUT }, () => 
     await ctx.close();
   });
 
-  it('shows a service’s state change as an incident opens and resolves, live; <script> in it is text and never runs', async () => {
+  it('shows a service’s state change as an incident opens and resolves, live; <script> in it is text and never runs', async ({ expect }) => {
     const { service } = await statusPageWith(s, 'live');
     const { ctx, page, problems } = await open();
     await page.clock.install();
@@ -102,7 +102,7 @@ function rotationBoard(): Promise<{ a: any }> {
 }
 
 describe.concurrent('dashboard in Chromium', { timeout: PAGE_TIMEOUT }, () => {
-  it('rotates pages of checks every paginationRate seconds and refreshes data without reloading', async () => {
+  it('rotates pages of checks every paginationRate seconds and refreshes data without reloading', async ({ expect }) => {
     const { a } = await rotationBoard();
     const { ctx, page, problems } = await open();
     await page.clock.install();
@@ -136,7 +136,7 @@ describe.concurrent('dashboard in Chromium', { timeout: PAGE_TIMEOUT }, () => {
     await ctx.close();
   });
 
-  it('refuses a private dashboard, then shows it with its key, and its refresh keeps the key', async () => {
+  it('refuses a private dashboard, then shows it with its key, and its refresh keeps the key', async ({ expect }) => {
     const c = await tcpCheck(s, 'private check', ['priv'], tcp.port);
     const made = await apiOk(s, 'POST', '/v1/dashboards', { header: 'Private board', customUrl: 'private-board', tags: ['priv'], isPrivate: true });
     const key = made.keys[0].rawKey as string;
