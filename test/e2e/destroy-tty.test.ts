@@ -18,8 +18,14 @@ afterAll(async () => {
 });
 
 type Live = Record<string, any>;
+/**
+ * The two tests and their CLI processes run at once: a CLI run's hang guard and a test's time
+ * limit leave room for a loaded machine (the default guard of 55 s was missed at load 40).
+ */
+const CLI = { timeoutMs: 240_000 };
+const TEST_TIMEOUT = 600_000;
 const applied = async (dir: string) => {
-  const r = await mac(served, ['apply', dir, '--yes']);
+  const r = await mac(served, ['apply', dir, '--yes'], CLI);
   expect(r.code, r.stderr + r.stdout).toBe(0);
   return r;
 };
@@ -27,15 +33,15 @@ const applied = async (dir: string) => {
 // `script` (util-linux) gives the CLI a terminal; without it the prompt cannot be reached.
 const hasScript = spawnSync('script', ['--version']).status === 0;
 
-describe.concurrent('destroy on a terminal', () => {
+describe.concurrent('destroy on a terminal', { timeout: TEST_TIMEOUT }, () => {
   it.skipIf(!hasScript)('a 12-resource project goes after the typed confirmation, --max-deletes being for --yes runs only', async () => {
     const files: Record<string, string> = { 'mac.config.yaml': 'project: twelve\n' };
     for (let i = 0; i < 12; i++) files[`s${i}.yaml`] = `kind: Snippet\nid: s${i}\nname: twelve ${i}\nscript: "1"\n`;
     const dir = writeProject(files);
-    await applied(dir);
     const bystander = writeProject({ 'mac.config.yaml': 'project: twelve-other\n', 'a.yaml': 'kind: Snippet\nid: a\nname: twelve other\nscript: "1"\n' });
-    await applied(bystander);
-    const unattended = await mac(served, ['destroy', dir, '--yes']);
+    // Two projects, each under its own lock: applied at once.
+    await Promise.all([applied(dir), applied(bystander)]);
+    const unattended = await mac(served, ['destroy', dir, '--yes'], CLI);
     expect(unattended.code).toBe(1);
     expect(unattended.stderr).toContain('more than --max-deletes 10');
 
@@ -53,7 +59,7 @@ describe.concurrent('destroy on a terminal', () => {
     expect(names.filter((n) => /^twelve \d+$/.test(n))).toEqual([]);
     expect(names).toContain('twelve other');
     expect((await listAllOf<Live>(served, '/v1/variables')).map((v) => v.key)).not.toContain('MAC_OWNED_TWELVE');
-  }, 600_000);
+  });
 
   it.skipIf(!hasScript)('on a terminal, destroy deletes only after the project name is typed', async () => {
     const dir = writeProject({ 'mac.config.yaml': config('tty'), 'snippet.yaml': 'kind: Snippet\nid: s\nname: tty helper\nscript: "1"\n' });

@@ -7,7 +7,9 @@ import { ARTIFACTS, startPagesInChromium, type PagesInChromium } from './pages-c
 import { openIncident, resolveIncident, runOnce, statusPageWith, tcpCheck, theme } from './pages-fixtures.js';
 
 // The public pages in a real Chromium: one browser for the whole file, one `mac serve`
-// (pages-chromium.ts).
+// (pages-chromium.ts). Every test makes pages and checks of its own (its own urls and tags) in a
+// browser context of its own, so all run at once; the two that read the rotation dashboard share
+// its making (rotationBoard). A test's time limit covers the wait for the others on a loaded machine.
 let pages: PagesInChromium;
 let s: Served;
 let tcp: TcpServer;
@@ -18,11 +20,15 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => pages?.close());
 
+/** The time limit of a test that runs beside the others, and of a wait for a page's refresh. */
+const PAGE_TIMEOUT = 180_000;
+const REFRESH_WAIT = { timeout: 60_000 };
+
 const open = (options?: Parameters<PagesInChromium['open']>[0]) => pages.open(options);
 
 const style = (page: Page, selector: string, prop: string) => page.locator(selector).first().evaluate((el, p) => (globalThis as any).getComputedStyle(el).getPropertyValue(p) as string, prop);
 
-describe('status page in Chromium', () => {
+describe.concurrent('status page in Chromium', { timeout: PAGE_TIMEOUT }, () => {
   it('has a browser to drive', () => {
     if (pages.launchError) throw pages.launchError;
     expect(pages.chrome!.browser.isConnected()).toBe(true);
@@ -50,7 +56,7 @@ describe('status page in Chromium', () => {
     await ctx.close();
   });
 
-  it('shows a service’s state change as an incident opens and resolves, live; <script> in it is text and never runs', async () => {
+  it('shows a service’s state change as an incident opens and resolves, live; <script> in it is text and never runs', async ({ expect }) => {
     const { service } = await statusPageWith(s, 'live');
     const { ctx, page, problems } = await open();
     await page.clock.install();
@@ -61,7 +67,7 @@ describe('status page in Chromium', () => {
     const incident = await openIncident(s, service.id, 'Payments <img src=x onerror=alert(1)>', '<script>window.pwned = 1; alert("pwned")</script>Looking into it', 'CRITICAL');
     // The page's script refreshes its live part every 60 s, without a reload.
     await page.clock.runFor(60_000);
-    await expect.poll(() => state.innerText(), { timeout: 20_000 }).toContain('Major outage');
+    await expect.poll(() => state.innerText(), REFRESH_WAIT).toContain('Major outage');
     const update = page.locator('#open-h ~ article .updates p').nth(1);
     expect(await update.innerText()).toBe('<script>window.pwned = 1; alert("pwned")</script>Looking into it');
     expect(await page.locator('#open-h ~ article h3').innerText()).toBe('Payments <img src=x onerror=alert(1)>');
@@ -69,7 +75,7 @@ describe('status page in Chromium', () => {
     expect(await page.locator('main script, main img').count()).toBe(0);
     await resolveIncident(s, incident.id, 'Payments are back.');
     await page.clock.runFor(60_000);
-    await expect.poll(() => state.innerText(), { timeout: 20_000 }).toContain('Operational');
+    await expect.poll(() => state.innerText(), REFRESH_WAIT).toContain('Operational');
     expect(await page.locator('#past-h ~ article h3').first().innerText()).toContain('Payments');
     expect(await page.evaluate(() => (globalThis as { marker?: number }).marker)).toBe(7);
     // The history bar shows today's outage; a fresh load (no script needed) shows the same.
@@ -82,12 +88,22 @@ describe('status page in Chromium', () => {
   });
 });
 
-describe('dashboard in Chromium', () => {
-  it('rotates pages of checks every paginationRate seconds and refreshes data without reloading', async () => {
+/** Three checks tagged rot and a dashboard of two per page showing them, made once for the tests that read it. */
+let rotation: Promise<{ a: any }> | undefined;
+function rotationBoard(): Promise<{ a: any }> {
+  rotation ??= (async () => {
     const a = await tcpCheck(s, 'rot-a', ['rot'], tcp.port);
     await tcpCheck(s, 'rot-b', ['rot'], tcp.port);
     await tcpCheck(s, 'rot-c', ['rot'], tcp.port);
     await apiOk(s, 'POST', '/v1/dashboards', { header: 'Rotation', customUrl: 'rotation', tags: ['rot'], checksPerPage: 2, paginationRate: 30, refreshRate: 60 });
+    return { a };
+  })();
+  return rotation;
+}
+
+describe.concurrent('dashboard in Chromium', { timeout: PAGE_TIMEOUT }, () => {
+  it('rotates pages of checks every paginationRate seconds and refreshes data without reloading', async ({ expect }) => {
+    const { a } = await rotationBoard();
     const { ctx, page, problems } = await open();
     await page.clock.install();
     await page.goto(`${s.url}/dashboards/rotation`);
@@ -103,7 +119,7 @@ describe('dashboard in Chromium', () => {
     // A result arrives; the next refresh (60 s) shows it in place.
     await runOnce(s, a.id);
     await page.clock.runFor(60_000);
-    await expect.poll(() => page.locator('#checks > li').first().locator('.state').innerText(), { timeout: 20_000 }).toContain('Passing');
+    await expect.poll(() => page.locator('#checks > li').first().locator('.state').innerText(), REFRESH_WAIT).toContain('Passing');
     expect(await page.locator('#checks > li').first().locator('dd').first().innerText()).toBe('100.00 %');
     expect(await page.evaluate(() => (globalThis as { marker?: number }).marker)).toBe(42);
     // Rotation goes on over the rebuilt list.
@@ -113,13 +129,14 @@ describe('dashboard in Chromium', () => {
   });
 
   it('is readable without JavaScript: every check shown', async () => {
+    await rotationBoard();
     const { ctx, page } = await open({ javaScriptEnabled: false });
     await page.goto(`${s.url}/dashboards/rotation`);
     expect(await page.locator('#checks > li:visible h3').allInnerTexts()).toEqual(['rot-a', 'rot-b', 'rot-c']);
     await ctx.close();
   });
 
-  it('refuses a private dashboard, then shows it with its key, and its refresh keeps the key', async () => {
+  it('refuses a private dashboard, then shows it with its key, and its refresh keeps the key', async ({ expect }) => {
     const c = await tcpCheck(s, 'private check', ['priv'], tcp.port);
     const made = await apiOk(s, 'POST', '/v1/dashboards', { header: 'Private board', customUrl: 'private-board', tags: ['priv'], isPrivate: true });
     const key = made.keys[0].rawKey as string;
@@ -135,7 +152,7 @@ describe('dashboard in Chromium', () => {
     expect(await page.locator('#checks h3').allInnerTexts()).toEqual(['private check']);
     await runOnce(s, c.id);
     await page.clock.runFor(60_000);
-    await expect.poll(() => page.locator('#checks .state').innerText(), { timeout: 20_000 }).toContain('Passing');
+    await expect.poll(() => page.locator('#checks .state').innerText(), REFRESH_WAIT).toContain('Passing');
     expect(problems).toEqual([]);
     await ctx.close();
   });
@@ -158,7 +175,7 @@ describe('dashboard in Chromium', () => {
   });
 });
 
-describe('screenshots (artifacts/pages, light and dark)', () => {
+describe.concurrent('screenshots (artifacts/pages, light and dark)', { timeout: PAGE_TIMEOUT }, () => {
   it('takes both pages in both schemes', async () => {
     const api = await apiOk(s, 'POST', '/v1/status-pages/services', { name: 'Public API' });
     const web = await apiOk(s, 'POST', '/v1/status-pages/services', { name: 'Website' });

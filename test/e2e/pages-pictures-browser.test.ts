@@ -10,7 +10,11 @@ import { CHART_COLORS, STATE_COLORS } from '../../src/server/pages/theme.js';
 
 // The pictures of the public pages in a real Chromium: charts, a check's page, a heartbeat's
 // page, uptime bars of a new service; with and without JavaScript, light and dark.
-// The browser, the service and a TCP target: pages-chromium.ts.
+// The browser, the service and a TCP target: pages-chromium.ts. The tests read what beforeAll
+// made, each in a browser context of its own, and run at once, but for two: the dashboard's
+// refresh adds a run to the check the charts count the runs of (it comes after them), and the
+// badges read the status page the new-service test makes (they come after it). A test's time
+// limit covers the wait for the others on a loaded machine.
 let pages: PagesInChromium;
 let s: Served;
 let tcp: TcpServer;
@@ -55,22 +59,26 @@ afterAll(async () => {
   await web?.close();
 });
 
+/** The time limit of a test that runs beside the others, and of a wait for a page's refresh. */
+const PAGE_TIMEOUT = 180_000;
+const REFRESH_WAIT = { timeout: 60_000 };
+
 const open = (options?: Parameters<PagesInChromium['open']>[0]) => pages.open(options);
 
 const hex = (c: string) => `rgb(${[1, 3, 5].map((i) => parseInt(c.slice(i, i + 2), 16)).join(', ')})`;
 const computed = (page: Page, selector: string, prop: string) =>
   page.locator(selector).first().evaluate((el, p) => (globalThis as any).getComputedStyle(el).getPropertyValue(p) as string, prop);
 
-describe('charts in Chromium', () => {
+describe.concurrent('charts in Chromium', { timeout: PAGE_TIMEOUT }, () => {
   it('has a browser to drive', () => {
     if (pages.launchError) throw pages.launchError;
     expect(pages.chrome!.browser.isConnected()).toBe(true);
   });
 
-  // The four only read what beforeAll made: they run at once, each in a context of its own.
+  // The four only read what beforeAll made.
   for (const js of [true, false]) {
     for (const scheme of ['light', 'dark'] as const) {
-      it.concurrent(`dashboard and check page draw p50/p95 charts (JavaScript ${js ? 'on' : 'off'}, ${scheme})`, async () => {
+      it(`dashboard and check page draw p50/p95 charts (JavaScript ${js ? 'on' : 'off'}, ${scheme})`, async () => {
         const { ctx, page, problems } = await open({ colorScheme: scheme, javaScriptEnabled: js });
         await page.goto(`${s.url}/dashboards/pics`);
         const card = page.locator(`li[data-check="${ids.ok}"]`);
@@ -100,14 +108,15 @@ describe('charts in Chromium', () => {
     }
   }
 
-  it('the dashboard’s refresh keeps the charts (the list comes back from the page, server-rendered)', async () => {
+  // After the four (their pages count 3 runs of the check).
+  it.sequential('the dashboard’s refresh keeps the charts (the list comes back from the page, server-rendered)', async ({ expect }) => {
     const { ctx, page, problems } = await open();
     await page.clock.install();
     await page.goto(`${s.url}/dashboards/pics`);
     await runOnce(s, ids.ok);
     await page.clock.runFor(60_000);
     const card = page.locator(`li[data-check="${ids.ok}"]`);
-    await expect.poll(() => card.locator('svg.chart').first().getAttribute('aria-label'), { timeout: 20_000 }).toContain('4 runs, 0 failed');
+    await expect.poll(() => card.locator('svg.chart').first().getAttribute('aria-label'), REFRESH_WAIT).toContain('4 runs, 0 failed');
     expect(await card.locator('svg.chart').count()).toBe(2);
     expect(await page.locator('#pause').count()).toBe(1);
     expect(problems).toEqual([]);
@@ -115,7 +124,7 @@ describe('charts in Chromium', () => {
   });
 });
 
-describe('a check’s page in Chromium', () => {
+describe.concurrent('a check’s page in Chromium', { timeout: PAGE_TIMEOUT }, () => {
   it('a failing check lists its run with the failed assertions’ expected and received values and the status code', async () => {
     const { ctx, page, problems } = await open({ javaScriptEnabled: false });
     await page.goto(`${s.url}/dashboards/pics/checks/${ids.failing}`);
@@ -160,8 +169,9 @@ describe('a check’s page in Chromium', () => {
   });
 });
 
-describe('status page pictures in Chromium', () => {
-  it('a new service shows "no data" days and the window’s uptime; "No data yet" until its check has data', async () => {
+// Beside the other describes, its two tests one after the other (the badges read the page the first makes).
+describe.concurrent('status page pictures in Chromium', { timeout: PAGE_TIMEOUT }, () => {
+  it.sequential('a new service shows "no data" days and the window’s uptime; "No data yet" until its check has data', async () => {
     const svc = await apiOk(s, 'POST', '/v1/status-pages/services', { name: 'Storage' });
     await apiOk(s, 'POST', '/v1/status-pages', { name: 'Fresh status', url: 'fresh', uptimeWindowDays: 30, cards: [{ name: 'Core', services: [{ id: svc.id }] }] });
     const check = await apiOk(s, 'POST', '/v1/checks/tcp', {
@@ -195,7 +205,7 @@ describe('status page pictures in Chromium', () => {
     await ctx.close();
   });
 
-  it('badges: an SVG image per check and per status page, with state and uptime', async () => {
+  it.sequential('badges: an SVG image per check and per status page, with state and uptime', async () => {
     const res = await fetch(`${s.url}/dashboards/pics/checks/${ids.ok}/badge.svg`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('image/svg+xml; charset=utf-8');
