@@ -2,8 +2,9 @@
  * Parses a project's YAML files on more than one core: worker threads take files from one queue
  * while the main thread takes them too, one file at a time, so that the requests a plan started
  * meanwhile are still answered between files. Every file is parsed by the same function
- * (parseYamlData) wherever it runs, and the results come back in file order, so the loaded
- * project is the same with or without threads.
+ * (parseYamlData) wherever it runs, and the results are handed over in file order (to a consumer
+ * as soon as each is ready, or all at the end), so the loaded project is the same with or
+ * without threads.
  */
 import { existsSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
