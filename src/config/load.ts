@@ -92,36 +92,18 @@ export async function loadProject(dir: string, options: LoadOptions): Promise<Lo
   );
   // A project already known to be invalid (its config, a file that cannot be read) is not fetched for.
   if (!diagnostics.some((d) => d.severity === 'error')) options.onFilesRead?.(files.some((f) => f.endsWith('.ts')) ? 'all' : kindsNamed(texts));
-  // YAML is parsed on every core when the project is large (yaml-parallel.ts); between files,
-  // the requests started meanwhile are sent and their answers taken.
+  // YAML is parsed on every core when the project is large (yaml-parallel.ts), and each file is
+  // loaded (checked, interpolated, resolved) on the main thread, in file order, as soon as it is
+  // parsed: the threads parse the next files meanwhile. Between files, the requests started
+  // meanwhile are sent and their answers taken.
   const yamlInputs = files.map((file, i) => (texts[i] === undefined || file.endsWith('.ts') ? undefined : { text: texts[i]!, file }));
   const yamlBytes = yamlInputs.reduce((n, input) => n + (input?.text.length ?? 0), 0);
   const workers = options.parseWorkers ?? parseWorkers(yamlBytes);
   const between = options.onFilesRead ? () => new Promise<void>((r) => setImmediate(r)) : undefined;
-  const parsedYaml = await parseYamlFiles(yamlInputs, workers, between);
-  const perFile: SourceDocument[][] = [];
-  for (const [i, file] of files.entries()) {
-    const text = texts[i];
-    texts[i] = undefined;
-    if (text === undefined) {
-      perFile.push([]);
-      continue;
-    }
-    const abs = join(absDir, file);
-    if (file.endsWith('.ts')) {
-      perFile.push(await loadTsFile(abs, text, file, dirname(abs), diagnostics));
-      continue;
-    }
-    const parsed = yamlSources(parsedYaml[i]!, text, file, dirname(abs));
-    parsedYaml[i] = undefined;
-    diagnostics.push(...parsed.diagnostics);
-    perFile.push(parsed.documents);
-  }
-
   const declared = new Set<string>();
   const policy = { declared: new Set(config.env) };
   const resolving: Promise<ResolvedDocument>[] = [];
-  for (const documents of perFile) {
+  const loadDocuments = (documents: SourceDocument[]) => {
     for (let source of documents) {
       noteDeclared(source.data, declared);
       if (config.defaults.check && configSource) source = withCheckDefaults(source, config.defaults.check, configSource);
@@ -141,7 +123,22 @@ export async function loadProject(dir: string, options: LoadOptions): Promise<Lo
         }),
       );
     }
-  }
+  };
+  await parseYamlFiles(yamlInputs, workers, between, undefined, async (i, parsedYaml) => {
+    const file = files[i]!;
+    const text = texts[i];
+    // The text is kept only as long as a position may be asked of it (yamlSources holds it).
+    texts[i] = undefined;
+    if (text === undefined) return;
+    const abs = join(absDir, file);
+    if (file.endsWith('.ts')) {
+      loadDocuments(await loadTsFile(abs, text, file, dirname(abs), diagnostics));
+      return;
+    }
+    const parsed = yamlSources(parsedYaml!, text, file, dirname(abs));
+    diagnostics.push(...parsed.diagnostics);
+    loadDocuments(parsed.documents);
+  });
   const resolved = await Promise.all(resolving);
   for (const rule of PROJECT_RULES) rule(resolved, diagnostics, { declared });
 

@@ -56,6 +56,25 @@ describe('the parallel YAML parse', () => {
     expect(parseWorkers(100 * PARALLEL_MIN_BYTES, 64, 0)).toBe(3);
   });
 
+  it('hands each parsed file over in file order as soon as the files before it are parsed', async () => {
+    const inputs = Array.from({ length: 40 }, (_, i) => (i % 9 === 4 ? undefined : { text: extraFile(i), file: `f${i}.yaml` }));
+    const counts = { main: 0, threads: 0 };
+    const seen: number[] = [];
+    // The consumer dawdles, as loading a file's definitions does: the thread parses meanwhile.
+    const returned = await parseYamlFiles(inputs, 1, undefined, counts, async (i, parsed) => {
+      seen.push(i);
+      const input = inputs[i];
+      if (input === undefined) expect(parsed).toBeUndefined();
+      else expect(parsed).toEqual(parseYamlData(input.text, input.file));
+      await new Promise((r) => setTimeout(r, 5));
+    });
+    expect(seen).toEqual(inputs.map((_, i) => i));
+    expect(counts.threads).toBeGreaterThan(0);
+    expect(counts.main + counts.threads).toBe(inputs.filter(Boolean).length);
+    // Handed over, not kept.
+    expect(returned.every((r) => r === undefined)).toBe(true);
+  });
+
   it('parses in the threads what the main thread would, in file order', async () => {
     const inputs = Array.from({ length: 30 }, (_, i) => (i === 7 ? undefined : { text: extraFile(i), file: `f${i}.yaml` }));
     const counts = { main: 0, threads: 0 };
