@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startServe, waitFor } from '../helpers/serve.js';
-import { TIMEOUT_MS, agentIds, expectExactlyOnce, agentFixture, location, sqliteRows, sqliteSessions, startAgent, urlChecks, type Agent, type QueuedRow } from '../helpers/agent.js';
+import { TIMEOUT_MS, agentIds, expectExactlyOnce, agentFixture, location, sqliteRows, sqliteSessions, startAgent, urlChecks, type Agent, type QueuedRow, type SessionRow } from '../helpers/agent.js';
 
 describe('mac agent: kill -9 of an agent mid-run (--time-scale 60)', { timeout: TIMEOUT_MS }, () => {
   const fx = agentFixture({ stateDir: true });
@@ -27,8 +27,15 @@ describe('mac agent: kill -9 of an agent mid-run (--time-scale 60)', { timeout: 
       agents.push(second);
       await new Promise((r) => setTimeout(r, 1000));
       await first.stop('SIGKILL');
-      // The lease (8 s) ends, the second agent takes the killed one's runs, and runs on.
-      await new Promise((r) => setTimeout(r, 14000));
+      const killedAt = Date.now();
+      // The lease (8 s) ends, the second agent takes the killed one's runs, and runs on: until it
+      // has recorded one of them and a run due after the kill (at most 14 s, then the assertions
+      // below judge what was recorded).
+      const tookOver = (rows: SessionRow[]) => {
+        const second = rows.filter((x) => checks.includes(x.checkId) && x.agentRun && x.agentRun.agentId !== killedId);
+        return second.some((x) => Date.parse(x.agentRun!.dueAt) < secondStart - 500) && second.some((x) => Date.parse(x.agentRun!.dueAt) > killedAt);
+      };
+      while (Date.now() - killedAt < 14_000 && !tookOver(sqliteSessions(state))) await new Promise((r) => setTimeout(r, 250));
       expect(await second.stop()).toBe(0);
       const all = await agentIds(s, a.id);
       await s.stop();

@@ -1,12 +1,12 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { apiOk, startServe } from '../helpers/serve.js';
-import { FREQUENCY, MINUTES, TIMEOUT_MS, agentIds, expectExactlyOnce, agentFixture, location, sqliteRows, sqliteSessions, startAgent, urlChecks, type Agent, type QueuedRow } from '../helpers/agent.js';
+import { FREQUENCY, MINUTES, RECORDED, TIMEOUT_MS, agentIds, expectExactlyOnce, agentFixture, location, runScenario, sqliteRows, sqliteSessions, startAgent, urlChecks, type Agent, type QueuedRow } from '../helpers/agent.js';
 
 describe('mac agent: exactly once per location (--time-scale 60)', { timeout: TIMEOUT_MS }, () => {
   const fx = agentFixture({ stateDir: true });
 
-  it(`two agents on A, one on B, 20 checks over ${MINUTES} simulated minutes: every due run once per location, by an agent of it; the service ran none`, async () => {
+  it(`two agents on A, one on B, 20 checks until each ran ${RECORDED} times per location (at most ${MINUTES} simulated minutes): every due run once per location, by an agent of it; the service ran none`, async () => {
     const state = join(fx.dir, 'once.db');
     const s = await startServe(['--time-scale', '60', '--state', state, '--rate-limit', '0/60']);
     const agents: Agent[] = [];
@@ -15,7 +15,7 @@ describe('mac agent: exactly once per location (--time-scale 60)', { timeout: TI
       const b = await location(s, 'site-b');
       agents.push(startAgent(s, a.key), startAgent(s, a.key), startAgent(s, b.key));
       const checks = await urlChecks(s, 20, fx.target.url, ['site-a', 'site-b'], FREQUENCY);
-      await new Promise((r) => setTimeout(r, MINUTES * 1000));
+      await runScenario(() => sqliteSessions(state), checks, ['site-a', 'site-b']);
       // The agents stop cleanly (SIGTERM: runs under way finish or go back), then the service.
       expect(await Promise.all(agents.map((x) => x.stop()))).toEqual([0, 0, 0]);
       const ofA = await agentIds(s, a.id);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { startServe } from '../helpers/serve.js';
 import { pgDatabase, pgQuery } from '../helpers/pg-url.js';
-import { FREQUENCY, MINUTES, TIMEOUT_MS, agentIds, expectExactlyOnce, agentFixture, location, startAgent, urlChecks, type Agent, type QueuedRow, type SessionRow } from '../helpers/agent.js';
+import { FREQUENCY, TIMEOUT_MS, agentIds, expectExactlyOnce, agentFixture, location, runScenario, startAgent, urlChecks, type Agent, type QueuedRow, type SessionRow } from '../helpers/agent.js';
 
 describe('mac agent: two instances on one PostgreSQL (--time-scale 60)', { timeout: TIMEOUT_MS }, () => {
   const fx = agentFixture();
@@ -17,12 +17,13 @@ describe('mac agent: two instances on one PostgreSQL (--time-scale 60)', { timeo
       const b = await location(one, 'site-b');
       agents.push(startAgent(one, a.key), startAgent(two, a.key), startAgent(two, b.key));
       const checks = await urlChecks(one, 10, fx.target.url, ['site-a', 'site-b'], FREQUENCY);
-      await new Promise((r) => setTimeout(r, MINUTES * 1000));
+      const readSessions = async () => (await pgQuery<{ data: string }>(db, "SELECT data FROM records WHERE kind = 'checkSessions'")).map((r) => JSON.parse(r.data) as SessionRow);
+      await runScenario(readSessions, checks, ['site-a', 'site-b']);
       expect(await Promise.all(agents.map((x) => x.stop()))).toEqual([0, 0, 0]);
       const ofA = await agentIds(two, a.id);
       const ofB = await agentIds(two, b.id);
       await Promise.all([one.stop(), two.stop()]);
-      const sessions = (await pgQuery<{ data: string }>(db, "SELECT data FROM records WHERE kind = 'checkSessions'")).map((r) => JSON.parse(r.data) as SessionRow);
+      const sessions = await readSessions();
       const queued = (await pgQuery<{ data: string }>(db, "SELECT data FROM records WHERE kind = 'privateLocationRuns'")).map((r) => JSON.parse(r.data) as QueuedRow);
       expectExactlyOnce(sessions, queued, checks, { 'site-a': ofA, 'site-b': ofB }, FREQUENCY * 1000, 1);
       // Both instances scheduled: every due time one of them claimed is recorded in both locations.

@@ -9,15 +9,19 @@ import { pgDatabase } from '../helpers/pg-url.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'mac-pw-'));
 
-describe('mac serve and database passwords', () => {
+// The cases share nothing (each its files, its database) and run at once; the refusals within a
+// case too. Generous time limits: a loaded machine took over 30 s to start one service.
+describe.concurrent('mac serve and database passwords', { timeout: 150_000 }, () => {
   it('never prints a password of --database: user info, ?password= or ?sslpassword=', async () => {
-    const r = await refusedServe(['--database', 'postgres://u:uinfoPW9@127.0.0.1:1/db?password=s3cretQ7&sslpassword=sslK3y5']);
+    const [r, other] = await Promise.all([
+      refusedServe(['--database', 'postgres://u:uinfoPW9@127.0.0.1:1/db?password=s3cretQ7&sslpassword=sslK3y5']),
+      refusedServe(['--database', 'mysql://u:uinfoPW9@db/x?password=s3cretQ7']),
+    ]);
     expect(r.code).toBe(1);
     const out = r.stdout + r.stderr;
     expect(out).toContain('postgres://u:***@127.0.0.1:1/db?password=***&sslpassword=***: cannot open the database');
     for (const secret of ['uinfoPW9', 's3cretQ7', 'sslK3y5']) expect(out).not.toContain(secret);
     // A --database of another scheme is named by its scheme only.
-    const other = await refusedServe(['--database', 'mysql://u:uinfoPW9@db/x?password=s3cretQ7']);
     expect(other.stderr).toContain('--database must be sqlite:FILE or postgres://USER@HOST:PORT/DATABASE, not "mysql:..."');
     expect(other.stdout + other.stderr).not.toMatch(/uinfoPW9|s3cretQ7/);
   });
@@ -54,16 +58,18 @@ describe('mac serve and database passwords', () => {
   it('refuses a password given twice, an empty file and a file that is not there, naming the flag', async () => {
     const file = join(dir, 'twice');
     writeFileSync(file, 'x\n');
-    const twice = await refusedServe(['--database', 'postgres://u:inUrlPW@127.0.0.1:1/db', '--database-password-file', file]);
+    const empty = join(dir, 'empty');
+    writeFileSync(empty, '\n');
+    const [twice, blank, missing, sqlite] = await Promise.all([
+      refusedServe(['--database', 'postgres://u:inUrlPW@127.0.0.1:1/db', '--database-password-file', file]),
+      refusedServe(['--database', 'postgres://u@127.0.0.1:1/db', '--database-password-file', empty]),
+      refusedServe(['--database', 'postgres://u@127.0.0.1:1/db', '--database-password-file', join(dir, 'missing')]),
+      refusedServe(['--state', join(dir, 'x.db'), '--database-password-file', empty]),
+    ]);
     expect(twice.stderr).toContain('--database-password-file: the --database URL already holds a password; give it in one place');
     expect(twice.stderr).not.toContain('inUrlPW');
-    writeFileSync(file, '\n');
-    expect((await refusedServe(['--database', 'postgres://u@127.0.0.1:1/db', '--database-password-file', file])).stderr).toContain(
-      '--database-password-file: the file must hold the password on one line',
-    );
-    expect((await refusedServe(['--database', 'postgres://u@127.0.0.1:1/db', '--database-password-file', join(dir, 'missing')])).stderr).toContain(
-      `--database-password-file: cannot read ${join(dir, 'missing')}: ENOENT`,
-    );
-    expect((await refusedServe(['--state', join(dir, 'x.db'), '--database-password-file', file])).stderr).toContain('--database-password-file needs a PostgreSQL --database');
+    expect(blank.stderr).toContain('--database-password-file: the file must hold the password on one line');
+    expect(missing.stderr).toContain(`--database-password-file: cannot read ${join(dir, 'missing')}: ENOENT`);
+    expect(sqlite.stderr).toContain('--database-password-file needs a PostgreSQL --database');
   });
 });

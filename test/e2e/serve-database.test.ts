@@ -13,7 +13,9 @@ const tmpFile = (name: string) => join(mkdtempSync(join(tmpdir(), 'mac-serve-db-
 const DAY = 86_400_000;
 
 
-describe('mac serve on SQLite (built CLI)', () => {
+// Each case works on files of its own: the cases run at once, with generous time limits for a
+// loaded machine.
+describe.concurrent('mac serve on SQLite (built CLI)', { timeout: 150_000 }, () => {
   it('keeps every acknowledged write across kill -9 while writes are in flight (--database sqlite:FILE)', async () => {
     await expectAckedWritesSurviveKill(`sqlite:${tmpFile('state.db')}`);
   });
@@ -79,19 +81,21 @@ describe('mac serve on SQLite (built CLI)', () => {
   });
 
   it('refuses --state with --database, a database URL it does not know, and a file it cannot open', async () => {
-    const both = await refusedServe(['--state', tmpFile('a.db'), '--database', `sqlite:${tmpFile('b.db')}`]);
+    const missing = join(tmpFile('x'), 'no-such-dir', 'state.db');
+    const [both, pg, other, nodir] = await Promise.all([
+      refusedServe(['--state', tmpFile('a.db'), '--database', `sqlite:${tmpFile('b.db')}`]),
+      refusedServe(['--database', 'postgres://mac:hunter2secret@127.0.0.1:1/mac']),
+      refusedServe(['--database', 'mysql://localhost/mac']),
+      refusedServe(['--state', missing]),
+    ]);
     expect(both.code).toBe(1);
     expect(both.stderr).toContain('--state and --database both name the database');
     // PostgreSQL that does not answer: named without its password.
-    const pg = await refusedServe(['--database', 'postgres://mac:hunter2secret@127.0.0.1:1/mac']);
     expect(pg.code).toBe(1);
     expect(pg.stderr).toContain('postgres://mac:***@127.0.0.1:1/mac: cannot open the database');
     expect(pg.stderr).not.toContain('hunter2secret');
-    const other = await refusedServe(['--database', 'mysql://localhost/mac']);
     expect(other.code).toBe(1);
     expect(other.stderr).toContain('--database must be sqlite:FILE or postgres://');
-    const missing = join(tmpFile('x'), 'no-such-dir', 'state.db');
-    const nodir = await refusedServe(['--state', missing]);
     expect(nodir.code).toBe(1);
     expect(nodir.stderr).toContain(`${missing}: cannot open the database`);
   });

@@ -11,7 +11,9 @@ const call = callApi;
 
 const tcp = { name: 'db', request: { hostname: 'db.internal', port: 5432 } };
 
-describe('mac serve (built CLI)', () => {
+// Each case starts its own services on state of its own: the cases run at once, with generous
+// time limits for a loaded machine.
+describe.concurrent('mac serve (built CLI)', { timeout: 150_000 }, () => {
   it('prints its URL, account and dev key, and stops on SIGTERM', async () => {
     const s = await startServe(['--no-runs']);
     try {
@@ -97,14 +99,19 @@ describe('mac serve (built CLI)', () => {
   });
 
   it('rejects bad flags with exit code 1 and a message naming the flag', async () => {
-    const r = await runMac(['serve', '--port', '0', '--faults', 'boom:1']);
+    const bads = ['ftp://status.example.com', 'status.example.com', 'https://u:p@status.example.com', 'https://status.example.com/?q=1'];
+    const opts = { timeoutMs: 90_000 };
+    const [r, k, ...urls] = await Promise.all([
+      runMac(['serve', '--port', '0', '--faults', 'boom:1'], opts),
+      runMac(['serve', '--port', '0', '--api-key', 'a', '--api-key', 'b', '--account', 'x', '--account', 'y', '--account', 'z'], opts),
+      ...bads.map((bad) => runMac(['serve', '--port', '0', '--public-url', bad], opts)),
+    ]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('invalid fault "boom:1"');
-    const k = await runMac(['serve', '--port', '0', '--api-key', 'a', '--api-key', 'b', '--account', 'x', '--account', 'y', '--account', 'z']);
     expect(k.code).toBe(1);
     expect(k.stderr).toContain('2 --api-key but 3 --account');
-    for (const bad of ['ftp://status.example.com', 'status.example.com', 'https://u:p@status.example.com', 'https://status.example.com/?q=1']) {
-      const u = await runMac(['serve', '--port', '0', '--public-url', bad]);
+    for (const [i, bad] of bads.entries()) {
+      const u = urls[i];
       expect([bad, u.code]).toEqual([bad, 1]);
       expect(u.stderr).toContain('--public-url must');
       expect(u.stderr).not.toContain('u:p@');

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { freshDatabaseUrl } from './postgres.js';
-import { PG_MIGRATIONS } from '../../src/server/store/postgres.js';
+import { PG_MIGRATIONS, PostgresBackend } from '../../src/server/store/postgres.js';
 
 /** A new database on the run's PostgreSQL (test/helpers/postgres-global.ts); the service creates it. */
 export function pgDatabase(): string {
@@ -32,4 +32,12 @@ export async function pgCreateDatabase(url: string): Promise<void> {
 export async function pgSchemaV1Database(url: string): Promise<void> {
   await pgCreateDatabase(url);
   await pgQuery(url, `${PG_MIGRATIONS[0]}; CREATE TABLE mac_schema (version integer NOT NULL); INSERT INTO mac_schema VALUES (1)`);
+}
+
+/**
+ * Creates the database of `url` as `mac serve` does on its first connect, with the store's own
+ * code in this process (no service to start): at the latest schema version, without records.
+ */
+export function pgServiceDatabase(url: string): void {
+  PostgresBackend.open(url, {}).close();
 }

@@ -92,7 +92,8 @@ export async function apiOk(s: Pick<Served, 'url' | 'apiKey'>, method: string, p
 }
 
 /** `mac serve` that must refuse to start: its exit code and what it printed. */
-export const refusedServe = (args: string[]) => runMac(['serve', '--port', '0', '--no-runs', ...args], { timeoutMs: 30_000 });
+// A generous limit: a loaded machine (load 20 and more) took over 30 s to start and refuse.
+export const refusedServe = (args: string[]) => runMac(['serve', '--port', '0', '--no-runs', ...args], { timeoutMs: 90_000 });
 
 /**
  * kill -9 of `mac serve` on `database` while writes are in flight: after a restart every
