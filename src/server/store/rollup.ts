@@ -206,13 +206,25 @@ export interface RollupCell {
   span: number;
   start: number;
   tally: Tally;
+  /** The check of the cell, in the answer of a query of several checks (`checkIds`). */
+  checkId?: string;
 }
 
 /** Cells of one check: `ranges` of [span, fromMs, toMs) (cells whose start is in the range). */
 export interface RollupQuery {
   checkId: string;
+  /**
+   * The cells of these checks instead of `checkId`'s, read by one statement (a page's checks);
+   * each cell then names its check. At most MAX_ROLLUP_CHECKS.
+   */
+  checkIds?: readonly string[];
+  /** false: the cells without their histograms (counts, sums, minimum and maximum only). */
+  histograms?: boolean;
   ranges: ReadonlyArray<readonly [number, number, number]>;
 }
+
+/** Most checks one query of cells (or one reduction of results) names. */
+export const MAX_ROLLUP_CHECKS = 200;
 
 /** The columns of a cell row, in the order backends select them after span and start. */
 export const CELL_COLUMNS = ['runs', 's0', 's1', 's2', 'vn', 'vsum', 'vsq', 'vmin', 'vmax', 'hist'] as const;
@@ -220,7 +232,7 @@ export const CELL_COLUMNS = ['runs', 's0', 's1', 's2', 'vn', 'vsum', 'vsq', 'vmi
 /** A selected cell row (`span, start, ...CELL_COLUMNS`) as a RollupCell. */
 export function cellOfRow(r: readonly unknown[]): RollupCell {
   const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
-  return {
+  const cell: RollupCell = {
     span: Number(r[0]),
     start: Number(r[1]),
     tally: {
@@ -236,12 +248,23 @@ export function cellOfRow(r: readonly unknown[]): RollupCell {
       hist: parseHistogram(r[11]),
     },
   };
+  // A query of several checks selects the check last.
+  if (r.length > 12) cell.checkId = String(r[12]);
+  return cell;
 }
 
-/** The SELECT of cells of one check over ranges, as UNION ALL of key ranges of the primary key. `p` adds a parameter. */
-export function rollupSelect(q: RollupQuery, key: { account: string; kind: string; checkId: string }, p: (v: unknown) => string, hist = 'hist'): string {
-  const cols = `span, start, ${CELL_COLUMNS.slice(0, -1).join(', ')}, ${hist}`;
+/**
+ * The SELECT of cells of one check (or of `key.checkIds`, the check then selected last) over
+ * ranges, as UNION ALL of key ranges of the primary key. `p` adds a parameter.
+ */
+export function rollupSelect(q: RollupQuery, key: { account: string; kind: string; checkId: string; checkIds?: readonly string[] }, p: (v: unknown) => string, hist = 'hist'): string {
+  const many = key.checkIds !== undefined;
+  if (many && (key.checkIds!.length === 0 || key.checkIds!.length > MAX_ROLLUP_CHECKS)) throw new Error(`a query of cells names 1 to ${MAX_ROLLUP_CHECKS} checks (${key.checkIds!.length})`);
+  const cols = `span, start, ${CELL_COLUMNS.slice(0, -1).join(', ')}, ${q.histograms === false ? 'NULL' : hist}${many ? ', check_id' : ''}`;
   return q.ranges
-    .map(([span, from, to]) => `SELECT ${cols} FROM rollups WHERE account = ${p(key.account)} AND kind = ${p(key.kind)} AND check_id = ${p(key.checkId)} AND span = ${p(span)} AND start >= ${p(from)} AND start < ${p(to)}`)
+    .map(([span, from, to]) => {
+      const check = many ? `check_id IN (${key.checkIds!.map((id) => p(id)).join(', ')})` : `check_id = ${p(key.checkId)}`;
+      return `SELECT ${cols} FROM rollups WHERE account = ${p(key.account)} AND kind = ${p(key.kind)} AND ${check} AND span = ${p(span)} AND start >= ${p(from)} AND start < ${p(to)}`;
+    })
     .join(' UNION ALL ');
 }
