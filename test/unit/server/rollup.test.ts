@@ -220,7 +220,7 @@ describe('cells on every store', () => {
 });
 
 describe('the figures of a page read together', () => {
-  const recs = results(3000, 33).map((r, i) => ({ ...r, checkId: ['c1', 'c2', 'c3'][i % 3] }));
+  const recs: Array<Record<string, unknown>> = results(3000, 33).map((r, i) => ({ ...r, checkId: ['c1', 'c2', 'c3'][i % 3] }));
   const open: Array<[string, () => Store]> = [
     ['memory', () => Store.memory(RUN_INDEX)],
     ['sqlite', () => Store.open(join(mkdtempSync(join(tmpdir(), 'mac-rollup-')), 'state.db'), RUN_INDEX)],
@@ -274,6 +274,25 @@ describe('the figures of a page read together', () => {
     const counts = await store.rollupsAsync('dev', RUN_COLL.checkResults, { checkId: 'c1', checkIds: ['c1'], ranges, histograms: false });
     expect(counts.length, name).toBe(many.filter((x) => x.checkId === 'c1').length);
     expect(counts.every((x) => x.tally.hist.size === 0 && x.tally.runs > 0), name).toBe(true);
+
+    // Cells read again (their histograms held in memory on a database) still follow what changes:
+    // a late result in a closed hour, a result deleted, one whose response time changed.
+    const live = new Map(recs.map((r) => [r.id as string, r]));
+    expectCells(await cellsOf(store, 'c1'), reference(live.values(), 'c1'), `${name} first read`);
+    expectCells(await cellsOf(store, 'c1'), reference(live.values(), 'c1'), `${name} read again`);
+    const firstC1 = recs.find((r) => r.checkId === 'c1' && r.resultType === 'FINAL' && typeof r.responseTime === 'number')!;
+    const secondC1 = recs.find((r) => r.checkId === 'c1' && r.resultType === 'FINAL' && typeof r.responseTime === 'number' && r !== firstC1)!;
+    const late = { ...firstC1, id: 'late', startedAt: new Date(T0 + 3 * HOUR_MS + 60_000).toISOString(), responseTime: 4321 };
+    const changed = { ...secondC1, responseTime: (secondC1.responseTime as number) + 17 };
+    const w = store.begin('dev');
+    w.put(RUN_COLL.checkResults, 'late', late);
+    w.delete(RUN_COLL.checkResults, firstC1.id as string);
+    w.put(RUN_COLL.checkResults, secondC1.id as string, changed);
+    w.commit();
+    live.set('late', late);
+    live.delete(firstC1.id as string);
+    live.set(secondC1.id as string, changed);
+    expectCells(await cellsOf(store, 'c1'), reference(live.values(), 'c1'), `${name} after a late result, a deletion and a change`, false);
   });
 });
 
