@@ -13,7 +13,7 @@
  * a query by check, newest first, with a limit, on the same index.
  */
 import type { AggregateFigures, AggregateQuery, AggregateRow } from '../store/aggregate.js';
-import { DAY_MS, HOUR_MS, MAX_ROLLUP_CHECKS, addTally, emptyTally, tallyPercentile, type RollupCell, type RollupQuery, type Tally } from '../store/rollup.js';
+import { DAY_MS, HISTOGRAM_SLOTS, HOUR_MS, MAX_ROLLUP_CHECKS, addTally, addToSlots, emptyTally, slotsPercentile, tallyPercentile, type RollupCell, type RollupQuery, type Tally } from '../store/rollup.js';
 import type { Store } from '../store/store.js';
 import { RUN_COLL } from './collections.js';
 import { round2 } from './stats.js';
@@ -203,23 +203,53 @@ export async function checkFigures(reduce: ResultsReduceAsync, checkId: string, 
   return figuresOfTallies(checkId, { fromMs, toMs, bucketMs }, tallies, options);
 }
 
-/** A check's figures from the tallies of the buckets of a window. */
-function figuresOfTallies(checkId: string, window: FiguresWindow, tallies: Tally[], options: FiguresOptions): CheckFigures {
+/**
+ * A check's figures from the tallies of the buckets of a window. With `slots`, the histograms of
+ * the buckets are held there (rollup.ts addToSlots), not in the tallies.
+ */
+function figuresOfTallies(checkId: string, window: FiguresWindow, tallies: Tally[], options: FiguresOptions, slots?: Array<Float64Array | null>): CheckFigures {
   const { fromMs, toMs, bucketMs } = window;
   const times = options.responseTimes !== false;
   const percentiles = options.percentiles ?? PERCENTILES;
   const buckets = tallies.map((t, i) => {
     const startMs = fromMs + i * bucketMs;
-    return bucketOf(startMs, Math.min(toMs, startMs + bucketMs), t, times, percentiles);
+    const pct = slots ? (p: number) => slotsPercentile(slots[i], t, p) : undefined;
+    return bucketOf(startMs, Math.min(toMs, startMs + bucketMs), t, times, percentiles, pct);
   });
   let total: BucketFigures;
   if (tallies.length === 1) total = buckets[0];
   else {
     const all = emptyTally();
     for (const t of tallies) addTally(all, t);
-    total = bucketOf(fromMs, toMs, all, times && options.total !== false, percentiles);
+    const whole = times && options.total !== false;
+    let pct: ((p: number) => number | null) | undefined;
+    if (slots) {
+      let sum: Float64Array | null = null;
+      if (whole) {
+        for (const s of slots) {
+          if (!s) continue;
+          sum ??= new Float64Array(HISTOGRAM_SLOTS);
+          for (let b = 0; b < s.length; b++) sum[b] += s[b];
+        }
+      }
+      pct = (p) => slotsPercentile(sum, all, p);
+    }
+    total = bucketOf(fromMs, toMs, all, whole, percentiles, pct);
   }
   return { checkId, buckets, total };
+}
+
+/** Adds a tally into another but for its histogram (held apart, in slots). */
+function addCounts(a: Tally, b: Tally): void {
+  a.runs += b.runs;
+  a.fails += b.fails;
+  a.errors += b.errors;
+  a.degraded += b.degraded;
+  a.n += b.n;
+  a.sum += b.sum;
+  a.sq += b.sq;
+  if (b.min !== null && (a.min === null || b.min < a.min)) a.min = b.min;
+  if (b.max !== null && (a.max === null || b.max > a.max)) a.max = b.max;
 }
 
 /** Figures of several checks over one window (a dashboard's, a status page's), read together. */
@@ -338,17 +368,23 @@ export async function manyFigures(reduce: ResultsReduceAsync, asks: readonly Fig
     if (!p.shared) return single[n]!;
     const { fromMs, bucketMs } = p.window;
     const tallies = Array.from({ length: p.count }, () => emptyTally());
+    // The histograms of the buckets as arrays of counts: a cell adds its buckets without hashing.
+    const slots: Array<Float64Array | null> = new Array<Float64Array | null>(p.count).fill(null);
+    const add = (i: number, t: Tally) => {
+      addCounts(tallies[i], t);
+      if (p.times && t.hist.size > 0) addToSlots((slots[i] ??= new Float64Array(HISTOGRAM_SLOTS)), t.hist);
+    };
     for (const c of cellsOf.get(p.ask.checkId) ?? []) {
       if (!p.plan.cells.some(([span, from, to]) => span === c.span && c.start >= from && c.start < to)) continue;
       const i = Math.floor((c.start - fromMs) / bucketMs);
-      if (i >= 0 && i < p.count) addTally(tallies[i], c.tally);
+      if (i >= 0 && i < p.count) add(i, c.tally);
     }
     for (const { part, tally } of rawOf.get(p.ask.checkId) ?? []) {
       if (!p.plan.raw.some(([s, e]) => s <= part[0] && part[1] <= e)) continue;
       const i = Math.floor((part[0] - fromMs) / bucketMs);
-      if (i >= 0 && i < p.count) addTally(tallies[i], tally);
+      if (i >= 0 && i < p.count) add(i, tally);
     }
-    return figuresOfTallies(p.ask.checkId, p.window, tallies, p.ask.options ?? {});
+    return figuresOfTallies(p.ask.checkId, p.window, tallies, p.ask.options ?? {}, slots);
   });
 }
 
@@ -371,7 +407,7 @@ function tallyOfRow(values: AggregateFigures[]): Tally {
   return t;
 }
 
-function bucketOf(startMs: number, endMs: number, t: Tally, times: boolean, percentiles: readonly number[]): BucketFigures {
+function bucketOf(startMs: number, endMs: number, t: Tally, times: boolean, percentiles: readonly number[], pct?: (p: number) => number | null): BucketFigures {
   const runs = t.runs;
   if (runs <= 0) return { startMs, endMs, runs: 0, failed: 0, degraded: 0, availability: null, responseTime: null };
   // A run fails by its assertions or by an error of the run, never both (the runner sets one).
@@ -384,14 +420,14 @@ function bucketOf(startMs: number, endMs: number, t: Tally, times: boolean, perc
     failed,
     degraded,
     availability: round2((100 * (runs - failed)) / runs),
-    responseTime: times && t.n > 0 ? responseFigures(t, percentiles) : null,
+    responseTime: times && t.n > 0 ? responseFigures(t, percentiles, pct ?? ((p) => tallyPercentile(t, p))) : null,
   };
 }
 
-function responseFigures(t: Tally, percentiles: readonly number[]): ResponseFigures {
+function responseFigures(t: Tally, percentiles: readonly number[], pct: (p: number) => number | null): ResponseFigures {
   const at = (p: number) => {
     if (!percentiles.includes(p)) return null;
-    const v = tallyPercentile(t, p);
+    const v = pct(p);
     return v === null ? null : round2(v);
   };
   return { avg: round2(Number(t.sum.toPrecision(12)) / t.n), min: t.min!, max: t.max!, p50: at(50), p95: at(95), p99: at(99) };

@@ -191,6 +191,11 @@ export function tallyPercentile(t: Tally, p: number): number | null {
       break;
     }
   }
+  return bucketValue(at, t);
+}
+
+/** The value a percentile reads from histogram bucket `at` of a tally: its geometric middle, clamped to [min, max]. */
+export function bucketValue(at: number, t: Pick<Tally, 'min' | 'max'>): number {
   const T = HISTOGRAM_THRESHOLDS;
   let v: number;
   if (at <= 0) v = 0.5;
@@ -199,6 +204,32 @@ export function tallyPercentile(t: Tally, p: number): number | null {
   if (t.min !== null && v < t.min) v = t.min;
   if (t.max !== null && v > t.max) v = t.max;
   return v;
+}
+
+/** Slots of a histogram held as an array (bucket 0 to HISTOGRAM_THRESHOLDS.length). */
+export const HISTOGRAM_SLOTS = HISTOGRAM_THRESHOLDS.length + 1;
+
+/** Adds a histogram into an array of HISTOGRAM_SLOTS counts (a bucket out of range counts in the nearest slot). */
+export function addToSlots(slots: Float64Array, hist: ReadonlyMap<number, number>): void {
+  for (const [b, c] of hist) slots[b <= 0 ? 0 : b >= HISTOGRAM_SLOTS ? HISTOGRAM_SLOTS - 1 : b] += c;
+}
+
+/** `tallyPercentile` of a tally whose histogram is held in slots (`addToSlots`): the same value. */
+export function slotsPercentile(slots: Float64Array | null, t: Tally, p: number): number | null {
+  if (t.n <= 0 || slots === null) return null;
+  let total = 0;
+  for (let b = 0; b < slots.length; b++) total += slots[b];
+  if (total === 0) return null;
+  const rank = Math.max(1, Math.floor((p * total + 99) / 100));
+  let seen = 0;
+  let at = -1;
+  for (let b = 0; b < slots.length; b++) {
+    if (slots[b] === 0) continue;
+    seen += slots[b];
+    at = b;
+    if (seen >= rank) break;
+  }
+  return bucketValue(at, t);
 }
 
 /** One cell as a backend answers it. */
