@@ -12,7 +12,8 @@ import type { Store } from '../store/store.js';
 export interface CachedAnswer {
   status: number;
   headers: Record<string, string>;
-  body: string;
+  /** The body, encoded once: whole when it has no nonce, else the parts between its nonces. */
+  parts: Buffer[];
   /** The nonce the body was rendered with ('' when it has none). */
   nonce: string;
 }
@@ -83,16 +84,33 @@ export class PublicPageCache {
   }
 }
 
+/**
+ * The Response of a held answer: its bytes as they are, or (`nonce`) with the fresh nonce put
+ * between its parts (the parts were encoded once, when the answer was held: a hit neither searches
+ * nor encodes the page again).
+ */
 function toResponse(a: CachedAnswer, nonce: string | null): Response {
-  if (nonce === null || a.nonce === '') return new Response(a.body, { status: a.status, headers: a.headers });
+  const init = (headers: Record<string, string>) => ({ status: a.status, headers });
+  if (nonce === null || a.nonce === '') return new Response(a.parts.length === 1 ? a.parts[0] : Buffer.concat(interleave(a.parts, Buffer.from(a.nonce))), init(a.headers));
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(a.headers)) headers[k] = v.replaceAll(a.nonce, nonce);
-  return new Response(a.body.replaceAll(a.nonce, nonce), { status: a.status, headers });
+  return new Response(Buffer.concat(interleave(a.parts, Buffer.from(nonce))), init(headers));
+}
+
+/** The parts with `sep` between each two. */
+function interleave(parts: readonly Buffer[], sep: Buffer): Buffer[] {
+  const out: Buffer[] = [];
+  parts.forEach((p, i) => {
+    if (i > 0) out.push(sep);
+    out.push(p);
+  });
+  return out;
 }
 
 /** A rendered Response as a CachedAnswer (its nonce read from its CSP). */
 async function capture(res: Response): Promise<CachedAnswer> {
   const headers = Object.fromEntries(res.headers.entries());
   const nonce = /'nonce-([^']+)'/.exec(headers['content-security-policy'] ?? '')?.[1] ?? '';
-  return { status: res.status, headers, body: await res.text(), nonce };
+  const body = await res.text();
+  return { status: res.status, headers, parts: (nonce === '' ? [body] : body.split(nonce)).map((p) => Buffer.from(p)), nonce };
 }

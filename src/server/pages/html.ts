@@ -13,13 +13,18 @@ export class Html {
 
 const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
+const SPECIAL = /[&<>"']/;
+
 /** Escapes text for element content and quoted attribute values. */
 export function esc(value: unknown): string {
-  return String(value).replace(/[&<>"']/g, (c) => ENTITIES[c]);
+  const s = typeof value === 'string' ? value : String(value);
+  // Most values (numbers, names, coordinates) have nothing to escape: tested once, not rebuilt.
+  return SPECIAL.test(s) ? s.replace(/[&<>"']/g, (c) => ENTITIES[c]) : s;
 }
 
 function part(v: unknown): string {
   if (v instanceof Html) return v.value;
+  if (typeof v === 'number') return String(v);
   if (Array.isArray(v)) return v.map(part).join('');
   if (v === null || v === undefined || v === false) return '';
   return esc(v);

@@ -13,7 +13,7 @@
  * a query by check, newest first, with a limit, on the same index.
  */
 import type { AggregateFigures, AggregateQuery, AggregateRow } from '../store/aggregate.js';
-import { DAY_MS, HOUR_MS, addTally, emptyTally, tallyPercentile, type RollupCell, type RollupQuery, type Tally } from '../store/rollup.js';
+import { DAY_MS, HISTOGRAM_SLOTS, HOUR_MS, MAX_ROLLUP_CHECKS, addTally, addToSlots, emptyTally, slotsPercentile, tallyPercentile, type RollupCell, type RollupQuery, type Tally } from '../store/rollup.js';
 import type { Store } from '../store/store.js';
 import { RUN_COLL } from './collections.js';
 import { round2 } from './stats.js';
@@ -200,24 +200,192 @@ export async function checkFigures(reduce: ResultsReduceAsync, checkId: string, 
     if (i >= 0 && i < count) addTally(tallies[i], c.tally);
   }
   for (const r of rows) if (r.bucket >= 0 && r.bucket < count) addTally(tallies[r.bucket], tallyOfRow(r.values));
+  return figuresOfTallies(checkId, { fromMs, toMs, bucketMs }, tallies, options);
+}
+
+/**
+ * A check's figures from the tallies of the buckets of a window. With `slots`, the histograms of
+ * the buckets are held there (rollup.ts addToSlots), not in the tallies.
+ */
+function figuresOfTallies(checkId: string, window: FiguresWindow, tallies: Tally[], options: FiguresOptions, slots?: Array<Float64Array | null>): CheckFigures {
+  const { fromMs, toMs, bucketMs } = window;
+  const times = options.responseTimes !== false;
+  const percentiles = options.percentiles ?? PERCENTILES;
   const buckets = tallies.map((t, i) => {
     const startMs = fromMs + i * bucketMs;
-    return bucketOf(startMs, Math.min(toMs, startMs + bucketMs), t, times, percentiles);
+    const pct = slots ? (p: number) => slotsPercentile(slots[i], t, p) : undefined;
+    return bucketOf(startMs, Math.min(toMs, startMs + bucketMs), t, times, percentiles, pct);
   });
   let total: BucketFigures;
-  if (count === 1) total = buckets[0];
+  if (tallies.length === 1) total = buckets[0];
   else {
     const all = emptyTally();
     for (const t of tallies) addTally(all, t);
-    total = bucketOf(fromMs, toMs, all, times && options.total !== false, percentiles);
+    const whole = times && options.total !== false;
+    let pct: ((p: number) => number | null) | undefined;
+    if (slots) {
+      let sum: Float64Array | null = null;
+      if (whole) {
+        for (const s of slots) {
+          if (!s) continue;
+          sum ??= new Float64Array(HISTOGRAM_SLOTS);
+          for (let b = 0; b < s.length; b++) sum[b] += s[b];
+        }
+      }
+      pct = (p) => slotsPercentile(sum, all, p);
+    }
+    total = bucketOf(fromMs, toMs, all, whole, percentiles, pct);
   }
   return { checkId, buckets, total };
 }
 
-/** Figures of several checks over one window (a dashboard's, a status page's), read side by side. */
+/** Adds a tally into another but for its histogram (held apart, in slots). */
+function addCounts(a: Tally, b: Tally): void {
+  a.runs += b.runs;
+  a.fails += b.fails;
+  a.errors += b.errors;
+  a.degraded += b.degraded;
+  a.n += b.n;
+  a.sum += b.sum;
+  a.sq += b.sq;
+  if (b.min !== null && (a.min === null || b.min < a.min)) a.min = b.min;
+  if (b.max !== null && (a.max === null || b.max > a.max)) a.max = b.max;
+}
+
+/** Figures of several checks over one window (a dashboard's, a status page's), read together. */
 export async function checksFigures(reduce: ResultsReduceAsync, checkIds: readonly string[], window: FiguresWindow, options: FiguresOptions = {}): Promise<Map<string, CheckFigures>> {
-  const all = await Promise.all(checkIds.map((id) => checkFigures(reduce, id, window, options)));
+  const all = await manyFigures(reduce, checkIds.map((checkId) => ({ checkId, window, options })));
   return new Map(all.map((f) => [f.checkId, f]));
+}
+
+/** One check's figures over one window, as `manyFigures` is asked them. */
+export interface FiguresAsk {
+  checkId: string;
+  window: FiguresWindow;
+  options?: FiguresOptions;
+}
+
+/** Most separate parts of hours read raw by one `manyFigures` (beyond, each ask is read alone). */
+const MAX_SHARED_RAW_PARTS = 64;
+
+/**
+ * The figures of many checks over many windows (a page's: every check's 24 hours, 30 days, ...)
+ * as `checkFigures` computes each, read together: the cells of every check and window by one
+ * statement (per MAX_ROLLUP_CHECKS checks) over the union of the windows' ranges of cells, and
+ * the parts of hours they read raw (the current hour, the start of a rolling window) by one
+ * reduction of every check, per part; each window then adds up the cells and parts it covers.
+ * Two statements for a page, whatever its checks and charts, instead of two per check and window.
+ * An ask whose raw parts span buckets (buckets that are not whole hours) is read alone.
+ */
+export async function manyFigures(reduce: ResultsReduceAsync, asks: readonly FiguresAsk[]): Promise<CheckFigures[]> {
+  const plans = asks.map((a) => {
+    const bucketMs = Math.max(1, Math.floor(a.window.bucketMs));
+    const window = { fromMs: a.window.fromMs, toMs: a.window.toMs, bucketMs };
+    const count = Math.max(1, Math.ceil((window.toMs - window.fromMs) / bucketMs));
+    if (count > MAX_BUCKETS) throw new Error(`a window of ${count} buckets (at most ${MAX_BUCKETS})`);
+    const plan = figuresPlan(window, count, reduce.cells !== undefined);
+    // Each raw part must lie in one bucket, so that a part's tally goes whole to one bucket.
+    const shared = reduce.cells !== undefined && plan.raw.every(([s, e]) => Math.floor((s - window.fromMs) / bucketMs) === Math.floor((e - 1 - window.fromMs) / bucketMs));
+    return { ask: a, window, count, plan, shared, times: a.options?.responseTimes !== false };
+  });
+  // The parts of hours read raw, cut at every edge of every ask's raw parts.
+  const edges = [...new Set(plans.filter((p) => p.shared).flatMap((p) => p.plan.raw.flat()))].sort((a, b) => a - b);
+  const parts: Array<[number, number]> = [];
+  for (let i = 0; i + 1 < edges.length; i++) {
+    const [a, b] = [edges[i], edges[i + 1]];
+    if (plans.some((p) => p.shared && p.plan.raw.some(([s, e]) => s <= a && b <= e))) parts.push([a, b]);
+  }
+  if (parts.length > MAX_SHARED_RAW_PARTS) for (const p of plans) p.shared = false;
+  const shared = plans.filter((p) => p.shared);
+  const alone = Promise.all(plans.map((p) => (p.shared ? null : checkFigures(reduce, p.ask.checkId, p.ask.window, p.ask.options))));
+  if (shared.length === 0) return (await alone) as CheckFigures[];
+
+  // Cells: per span, the union of the asks' ranges.
+  const spans = new Map<number, Array<[number, number]>>();
+  for (const p of shared) {
+    for (const [span, from, to] of p.plan.cells) {
+      const list = spans.get(span) ?? [];
+      if (list.length === 0) spans.set(span, list);
+      list.push([from, to]);
+    }
+  }
+  const ranges: Array<[number, number, number]> = [];
+  for (const [span, list] of spans) {
+    list.sort((a, b) => a[0] - b[0]);
+    let cur: [number, number] | undefined;
+    for (const [from, to] of list) {
+      if (cur && from <= cur[1]) cur[1] = Math.max(cur[1], to);
+      else {
+        if (cur) ranges.push([span, cur[0], cur[1]]);
+        cur = [from, to];
+      }
+    }
+    if (cur) ranges.push([span, cur[0], cur[1]]);
+  }
+  const withCells = [...new Set(shared.filter((p) => p.plan.cells.length > 0).map((p) => p.ask.checkId))];
+  const withRaw = [...new Set(shared.filter((p) => p.plan.raw.length > 0).map((p) => p.ask.checkId))];
+  const times = shared.some((p) => p.times);
+  const chunks = (ids: string[]) => Array.from({ length: Math.ceil(ids.length / MAX_ROLLUP_CHECKS) }, (_, i) => ids.slice(i * MAX_ROLLUP_CHECKS, (i + 1) * MAX_ROLLUP_CHECKS));
+  const [cellLists, rowLists, single] = await Promise.all([
+    ranges.length === 0 ? [] : Promise.all(chunks(withCells).map((ids) => reduce.cells!({ checkId: ids[0], checkIds: ids, ranges, histograms: times }))),
+    parts.length === 0
+      ? []
+      : Promise.all(
+          chunks(withRaw).map((ids) =>
+            reduce({
+              checkId: ids[0],
+              checkIds: ids,
+              fromMs: parts[0][0],
+              toMs: parts[parts.length - 1][1],
+              bucketMs: 1,
+              filters: [{ path: 'resultType', in: ['FINAL'] }],
+              values: [
+                { path: 'hasFailures', percentiles: [] },
+                { path: 'hasErrors', percentiles: [] },
+                { path: 'isDegraded', percentiles: [] },
+                { path: 'responseTime', percentiles: [], histogram: times },
+              ],
+              ranges: parts,
+              bucketByRange: true,
+            }),
+          ),
+        ),
+    alone,
+  ]);
+  const listOf = <T>(m: Map<string, T[]>, key: string): T[] => {
+    let list = m.get(key);
+    if (!list) m.set(key, (list = []));
+    return list;
+  };
+  const cellsOf = new Map<string, RollupCell[]>();
+  for (const c of cellLists.flat()) if (c.checkId !== undefined) listOf(cellsOf, c.checkId).push(c);
+  const rawOf = new Map<string, Array<{ part: [number, number]; tally: Tally }>>();
+  for (const r of rowLists.flat()) {
+    const part = parts[r.bucket];
+    if (r.checkId !== undefined && part) listOf(rawOf, r.checkId).push({ part, tally: tallyOfRow(r.values) });
+  }
+  return plans.map((p, n) => {
+    if (!p.shared) return single[n]!;
+    const { fromMs, bucketMs } = p.window;
+    const tallies = Array.from({ length: p.count }, () => emptyTally());
+    // The histograms of the buckets as arrays of counts: a cell adds its buckets without hashing.
+    const slots: Array<Float64Array | null> = new Array<Float64Array | null>(p.count).fill(null);
+    const add = (i: number, t: Tally) => {
+      addCounts(tallies[i], t);
+      if (p.times && t.hist.size > 0) addToSlots((slots[i] ??= new Float64Array(HISTOGRAM_SLOTS)), t.hist);
+    };
+    for (const c of cellsOf.get(p.ask.checkId) ?? []) {
+      if (!p.plan.cells.some(([span, from, to]) => span === c.span && c.start >= from && c.start < to)) continue;
+      const i = Math.floor((c.start - fromMs) / bucketMs);
+      if (i >= 0 && i < p.count) add(i, c.tally);
+    }
+    for (const { part, tally } of rawOf.get(p.ask.checkId) ?? []) {
+      if (!p.plan.raw.some(([s, e]) => s <= part[0] && part[1] <= e)) continue;
+      const i = Math.floor((part[0] - fromMs) / bucketMs);
+      if (i >= 0 && i < p.count) add(i, tally);
+    }
+    return figuresOfTallies(p.ask.checkId, p.window, tallies, p.ask.options ?? {}, slots);
+  });
 }
 
 /** The tally of a reduction's row (hasFailures, hasErrors, isDegraded, responseTime). */
@@ -239,7 +407,7 @@ function tallyOfRow(values: AggregateFigures[]): Tally {
   return t;
 }
 
-function bucketOf(startMs: number, endMs: number, t: Tally, times: boolean, percentiles: readonly number[]): BucketFigures {
+function bucketOf(startMs: number, endMs: number, t: Tally, times: boolean, percentiles: readonly number[], pct?: (p: number) => number | null): BucketFigures {
   const runs = t.runs;
   if (runs <= 0) return { startMs, endMs, runs: 0, failed: 0, degraded: 0, availability: null, responseTime: null };
   // A run fails by its assertions or by an error of the run, never both (the runner sets one).
@@ -252,14 +420,14 @@ function bucketOf(startMs: number, endMs: number, t: Tally, times: boolean, perc
     failed,
     degraded,
     availability: round2((100 * (runs - failed)) / runs),
-    responseTime: times && t.n > 0 ? responseFigures(t, percentiles) : null,
+    responseTime: times && t.n > 0 ? responseFigures(t, percentiles, pct ?? ((p) => tallyPercentile(t, p))) : null,
   };
 }
 
-function responseFigures(t: Tally, percentiles: readonly number[]): ResponseFigures {
+function responseFigures(t: Tally, percentiles: readonly number[], pct: (p: number) => number | null): ResponseFigures {
   const at = (p: number) => {
     if (!percentiles.includes(p)) return null;
-    const v = tallyPercentile(t, p);
+    const v = pct(p);
     return v === null ? null : round2(v);
   };
   return { avg: round2(Number(t.sum.toPrecision(12)) / t.n), min: t.min!, max: t.max!, p50: at(50), p95: at(95), p99: at(99) };
@@ -291,11 +459,30 @@ export interface RunReads {
   latest(checkId: string, limit: number, fields?: readonly string[]): Promise<CheckResult[]>;
 }
 
-/** RunReads of one account of a store. */
+/**
+ * RunReads of one account of a store. The figures asked in one turn of the event loop (a page asks
+ * every check's at once) are read together by `manyFigures`: a page costs the database a few
+ * statements, not a few per check.
+ */
 export function runReads(store: Store, account: string): RunReads {
   const reduce = asyncResultsReducer(store, account);
+  let asked: Array<{ ask: FiguresAsk; resolve: (f: CheckFigures) => void; reject: (e: unknown) => void }> = [];
+  const read = () => {
+    const batch = asked;
+    asked = [];
+    manyFigures(reduce, batch.map((b) => b.ask)).then(
+      (all) => batch.forEach((b, i) => b.resolve(all[i])),
+      (err: unknown) => batch.forEach((b) => b.reject(err)),
+    );
+  };
   return {
-    figures: (checkId, window, options) => checkFigures(reduce, checkId, window, options),
+    figures: (checkId, window, options) =>
+      new Promise<CheckFigures>((resolve, reject) => {
+        const count = Math.ceil((window.toMs - window.fromMs) / Math.max(1, Math.floor(window.bucketMs)));
+        if (count > MAX_BUCKETS) return reject(new Error(`a window of ${count} buckets (at most ${MAX_BUCKETS})`));
+        asked.push({ ask: { checkId, window, options }, resolve, reject });
+        if (asked.length === 1) queueMicrotask(read);
+      }),
     latest: (checkId, limit, fields) => latestResults(store, account, checkId, limit, fields),
   };
 }

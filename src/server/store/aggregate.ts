@@ -6,7 +6,7 @@
  * metric values; a month of a check's results never leaves the database row by row.
  */
 import { checkOf, getPath, timeOf, type IndexedKind, type StoredRecord } from './backend.js';
-import { histogramOf } from './rollup.js';
+import { MAX_ROLLUP_CHECKS, histogramOf } from './rollup.js';
 
 /** A reduction of one check's records of an indexed kind (its figures). */
 export interface AggregateQuery {
@@ -32,6 +32,14 @@ export interface AggregateQuery {
    * that cells per hour and day do not cover: rundata/figures.ts). Absent: the whole window.
    */
   ranges?: ReadonlyArray<readonly [number, number]>;
+  /**
+   * The records of these checks instead of `checkId`'s, reduced by one statement (a page's checks,
+   * at most rollup.ts MAX_ROLLUP_CHECKS); each row then names its check (one row per check, group
+   * and bucket).
+   */
+  checkIds?: readonly string[];
+  /** With `ranges`: the bucket of a record is the index of its range in `ranges` instead of a time bucket. */
+  bucketByRange?: boolean;
 }
 
 /** The figures of one value in one group and bucket. */
@@ -54,6 +62,8 @@ export interface AggregateRow {
   group: string | number | boolean | null;
   bucket: number;
   values: AggregateFigures[];
+  /** The check of the row, in the answer of a reduction of several checks (`checkIds`). */
+  checkId?: string;
 }
 
 /** The 1-based rank of percentile p of n ordered values: ceil(p*n/100), in integers (p whole). */
@@ -140,27 +150,32 @@ export function aggregateRecords(records: Iterable<StoredRecord>, spec: IndexedK
   for (const f of q.filters) figureColumn(spec, f.path, 'any');
   if (q.groupBy !== undefined) figureColumn(spec, q.groupBy, 'key');
   for (const v of q.values) figureColumn(spec, v.path, 'number');
-  const cells = new Map<string, { group: AggregateRow['group']; bucket: number; values: number[][] }>();
+  const cells = new Map<string, { group: AggregateRow['group']; bucket: number; checkId: string; values: number[][] }>();
+  const checks = new Set(q.checkIds ?? [q.checkId]);
   for (const rec of records) {
-    if (checkOf(rec, spec.check) !== q.checkId) continue;
+    const checkId = checkOf(rec, spec.check);
+    if (typeof checkId !== 'string' || !checks.has(checkId)) continue;
     const t = timeOf(rec, spec.time);
     if (t === null || t < q.fromMs || t >= q.toMs) continue;
-    if (q.ranges && !q.ranges.some(([from, to]) => t >= from && t < to)) continue;
+    const range = q.ranges ? q.ranges.findIndex(([from, to]) => t >= from && t < to) : -1;
+    if (q.ranges && range < 0) continue;
     if (!q.filters.every((f) => f.in.includes(figureOf(spec, rec, f.path) as string | boolean))) continue;
     const g = q.groupBy === undefined ? null : ((figureOf(spec, rec, q.groupBy) ?? null) as AggregateRow['group']);
-    const bucket = Math.floor((t - (q.originMs ?? q.fromMs)) / q.bucketMs);
-    const key = JSON.stringify([g, bucket]);
+    const bucket = q.ranges && q.bucketByRange ? range : Math.floor((t - (q.originMs ?? q.fromMs)) / q.bucketMs);
+    const key = JSON.stringify([g, bucket, checkId]);
     let cell = cells.get(key);
-    if (!cell) cells.set(key, (cell = { group: g, bucket, values: q.values.map(() => []) }));
+    if (!cell) cells.set(key, (cell = { group: g, bucket, checkId, values: q.values.map(() => []) }));
+    const into = cell;
     q.values.forEach((v, i) => {
       const x = numeric(figureOf(spec, rec, v.path));
-      if (x !== null) cell.values[i].push(x);
+      if (x !== null) into.values[i].push(x);
     });
   }
-  return [...cells.values()].map(({ group, bucket, values }) => ({
+  return [...cells.values()].map(({ group, bucket, checkId, values }) => ({
     group,
     bucket,
     values: values.map((xs, i) => figuresOf(xs, q.values[i].percentiles, q.values[i].histogram === true)),
+    ...(q.checkIds ? { checkId } : {}),
   }));
 }
 
@@ -191,7 +206,7 @@ export interface AggregateDialect {
  * kind and check id as the database stores them. Rows: group (JSON text), bucket, then for each
  * value n, sum, min, max, sum of squares and, when percentiles are asked, the values as a list.
  */
-export function aggregateSql(d: AggregateDialect, spec: IndexedKind, q: AggregateQuery, key: { account: string; kind: string; checkId: string }): { sql: string; args: unknown[] } {
+export function aggregateSql(d: AggregateDialect, spec: IndexedKind, q: AggregateQuery, key: { account: string; kind: string; checkId: string; checkIds?: readonly string[] }): { sql: string; args: unknown[] } {
   const args: unknown[] = [];
   const p = (v: unknown) => {
     args.push(v);
@@ -202,15 +217,18 @@ export function aggregateSql(d: AggregateDialect, spec: IndexedKind, q: Aggregat
     for (const pc of v.percentiles) if (!Number.isInteger(pc) || pc < 1 || pc > 100) throw new Error(`percentile ${pc} is not a whole number from 1 to 100`);
     return { i, column: figureColumn(spec, v.path, 'number').column, percentiles: v.histogram ? [50] : v.percentiles };
   });
+  const many = key.checkIds !== undefined;
+  if (many && (key.checkIds!.length === 0 || key.checkIds!.length > MAX_ROLLUP_CHECKS)) throw new Error(`a reduction names 1 to ${MAX_ROLLUP_CHECKS} checks (${key.checkIds!.length})`);
   // One range of the index per part of the window read (UNION ALL: each part an index range).
-  const parts = (q.ranges ?? [[q.fromMs, q.toMs]]).map(([from, to]) => [Math.max(from, q.fromMs), Math.min(to, q.toMs)] as const).filter(([from, to]) => from < to);
-  if (parts.length === 0) parts.push([q.fromMs, q.fromMs]);
+  const parts = (q.ranges ?? [[q.fromMs, q.toMs]]).map(([from, to], i) => [Math.max(from, q.fromMs), Math.min(to, q.toMs), i] as const).filter(([from, to]) => from < to);
+  if (parts.length === 0) parts.push([q.fromMs, q.fromMs, 0]);
   const inner = parts
-    .map(([from, to]) => {
-      const conds = [`account = ${p(key.account)}`, `kind = ${p(key.kind)}`, `check_id = ${p(key.checkId)}`, `at >= ${p(Math.ceil(from))}`, `at < ${p(Math.ceil(to))}`];
+    .map(([from, to, i]) => {
+      const check = many ? `check_id IN (${key.checkIds!.map((id) => p(id)).join(', ')})` : `check_id = ${p(key.checkId)}`;
+      const conds = [`account = ${p(key.account)}`, `kind = ${p(key.kind)}`, check, `at >= ${p(Math.ceil(from))}`, `at < ${p(Math.ceil(to))}`];
       conds.push(...figureConditions(spec, q.filters, p));
-      const bucket = d.bucket(p(Math.floor(q.originMs ?? q.fromMs)), p(q.bucketMs));
-      return `SELECT ${bucket} AS b, ${group} AS g${vs.map((v) => `, ${v.column} AS v${v.i}`).join('')} FROM records WHERE ${conds.join(' AND ')}`;
+      const bucket = q.ranges && q.bucketByRange ? String(i) : d.bucket(p(Math.floor(q.originMs ?? q.fromMs)), p(q.bucketMs));
+      return `SELECT ${bucket} AS b, ${group} AS g${many ? ', check_id AS c' : ''}${vs.map((v) => `, ${v.column} AS v${v.i}`).join('')} FROM records WHERE ${conds.join(' AND ')}`;
     })
     .join(' UNION ALL ');
   // Percentiles: the cell's values as one text, ranked by aggregateRows (SQLite has no percentile
@@ -219,7 +237,8 @@ export function aggregateSql(d: AggregateDialect, spec: IndexedKind, q: Aggregat
   const figures = vs
     .map((v) => `, count(v${v.i}), sum(v${v.i}), min(v${v.i}), max(v${v.i}), sum(v${v.i} * v${v.i})${v.percentiles.length > 0 ? `, ${d.list(`v${v.i}`)}` : ''}`)
     .join('');
-  return { sql: `SELECT g, b${figures} FROM (${inner}) x GROUP BY g, b`, args };
+  // Several checks: the check selected last.
+  return { sql: `SELECT g, b${figures}${many ? ', c' : ''} FROM (${inner}) x GROUP BY g, b${many ? ', c' : ''}`, args };
 }
 
 /** The rows of aggregateSql as AggregateRows. */
@@ -245,6 +264,8 @@ export function aggregateRows(rows: unknown[][], q: AggregateQuery): AggregateRo
       at += 5 + (listed ? 1 : 0);
       return figures;
     });
-    return { group: r[0] === null || r[0] === undefined ? null : (JSON.parse(String(r[0])) as AggregateRow['group']), bucket: Number(r[1]), values };
+    const row: AggregateRow = { group: r[0] === null || r[0] === undefined ? null : (JSON.parse(String(r[0])) as AggregateRow['group']), bucket: Number(r[1]), values };
+    if (q.checkIds) row.checkId = String(r[at]);
+    return row;
   });
 }

@@ -30,15 +30,18 @@ export class MemoryBackend implements Backend {
   constructor(private readonly indexed: IndexedKinds = {}) {}
 
   rollups(account: string, kind: string, q: RollupQuery): RollupCell[] {
-    const key = checkKey(account, kind, q.checkId);
-    const mine = this.cells.get(key);
-    if (!mine) return [];
     const out: RollupCell[] = [];
-    for (const [span, from, to] of q.ranges) {
-      for (let start = Math.ceil(from / span) * span; start < to; start += span) {
-        const cell = mine.get(`${span}:${start}`);
-        if (!cell) continue;
-        out.push({ span, start, tally: { ...cell, hist: new Map(cell.hist) } });
+    for (const checkId of q.checkIds ?? [q.checkId]) {
+      const mine = this.cells.get(checkKey(account, kind, checkId));
+      if (!mine) continue;
+      for (const [span, from, to] of q.ranges) {
+        for (let start = Math.ceil(from / span) * span; start < to; start += span) {
+          const cell = mine.get(`${span}:${start}`);
+          if (!cell) continue;
+          const c: RollupCell = { span, start, tally: { ...cell, hist: q.histograms === false ? new Map() : new Map(cell.hist) } };
+          if (q.checkIds) c.checkId = checkId;
+          out.push(c);
+        }
       }
     }
     return out;
@@ -94,7 +97,13 @@ export class MemoryBackend implements Backend {
   aggregate(account: string, kind: string, q: AggregateQuery): AggregateRow[] {
     const spec = this.indexed[kind];
     if (!spec) throw new Error(`${kind} is not run data`);
-    return aggregateRecords(this.byCheck.get(checkKey(account, kind, q.checkId))?.values() ?? [], spec, q);
+    if (!q.checkIds) return aggregateRecords(this.byCheck.get(checkKey(account, kind, q.checkId))?.values() ?? [], spec, q);
+    const byCheck = this.byCheck;
+    // The records of each check named, one after the other.
+    const records = function* () {
+      for (const id of new Set(q.checkIds)) yield* byCheck.get(checkKey(account, kind, id))?.values() ?? [];
+    };
+    return aggregateRecords(records(), spec, q);
   }
 
   commit(entry: StoreCommit): void {

@@ -370,21 +370,21 @@ export class PostgresBackend implements Backend {
     if (!this.reader) return this.aggregate(account, kind, q);
     const spec = this.indexed[kind];
     if (!spec) throw new Error(`${kind} is not run data`);
-    const { sql, args } = aggregateSql(PG_AGGREGATE, spec, q, { account: enc(account), kind, checkId: enc(q.checkId) });
-    return this.reader.run<AggregateRow[]>(sql, args, { kind: 'aggregate', q });
+    const { sql, args } = aggregateSql(PG_AGGREGATE, spec, q, { account: enc(account), kind, checkId: enc(q.checkId), checkIds: q.checkIds?.map((id) => enc(id)) });
+    return namedRows(await this.reader.run<AggregateRow[]>(sql, args, { kind: 'aggregate', q }));
   }
 
   rollups(account: string, kind: string, q: RollupQuery): RollupCell[] {
     if (q.ranges.length === 0) return [];
     const { sql, args } = pgRollupSql(account, kind, q);
-    return this.query1(sql, args).map(cellOfRow);
+    return named(this.query1(sql, args).map(cellOfRow));
   }
 
   async rollupsAsync(account: string, kind: string, q: RollupQuery): Promise<RollupCell[]> {
     if (!this.reader || q.ranges.length === 0) return this.rollups(account, kind, q);
     const { sql, args } = pgRollupSql(account, kind, q);
     // The histograms are parsed in the reader thread too.
-    return this.reader.run<RollupCell[]>(sql, args, { kind: 'cells' });
+    return named(await this.reader.run<RollupCell[]>(sql, args, { kind: 'cells' }));
   }
 
   /** The statement of a query of run data (one JSON text of `[id, record]` pairs), and how its pairs become records. */
@@ -426,8 +426,8 @@ export class PostgresBackend implements Backend {
   aggregate(account: string, kind: string, q: AggregateQuery): AggregateRow[] {
     const spec = this.indexed[kind];
     if (!spec) throw new Error(`${kind} is not run data`);
-    const { sql, args } = aggregateSql(PG_AGGREGATE, spec, q, { account: enc(account), kind, checkId: enc(q.checkId) });
-    return aggregateRows(this.query1(sql, args), q);
+    const { sql, args } = aggregateSql(PG_AGGREGATE, spec, q, { account: enc(account), kind, checkId: enc(q.checkId), checkIds: q.checkIds?.map((id) => enc(id)) });
+    return namedRows(aggregateRows(this.query1(sql, args), q));
   }
 
   commit(entry: StoreCommit): void {
@@ -915,10 +915,22 @@ function workerUrl(): URL {
   throw new StateError('the PostgreSQL store needs its worker module (dist/server/store/postgres-worker.js)', 'run npm run build');
 }
 
+/** Rows of a reduction as the checks are named outside the database (a reduction of several checks answers their stored names). */
+function namedRows(rows: AggregateRow[]): AggregateRow[] {
+  for (const r of rows) if (r.checkId !== undefined) r.checkId = dec(r.checkId);
+  return rows;
+}
+
+/** Cells as the checks are named outside the database (a query of several checks answers their stored names). */
+function named(cells: RollupCell[]): RollupCell[] {
+  for (const c of cells) if (c.checkId !== undefined) c.checkId = dec(c.checkId);
+  return cells;
+}
+
 /** The cells of one check over ranges (rollup.ts); the histogram as JSON text. */
 function pgRollupSql(account: string, kind: string, q: RollupQuery): { sql: string; args: unknown[] } {
   const args: unknown[] = [];
-  const sql = rollupSelect(q, { account: enc(account), kind, checkId: enc(q.checkId) }, (v) => {
+  const sql = rollupSelect(q, { account: enc(account), kind, checkId: enc(q.checkId), checkIds: q.checkIds?.map((id) => enc(id)) }, (v) => {
     args.push(v);
     return `$${args.length}`;
   }, 'hist::text');

@@ -13,8 +13,9 @@ import pg from 'pg';
 import { aggregateRows, type AggregateQuery } from './aggregate.js';
 import { cellOfRow } from './rollup.js';
 
-/** What the main thread asks. `post`: how the rows are turned into the answer. */
+/** What the main thread asks (one request, or the reads of one turn of its event loop). `post`: how the rows are turned into the answer. */
 export type ReaderRequest = { id: number; sql: string; args: unknown[]; post: ReaderPost } | { id: number; close: true };
+export type ReaderMessage = ReaderRequest | Array<Extract<ReaderRequest, { sql: string }>>;
 
 /** `rows`: as they are; `aggregate`: aggregateRows(rows, q); `json`: the first column of the first row parsed (a JSON text); `cells`: rollup.ts cellOfRow of each row. */
 export type ReaderPost = { kind: 'rows' } | { kind: 'aggregate'; q: AggregateQuery } | { kind: 'json' } | { kind: 'cells' };
@@ -75,7 +76,14 @@ if (setup.driver === 'sqlite') {
   close = () => pool.end();
 }
 
-parentPort!.on('message', (req: ReaderRequest) => {
+parentPort!.on('message', (msg: ReaderMessage) => {
+  // A batch: each read answered as soon as it is done (in order on SQLite's one connection, side
+  // by side on PostgreSQL's pool).
+  if (Array.isArray(msg)) {
+    for (const req of msg) void answer(req).then((a) => parentPort!.postMessage(a));
+    return;
+  }
+  const req = msg;
   if ('close' in req) {
     void close()
       .catch(() => undefined)

@@ -17,6 +17,8 @@ export class AsyncReader {
   private nextId = 1;
   private readonly waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }>();
   private closed = false;
+  /** Reads asked in this turn of the event loop, posted together at its end (one message). */
+  private outbox: ReaderRequest[] = [];
 
   /**
    * `failed` turns an error of the database into the error the read rejects with (the store's
@@ -41,8 +43,19 @@ export class AsyncReader {
       this.waiting.set(id, { resolve: resolve as (v: unknown) => void, reject, timer });
       // Only a pending read keeps the process alive (the service's server does anyway).
       if (this.waiting.size === 1) worker.ref();
-      worker.postMessage({ id, sql, args, post } satisfies ReaderRequest);
+      // The reads of one page are asked in one turn (every check's, side by side): they go to the
+      // thread as one message, so the page waits for one hand-over between threads, not one per read.
+      this.outbox.push({ id, sql, args, post });
+      if (this.outbox.length === 1) queueMicrotask(() => this.post(worker));
     });
+  }
+
+  /** Posts the reads asked this turn to the thread. */
+  private post(worker: Worker): void {
+    const batch = this.outbox;
+    this.outbox = [];
+    if (batch.length === 0) return;
+    worker.postMessage(batch.length === 1 ? batch[0] : batch);
   }
 
   /** Reads waiting for their answer. */
@@ -56,6 +69,8 @@ export class AsyncReader {
     this.closed = true;
     const worker = this.worker;
     if (!worker) return;
+    // Reads asked this turn go first (they are answered, or fail with the closed store).
+    this.post(worker);
     const done = new Promise<void>((resolve) => {
       const id = this.nextId++;
       const timer = setTimeout(resolve, 5_000).unref();

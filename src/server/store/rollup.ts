@@ -191,6 +191,11 @@ export function tallyPercentile(t: Tally, p: number): number | null {
       break;
     }
   }
+  return bucketValue(at, t);
+}
+
+/** The value a percentile reads from histogram bucket `at` of a tally: its geometric middle, clamped to [min, max]. */
+export function bucketValue(at: number, t: Pick<Tally, 'min' | 'max'>): number {
   const T = HISTOGRAM_THRESHOLDS;
   let v: number;
   if (at <= 0) v = 0.5;
@@ -201,18 +206,56 @@ export function tallyPercentile(t: Tally, p: number): number | null {
   return v;
 }
 
+/** Slots of a histogram held as an array (bucket 0 to HISTOGRAM_THRESHOLDS.length). */
+export const HISTOGRAM_SLOTS = HISTOGRAM_THRESHOLDS.length + 1;
+
+/** Adds a histogram into an array of HISTOGRAM_SLOTS counts (a bucket out of range counts in the nearest slot). */
+export function addToSlots(slots: Float64Array, hist: ReadonlyMap<number, number>): void {
+  for (const [b, c] of hist) slots[b <= 0 ? 0 : b >= HISTOGRAM_SLOTS ? HISTOGRAM_SLOTS - 1 : b] += c;
+}
+
+/** `tallyPercentile` of a tally whose histogram is held in slots (`addToSlots`): the same value. */
+export function slotsPercentile(slots: Float64Array | null, t: Tally, p: number): number | null {
+  if (t.n <= 0 || slots === null) return null;
+  let total = 0;
+  for (let b = 0; b < slots.length; b++) total += slots[b];
+  if (total === 0) return null;
+  const rank = Math.max(1, Math.floor((p * total + 99) / 100));
+  let seen = 0;
+  let at = -1;
+  for (let b = 0; b < slots.length; b++) {
+    if (slots[b] === 0) continue;
+    seen += slots[b];
+    at = b;
+    if (seen >= rank) break;
+  }
+  return bucketValue(at, t);
+}
+
 /** One cell as a backend answers it. */
 export interface RollupCell {
   span: number;
   start: number;
   tally: Tally;
+  /** The check of the cell, in the answer of a query of several checks (`checkIds`). */
+  checkId?: string;
 }
 
 /** Cells of one check: `ranges` of [span, fromMs, toMs) (cells whose start is in the range). */
 export interface RollupQuery {
   checkId: string;
+  /**
+   * The cells of these checks instead of `checkId`'s, read by one statement (a page's checks);
+   * each cell then names its check. At most MAX_ROLLUP_CHECKS.
+   */
+  checkIds?: readonly string[];
+  /** false: the cells without their histograms (counts, sums, minimum and maximum only). */
+  histograms?: boolean;
   ranges: ReadonlyArray<readonly [number, number, number]>;
 }
+
+/** Most checks one query of cells (or one reduction of results) names. */
+export const MAX_ROLLUP_CHECKS = 200;
 
 /** The columns of a cell row, in the order backends select them after span and start. */
 export const CELL_COLUMNS = ['runs', 's0', 's1', 's2', 'vn', 'vsum', 'vsq', 'vmin', 'vmax', 'hist'] as const;
@@ -220,7 +263,7 @@ export const CELL_COLUMNS = ['runs', 's0', 's1', 's2', 'vn', 'vsum', 'vsq', 'vmi
 /** A selected cell row (`span, start, ...CELL_COLUMNS`) as a RollupCell. */
 export function cellOfRow(r: readonly unknown[]): RollupCell {
   const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
-  return {
+  const cell: RollupCell = {
     span: Number(r[0]),
     start: Number(r[1]),
     tally: {
@@ -236,12 +279,23 @@ export function cellOfRow(r: readonly unknown[]): RollupCell {
       hist: parseHistogram(r[11]),
     },
   };
+  // A query of several checks selects the check last.
+  if (r.length > 12) cell.checkId = String(r[12]);
+  return cell;
 }
 
-/** The SELECT of cells of one check over ranges, as UNION ALL of key ranges of the primary key. `p` adds a parameter. */
-export function rollupSelect(q: RollupQuery, key: { account: string; kind: string; checkId: string }, p: (v: unknown) => string, hist = 'hist'): string {
-  const cols = `span, start, ${CELL_COLUMNS.slice(0, -1).join(', ')}, ${hist}`;
+/**
+ * The SELECT of cells of one check (or of `key.checkIds`, the check then selected last) over
+ * ranges, as UNION ALL of key ranges of the primary key. `p` adds a parameter.
+ */
+export function rollupSelect(q: RollupQuery, key: { account: string; kind: string; checkId: string; checkIds?: readonly string[] }, p: (v: unknown) => string, hist = 'hist'): string {
+  const many = key.checkIds !== undefined;
+  if (many && (key.checkIds!.length === 0 || key.checkIds!.length > MAX_ROLLUP_CHECKS)) throw new Error(`a query of cells names 1 to ${MAX_ROLLUP_CHECKS} checks (${key.checkIds!.length})`);
+  const cols = `span, start, ${CELL_COLUMNS.slice(0, -1).join(', ')}, ${q.histograms === false ? 'NULL' : hist}${many ? ', check_id' : ''}`;
   return q.ranges
-    .map(([span, from, to]) => `SELECT ${cols} FROM rollups WHERE account = ${p(key.account)} AND kind = ${p(key.kind)} AND check_id = ${p(key.checkId)} AND span = ${p(span)} AND start >= ${p(from)} AND start < ${p(to)}`)
+    .map(([span, from, to]) => {
+      const check = many ? `check_id IN (${key.checkIds!.map((id) => p(id)).join(', ')})` : `check_id = ${p(key.checkId)}`;
+      return `SELECT ${cols} FROM rollups WHERE account = ${p(key.account)} AND kind = ${p(key.kind)} AND ${check} AND span = ${p(span)} AND start >= ${p(from)} AND start < ${p(to)}`;
+    })
     .join(' UNION ALL ');
 }

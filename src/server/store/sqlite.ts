@@ -212,7 +212,7 @@ export class SqliteBackend implements Backend {
     if (!this.reader) return this.aggregate(account, kind, q);
     const spec = this.indexed[kind];
     if (!spec) throw new Error(`${kind} is not run data`);
-    const { sql, args } = aggregateSql(SQLITE_AGGREGATE, spec, q, { account, kind, checkId: q.checkId });
+    const { sql, args } = aggregateSql(SQLITE_AGGREGATE, spec, q, { account, kind, checkId: q.checkId, checkIds: q.checkIds });
     return this.reader.run<AggregateRow[]>(sql, args, { kind: 'aggregate', q });
   }
 
@@ -264,7 +264,7 @@ export class SqliteBackend implements Backend {
   aggregate(account: string, kind: string, q: AggregateQuery): AggregateRow[] {
     const spec = this.indexed[kind];
     if (!spec) throw new Error(`${kind} is not run data`);
-    const { sql, args } = aggregateSql(SQLITE_AGGREGATE, spec, q, { account, kind, checkId: q.checkId });
+    const { sql, args } = aggregateSql(SQLITE_AGGREGATE, spec, q, { account, kind, checkId: q.checkId, checkIds: q.checkIds });
     return aggregateRows(this.db.prepare(sql).raw().all(...args) as Row[], q);
   }
 
@@ -382,7 +382,7 @@ export class SqliteBackend implements Backend {
 /** The cells of one check over ranges (rollup.ts). */
 function sqliteRollupSql(account: string, kind: string, q: RollupQuery): { sql: string; args: unknown[] } {
   const args: unknown[] = [];
-  const sql = rollupSelect(q, { account, kind, checkId: q.checkId }, (v) => {
+  const sql = rollupSelect(q, { account, kind, checkId: q.checkId, checkIds: q.checkIds }, (v) => {
     args.push(v);
     return `?${args.length}`;
   }, 'json(hist)');

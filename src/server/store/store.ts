@@ -5,6 +5,7 @@ import { DatabaseUnavailable, UnboundedRead, UniqueTaken } from './errors.js';
 import { MemoryBackend } from './memory.js';
 import type { AggregateQuery, AggregateRow } from './aggregate.js';
 import type { RollupCell, RollupQuery } from './rollup.js';
+import { HeldHistograms } from './cell-cache.js';
 import { openSqliteState, type JournalImport } from './open.js';
 import { PostgresBackend } from './postgres.js';
 import { isPostgresUrl } from '../options.js';
@@ -47,6 +48,8 @@ export interface AccountView {
 export class Store {
   private readonly versions = new Map<string, number>();
   private readonly localVersions = new Map<string, number>();
+  /** The histograms of cells read (rollupsAsync), kept while their cells do not change. */
+  private readonly histograms = new HeldHistograms();
   /** Deferred commits not written yet, in order (the group commit's queue). */
   private pending: StoreCommit[] = [];
   private pendingOps = 0;
@@ -205,7 +208,10 @@ export class Store {
   async rollupsAsync(account: string, kind: string, q: RollupQuery): Promise<RollupCell[]> {
     if (!this.backend.rollups) throw new Error('the store keeps no cells of results');
     this.settle(kind);
-    return this.backend.rollupsAsync ? this.backend.rollupsAsync(account, kind, q) : this.backend.rollups(account, kind, q);
+    const backend = this.backend;
+    if (!backend.rollupsAsync) return backend.rollups!(account, kind, q);
+    // On a database: the histograms of cells that did not change since they were read, from memory.
+    return this.histograms.cells(account, kind, q, (r) => backend.rollupsAsync!(account, kind, r));
   }
 
   /** `query` without holding the event loop (see aggregateAsync): the same bounds, the records as the database holds them. */

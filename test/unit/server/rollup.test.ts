@@ -24,7 +24,7 @@ import {
   type RollupCell,
   type Tally,
 } from '../../../src/server/store/rollup.js';
-import { asyncResultsReducer, checkFigures, figuresPlan } from '../../../src/server/rundata/figures.js';
+import { asyncResultsReducer, checkFigures, figuresPlan, manyFigures, runReads, type FiguresAsk } from '../../../src/server/rundata/figures.js';
 import { pgCreateDatabase, pgDatabase, pgQuery } from '../../helpers/pg-url.js';
 import { rng } from '../../helpers/rng.js';
 
@@ -216,6 +216,83 @@ describe('cells on every store', () => {
     expect(Math.abs(f.total.responseTime!.max - Math.max(...rts)), name).toBeLessThanOrEqual(0.0506 * Math.max(...rts));
     const p95 = percentile(rts, 95)!;
     expect(Math.abs(f.total.responseTime!.p95! - p95), name).toBeLessThanOrEqual(Math.max(0.5, PERCENTILE_RELATIVE_ERROR * p95) + 0.005);
+  });
+});
+
+describe('the figures of a page read together', () => {
+  const recs: Array<Record<string, unknown>> = results(3000, 33).map((r, i) => ({ ...r, checkId: ['c1', 'c2', 'c3'][i % 3] }));
+  const open: Array<[string, () => Store]> = [
+    ['memory', () => Store.memory(RUN_INDEX)],
+    ['sqlite', () => Store.open(join(mkdtempSync(join(tmpdir(), 'mac-rollup-')), 'state.db'), RUN_INDEX)],
+    ['postgres', () => Store.open(pgDatabase(), RUN_INDEX)],
+  ];
+
+  it.each(open)('%s: answer per check and window what each read alone answers, by one statement of cells and one of raw parts', async (name, make) => {
+    const store = make();
+    stores.push(store);
+    const tx = store.begin('dev');
+    for (const rec of recs) tx.put(RUN_COLL.checkResults, rec.id as string, rec);
+    tx.commit();
+    const now = T0 + 40 * HOUR_MS + 17 * 60_000 + 123;
+    const windows = [
+      // A dashboard's rolling 24 hours, its 24 hours of hours, 3 days of days; buckets of 30 minutes (read alone).
+      { fromMs: now - DAY_MS, toMs: now + 1, bucketMs: DAY_MS + 1 },
+      { fromMs: Math.floor(now / HOUR_MS) * HOUR_MS - 23 * HOUR_MS, toMs: now + 1, bucketMs: HOUR_MS },
+      { fromMs: Math.floor(now / DAY_MS) * DAY_MS - 2 * DAY_MS, toMs: now + 1, bucketMs: DAY_MS },
+      { fromMs: T0 + 5 * HOUR_MS, toMs: T0 + 20 * HOUR_MS + 1, bucketMs: 30 * 60_000 },
+    ];
+    const asks: FiguresAsk[] = [];
+    for (const checkId of ['c1', 'c2', 'c3', 'none']) {
+      for (const window of windows) asks.push({ checkId, window });
+      // Counts only (a status page's bars), and percentiles of its own.
+      asks.push({ checkId, window: windows[2], options: { responseTimes: false } });
+      asks.push({ checkId, window: windows[0], options: { percentiles: [99] } });
+    }
+    const reduce = asyncResultsReducer(store, 'dev');
+    const alone = await Promise.all(asks.map((a) => checkFigures(reduce, a.checkId, a.window, a.options)));
+    expect(await manyFigures(reduce, asks), name).toEqual(alone);
+    // RunReads asked in one turn read them so too.
+    const reads = runReads(store, 'dev');
+    expect(await Promise.all(asks.map((a) => reads.figures(a.checkId, a.window, a.options))), name).toEqual(alone);
+    // The figures hold runs (the comparison is not of empty answers).
+    expect(alone[1].total.runs, name).toBeGreaterThan(0);
+    expect(alone[3].total.runs, name).toBeGreaterThan(0);
+
+    // Cells of several checks by one query: each check's cells as a query of it alone answers them.
+    const ranges: Array<[number, number, number]> = [[HOUR_MS, T0 - DAY_MS, T0 + 5 * DAY_MS], [DAY_MS, T0 - DAY_MS, T0 + 5 * DAY_MS]];
+    const many = await store.rollupsAsync('dev', RUN_COLL.checkResults, { checkId: 'c1', checkIds: ['c1', 'c3', 'none'], ranges });
+    for (const c of ['c1', 'c3']) {
+      const one = await store.rollupsAsync('dev', RUN_COLL.checkResults, { checkId: c, ranges });
+      const key = (x: RollupCell) => `${x.span}:${x.start}`;
+      expect(
+        many.filter((x) => x.checkId === c).map(({ checkId: _, ...x }) => x).sort((a, b) => key(a).localeCompare(key(b))),
+        `${name} ${c}`,
+      ).toEqual([...one].sort((a, b) => key(a).localeCompare(key(b))));
+    }
+    expect(many.some((x) => x.checkId === 'none' || x.checkId === 'c2'), name).toBe(false);
+    // Without histograms: the same counts, no buckets.
+    const counts = await store.rollupsAsync('dev', RUN_COLL.checkResults, { checkId: 'c1', checkIds: ['c1'], ranges, histograms: false });
+    expect(counts.length, name).toBe(many.filter((x) => x.checkId === 'c1').length);
+    expect(counts.every((x) => x.tally.hist.size === 0 && x.tally.runs > 0), name).toBe(true);
+
+    // Cells read again (their histograms held in memory on a database) still follow what changes:
+    // a late result in a closed hour, a result deleted, one whose response time changed.
+    const live = new Map(recs.map((r) => [r.id as string, r]));
+    expectCells(await cellsOf(store, 'c1'), reference(live.values(), 'c1'), `${name} first read`);
+    expectCells(await cellsOf(store, 'c1'), reference(live.values(), 'c1'), `${name} read again`);
+    const firstC1 = recs.find((r) => r.checkId === 'c1' && r.resultType === 'FINAL' && typeof r.responseTime === 'number')!;
+    const secondC1 = recs.find((r) => r.checkId === 'c1' && r.resultType === 'FINAL' && typeof r.responseTime === 'number' && r !== firstC1)!;
+    const late = { ...firstC1, id: 'late', startedAt: new Date(T0 + 3 * HOUR_MS + 60_000).toISOString(), responseTime: 4321 };
+    const changed = { ...secondC1, responseTime: (secondC1.responseTime as number) + 17 };
+    const w = store.begin('dev');
+    w.put(RUN_COLL.checkResults, 'late', late);
+    w.delete(RUN_COLL.checkResults, firstC1.id as string);
+    w.put(RUN_COLL.checkResults, secondC1.id as string, changed);
+    w.commit();
+    live.set('late', late);
+    live.delete(firstC1.id as string);
+    live.set(secondC1.id as string, changed);
+    expectCells(await cellsOf(store, 'c1'), reference(live.values(), 'c1'), `${name} after a late result, a deletion and a change`, false);
   });
 });
 
