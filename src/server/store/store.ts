@@ -145,6 +145,15 @@ export class Store {
     return this.backend.get(account, kind, String(id)) as T | undefined;
   }
 
+  /**
+   * Forgets what this store wrote last of one record (unless it is still pending): later `get`s
+   * read it from the database. For records other instances write too (a joined session), where
+   * what this instance wrote last may no longer be what the database holds.
+   */
+  uncache(account: string, kind: string, id: string | number): void {
+    if (!this.pendingKinds.has(kind)) this.recent.delete(`${account}\u0000${kind}\u0000${id}`);
+  }
+
   /** Every record of a kind (configuration, not run data) in an account, oldest first. Do not mutate the records. */
   list<T extends StoredRecord = StoredRecord>(account: string, kind: string): T[] {
     return this.entries<T>(account, kind).map(([, r]) => r);
