@@ -1,0 +1,159 @@
+import { createServer, type Server } from 'node:http';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { apiOk, startServe, waitFor } from '../helpers/serve.js';
+import { agentFixture, location, sqliteRows, sqliteSessions, startAgent, type Agent, type SessionRow } from '../helpers/agent.js';
+import { INITIAL_ALERT_MEMORY, stepAlertState, type AlertType, type SessionVerdict } from '../../src/server/runs/alert-state.js';
+
+/**
+ * A check run in a public location (by the service) and a private one (by a real agent): each due
+ * time is ONE session of both locations, its verdict and alerts taken once over both; a killed
+ * agent's part is recorded as not run and the session completes over what ran.
+ */
+
+interface ResultRow {
+  id: string;
+  checkId: string;
+  resultType: string;
+  hasFailures: boolean;
+  hasErrors: boolean;
+  isDegraded: boolean | null;
+  checkRunId: number;
+  sequenceId: string;
+}
+
+/** The check's target (answers `status`) and a webhook receiver of alerts, on one local server. */
+async function targetAndHook(): Promise<{ url: string; setStatus(code: number): void; alerts: Array<{ alertType: string; runLocation: string }>; close(): Promise<void> }> {
+  let status = 200;
+  const alerts: Array<{ alertType: string; runLocation: string }> = [];
+  const srv: Server = createServer((req, res) => {
+    if (req.url === '/hook') {
+      let body = '';
+      req.on('data', (d: Buffer) => (body += d.toString('utf8')));
+      req.on('end', () => {
+        const a = JSON.parse(body) as { alertType: string; runLocation: string };
+        alerts.push({ alertType: a.alertType, runLocation: a.runLocation });
+        res.end('ok');
+      });
+      return;
+    }
+    res.statusCode = status;
+    res.end(status === 200 ? 'ok' : 'down');
+  });
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
+  return {
+    url: `http://127.0.0.1:${(srv.address() as { port: number }).port}`,
+    setStatus: (code) => void (status = code),
+    alerts,
+    close: () => new Promise<void>((r) => srv.close(() => r())),
+  };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A session's verdict over the slots that ran (not-run slots left out), as the service takes it. */
+function verdictOf(session: SessionRow & { sequences: Record<string, string> }, results: ResultRow[]): SessionVerdict {
+  const skipped = new Set((session.notRunLocations ?? []).map((slot) => session.sequences[slot]));
+  const finals = session.resultIds!.map((id) => results.find((r) => r.id === id)!).filter((r) => r.resultType === 'FINAL');
+  const ran = finals.filter((r) => !skipped.has(r.sequenceId));
+  const judged = ran.length > 0 ? ran : finals;
+  if (judged.some((r) => r.hasFailures || r.hasErrors)) return 'failed';
+  return judged.some((r) => r.isDegraded === true) ? 'degraded' : 'passed';
+}
+
+describe('mac agent: one session per due time across public and private locations (--time-scale 60)', { timeout: 180_000 }, () => {
+  const fx = agentFixture({ stateDir: true });
+
+  it('one session id on both results, one alert per transition, a killed agent part recorded as not run with the session completed once', async () => {
+    const target = await targetAndHook();
+    const state = join(fx.dir, 'joined.db');
+    // Leases and the queue bound short: a killed agent's runs are recorded as not run within seconds.
+    const s = await startServe(['--time-scale', '60', '--state', state, '--rate-limit', '0/60', '--agent-lease', '3', '--agent-queue-timeout', '3']);
+    const agents: Agent[] = [];
+    try {
+      const a = await location(s, 'site-a');
+      const agent = startAgent(s, a.key);
+      agents.push(agent);
+      await waitFor(async () => ((await apiOk(s, 'GET', `/v1/private-locations/${a.id}`)).agents.length === 1 ? true : undefined));
+      const channel = await apiOk(s, 'POST', '/v1/alert-channels', { type: 'WEBHOOK', config: { name: 'hook', url: `${target.url}/hook`, method: 'POST' }, sendRecovery: true, sendFailure: true });
+      const check = await apiOk(s, 'POST', '/v1/checks/url', {
+        name: 'mixed',
+        frequency: 1,
+        activated: true,
+        runParallel: true,
+        locations: ['eu-west-1'],
+        privateLocations: ['site-a'],
+        request: { url: `${target.url}/health` },
+        alertChannelSubscriptions: [{ alertChannelId: channel.id, activated: true }],
+      });
+      // Passing, failing, passing again: one failure alert and one recovery.
+      await sleep(5000);
+      target.setStatus(500);
+      await waitFor(async () => (target.alerts.some((x) => x.alertType === 'ALERT_FAILURE') ? true : undefined), 60_000);
+      await sleep(2000);
+      target.setStatus(200);
+      await waitFor(async () => (target.alerts.some((x) => x.alertType === 'ALERT_RECOVERY') ? true : undefined), 60_000);
+      await sleep(2000);
+      // The agent dies: its part of each due time is recorded as not run once the queue bound
+      // passes, and those sessions complete over the public part, which passes: no alert.
+      const killedAt = Date.now();
+      await agent.stop('SIGKILL');
+      await waitFor(async () => (sqliteSessions(state).some((x) => (x.notRunLocations ?? []).includes('site-a') && x.completedAt) ? true : undefined), 60_000);
+      await sleep(3000);
+      const alertsBeforeStop = target.alerts.length;
+      await s.stop();
+      const stoppedAt = Date.now();
+
+      const sessions = sqliteSessions(state).filter((x) => x.checkId === check.id) as Array<SessionRow & { sequences: Record<string, string>; startedAt: string; checkRunId: number }>;
+      const results = sqliteRows<ResultRow>(state, 'checkResults').filter((r) => r.checkId === check.id);
+      expect(sessions.length).toBeGreaterThan(5);
+      // One session per due time, of both locations: never one per part.
+      for (const x of sessions) {
+        expect([...x.runLocations].sort()).toEqual(['eu-west-1', 'site-a']);
+        expect(x.privateSlots).toEqual(['site-a']);
+      }
+      const completed = sessions.filter((x) => x.completedAt);
+      // Every session completed but those the service stopped under (the last queue bound).
+      expect(sessions.filter((x) => !x.completedAt && Date.parse(x.startedAt) < stoppedAt - 8000)).toEqual([]);
+      for (const x of completed) {
+        expect([...x.finishedLocations!].sort()).toEqual(['eu-west-1', 'site-a']);
+        // Both slots' FINAL results are this session's (one session id, one run id).
+        const finals = x.resultIds!.map((id) => results.find((r) => r.id === id)!).filter((r) => r.resultType === 'FINAL');
+        expect(finals).toHaveLength(2);
+        expect(finals.every((r) => r.checkRunId === x.checkRunId)).toBe(true);
+        expect(new Set(finals.map((r) => r.sequenceId))).toEqual(new Set([x.sequences['eu-west-1'], x.sequences['site-a']]));
+      }
+      // Ran by the agent: sessions before the kill; not run: after it (a clear error, never a pass).
+      const notRun = completed.filter((x) => (x.notRunLocations ?? []).includes('site-a'));
+      expect(notRun.length).toBeGreaterThan(0);
+      for (const x of notRun) {
+        expect(x.agentRuns!['site-a'].agentId).toBeNull();
+        const privateFinal = results.find((r) => r.sequenceId === x.sequences['site-a'] && r.resultType === 'FINAL')!;
+        expect(privateFinal.hasErrors).toBe(true);
+        expect(Date.parse(x.startedAt)).toBeGreaterThan(killedAt - 5000);
+      }
+      const ranByAgent = completed.filter((x) => x.agentRuns?.['site-a']?.agentId);
+      expect(ranByAgent.length).toBeGreaterThan(3);
+      // The sessions' verdicts, in the order they completed, move the alert state as the service
+      // did: each transition announced once (not once per part), and the not-run parts none.
+      const verdicts = [...completed].sort((x, y) => Date.parse(x.completedAt!) - Date.parse(y.completedAt!)).map((x) => verdictOf(x, results));
+      let memory = INITIAL_ALERT_MEMORY;
+      const expected: AlertType[] = [];
+      for (const v of verdicts) {
+        const step = stepAlertState(memory, v, {}, 0, 60_000);
+        memory = step.memory;
+        expected.push(...step.events.map((e) => e.alertType));
+      }
+      expect(verdicts.filter((v, i) => i > 0 && v !== verdicts[i - 1]).length).toBeGreaterThanOrEqual(2);
+      expect(target.alerts.map((x) => x.alertType)).toEqual(expected);
+      expect(target.alerts.filter((x) => x.alertType === 'ALERT_FAILURE').length).toBeGreaterThanOrEqual(1);
+      expect(target.alerts.length).toBe(alertsBeforeStop);
+      // After the kill the public part passes: the not-run parts alerted no one.
+      for (const x of notRun) expect(verdictOf(x, results)).toBe('passed');
+    } finally {
+      await Promise.all(agents.map((x) => x.stop('SIGKILL')));
+      await s.stop('SIGKILL');
+      await target.close();
+    }
+  });
+});
