@@ -251,13 +251,24 @@ export class RunRecorder {
   }
 
   /**
-   * One write of a joined session: read as the database holds it, staged by `stage` (which gets the
-   * session with its next revision: what it puts carries it) and committed on the condition that
-   * nobody wrote the session meanwhile; otherwise read and staged again. `stage` answering
-   * undefined writes nothing, as does a session that is gone. Other instances write the session too: after the write this instance
-   * reads it from the database, not from what it wrote last.
+   * One write of a joined session: `stage` gets the session with its next revision (what it puts
+   * carries it) and answers undefined to write nothing, as for a session that is gone. On a shared
+   * database (several instances) the session is read as the database holds it and committed on
+   * the condition that nobody wrote it meanwhile, otherwise read and staged again; since other
+   * instances write the session too, this instance then reads it from the database, not from what
+   * it wrote last.
    */
   private writeJoined<T>(account: string, sessionId: string, stage: (tx: Transaction, session: StoredSession) => T | undefined): T | undefined {
+    if (!this.store.shared) {
+      // One writer (this process): a synchronous read-modify-write is atomic, and it goes through
+      // the group commit as the other sessions' writes do. The revision moves all the same.
+      const tx = this.store.begin(account);
+      const current = tx.get(RUN_COLL.checkSessions, sessionId) as unknown as StoredSession | undefined;
+      if (!current) return undefined;
+      const out = stage(tx, { ...current, rev: revisionOf(current) + 1 });
+      if (out !== undefined) tx.commitDeferred();
+      return out;
+    }
     for (let attempt = 1; ; attempt++) {
       const current = this.store.getLatest(account, RUN_COLL.checkSessions, sessionId) as unknown as StoredSession | undefined;
       if (!current) return undefined;

@@ -146,6 +146,15 @@ export class Store {
   }
 
   /**
+   * Whether other service instances may write this store's database at the same time (PostgreSQL):
+   * a record several writers change then needs a compare-and-set. Memory and SQLite have one
+   * writer, this process, whose synchronous read-modify-writes cannot interleave.
+   */
+  get shared(): boolean {
+    return this.backend.holdClaims !== undefined;
+  }
+
+  /**
    * Forgets what this store wrote last of one record (unless it is still pending): later `get`s
    * read it from the database. For records other instances write too (a joined session), where
    * what this instance wrote last may no longer be what the database holds.
