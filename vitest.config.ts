@@ -51,6 +51,7 @@ export const STORE_MATRIX = [
   'test/unit/runs/alert-mail.test.ts',
   'test/unit/runs/service-runs.test.ts',
   'test/unit/runs/run-variables-cache.test.ts',
+  'test/unit/runs/joined-session.test.ts',
   'test/e2e/serve-durability.test.ts',
   'test/e2e/serve-rundata-runs.test.ts',
   'test/e2e/serve-rundata-status-pages.test.ts',

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { startServe } from '../helpers/serve.js';
 import { pgDatabase, pgQuery } from '../helpers/pg-url.js';
-import { FREQUENCY, TIMEOUT_MS, agentIds, expectExactlyOnce, agentFixture, location, runScenario, startAgent, urlChecks, type Agent, type QueuedRow, type SessionRow } from '../helpers/agent.js';
+import { FREQUENCY, TIMEOUT_MS, agentIds, expectExactlyOnce, agentFixture, location, runScenario, startAgent, urlChecks, type Agent, type QueuedRow, type SessionRow, slotRuns } from '../helpers/agent.js';
 
 describe('mac agent: two instances on one PostgreSQL (--time-scale 60)', { timeout: TIMEOUT_MS }, () => {
   const fx = agentFixture();
@@ -31,7 +31,7 @@ describe('mac agent: two instances on one PostgreSQL (--time-scale 60)', { timeo
       const mine = claims.filter((c) => checks.includes(c.check_id));
       expect(new Set(mine.map((c) => c.instance)).size).toBe(2);
       for (const slug of ['site-a', 'site-b']) {
-        const recorded = new Set(sessions.filter((x) => x.runLocations[0] === slug && x.agentRun).map((x) => `${x.checkId}/${Date.parse(x.agentRun!.dueAt)}`));
+        const recorded = new Set(slotRuns(sessions).filter((x) => x.slot === slug && x.run).map((x) => `${x.checkId}/${Date.parse(x.run!.dueAt)}`));
         // The last due times may still have been queued when the agents stopped.
         const waiting = new Set(queued.filter((q) => q.location === slug).map((q) => `${q.checkId}/${Date.parse(q.dueAt)}`));
         const missing = mine.filter((c) => !recorded.has(`${c.check_id}/${c.due_ms}`) && !waiting.has(`${c.check_id}/${c.due_ms}`));

@@ -31,8 +31,10 @@ export const RECORDED = 3;
 export async function runScenario(sessions: () => SessionRow[] | Promise<SessionRow[]>, checks: string[], slugs: string[]): Promise<void> {
   const end = Date.now() + 3 * MINUTES * 1000;
   if (process.env.MAC_AGENT_E2E_MINUTES) return void (await delay(MINUTES * 1000));
-  const enough = (rows: SessionRow[]) =>
-    checks.every((id) => slugs.every((slug) => rows.filter((r) => r.checkId === id && r.runLocations[0] === slug && r.agentRun).length >= RECORDED));
+  const enough = (rows: SessionRow[]) => {
+    const runs = slotRuns(rows).filter((r) => r.run !== undefined);
+    return checks.every((id) => slugs.every((slug) => runs.filter((r) => r.checkId === id && r.slot === slug).length >= RECORDED));
+  };
   while (Date.now() < end && !enough(await sessions())) await delay(250);
 }
 
@@ -120,9 +122,34 @@ export async function urlChecks(s: Served, n: number, url: string, privateLocati
 }
 
 export interface SessionRow {
+  checkSessionId?: string;
   checkId: string;
   runLocations: string[];
   agentRun?: { dueAt: string; agentId: string | null; claims?: number };
+  /** A session of several locations, some private (joined): per private slot, its run. */
+  privateSlots?: string[];
+  agentRuns?: Record<string, { dueAt: string; agentId: string | null; claims?: number }>;
+  notRunLocations?: string[];
+  completedAt?: string | null;
+  finishedLocations?: string[];
+  resultIds?: string[];
+  status?: string;
+}
+
+/** One private location's run as recorded: its session, and the slot's due time and agent (undefined: the slot is not finished). */
+export interface SlotRun {
+  session: SessionRow;
+  checkId: string;
+  slot: string;
+  run?: { dueAt: string; agentId: string | null };
+}
+
+/** The private slots' runs of recorded sessions: one per session of one location, one per private slot of a joined session. */
+export function slotRuns(sessions: SessionRow[]): SlotRun[] {
+  return sessions.flatMap((session) => {
+    if (session.privateSlots) return session.privateSlots.map((slot) => ({ session, checkId: session.checkId, slot, run: session.agentRuns?.[slot] }));
+    return session.agentRun ? [{ session, checkId: session.checkId, slot: session.runLocations[0], run: session.agentRun }] : [];
+  });
 }
 
 /** The agents a location remembers, by id. */
@@ -139,12 +166,17 @@ export async function agentIds(s: Served, locationId: string): Promise<Set<strin
  */
 export function expectExactlyOnce(sessions: SessionRow[], queued: QueuedRow[], checks: string[], locations: Record<string, Set<string>>, periodMs: number, atLeast: number): void {
   const mine = sessions.filter((s) => checks.includes(s.checkId));
-  expect(mine.filter((s) => !s.agentRun || s.agentRun.agentId === null)).toEqual([]);
+  // Every session of these checks is of private locations only: recorded by agents, never run here.
+  expect(mine.filter((s) => !s.agentRun && !s.privateSlots)).toEqual([]);
+  expect(mine.filter((s) => s.privateSlots && s.privateSlots.length !== s.runLocations.length)).toEqual([]);
+  // A joined session waits for its last slot (the agents stopped before running it): only its finished slots count.
+  const runs = slotRuns(mine).filter((r) => r.run !== undefined);
+  expect(runs.filter((r) => r.run!.agentId === null)).toEqual([]);
   for (const checkId of checks) {
     for (const [slug, agents] of Object.entries(locations)) {
-      const runs = mine.filter((s) => s.checkId === checkId && s.runLocations[0] === slug);
-      expect(runs.every((s) => s.runLocations.length === 1 && agents.has(s.agentRun!.agentId!))).toBe(true);
-      const due = runs.map((s) => Date.parse(s.agentRun!.dueAt));
+      const ofSlot = runs.filter((r) => r.checkId === checkId && r.slot === slug);
+      expect(ofSlot.every((r) => agents.has(r.run!.agentId!))).toBe(true);
+      const due = ofSlot.map((r) => Date.parse(r.run!.dueAt));
       expect(new Set(due).size, `a due time of ${checkId} in ${slug} recorded twice`).toBe(due.length);
       const waiting = queued.filter((q) => q.checkId === checkId && q.location === slug).map((q) => Date.parse(q.dueAt));
       expect(waiting.filter((t) => due.includes(t)), `a due time of ${checkId} in ${slug} both recorded and queued`).toEqual([]);

@@ -55,6 +55,11 @@ export interface QueuedRun extends StoredRecord {
   waitingSince: string;
   /** Claims given back so far (releases). */
   claims: number;
+  /**
+   * The session of the due time when the check runs in other locations too (a joined session,
+   * RunEngine.startSession): the run's result, or its not-run result, is recorded into it.
+   */
+  sessionId?: string;
 }
 
 /** A private location as stored. */
@@ -139,16 +144,27 @@ export class AgentQueue {
   /**
    * Queues the run of `check` due at `dueMs` in private location `slug` (deferred: on a shared
    * database it lands with the scheduler's claim of the due time, Store.claimRuns). A location
-   * that no longer exists gets a not-run result at once.
+   * that no longer exists gets a not-run result at once. `sessionId`: the joined session of the due
+   * time, which the run's result joins.
    */
-  enqueue(account: string, check: CheckRecord, slug: string, dueMs: number): void {
+  enqueue(account: string, check: CheckRecord, slug: string, dueMs: number, sessionId?: string): void {
     const locationId = this.locationId(account, slug);
     if (!locationId) {
-      this.recordNotRun(account, check, slug, `private location "${slug}" does not exist`);
+      this.recordNotRun(account, check, slug, `private location "${slug}" does not exist`, undefined, iso(dueMs), sessionId);
       return;
     }
     const at = iso(dueMs);
-    const run: QueuedRun = { id: `${check.id}/${locationId}/${Math.round(dueMs)}`, locationId, location: slug, checkId: check.id, dueAt: at, availableAt: at, waitingSince: at, claims: 0 };
+    const run: QueuedRun = {
+      id: `${check.id}/${locationId}/${Math.round(dueMs)}`,
+      locationId,
+      location: slug,
+      checkId: check.id,
+      dueAt: at,
+      availableAt: at,
+      waitingSince: at,
+      claims: 0,
+      ...(sessionId ? { sessionId } : {}),
+    };
     const tx = this.ctx.store.begin(account);
     tx.put(AGENT_COLL.runs, run.id, run);
     tx.commitDeferred();
@@ -184,6 +200,8 @@ export class AgentQueue {
         const tx = this.ctx.store.begin(account);
         tx.delete(AGENT_COLL.runs, id);
         tx.commit();
+        // A joined session still finishes: the slot is recorded as not run.
+        if (check && run.sessionId) this.recordNotRun(account, check, run.location, `not run: the check no longer runs in private location "${run.location}"`, run.locationId, run.dueAt, run.sessionId);
         continue;
       }
       out.push({ run, account, check, leaseUntilMs: until, token: claimToken(until, agentId) });
@@ -230,6 +248,18 @@ export class AgentQueue {
    * land or neither: then the run is due again when the lease ends, and runs once more).
    */
   async complete(account: string, run: QueuedRun, agentId: string, attempts: AttemptResult[]): Promise<{ checkSessionId: string } | undefined> {
+    if (run.sessionId) {
+      // A joined session's part: the run leaves the queue in the session's write (both or neither).
+      const check = this.ctx.store.get<CheckRecord>(account, COLL.checks, run.checkId);
+      if (!check) {
+        const tx = this.ctx.store.begin(account);
+        tx.delete(AGENT_COLL.runs, run.id);
+        tx.commit();
+        return undefined;
+      }
+      this.count(account, run.locationId, 'done');
+      return this.engine.recordAgentRun(account, check, run.location, attempts, { dueAt: run.dueAt, agentId, claims: run.claims }, { sessionId: run.sessionId, with: (tx) => tx.delete(AGENT_COLL.runs, run.id) });
+    }
     const tx = this.ctx.store.begin(account);
     tx.delete(AGENT_COLL.runs, run.id);
     tx.commitDeferred();
@@ -287,18 +317,22 @@ export class AgentQueue {
         tx.delete(AGENT_COLL.runs, id);
         tx.commit();
         const check = this.ctx.store.get<CheckRecord>(account, COLL.checks, run.checkId);
-        if (check && check.activated !== false && (check.privateLocations ?? []).includes(run.location)) this.recordNotRun(account, check, run.location, notRunReason(run, queueMs), run.locationId, run.dueAt);
+        // A joined session is finished whatever became of the check since: its other parts wait for this one.
+        if (check && (run.sessionId || (check.activated !== false && (check.privateLocations ?? []).includes(run.location)))) {
+          this.recordNotRun(account, check, run.location, notRunReason(run, queueMs), run.locationId, run.dueAt, run.sessionId);
+        }
         n++;
       }
       if (taken.length < 100) return n;
     }
   }
 
-  private recordNotRun(account: string, check: CheckRecord, slug: string, reason: string, locationId?: string, dueAt?: string): void {
+  private recordNotRun(account: string, check: CheckRecord, slug: string, reason: string, locationId?: string, dueAt?: string, sessionId?: string): void {
     if (locationId) this.count(account, locationId, 'notRun');
-    this.ctx.log.event('agents.not-run', { account, checkId: check.id, location: slug, reason }, 'warn');
-    const agentRun = dueAt ? { dueAt, agentId: null } : undefined;
-    void this.engine.recordAgentRun(account, check, slug, [notExecuted(reason)], agentRun).catch((err: unknown) => {
+    this.ctx.log.event('agents.not-run', { account, checkId: check.id, location: slug, reason, ...(sessionId ? { checkSessionId: sessionId } : {}) }, 'warn');
+    // Without a session (a location that does not exist) the old behaviour: no due time is kept.
+    const agentRun = dueAt && (sessionId || locationId) ? { dueAt, agentId: null } : undefined;
+    void this.engine.recordAgentRun(account, check, slug, [notExecuted(reason)], agentRun, sessionId ? { sessionId, notRun: true } : undefined).catch((err: unknown) => {
       if (!(err instanceof DatabaseUnavailable)) process.stderr.write(`mac serve: not-run result not recorded: ${err instanceof Error ? err.message : String(err)}\n`);
     });
   }

@@ -6,11 +6,11 @@
  * records are read back from the store's memory, not from the database. Session status moves by
  * session-status.ts, error groups by error-groups.ts.
  */
-import type { Store, StoredRecord, Transaction } from '../store/store.js';
+import { revisionOf, StaleWrite, type Store, type StoredRecord, type Transaction } from '../store/store.js';
 import { RUN_COLL } from './collections.js';
 import { cleanErrorMessage, errorHash, rawErrorMessage } from './error-message.js';
 import { recordOccurrence } from './error-groups.js';
-import { nextSessionStatus, stoppedAtFor } from './session-status.js';
+import { countedOutcomes, nextSessionStatus, stoppedAtFor } from './session-status.js';
 import type { RunAsset } from '../../runner/types.js';
 import type {
   AlertNotification,
@@ -38,6 +38,13 @@ export const CHECK_RUN_COUNTER = 'checkRunId';
 /** On a shared database, `checkRunId`s are taken this many at a time (one round trip per block). */
 export const CHECK_RUN_ID_BLOCK = 64;
 
+/**
+ * Compare-and-set writes of a joined session are tried this many times: each failure means
+ * another writer of the session (another part of it) committed in between, and a session has few
+ * parts, so this is never reached but by a fault.
+ */
+export const JOINED_WRITE_ATTEMPTS = 32;
+
 /** What the scheduler knows when a session starts. */
 export interface OpenSessionInput {
   check: SessionCheckSnapshot;
@@ -49,6 +56,11 @@ export interface OpenSessionInput {
   durable?: boolean;
   /** A private location's run: its due time and the agent that ran it (kept, not shown by the API). */
   agentRun?: { dueAt: string; agentId: string | null; claims?: number };
+  /**
+   * The slots of `runLocations` that agents run (private locations), for a session that joins them
+   * with other slots: the session is then written by compare-and-set (see finishSlot).
+   */
+  privateSlots?: string[];
 }
 
 /** One ended attempt, as the evaluator measured it. */
@@ -75,6 +87,21 @@ export interface FinishOutcome {
   session: StoredSession;
   /** The error group the result fed, when it failed. */
   errorGroup?: StoredErrorGroup;
+  /**
+   * Joined sessions: this write finished the session's last slot, so its writer takes the verdict.
+   * Decided by the compare-and-set of the session: true for exactly one writer, on any instance.
+   */
+  completes?: boolean;
+}
+
+/** How one slot of a joined session is recorded (finishSlot). */
+export interface SlotInput {
+  /** The slot was not run (no agent ran it in time): it finishes, and the verdict leaves it out. */
+  notRun?: boolean;
+  /** A private slot's due time and the agent that ran it (null: none). */
+  agentRun?: { dueAt: string; agentId: string | null; claims?: number };
+  /** More writes of the same commit (the queued run's removal): they land with the slot, or neither does. */
+  with?: (tx: Transaction) => void;
 }
 
 /** Input of an alert notification; id and `created_at` are assigned. */
@@ -114,6 +141,7 @@ export class RunRecorder {
       ...(input.check.maxPacketLossThreshold !== undefined ? { maxPacketLossThreshold: input.check.maxPacketLossThreshold } : {}),
       resultIds: [],
       ...(input.agentRun ? { agentRun: input.agentRun } : {}),
+      ...(input.privateSlots && input.privateSlots.length > 0 ? { privateSlots: [...input.privateSlots], rev: 0, agentRuns: {}, notRunLocations: [], completedAt: null } : {}),
     };
     tx.put(RUN_COLL.checkSessions, session.checkSessionId, asRecord(session));
     if (input.durable) tx.commit();
@@ -123,6 +151,9 @@ export class RunRecorder {
 
   /** Marks that execution began (STARTED -> PROGRESS); a no-op on a later status. */
   markExecuting(account: string, sessionId: string): StoredSession {
+    if (this.isJoined(account, sessionId)) {
+      return this.writeJoined(account, sessionId, (tx, session) => (session.executing ? undefined : this.advance(tx, { ...session, executing: true }))) ?? this.mustSession(this.store.begin(account), sessionId);
+    }
     const tx = this.store.begin(account);
     const session = this.mustSession(tx, sessionId);
     const next = this.advance(tx, { ...session, executing: true });
@@ -132,6 +163,16 @@ export class RunRecorder {
 
   /** Stores an ATTEMPT result (a retry follows at the same slot). */
   recordAttempt(account: string, sessionId: string, attempt: AttemptInput): CheckResult {
+    if (this.isJoined(account, sessionId)) {
+      const result = this.writeJoined(account, sessionId, (tx, session) => {
+        if (session.finishedLocations.includes(attempt.location)) throw new Error(`location ${attempt.location} of session ${sessionId} already finished`);
+        const added = this.addResult(tx, session, attempt, 'ATTEMPT');
+        this.advance(tx, added.session);
+        return added.result;
+      });
+      if (!result) throw new Error(`unknown check session ${sessionId}`);
+      return result;
+    }
     const tx = this.store.begin(account);
     const session = this.mustSession(tx, sessionId);
     const { result, session: withResult } = this.addResult(tx, session, attempt, 'ATTEMPT');
@@ -145,6 +186,11 @@ export class RunRecorder {
    * feeds the check's error group. A slot finishes once; a second call throws.
    */
   finishLocation(account: string, sessionId: string, attempt: AttemptInput): FinishOutcome {
+    if (this.isJoined(account, sessionId)) {
+      const outcome = this.finishSlot(account, sessionId, [attempt]);
+      if (!outcome) throw new Error(`location ${attempt.location} of session ${sessionId} already finished`);
+      return outcome;
+    }
     const tx = this.store.begin(account);
     const session = this.mustSession(tx, sessionId);
     if (session.finishedLocations.includes(attempt.location)) throw new Error(`location ${attempt.location} of session ${sessionId} already finished`);
@@ -153,6 +199,93 @@ export class RunRecorder {
     const errorGroup = added.result.hasFailures ? this.feedErrorGroup(tx, session, added.result) : undefined;
     tx.commitDeferred();
     return { result: added.result, session: next, errorGroup };
+  }
+
+  /**
+   * Records one slot of a joined session whole: its attempts in order, the last one FINAL, in one
+   * compare-and-set write of the session (read as the database holds it now: another part may have
+   * been written by another instance). The write that finishes the session's last slot sets
+   * `completedAt` and answers `completes`: the store lets exactly one writer do so, whichever
+   * instance each part finished on. Undefined when the session is gone (its check deleted, or past
+   * the retention) or the slot already finished (then nothing is written).
+   */
+  finishSlot(account: string, sessionId: string, attempts: readonly AttemptInput[], slot: SlotInput = {}): (FinishOutcome & { results: CheckResult[] }) | undefined {
+    if (attempts.length === 0) throw new Error('a slot finishes with at least one attempt');
+    const location = attempts[attempts.length - 1].location;
+    const outcome = this.writeJoined(account, sessionId, (tx, session) => {
+      if (session.finishedLocations.includes(location)) return undefined;
+      slot.with?.(tx);
+      let current = session;
+      const results: CheckResult[] = [];
+      attempts.forEach((a, i) => {
+        const added = this.addResult(tx, current, a, i === attempts.length - 1 ? 'FINAL' : 'ATTEMPT');
+        current = added.session;
+        results.push(added.result);
+      });
+      const finishedLocations = [...session.finishedLocations, location];
+      const completes = session.runLocations.every((l) => finishedLocations.includes(l)) && !session.completedAt;
+      const next = this.advance(tx, {
+        ...current,
+        finishedLocations,
+        ...(slot.agentRun ? { agentRuns: { ...(session.agentRuns ?? {}), [location]: slot.agentRun } } : {}),
+        ...(slot.notRun ? { notRunLocations: [...(session.notRunLocations ?? []), location] } : {}),
+        ...(completes ? { completedAt: new Date(this.now()).toISOString() } : {}),
+      });
+      const result = results[results.length - 1];
+      const errorGroup = result.hasFailures ? this.feedErrorGroup(tx, session, result) : undefined;
+      return { result, results, session: next, errorGroup, completes };
+    });
+    // Nothing recorded (the session is gone, or the slot finished already): the other writes still land.
+    if (!outcome && slot.with) {
+      const tx = this.store.begin(account);
+      slot.with(tx);
+      tx.commit();
+    }
+    return outcome;
+  }
+
+  /** Whether a session is joined (written by compare-and-set); its mark never changes. */
+  private isJoined(account: string, sessionId: string): boolean {
+    const s = this.store.get(account, RUN_COLL.checkSessions, sessionId) as unknown as StoredSession | undefined;
+    return s?.privateSlots !== undefined;
+  }
+
+  /**
+   * One write of a joined session: `stage` gets the session with its next revision (what it puts
+   * carries it) and answers undefined to write nothing, as for a session that is gone. On a shared
+   * database (several instances) the session is read as the database holds it and committed on
+   * the condition that nobody wrote it meanwhile, otherwise read and staged again; since other
+   * instances write the session too, this instance then reads it from the database, not from what
+   * it wrote last.
+   */
+  private writeJoined<T>(account: string, sessionId: string, stage: (tx: Transaction, session: StoredSession) => T | undefined): T | undefined {
+    if (!this.store.shared) {
+      // One writer (this process): a synchronous read-modify-write is atomic, and it goes through
+      // the group commit as the other sessions' writes do. The revision moves all the same.
+      const tx = this.store.begin(account);
+      const current = tx.get(RUN_COLL.checkSessions, sessionId) as unknown as StoredSession | undefined;
+      if (!current) return undefined;
+      const out = stage(tx, { ...current, rev: revisionOf(current) + 1 });
+      if (out !== undefined) tx.commitDeferred();
+      return out;
+    }
+    for (let attempt = 1; ; attempt++) {
+      const current = this.store.getLatest(account, RUN_COLL.checkSessions, sessionId) as unknown as StoredSession | undefined;
+      if (!current) return undefined;
+      const rev = revisionOf(current);
+      const tx = this.store.begin(account);
+      const out = stage(tx, { ...current, rev: rev + 1 });
+      if (out === undefined) return undefined;
+      tx.expect(RUN_COLL.checkSessions, sessionId, rev);
+      try {
+        tx.commit();
+        return out;
+      } catch (err) {
+        if (!(err instanceof StaleWrite) || attempt >= JOINED_WRITE_ATTEMPTS) throw err;
+      } finally {
+        this.store.uncache(account, RUN_COLL.checkSessions, sessionId);
+      }
+    }
   }
 
   /** Stores one heartbeat event. */
@@ -254,7 +387,7 @@ export class RunRecorder {
       current: session.status,
       executing: session.executing,
       locationCount: session.runLocations.length,
-      finished,
+      finished: countedOutcomes(finished, session.sequences, session.notRunLocations),
       startedAtMs,
       nowMs,
     });

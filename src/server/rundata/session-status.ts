@@ -32,6 +32,19 @@ export interface LocationOutcome {
   isDegraded: boolean | null;
 }
 
+/**
+ * The outcomes a joined session's status and verdict are taken over: a slot recorded as not run
+ * (no agent ran it in time; its result has an error) counts as finished but judges nothing, so the
+ * verdict is taken over what ran. When nothing ran, the not-run results judge (never a pass).
+ */
+export function countedOutcomes<T extends LocationOutcome & { sequenceId?: string | null }>(finals: readonly T[], sequences: Record<string, string>, notRun: readonly string[] | undefined): LocationOutcome[] {
+  if (!notRun || notRun.length === 0) return [...finals];
+  const skipped = new Set(notRun.map((slot) => sequences[slot]).filter((id): id is string => id !== undefined));
+  const isSkipped = (f: T) => typeof f.sequenceId === 'string' && skipped.has(f.sequenceId);
+  if (finals.every(isSkipped)) return [...finals];
+  return finals.map((f) => (isSkipped(f) ? { hasFailures: false, hasErrors: false, isDegraded: null } : f));
+}
+
 /** What the status is computed from. */
 export interface SessionFacts {
   current: SessionStatus;

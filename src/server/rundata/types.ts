@@ -96,6 +96,20 @@ export interface StoredSession {
   resultIds: string[];
   /** A private location's run: its due time and the agent that ran it (null: no agent did, not run). */
   agentRun?: { dueAt: string; agentId: string | null; claims?: number };
+  /**
+   * A joined session: one due time of a check run in several locations of which some are private
+   * (their slots here), run by this service and by agents, each part possibly on another instance.
+   * Such a session is written by compare-and-set on `rev`; absent for the other sessions.
+   */
+  privateSlots?: string[];
+  /** Compare-and-set revision of a joined session (Transaction.expect). */
+  rev?: number;
+  /** Joined sessions: per private slot, its due time and the agent that ran it (null: not run). */
+  agentRuns?: Record<string, { dueAt: string; agentId: string | null; claims?: number }>;
+  /** Joined sessions: slots recorded as not run (no agent ran them in time); the verdict leaves them out. */
+  notRunLocations?: string[];
+  /** Joined sessions: when the last slot finished and the verdict was taken (once, by that writer). */
+  completedAt?: string | null;
 }
 
 /** A stored error group (spec §2.12) plus the forever flag of decisions §5.4. */

@@ -2,7 +2,7 @@
  * Read-side projections of run data: what endpoints 10 and 11 return. A session past its
  * deadline reads as TIMED_OUT even before anything writes it (the status is a function of time).
  */
-import { nextSessionStatus, stoppedAtFor } from './session-status.js';
+import { countedOutcomes, nextSessionStatus, stoppedAtFor } from './session-status.js';
 import type { CheckResult, StoredSession } from './types.js';
 
 /** Link of a result on this API's own GET route. */
@@ -18,7 +18,7 @@ export function sessionView(s: StoredSession, results: readonly CheckResult[], o
     current: s.status,
     executing: s.executing,
     locationCount: s.runLocations.length,
-    finished: finals,
+    finished: countedOutcomes(finals, s.sequences, s.notRunLocations),
     startedAtMs,
     nowMs,
   });

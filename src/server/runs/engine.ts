@@ -2,12 +2,15 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { ServerContext } from '../context.js';
 import { COLL } from '../kinds.js';
 import { RunRecorder, type AttemptInput } from '../rundata/recorder.js';
-import type { StoredSession } from '../rundata/types.js';
+import type { CheckResult, StoredSession } from '../rundata/types.js';
+import { RUN_COLL } from '../rundata/collections.js';
+import { rawErrorMessage } from '../rundata/error-message.js';
 import { runCheck, notExecuted, NOT_EXECUTED, type AttemptResult, type RunOptions } from '../../runner/index.js';
 import { attemptLocation, sessionLocations } from './schedule.js';
 import { sessionVerdict, type SessionVerdict } from './alert-state.js';
 import { Alerter, type CheckRecord } from './alerts.js';
 import { DatabaseUnavailable } from '../store/errors.js';
+import type { Transaction } from '../store/store.js';
 
 /**
  * The variables a run sees (a script's `process.env`): the account's variables (GET /v1/variables),
@@ -62,7 +65,7 @@ export class RunEngine {
   // Per check: how many sessions have started, to rotate locations when not runParallel.
   private readonly rotation = new Map<string, number>();
   /** Where the slots of private locations go (the agents' queue); none: they are not run. */
-  agents?: { enqueue(account: string, check: CheckRecord, slot: string, dueMs: number): void };
+  agents?: { enqueue(account: string, check: CheckRecord, slot: string, dueMs: number, sessionId?: string): void };
   // Set when a stop left sessions under way (settle): what they do or throw later is dropped.
   private abandoned = false;
   /** Per account, its variables as runs see them, and the store's version of the kind they were read at. */
@@ -89,23 +92,36 @@ export class RunEngine {
   /**
    * Opens a session for `check` and runs it in the background; returns the session as opened.
    * `durable`: the opening is written before this returns (a client is told about the session).
+   *
+   * Private locations run on their agents: each of their slots is queued for them, never run here.
+   * A due time with private slots and other slots besides is ONE session (joined): it is opened
+   * here with every slot, the queued runs carry its id, and each part (this service's locations,
+   * each agent's result, each run no agent took) is written into it by compare-and-set; the part
+   * that finishes the last slot, on whichever instance, takes the verdict and moves the alert state
+   * (completeJoined). A due time of one private slot alone is recorded when its agent reports.
    */
   startSession(account: string, check: CheckRecord, { durable = false, dueMs }: { durable?: boolean; dueMs?: number } = {}): StoredSession | undefined {
     const turn = this.rotation.get(check.id) ?? 0;
     this.rotation.set(check.id, turn + 1);
     const slots = sessionLocations(check, turn);
-    // Private locations run on their agents: each of their slots is queued for them, never run here.
     const privateSlots = new Set(check.privateLocations ?? []);
     const own = slots.filter((slot) => !privateSlots.has(slot));
-    for (const slot of slots) if (privateSlots.has(slot)) this.agents?.enqueue(account, check, slot, dueMs ?? this.ctx.options.now());
-    if (own.length === 0) return undefined;
+    const theirs = slots.filter((slot) => privateSlots.has(slot));
+    const due = dueMs ?? this.ctx.options.now();
+    const joined = theirs.length > 0 && slots.length > 1 && this.agents !== undefined;
+    if (!joined) for (const slot of theirs) this.agents?.enqueue(account, check, slot, due);
+    if (own.length === 0 && !joined) return undefined;
     const session = this.recorder.openSession(account, {
       check: this.sessionCheck(check),
-      runLocations: own,
+      runLocations: joined ? slots : own,
+      ...(joined ? { privateSlots: theirs } : {}),
       durable,
     });
+    // The queued runs land with the session (one group commit, with the scheduler's claim of the due time).
+    if (joined) for (const slot of theirs) this.agents!.enqueue(account, check, slot, due, session.checkSessionId);
+    if (own.length === 0) return session;
     this.running.set(check.id, (this.running.get(check.id) ?? 0) + 1);
-    const work = this.execute(account, check, session)
+    const work = this.execute(account, check, session, own)
       // A check deleted while it ran takes its session along: what fails then is no fault.
       .catch((err: unknown) => {
         // The database went away during the run: the store reported it; the session stays unfinished.
@@ -130,7 +146,15 @@ export class RunEngine {
    * service gives a run no agent took): one session of that slot, its attempts and FINAL result,
    * then the alert state, as for the service's own runs.
    */
-  async recordAgentRun(account: string, check: CheckRecord, slot: string, attempts: AttemptResult[], agentRun?: { dueAt: string; agentId: string | null; claims?: number }): Promise<{ checkSessionId: string }> {
+  async recordAgentRun(
+    account: string,
+    check: CheckRecord,
+    slot: string,
+    attempts: AttemptResult[],
+    agentRun?: { dueAt: string; agentId: string | null; claims?: number },
+    joined?: { sessionId: string; notRun?: boolean; with?: (tx: Transaction) => void },
+  ): Promise<{ checkSessionId: string }> {
+    if (joined) return this.recordJoinedPart(account, check, slot, attempts, agentRun, joined);
     const final = attempts[attempts.length - 1];
     const session = this.recorder.openSession(account, {
       check: this.sessionCheck(check),
@@ -166,6 +190,68 @@ export class RunEngine {
       this.alerter.onCertificate(account, check, certificate, { runLocation: slot, responseTime: final.responseTime, startedAt: final.startedAt, errorMessage: null, checkResultId: resultId });
     }
     return { checkSessionId: session.checkSessionId };
+  }
+
+  /**
+   * Records one private slot of a joined session (an agent's result, or the not-run result of a run
+   * no agent took): its attempts into the session, in one compare-and-set write; when that write
+   * finishes the session's last slot, the verdict is taken here. A session gone (its check deleted)
+   * or a slot already finished records nothing.
+   */
+  private async recordJoinedPart(
+    account: string,
+    check: CheckRecord,
+    slot: string,
+    attempts: AttemptResult[],
+    agentRun: { dueAt: string; agentId: string | null; claims?: number } | undefined,
+    joined: { sessionId: string; notRun?: boolean; with?: (tx: Transaction) => void },
+  ): Promise<{ checkSessionId: string }> {
+    // Never inside the scheduler's claim of a due time (Store.claimRuns), whose writes land together:
+    // a compare-and-set write is written at once, and the session's opening must land first.
+    await Promise.resolve();
+    const sameRegion = (check.retryStrategy as { sameRegion?: boolean } | null | undefined)?.sameRegion !== false;
+    const inputs = attempts.map((a) => toAttemptInput(a, slot, joined.notRun ? slot : attemptLocation(check, slot, a.attempts, sameRegion)));
+    const outcome = this.recorder.finishSlot(account, joined.sessionId, inputs, { ...(agentRun ? { agentRun } : {}), notRun: joined.notRun === true, ...(joined.with ? { with: joined.with } : {}) });
+    if (!outcome) return { checkSessionId: joined.sessionId };
+    outcome.results.forEach((stored, i) => {
+      const assets = attempts[i].assets;
+      if (assets) this.recorder.storeAssets(account, check.id, stored.id, assets);
+    });
+    if (!this.exists(account, check.id)) return { checkSessionId: joined.sessionId };
+    const final = attempts[attempts.length - 1];
+    const certificate = final.apiCheckResult?.certificate;
+    if (certificate) this.alerter.onCertificate(account, check, certificate, { runLocation: slot, responseTime: final.responseTime, startedAt: final.startedAt, errorMessage: null, checkResultId: outcome.result.id });
+    if (outcome.completes) await this.completeJoined(account, check, outcome.session);
+    return { checkSessionId: joined.sessionId };
+  }
+
+  /**
+   * The verdict of a joined session, taken once by the writer that finished its last slot: over the
+   * FINAL results of every slot that ran (a slot recorded as not run is left out; when nothing ran,
+   * the not-run results judge, never a pass), honouring parallelRunFailureThreshold, then the alert
+   * state moves (Alerter.onVerdict). The results written by other instances are read from the store.
+   */
+  private async completeJoined(account: string, check: CheckRecord, session: StoredSession): Promise<void> {
+    const finals = session.resultIds
+      .map((id) => this.ctx.store.get<CheckResult & Record<string, unknown>>(account, RUN_COLL.checkResults, id))
+      .filter((r): r is CheckResult & Record<string, unknown> => r !== undefined && r.resultType === 'FINAL');
+    if (finals.length === 0) return;
+    const slotOf = new Map(Object.entries(session.sequences).map(([slot, seq]) => [seq, slot]));
+    const skipped = new Set(session.notRunLocations ?? []);
+    const ran = finals.filter((r) => !skipped.has(slotOf.get(r.sequenceId ?? '') ?? r.runLocation));
+    const judged = ran.length > 0 ? ran : finals;
+    const threshold = (check.alertSettings as { parallelRunFailureThreshold?: { enabled?: boolean; percentage?: number } } | undefined)?.parallelRunFailureThreshold;
+    const verdict = sessionVerdict(judged, check.runParallel ? threshold : undefined);
+    // The alert tells about a failing location when there is one.
+    const worst = judged.find((r) => r.hasFailures || r.hasErrors) ?? judged[0];
+    const failed = worst.hasFailures || worst.hasErrors;
+    await this.alerter.onVerdict(account, check, verdict, {
+      runLocation: slotOf.get(worst.sequenceId ?? '') ?? worst.runLocation,
+      responseTime: worst.responseTime,
+      startedAt: worst.startedAt,
+      errorMessage: failed ? rawErrorMessage({ ...worst, shouldFail: session.shouldFail, maxResponseTime: session.maxResponseTime, maxPacketLossThreshold: session.maxPacketLossThreshold ?? null }) : null,
+      checkResultId: worst.id,
+    });
   }
 
   /** The check as a session keeps it. */
@@ -254,18 +340,26 @@ export class RunEngine {
     return Array.isArray(check.environmentVariables) && check.environmentVariables.length > 0 ? runVariables(cached.items, check.environmentVariables) : cached.items;
   }
 
-  private async execute(account: string, check: CheckRecord, session: StoredSession): Promise<void> {
+  /** Runs `locations` of `session` (all of it, or this service's part of a joined session). */
+  private async execute(account: string, check: CheckRecord, session: StoredSession, locations: string[]): Promise<void> {
+    const joined = session.privateSlots !== undefined;
+    // A joined session is written by compare-and-set, at once: never inside the scheduler's claim
+    // of the due time (Store.claimRuns), with which the session's opening lands first.
+    if (joined) await Promise.resolve();
     // Each location's FINAL attempt and the id it was stored under, in the order they finished.
     const finals: Array<{ location: string; result: AttemptResult; resultId: string }> = [];
+    // A joined session: the session as this part's last write left it, when that write finished it.
+    let completed: StoredSession | undefined;
     const finish = (location: string, result: AttemptResult, runLocation: string) => {
       const stored = this.recorder.finishLocation(account, session.checkSessionId, toAttemptInput(result, location, runLocation));
+      if (stored.completes) completed = stored.session;
       if (result.assets) this.recorder.storeAssets(account, check.id, stored.result.id, result.assets);
       finals.push({ location, result, resultId: stored.result.id });
       this.ctx.metrics?.run({ checkType: check.checkType, location: runLocation, failed: result.hasFailures || result.hasErrors, degraded: result.isDegraded === true, responseTimeMs: result.responseTime });
     };
     if (!EXECUTED.has(check.checkType)) {
       const reason = NOT_EXECUTED[check.checkType as keyof typeof NOT_EXECUTED] ?? `checks of type ${check.checkType} are not executed by this service`;
-      for (const location of session.runLocations) {
+      for (const location of locations) {
         finish(location, notExecuted(reason), location);
       }
     } else {
@@ -273,7 +367,7 @@ export class RunEngine {
       const sameRegion = (check.retryStrategy as { sameRegion?: boolean } | null | undefined)?.sameRegion !== false;
       const timeScale = this.ctx.options.timeScale;
       await Promise.all(
-        session.runLocations.map(async (location) => {
+        locations.map(async (location) => {
           let finished = false;
           try {
             await runCheck(this.runnable(account, check) as Parameters<typeof runCheck>[0], {
@@ -308,6 +402,13 @@ export class RunEngine {
       );
     }
     if (!this.exists(account, check.id)) return;
+    if (joined) {
+      // The certificate seen here; the verdict is taken by the part that finishes the session.
+      const seen = finals.find((f) => f.result.apiCheckResult?.certificate);
+      if (seen) this.alerter.onCertificate(account, check, seen.result.apiCheckResult!.certificate!, { runLocation: seen.location, responseTime: seen.result.responseTime, startedAt: seen.result.startedAt, errorMessage: null, checkResultId: seen.resultId });
+      if (completed) await this.completeJoined(account, check, completed);
+      return;
+    }
     const threshold = (check.alertSettings as { parallelRunFailureThreshold?: { enabled?: boolean; percentage?: number } } | undefined)
       ?.parallelRunFailureThreshold;
     const verdict: SessionVerdict = sessionVerdict(

@@ -47,7 +47,8 @@ function triggerRoute(ctx: ServerContext) {
       if (checks.length === 0) throw notFound();
       const { engine } = runsOf(ctx);
       const origin = new URL(c.req.url).origin;
-      // Runs of private locations are queued for their agents: their sessions appear when an agent reports.
+      // Runs of private locations are queued for their agents. A check of one private location gets its
+      // session when an agent reports; one of several locations, some private, gets its session now.
       const sessions = checks.flatMap((check) => {
         const session = engine.startSession(account, check, { durable: true });
         return session ? [sessionView(session, [], origin, ctx.options.now())] : [];

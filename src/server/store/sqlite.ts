@@ -277,7 +277,8 @@ export class SqliteBackend implements Backend {
     this.db.transaction(() => {
       for (const e of entries) this.write(e);
     }).immediate();
-    for (const entry of entries) this.cache.commit({ ...entry, o: (entry.o ?? []).filter((op) => !this.indexed[op[1]]) });
+    // The expectations held in the database (write): the cache, which holds no run data, does not check them again.
+    for (const { e: _checked, ...entry } of entries) this.cache.commit({ ...entry, o: (entry.o ?? []).filter((op) => !this.indexed[op[1]]) });
   }
 
   /**

@@ -148,6 +148,24 @@ export class Store {
     return this.backend.get(account, kind, String(id)) as T | undefined;
   }
 
+  /**
+   * Whether other service instances may write this store's database at the same time (PostgreSQL):
+   * a record several writers change then needs a compare-and-set. Memory and SQLite have one
+   * writer, this process, whose synchronous read-modify-writes cannot interleave.
+   */
+  get shared(): boolean {
+    return this.backend.holdClaims !== undefined;
+  }
+
+  /**
+   * Forgets what this store wrote last of one record (unless it is still pending): later `get`s
+   * read it from the database. For records other instances write too (a joined session), where
+   * what this instance wrote last may no longer be what the database holds.
+   */
+  uncache(account: string, kind: string, id: string | number): void {
+    if (!this.pendingKinds.has(kind)) this.recent.delete(`${account}\u0000${kind}\u0000${id}`);
+  }
+
   /** Every record of a kind (configuration, not run data) in an account, oldest first. Do not mutate the records. */
   list<T extends StoredRecord = StoredRecord>(account: string, kind: string): T[] {
     return this.entries<T>(account, kind).map(([, r]) => r);

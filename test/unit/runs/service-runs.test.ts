@@ -76,8 +76,14 @@ describe('POST /v1/check-sessions/trigger', () => {
     h = runsHarness();
     const parallel = h.seedCheck({ runParallel: true, locations: ['eu-west-1', 'us-east-1'], privateLocations: ['office'], request: tcpRequest() });
     const [p] = await trigger([parallel.id]);
-    // A private location's run is queued for its agents (mac agent), never run by the service.
-    expect(p.runLocations).toEqual(['eu-west-1', 'us-east-1']);
+    // One session of every location: a private location's run is queued for its agents (mac agent)
+    // with the session's id, never run by the service. "office" is no private location of the
+    // account: its part is recorded as not run, into the same session, which then completes.
+    expect(p.runLocations).toEqual(['eu-west-1', 'us-east-1', 'office']);
+    await h.runs.engine.idle();
+    const joined = (await h.call('GET', `/v1/check-sessions/${p.checkSessionId}`)).body;
+    expect(joined.results.map((r: any) => r.runLocation).sort()).toEqual(['eu-west-1', 'office', 'us-east-1']);
+    expect(joined.results.find((r: any) => r.runLocation === 'office')).toMatchObject({ resultType: 'FINAL', hasErrors: true });
     const rotating = h.seedCheck({ locations: ['eu-west-1', 'us-east-1'], request: tcpRequest() });
     const first = await trigger([rotating.id]);
     const second = await trigger([rotating.id]);
