@@ -159,6 +159,16 @@ export function figuresPlan(window: FiguresWindow, count: number, cells: boolean
   return plan.raw.length > MAX_RAW_PARTS ? whole : plan;
 }
 
+/** The values a reduction of results gives the figures: the three flags, and response times (their histogram when `times`). */
+function figureValues(times: boolean): AggregateQuery['values'] {
+  return [
+    { path: 'hasFailures', percentiles: [] },
+    { path: 'hasErrors', percentiles: [] },
+    { path: 'isDegraded', percentiles: [] },
+    { path: 'responseTime', percentiles: [], histogram: times },
+  ];
+}
+
 /**
  * The figures of one check's FINAL results over a window. Whole hours and UTC days come from the
  * cells the store keeps per check and hour and day (store/rollup.ts), the rest (parts of an hour
@@ -182,12 +192,7 @@ export async function checkFigures(reduce: ResultsReduceAsync, checkId: string, 
     originMs: fromMs,
     bucketMs,
     filters: [{ path: 'resultType', in: ['FINAL'] }],
-    values: [
-      { path: 'hasFailures', percentiles: [] },
-      { path: 'hasErrors', percentiles: [] },
-      { path: 'isDegraded', percentiles: [] },
-      { path: 'responseTime', percentiles: [], histogram: times },
-    ],
+    values: figureValues(times),
     ranges: plan.raw,
   };
   const [rows, cells] = await Promise.all([
@@ -339,12 +344,7 @@ export async function manyFigures(reduce: ResultsReduceAsync, asks: readonly Fig
               toMs: parts[parts.length - 1][1],
               bucketMs: 1,
               filters: [{ path: 'resultType', in: ['FINAL'] }],
-              values: [
-                { path: 'hasFailures', percentiles: [] },
-                { path: 'hasErrors', percentiles: [] },
-                { path: 'isDegraded', percentiles: [] },
-                { path: 'responseTime', percentiles: [], histogram: times },
-              ],
+              values: figureValues(times),
               ranges: parts,
               bucketByRange: true,
             }),
