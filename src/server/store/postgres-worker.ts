@@ -98,8 +98,10 @@ async function connect(): Promise<pg.Client> {
     try {
       await c.query(`CREATE DATABASE ${ident(name)} STRATEGY FILE_COPY`);
     } catch (e) {
-      // Another instance created it at the same time.
-      if ((e as { code?: string }).code !== '42P04') throw e;
+      // Another instance created it at the same time: it existed already (42P04), or both
+      // inserted its name at once and this one lost on pg_database's unique index (23505).
+      const { code, constraint } = e as { code?: string; constraint?: string };
+      if (code !== '42P04' && !(code === '23505' && constraint === 'pg_database_datname_index')) throw e;
     } finally {
       await c.end();
     }
