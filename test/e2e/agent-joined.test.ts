@@ -114,6 +114,17 @@ function expectJoined(sessions: Session[], results: ResultRow[], alerts: AlertTy
   return completed;
 }
 
+/** The target passes for `passingMs`, fails until a failure alert arrives, then passes until a recovery does (2 s after each change). */
+async function passFailPass(target: Awaited<ReturnType<typeof targetAndHook>>, passingMs: number): Promise<void> {
+  await sleep(passingMs);
+  target.setStatus(500);
+  await waitFor(async () => (target.alerts.some((x) => x.alertType === 'ALERT_FAILURE') ? true : undefined), 60_000);
+  await sleep(2000);
+  target.setStatus(200);
+  await waitFor(async () => (target.alerts.some((x) => x.alertType === 'ALERT_RECOVERY') ? true : undefined), 60_000);
+  await sleep(2000);
+}
+
 describe('mac agent: one session per due time across public and private locations (--time-scale 60)', { timeout: 180_000 }, () => {
   const fx = agentFixture({ stateDir: true });
 
@@ -130,13 +141,7 @@ describe('mac agent: one session per due time across public and private location
       await waitFor(async () => ((await apiOk(s, 'GET', `/v1/private-locations/${a.id}`)).agents.length === 1 ? true : undefined));
       const checkId = await mixedCheck(s, target.url);
       // Passing, failing, passing again: one failure alert and one recovery.
-      await sleep(5000);
-      target.setStatus(500);
-      await waitFor(async () => (target.alerts.some((x) => x.alertType === 'ALERT_FAILURE') ? true : undefined), 60_000);
-      await sleep(2000);
-      target.setStatus(200);
-      await waitFor(async () => (target.alerts.some((x) => x.alertType === 'ALERT_RECOVERY') ? true : undefined), 60_000);
-      await sleep(2000);
+      await passFailPass(target, 5000);
       // The agent dies: its part of each due time is recorded as not run once the queue bound
       // passes, and those sessions complete over the public part, which passes: no alert.
       const killedAt = Date.now();
@@ -189,13 +194,7 @@ describe('mac agent: one session per due time across public and private location
       agents.push(startAgent(two, a.key));
       await waitFor(async () => ((await apiOk(one, 'GET', `/v1/private-locations/${a.id}`)).agents.length === 1 ? true : undefined));
       const checkId = await mixedCheck(one, target.url);
-      await sleep(4000);
-      target.setStatus(500);
-      await waitFor(async () => (target.alerts.some((x) => x.alertType === 'ALERT_FAILURE') ? true : undefined), 60_000);
-      await sleep(2000);
-      target.setStatus(200);
-      await waitFor(async () => (target.alerts.some((x) => x.alertType === 'ALERT_RECOVERY') ? true : undefined), 60_000);
-      await sleep(2000);
+      await passFailPass(target, 4000);
       expect(await agents[0].stop()).toBe(0);
       await Promise.all([one.stop(), two.stop()]);
       const rows = async <T>(kind: string) => (await pgQuery<{ data: string }>(db, 'SELECT data FROM records WHERE kind = $1', [kind])).map((r) => JSON.parse(r.data) as T);
