@@ -19,9 +19,12 @@ export interface Family {
 const NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
 
 function parseValue(text: string, line: number): number {
-  if (text === '+Inf') return Infinity;
-  if (text === '-Inf') return -Infinity;
-  if (text === 'NaN') return NaN;
+  // As Prometheus reads them (Go's ParseFloat): NaN and Inf in any case, so prom-client's "Nan"
+  // (an event-loop percentile before any sample, on a loaded machine) is a value.
+  const special = text.toLowerCase();
+  if (special === '+inf' || special === 'inf') return Infinity;
+  if (special === '-inf') return -Infinity;
+  if (special === 'nan') return NaN;
   const v = Number(text);
   if (text === '' || Number.isNaN(v)) throw new Error(`line ${line}: bad value "${text}"`);
   return v;
