@@ -60,9 +60,19 @@ export function probeTcp(req: TcpRequest, limits: ProbeLimits, guard?: TargetGua
       });
     };
 
+    // The line is quiet when no data came for idleMs. A stall of this process's event loop
+    // (a loaded machine, a long synchronous call) runs the expired timer before the poll phase
+    // reads what arrived meanwhile, so the end is decided one turn later (setImmediate runs after
+    // the poll phase), and only if no data came in that turn.
+    let received = 0;
     const armIdle = () => {
       clearTimeout(idle);
-      idle = setTimeout(() => finish(null), limits.idleMs);
+      idle = setTimeout(() => {
+        const seen = received;
+        setImmediate(() => {
+          if (received === seen) finish(null);
+        });
+      }, limits.idleMs);
     };
     const overall = setTimeout(() => finish({ message: 'timeout', code: 'ETIMEDOUT' }), limits.timeoutMs);
 
@@ -73,6 +83,7 @@ export function probeTcp(req: TcpRequest, limits: ProbeLimits, guard?: TargetGua
       armIdle();
     });
     socket.on('data', (chunk: Buffer) => {
+      received++;
       if (Number.isNaN(at.firstByte)) at.firstByte = performance.now();
       const room = limits.maxBytes - size;
       chunks.push(chunk.subarray(0, room));

@@ -156,3 +156,32 @@ describe('multi-step checks without a script', () => {
     });
   });
 });
+
+describe('TCP idle end and a stalled event loop', () => {
+  it('reads what arrived while this process was stalled past the idle time, instead of ending the line as quiet', async () => {
+    // The peer is another process: it answers 100 ms after the connection, while this process is
+    // busy for 800 ms (from 30 ms after the start), so the 200 ms idle timer expires in the stall
+    // with the banner waiting in the socket. The next turn runs the timer before it reads the socket.
+    const { spawn } = await import('node:child_process');
+    const { probeTcp } = await import('../../../src/runner/tcp.js');
+    const { DEFAULT_LIMITS } = await import('../../../src/runner/probe.js');
+    const peer = spawn(process.execPath, ['-e', "require('net').createServer((s) => setTimeout(() => s.write('+OK\\r\\n'), 100)).listen(0, '127.0.0.1', function () { console.log(this.address().port) })"], { stdio: ['ignore', 'pipe', 'inherit'] });
+    try {
+      const port = await new Promise<number>((resolve, reject) => {
+        peer.stdout!.once('data', (d: Buffer) => resolve(Number(String(d).trim())));
+        peer.once('exit', (code) => reject(new Error(`the peer exited with ${code}`)));
+      });
+      const probe = probeTcp({ hostname: '127.0.0.1', port, data: null, ipFamily: 'IPv4', assertions: [] } as never, { ...DEFAULT_LIMITS, idleMs: 200 });
+      // Busy in the check phase (setImmediate): the next turn starts with the expired timers.
+      setTimeout(() => {
+        setImmediate(() => {
+          const until = Date.now() + 800;
+          while (Date.now() < until);
+        });
+      }, 30);
+      expect((await probe).body).toBe('+OK\r\n');
+    } finally {
+      peer.kill();
+    }
+  });
+});
