@@ -92,9 +92,14 @@ const unauthorizedPage = () =>
     'www-authenticate': 'Bearer realm="dashboard"',
   });
 
-/** An HTML answer: a whole page (its styles allowed by their hashes) or a fragment (no style at all). */
+/**
+ * An HTML answer: a whole page (its styles allowed by their hashes) or a fragment (no style at
+ * all). The body is handed over as UTF-8 bytes: a string body would be scanned character by
+ * character by the Response constructor (its USVString conversion) before being encoded anyway.
+ */
 function htmlResponse(page: PageDoc | string, status = 200): Response {
-  return typeof page === 'string' ? new Response(page, { status, headers: pageHeaders() }) : new Response(page.html, { status, headers: pageHeaders(page.styles) });
+  const [text, styles] = typeof page === 'string' ? [page, []] : [page.html, page.styles];
+  return new Response(Buffer.from(text, 'utf8'), { status, headers: pageHeaders(styles) });
 }
 
 /** A badge image: no script or style may run in it, cached briefly unless it is private. */
