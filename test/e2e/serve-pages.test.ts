@@ -1,5 +1,6 @@
 import { request } from 'node:http';
 import { createHash } from 'node:crypto';
+import { brotliDecompressSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiOk, callApi, startServe, type Served } from '../helpers/serve.js';
 import { startTcpServer, type TcpServer } from '../helpers/tcp-server.js';
@@ -23,6 +24,20 @@ afterAll(async () => {
 async function get(path: string, headers: Record<string, string> = {}): Promise<{ status: number; text: string; headers: Headers }> {
   const res = await fetch(`${s.url}${path}`, { headers, redirect: 'manual' });
   return { status: res.status, text: await res.text(), headers: res.headers };
+}
+
+/** A GET over HTTP as it is on the wire (no decoding of its body). */
+function raw(path: string, headers: Record<string, string>): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
+  const { hostname, port } = new URL(s.url);
+  return new Promise((resolve, reject) => {
+    const req = request({ hostname, port, path, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (d: Buffer) => chunks.push(d));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
 }
 
 /** A GET with a chosen Host header (fetch does not let a caller set Host). */
@@ -230,6 +245,29 @@ describe('dashboard over HTTP', () => {
     const otherResult = (await apiOk(s, 'GET', `/v1/check-results/${hidden.id}`))[0];
     expect((await get(`/dashboards/runs-dash/runs/${otherResult.id}`)).status).toBe(404);
     expect((await get(`/dashboards/all-dash`)).text).not.toContain('/runs/');
+  });
+
+  it('sends a shared page over HTTP compressed as the client accepts, and 304 to a client that holds it', async () => {
+    await apiOk(s, 'POST', '/v1/dashboards', { header: 'Wire', customUrl: 'wire-dash' });
+    const plain = await raw('/dashboards/wire-dash', {});
+    expect(plain.status).toBe(200);
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    const etag = String(plain.headers.etag);
+    // Compressed once, in the background, after the page was built: asked again until it is.
+    let br = await raw('/dashboards/wire-dash', { 'accept-encoding': 'br' });
+    for (let i = 0; i < 200 && br.headers['content-encoding'] !== 'br'; i++) {
+      await new Promise((r) => setTimeout(r, 25));
+      br = await raw('/dashboards/wire-dash', { 'accept-encoding': 'br' });
+    }
+    expect(br.headers['content-encoding']).toBe('br');
+    expect(br.headers.vary).toContain('accept-encoding');
+    // Within the cache time: the same page, so the same bytes once decoded.
+    if (String(br.headers.etag).replace(/-br"$/, '"') === etag) expect(brotliDecompressSync(br.body).equals(plain.body)).toBe(true);
+    const held = await raw('/dashboards/wire-dash', { 'if-none-match': String(br.headers.etag), 'accept-encoding': 'br' });
+    if (String(br.headers.etag).replace(/-br"$/, '"') === etag) {
+      expect(held.status).toBe(304);
+      expect(held.body.length).toBe(0);
+    }
   });
 
   it('serves its script as a file with a JavaScript type', async () => {
