@@ -7,7 +7,7 @@
  */
 import type { CheckResult, HeartbeatEvent } from '../rundata/types.js';
 import { html, type Html } from './html.js';
-import { layout } from './layout.js';
+import { layout, type PageDoc } from './layout.js';
 import { themeCss } from './theme.js';
 import { responseChart, type Series } from './svg.js';
 import { CHECK_STATE_LABEL, dashboardPath, stateOf, type CheckLike, type CheckState, type DashboardRecord } from './dashboard.js';
@@ -106,7 +106,7 @@ export function checkCharts(m: { check: { name: string }; day: Series; month: Se
 }
 
 /** The HTML of a check's page. */
-export function renderCheckPage(d: DashboardRecord, m: CheckPageModel, nonce: string, backHref: string): string {
+export function renderCheckPage(d: DashboardRecord, m: CheckPageModel, backHref: string): PageDoc {
   const c = m.check;
   const hb = m.heartbeat;
   const main = html`<p><a href="${backHref}">← ${d.header || d.customUrl}</a></p>
@@ -130,7 +130,6 @@ ${m.runs.length > 0 ? html`<table class="runs"><thead><tr><th scope="col">Time</
     : ''
 }`;
   return layout({
-    nonce,
     title: `${c.name}: ${CHECK_STATE_LABEL[m.state]}`,
     themeCss: themeCss(null, 'AUTO'),
     customCss: d.customCSS || undefined,

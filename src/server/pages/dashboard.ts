@@ -11,7 +11,7 @@ import type { CheckResult, HeartbeatEvent } from '../rundata/types.js';
 import type { StoredIncident } from '../status-pages/model.js';
 import { incidentFacts } from './status.js';
 import { html, safeUrl, type Html } from './html.js';
-import { layout } from './layout.js';
+import { layout, type PageDoc } from './layout.js';
 import { themeCss } from './theme.js';
 import type { Series } from './svg.js';
 import { checkCharts, failureBlock, failureFacts } from './check.js';
@@ -277,7 +277,7 @@ ${data.incidents !== undefined ? incidentsList(data) : ''}${updatedTime(data)}${
 }
 
 /** The HTML of a dashboard; `liveUrl` is where the script refreshes from. */
-export function renderDashboard(d: DashboardRecord, data: DashboardData, nonce: string, liveUrl: string, pictures?: DashboardPictures): string {
+export function renderDashboard(d: DashboardRecord, data: DashboardData, liveUrl: string, pictures?: DashboardPictures): PageDoc {
   const title = d.header || d.customUrl;
   const logo = safeUrl(d.logo);
   const link = safeUrl(d.link);
@@ -293,7 +293,6 @@ ${checksList(d, data, pictures)}
 ${data.checks.length === 0 ? html`<p class="muted">No checks match this dashboard.</p>` : ''}
 </section>`;
   return layout({
-    nonce,
     title,
     themeCss: themeCss(null, 'AUTO'),
     customCss: d.customCSS || undefined,
@@ -307,11 +306,10 @@ ${data.checks.length === 0 ? html`<p class="muted">No checks match this dashboar
 }
 
 /** The page of one check run (showCheckRunLinks): the result's summary and why it failed (first error, failed assertions, status code); never the request. */
-export function renderRun(d: DashboardRecord, check: CheckLike, r: CheckResult, nonce: string): string {
+export function renderRun(d: DashboardRecord, check: CheckLike, r: CheckResult): PageDoc {
   const state = stateOf(r);
   const facts = failureFacts(r);
   return layout({
-    nonce,
     title: `${check.name}: run`,
     themeCss: themeCss(null, 'AUTO'),
     customCss: d.customCSS || undefined,

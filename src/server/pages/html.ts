@@ -25,7 +25,12 @@ export function esc(value: unknown): string {
 function part(v: unknown): string {
   if (v instanceof Html) return v.value;
   if (typeof v === 'number') return String(v);
-  if (Array.isArray(v)) return v.map(part).join('');
+  if (Array.isArray(v)) {
+    // Appended in place (a page joins thousands of parts: no intermediate array per list).
+    let out = '';
+    for (let i = 0; i < v.length; i++) out += part(v[i]);
+    return out;
+  }
   if (v === null || v === undefined || v === false) return '';
   return esc(v);
 }
@@ -33,9 +38,7 @@ function part(v: unknown): string {
 /** `html\`<p>${text}</p>\``: values are escaped; arrays are joined; null, undefined and false render nothing. */
 export function html(strings: TemplateStringsArray, ...values: unknown[]): Html {
   let out = strings[0];
-  values.forEach((v, i) => {
-    out += part(v) + strings[i + 1];
-  });
+  for (let i = 0; i < values.length; i++) out += part(values[i]) + strings[i + 1];
   return new Html(out);
 }
 

@@ -1,24 +1,45 @@
 /**
- * The document shell of every public page: one nonce per response for its `<style>` elements,
- * the Content-Security-Policy that allows only this service's own script, landmarks and a skip link.
+ * The document shell of every public page: its `<style>` elements allowed by their SHA-256 hashes
+ * in the Content-Security-Policy (which allows only this service's own script), landmarks and a
+ * skip link. A page's bytes and headers depend only on what it shows (no per-response nonce), so
+ * a rendered page can be shared, compressed once and revalidated by its ETag (cache.ts).
  */
-import { randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { Html, html, safeUrl, styleText } from './html.js';
 
 /** Path of the one script of the pages (served by routes.ts). */
 export const SCRIPT_PATH = '/_mac/pages.js';
 
-/** A fresh nonce for one response. */
-export function newNonce(): string {
-  return randomBytes(16).toString('base64');
+/** A rendered document and the CSP source of each of its `<style>` elements. */
+export interface PageDoc {
+  html: string;
+  /** `'sha256-...'` of each `<style>` element's text, in document order. */
+  styles: string[];
 }
 
-/** The CSP of a page: scripts only from this origin (the file at SCRIPT_PATH), styles only with the nonce. */
-export function csp(nonce: string): string {
+/**
+ * The text of a `<style>` element as a browser reads it: the HTML parser turns CR LF and CR into
+ * LF and NUL into U+FFFD before the CSP hash is taken, so the text is written that way already
+ * (the hash of what is sent is then the hash the browser computes).
+ */
+export function styleContent(css: string): string {
+  return styleText(css).replace(/\r\n?/g, '\n').replace(/\u0000/g, '\uFFFD');
+}
+
+/** The CSP hash source of a `<style>` element's text. */
+export function styleHash(content: string): string {
+  return `'sha256-${createHash('sha256').update(content, 'utf8').digest('base64')}'`;
+}
+
+/**
+ * The CSP of a page: scripts only from this origin (the file at SCRIPT_PATH), styles only the
+ * page's own `<style>` elements, each by its hash (none for an HTML fragment such as `/live`).
+ */
+export function csp(styles: readonly string[] = []): string {
   return [
     "default-src 'none'",
     "script-src 'self'",
-    `style-src 'nonce-${nonce}'`,
+    `style-src ${styles.length ? styles.join(' ') : "'none'"}`,
     'img-src * data:',
     "connect-src 'self'",
     "form-action 'self'",
@@ -28,10 +49,10 @@ export function csp(nonce: string): string {
 }
 
 /** Headers of every HTML answer of the pages. */
-export function pageHeaders(nonce: string): Record<string, string> {
+export function pageHeaders(styles: readonly string[] = []): Record<string, string> {
   return {
     'content-type': 'text/html; charset=utf-8',
-    'content-security-policy': csp(nonce),
+    'content-security-policy': csp(styles),
     'x-content-type-options': 'nosniff',
     'referrer-policy': 'no-referrer',
     'cache-control': 'no-store',
@@ -109,7 +130,6 @@ footer{margin:2rem auto;max-width:var(--width,960px);padding:0 1rem;font-size:.9
 
 /** What one page is made of. */
 export interface PageParts {
-  nonce: string;
   title: string;
   lang?: string;
   themeCss: string;
@@ -127,9 +147,11 @@ export interface PageParts {
 }
 
 /** The whole document. */
-export function layout(p: PageParts): string {
+export function layout(p: PageParts): PageDoc {
   const favicon = safeUrl(p.favicon);
   const width = p.width ? `:root{--width:${p.width}}` : '';
+  const base = styleContent(p.themeCss + width + BASE_CSS);
+  const custom = p.customCss ? styleContent(p.customCss) : '';
   const doc = html`<!doctype html>
 <html lang="${p.lang ?? 'en'}">
 <head>
@@ -137,8 +159,8 @@ export function layout(p: PageParts): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${p.title}</title>
 ${favicon ? html`<link rel="icon" href="${favicon}">` : ''}
-<style nonce="${p.nonce}">${raw(styleText(p.themeCss + width + BASE_CSS))}</style>
-${p.customCss ? html`<style nonce="${p.nonce}" id="custom-css">${raw(styleText(p.customCss))}</style>` : ''}
+<style>${raw(base)}</style>
+${custom ? html`<style id="custom-css">${raw(custom)}</style>` : ''}
 ${p.script ? html`<script src="${SCRIPT_PATH}" defer></script>` : ''}
 </head>
 <body${p.bodyAttrs ?? ''}>
@@ -151,7 +173,7 @@ ${p.footer ?? ''}
 </body>
 </html>
 `;
-  return doc.value;
+  return { html: doc.value, styles: custom ? [styleHash(base), styleHash(custom)] : [styleHash(base)] };
 }
 
 // Local helper: text that is already safe for its context (CSS passed through styleText).

@@ -21,7 +21,7 @@ import { ClientLimiter } from '../http/client-limit.js';
 import { inTransaction } from '../http/write.js';
 import { hashKey, type StoredKey } from '../resources/keys.js';
 import { html } from './html.js';
-import { layout, newNonce, pageHeaders, SCRIPT_PATH } from './layout.js';
+import { layout, pageHeaders, SCRIPT_PATH, type PageDoc } from './layout.js';
 import { PAGE_SCRIPT } from './script.js';
 import { STATE_LABEL, renderAtom, renderLive, renderLinkForm, renderStatusPage, statusPageModel, type SubscribeNotice } from './status.js';
 import { dashboardData, dashboardPath, dashboardRun, heartbeatStateOf, renderDashboard, renderDashboardLive, renderRun, selectChecks, stateOf, CHECK_STATE_LABEL, type CheckLike, type DashboardRecord, type PingReads } from './dashboard.js';
@@ -77,15 +77,13 @@ function hostName(c: Context<AppEnv>): string | null {
 
 
 function plainPage(status: number, title: string, message: string, extra: Record<string, string> = {}): Response {
-  const nonce = newNonce();
-  const body = layout({
-    nonce,
+  const page = layout({
     title,
     themeCss: themeCss(null, 'AUTO'),
     header: html`<header class="top"><div class="inner"><span class="site">${title}</span></div></header>`,
     main: html`<h1>${title}</h1><p>${message}</p>`,
   });
-  return new Response(body, { status, headers: { ...pageHeaders(nonce), ...extra } });
+  return new Response(page.html, { status, headers: { ...pageHeaders(page.styles), ...extra } });
 }
 
 const notFoundPage = () => plainPage(404, 'Page not found', 'There is no page at this address.');
@@ -94,8 +92,14 @@ const unauthorizedPage = () =>
     'www-authenticate': 'Bearer realm="dashboard"',
   });
 
-function htmlResponse(body: string, nonce: string, status = 200): Response {
-  return new Response(body, { status, headers: pageHeaders(nonce) });
+/**
+ * An HTML answer: a whole page (its styles allowed by their hashes) or a fragment (no style at
+ * all). The body is handed over as UTF-8 bytes: a string body would be scanned character by
+ * character by the Response constructor (its USVString conversion) before being encoded anyway.
+ */
+function htmlResponse(page: PageDoc | string, status = 200): Response {
+  const [text, styles] = typeof page === 'string' ? [page, []] : [page.html, page.styles];
+  return new Response(Buffer.from(text, 'utf8'), { status, headers: pageHeaders(styles) });
 }
 
 /** A badge image: no script or style may run in it, cached briefly unless it is private. */
@@ -170,12 +174,10 @@ export function publicPages(ctx: ServerContext): MiddlewareHandler<AppEnv> {
     const now = options.now();
     const read = method === 'GET' || method === 'HEAD';
     if (rest === '' && read) {
-      const nonce = newNonce();
-      return htmlResponse(renderStatusPage(await statusPageModel(store.followerView(account), page, now, storeFigures(store, account)), nonce), nonce);
+      return htmlResponse(renderStatusPage(await statusPageModel(store.followerView(account), page, now, storeFigures(store, account))));
     }
     if (rest === '/live' && read) {
-      const nonce = newNonce();
-      return htmlResponse(renderLive(await statusPageModel(store.followerView(account), page, now, storeFigures(store, account))).value, nonce);
+      return htmlResponse(renderLive(await statusPageModel(store.followerView(account), page, now, storeFigures(store, account))).value);
     }
     if (rest === '/badge.svg' && read) {
       const m = await statusPageModel(store.followerView(account), page, now, storeFigures(store, account));
@@ -195,16 +197,15 @@ export function publicPages(ctx: ServerContext): MiddlewareHandler<AppEnv> {
       const token = decode(link[2]) ?? '';
       const found = verifyLink(store, purpose, page.id, token, (id) => store.get<Subscription>(account, STATUS_COLL.subscriptions, id), now);
       if (typeof found === 'string') return linkRefused(found);
-      const nonce = newNonce();
       // GET shows a button; only its POST (or a mail client's one-click POST, RFC 8058) acts.
-      if (read) return htmlResponse(renderLinkForm(page, purpose, token, nonce), nonce);
+      if (read) return htmlResponse(renderLinkForm(page, purpose, token));
       inTransaction(store, account, (tx) => {
         if (purpose === 'confirm') {
           if (found.status !== 'VERIFIED') tx.put(STATUS_COLL.subscriptions, found.id, { ...found, status: 'VERIFIED', updated_at: ctx.isoNow() });
         } else removeSubscription(tx, found, now);
       });
       const n: SubscribeNotice = { kind: purpose === 'confirm' ? 'confirmed' : 'unsubscribed' };
-      return htmlResponse(renderStatusPage(await statusPageModel(store.view(account), page, now, storeFigures(store, account)), nonce, n), nonce);
+      return htmlResponse(renderStatusPage(await statusPageModel(store.view(account), page, now, storeFigures(store, account)), n));
     }
     return notFoundPage();
   };
@@ -221,10 +222,9 @@ export function publicPages(ctx: ServerContext): MiddlewareHandler<AppEnv> {
     const form = await readForm(c);
     if (form === null) return plainPage(413, 'Too large', 'The form sent more than a subscription needs.');
     const address = (form.get('email') ?? '').trim();
-    const nonce = newNonce();
     if (address.length > 320 || !email.safeParse(address).success) {
       const n: SubscribeNotice = { kind: 'invalid', message: 'Please enter a valid e-mail address.' };
-      return htmlResponse(renderStatusPage(await statusPageModel(store.view(account), page, now, storeFigures(store, account)), nonce, n), nonce, 400);
+      return htmlResponse(renderStatusPage(await statusPageModel(store.view(account), page, now, storeFigures(store, account)), n), 400);
     }
     const queued = inTransaction(store, account, (tx) => {
       const made = addSubscription(tx, page.id, address, 'PENDING', now);
@@ -235,7 +235,7 @@ export function publicPages(ctx: ServerContext): MiddlewareHandler<AppEnv> {
       return false;
     });
     if (queued) ctx.outbox.kick();
-    return htmlResponse(renderStatusPage(await statusPageModel(store.view(account), page, now, storeFigures(store, account)), nonce, { kind: 'check-inbox' }), nonce);
+    return htmlResponse(renderStatusPage(await statusPageModel(store.view(account), page, now, storeFigures(store, account)), { kind: 'check-inbox' }));
   };
 
   /** A heartbeat's newest events of an account (its pings, off the main thread on a database). */
@@ -260,7 +260,6 @@ export function publicPages(ctx: ServerContext): MiddlewareHandler<AppEnv> {
     // Links within a dashboard opened with ?key= carry the key on.
     const withKey = (path: string) => path + (q ? `?key=${encodeURIComponent(q)}` : '');
     if (rest === '' || rest === '/live') {
-      const nonce = newNonce();
       const reads = runReads(store, account);
       const figures = storeFigures(store, account, reads);
       const byId = new Map(src.list<CheckLike>(COLL.checks).map((x) => [x.id, x]));
@@ -269,9 +268,9 @@ export function publicPages(ctx: ServerContext): MiddlewareHandler<AppEnv> {
       const [data, chartList] = await Promise.all([dashboardData(src, reads, d, now, pingsOf(account)), Promise.all(shown.filter((x) => x.checkType !== 'HEARTBEAT').map(async (x) => [x.id, await chartsOf(figures, x, now)] as const))]);
       const charts = new Map(chartList);
       const hrefOf = (id: string) => withKey(dashboardPath(d.customUrl, `/checks/${encodeURIComponent(id)}`));
-      if (rest === '/live') return htmlResponse(renderDashboardLive(d, data, { hrefOf, charts }), nonce);
+      if (rest === '/live') return htmlResponse(renderDashboardLive(d, data, { hrefOf, charts }));
       // The script refreshes the list from /live (with the page's key).
-      return htmlResponse(renderDashboard(d, data, nonce, withKey(dashboardPath(d.customUrl, '/live')), { hrefOf, charts }), nonce);
+      return htmlResponse(renderDashboard(d, data, withKey(dashboardPath(d.customUrl, '/live')), { hrefOf, charts }));
     }
     const checkPath = /^\/checks\/([^/]+)(\/badge\.svg)?$/.exec(rest);
     if (checkPath) {
@@ -300,8 +299,7 @@ export function publicPages(ctx: ServerContext): MiddlewareHandler<AppEnv> {
           pingUrl: d.isPrivate === true && typeof token === 'string' ? `${publicBase(ctx)}/ping/${encodeURIComponent(token)}` : null,
         };
       }
-      const nonce = newNonce();
-      return htmlResponse(renderCheckPage(d, model, nonce, withKey(dashboardPath(d.customUrl))), nonce);
+      return htmlResponse(renderCheckPage(d, model, withKey(dashboardPath(d.customUrl))));
     }
     if (rest === '/data.json') {
       return new Response(JSON.stringify(await dashboardData(src, runReads(store, account), d, now, pingsOf(account))), {
@@ -313,8 +311,7 @@ export function publicPages(ctx: ServerContext): MiddlewareHandler<AppEnv> {
       const id = decode(run[1]);
       const found = id === null ? undefined : dashboardRun(src, d, id);
       if (!found) return notFoundPage();
-      const nonce = newNonce();
-      return htmlResponse(renderRun(d, found.check, found.result, nonce), nonce);
+      return htmlResponse(renderRun(d, found.check, found.result));
     }
     return notFoundPage();
   };
@@ -379,6 +376,7 @@ export function publicPages(ctx: ServerContext): MiddlewareHandler<AppEnv> {
       (rest === '' || rest === '/' || rest === '/live' || rest === '/feed.atom' || rest === '/data.json' || rest === '/badge.svg' || /^\/(runs|checks)\/[^/]+$/.test(rest) || /^\/checks\/[^/]+\/badge\.svg$/.test(rest));
     const render = async () => (await answer(c)) ?? next().then(() => c.res);
     if (!shared) return render();
-    return cache.get(PublicPageCache.key(host ?? '', path, presented(c)), render, newNonce);
+    const key = presented(c);
+    return cache.get(PublicPageCache.key(host ?? '', path, key), render, { acceptEncoding: c.req.header('accept-encoding'), ifNoneMatch: c.req.header('if-none-match'), keyPresented: key !== null });
   };
 }

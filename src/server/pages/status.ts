@@ -6,7 +6,7 @@ import type { AccountView } from '../store/store.js';
 import { STATUS_COLL } from '../rundata/collections.js';
 import { expandServices, type Service, type StoredIncident, type StoredStatusPage } from '../status-pages/model.js';
 import { html, safeUrl, xmlEsc, type Html } from './html.js';
-import { layout } from './layout.js';
+import { layout, type PageDoc } from './layout.js';
 import { pageMaintenance, renderMaintenance, type PageMaintenance } from './maintenance.js';
 import { themeCss, type Theme, type ThemeMode } from './theme.js';
 import { COLL } from '../kinds.js';
@@ -337,7 +337,7 @@ ${m.past.length > 0 ? m.past.map(incidentBlock) : html`<p class="muted">No incid
 }
 
 /** The HTML of a status page. */
-export function renderStatusPage(m: StatusPageModel, nonce: string, n?: SubscribeNotice): string {
+export function renderStatusPage(m: StatusPageModel, n?: SubscribeNotice): PageDoc {
   const p = m.page;
   const logo = safeUrl(p.logo);
   const home = safeUrl(p.redirectTo);
@@ -357,7 +357,6 @@ ${notice(n)}
 </form>
 </section>`;
   return layout({
-    nonce,
     title: `${p.name}: ${OVERALL[m.overall]}`,
     themeCss: themeCss(p.themeColors as { light: Theme; dark: Theme } | null, p.defaultTheme as ThemeMode),
     favicon: p.favicon,
@@ -373,13 +372,12 @@ ${notice(n)}
  * The page a confirmation or unsubscribe link opens: a button that POSTs the link back (a link
  * prefetcher or a mail scanner following it changes nothing).
  */
-export function renderLinkForm(page: StoredStatusPage, purpose: 'confirm' | 'unsubscribe', token: string, nonce: string): string {
+export function renderLinkForm(page: StoredStatusPage, purpose: 'confirm' | 'unsubscribe', token: string): PageDoc {
   const [title, question, button] =
     purpose === 'confirm'
       ? ['Confirm your subscription', `Receive an e-mail for each incident update of ${page.name}?`, 'Confirm subscription']
       : ['Unsubscribe', `Stop e-mail updates of ${page.name}?`, 'Unsubscribe'];
   return layout({
-    nonce,
     title: `${title}: ${page.name}`,
     themeCss: themeCss(page.themeColors as { light: Theme; dark: Theme } | null, page.defaultTheme as ThemeMode),
     favicon: page.favicon,

@@ -108,12 +108,44 @@ function path(points: Array<[number, number] | null>): string {
   return d;
 }
 
+/** Charts kept drawn at most (each about 5 KiB with its key): past this the least recently drawn goes. */
+export const MAX_HELD_CHARTS = 1024;
+
+/**
+ * Charts already drawn, by everything a chart is drawn from (its label, the bucket width, when the
+ * check was created, and each bucket's start, runs, failures, p50 and p95): a chart whose figures
+ * did not change is not drawn again, and a new result that changes a bucket's figures is a new
+ * key, so a held chart never shows figures other than those read for this page.
+ */
+const heldCharts = new Map<string, Html>();
+
+function chartKey(s: Series, label: ChartLabel): string {
+  let k = `${label.title}\u0000${label.subject}\u0000${label.unit}\u0000${label.size ?? 'large'}\u0000${s.bucketMs}\u0000${s.sinceMs}\u0000`;
+  for (const b of s.buckets) k += `${b.startMs},${b.runs},${b.failed},${b.p50},${b.p95};`;
+  return k;
+}
+
 /**
  * The response-time chart of one window: p50 (solid) and p95 (dashed) per bucket, a y axis in
  * ms, the bucket times below, failed runs marked in a row under the plot, and the buckets before
- * the check existed shaded "no data".
+ * the check existed shaded "no data". Drawn once per distinct figures (MAX_HELD_CHARTS held).
  */
 export function responseChart(s: Series, label: ChartLabel): Html {
+  const key = chartKey(s, label);
+  const held = heldCharts.get(key);
+  if (held) {
+    // Most recently drawn last.
+    heldCharts.delete(key);
+    heldCharts.set(key, held);
+    return held;
+  }
+  const chart = drawResponseChart(s, label);
+  heldCharts.set(key, chart);
+  if (heldCharts.size > MAX_HELD_CHARTS) heldCharts.delete(heldCharts.keys().next().value!);
+  return chart;
+}
+
+function drawResponseChart(s: Series, label: ChartLabel): Html {
   const desc = chartDescription(s, label);
   const { W, H, PAD } = SIZES[label.size ?? 'large'];
   const name = `${label.title}: ${label.subject}`;

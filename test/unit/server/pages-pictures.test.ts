@@ -84,6 +84,24 @@ describe('response-time chart', () => {
     expect(d).toContain('The first 21 hours are before the check existed.');
     expect(responseChart(young, { title: 't', subject: 's', unit: 'hour' }).value).toContain('class="nodata"');
   });
+
+  it('draws a chart once per distinct figures: the same figures give the held drawing, a new result a new one', () => {
+    const label = { title: 'Response time, last 24 hours', subject: 'held', unit: 'hour' } as const;
+    const s = series([[3, 0, 120, 200], [2, 0, 130, 210]]);
+    const first = responseChart(s, label);
+    // Figures read again (a new Series of equal buckets): the chart held, not drawn again.
+    expect(responseChart(series([[3, 0, 120, 200], [2, 0, 130, 210]]), label)).toBe(first);
+    // One more run in the current hour (a failure, a slower p95): drawn again, with it.
+    const after = responseChart(series([[3, 0, 120, 200], [3, 1, 130, 900]]), label);
+    expect(after).not.toBe(first);
+    expect(after.value).toContain('Highest p95 900 ms. 6 runs, 1 failed.');
+    expect(after.value).toContain('1 of 3 runs failed');
+    // The label, the check's age and the size are part of what is drawn.
+    expect(responseChart(s, { ...label, subject: 'other' }).value).toContain('<title>Response time, last 24 hours: other</title>');
+    expect(responseChart(s, { ...label, size: 'small' }).value).toContain('chart-small');
+    expect(responseChart({ ...s, sinceMs: now - HOUR }, label).value).toContain('class="nodata"');
+    expect(responseChart(s, label).value).not.toContain('class="nodata"');
+  });
 });
 
 describe('status page days and uptime', () => {

@@ -7,7 +7,8 @@ import { RUN_INDEX } from '../../../src/server/rundata/collections.js';
 import { runReads } from '../../../src/server/rundata/figures.js';
 import { contrast, DEFAULT_DARK, DEFAULT_LIGHT, STATE_COLORS, themeCss } from '../../../src/server/pages/theme.js';
 import { incidentFacts, serviceDays } from '../../../src/server/pages/status.js';
-import { csp } from '../../../src/server/pages/layout.js';
+import { csp, layout, styleHash } from '../../../src/server/pages/layout.js';
+import { createHash } from 'node:crypto';
 
 describe('page markup', () => {
   it('escapes every interpolated value, keeps built markup, drops null and false', () => {
@@ -30,12 +31,24 @@ describe('page markup', () => {
     for (const bad of ['javascript:alert(1)', ' JAVASCRIPT:alert(1)', 'data:text/html,x', '//evil.example', '', null, 3]) expect(safeUrl(bad)).toBeNull();
   });
 
-  it('the CSP allows scripts only from the service itself and styles only with the nonce', () => {
-    const policy = csp('abc');
+  it('the CSP allows scripts only from the service itself and styles only by their hashes', () => {
+    const policy = csp([styleHash('a{}')]);
     expect(policy).toContain("script-src 'self'");
     expect(policy).not.toContain('unsafe-inline');
-    expect(policy).toContain("style-src 'nonce-abc'");
+    expect(policy).toContain(`style-src 'sha256-${createHash('sha256').update('a{}').digest('base64')}';`);
     expect(policy).toContain("default-src 'none'");
+    // A fragment (no <style>): no style at all.
+    expect(csp([])).toContain("style-src 'none'");
+  });
+
+  it('allows each <style> of a page by the hash of the text a browser reads, and nothing else', () => {
+    const page = layout({ title: 't', themeCss: ':root{--bg:#fff}', customCss: 'h1{color:red}\r\nh2{color:blue}\r</style>\u0000', header: html``, main: html`<p>x</p>` });
+    const texts = [...page.html.matchAll(/<style(?: id="custom-css")?>([\s\S]*?)<\/style>/g)].map((m) => m[1]);
+    expect(texts).toHaveLength(2);
+    // As the HTML parser hands them to the CSP check: CR LF and CR as LF, NUL as U+FFFD, no '<'.
+    expect(texts[1]).toBe('h1{color:red}\nh2{color:blue}\n\\3c /style>\uFFFD');
+    expect(page.styles).toEqual(texts.map((t) => `'sha256-${createHash('sha256').update(t, 'utf8').digest('base64')}'`));
+    expect(page.html).not.toContain('nonce');
   });
 });
 

@@ -271,16 +271,14 @@ describe('status-page subscribers (double opt-in, incident mails, one-click unsu
     expect((await s.api('GET', `/v1/status-pages/${page.id}/subscriptions`)).body.map((x: any) => x.status)).toEqual(['VERIFIED']);
   });
 
-  it('answers a new, a pending and a confirmed address byte for byte the same (nonces aside), and mails no confirmed one', async () => {
+  it('answers a new, a pending and a confirmed address byte for byte the same, headers included, and mails no confirmed one', async () => {
     const s = await startService();
     const { page } = await pageOf(s, 'same');
     await s.api('POST', `/v1/status-pages/${page.id}/subscriptions/bulk`, { subscriptions: [{ type: 'EMAIL', config: 'known@example.com' }], autoVerify: true });
     const before = smtp.messages.length;
     const answer = async (email: string) => {
       const r = await s.post('/status/same/subscriptions', { email });
-      const csp = r.headers.get('content-security-policy')!;
-      const nonce = /'nonce-([^']+)'/.exec(csp)![1];
-      return { status: r.status, text: r.text.split(nonce).join('NONCE'), headers: [...r.headers].filter(([k]) => k !== 'date' && k !== 'content-security-policy') };
+      return { status: r.status, text: r.text, headers: [...r.headers].filter(([k]) => k !== 'date') };
     };
     const fresh = await answer('new@example.com');
     const pending = await answer('new@example.com');
