@@ -640,7 +640,7 @@ async function main() {
   if (!tests.length) errors.push({ message: 'Error: No tests found' });
   for (const error of errors) reportError(error);
   if (errors.length) tests = [];
-  require(WORKER_ENTRY);
+  else require(WORKER_ENTRY);
   for (let index = 0; tests.length > 0; index++) tests = await runWorker(index, project, config, tests);
   running = null;
   reporter.onEnd({ status: failedRun ? 'failed' : 'passed' });
