@@ -336,6 +336,8 @@ export async function handOver(dir: string, readOnly: readonly string[] = []): P
 /** How a process run by runProcess ended. */
 export interface ProcessEnd {
   code: number | null;
+  /** The signal that ended the process, if one did. */
+  signal?: NodeJS.Signals | null;
   /** Killed at its time limit. */
   killed: boolean;
   /** Killed by stopScriptRuns (shutdown), not by the time limit. */
@@ -443,12 +445,12 @@ export function runProcess(spec: ProcessSpec): Promise<ProcessEnd> {
       live.delete(stop);
       resolve({ code: null, killed: false, stopped: false, overMemoryBytes: null, output, spawnError: err.message });
     });
-    child.once('close', (code) => {
+    child.once('close', (code, signal) => {
       clearTimeout(timer);
       unwatch();
       live.delete(stop);
       killGroup();
-      resolve({ code, killed: killed && !stopped, stopped, overMemoryBytes: stopped ? null : overMemoryBytes, output, spawnError: null });
+      resolve({ code, signal, killed: killed && !stopped, stopped, overMemoryBytes: stopped ? null : overMemoryBytes, output, spawnError: null });
     });
   });
 }

@@ -15,9 +15,13 @@ export const FILES = {
   reporter: 'reporter.cjs',
   result: 'result.json',
   log: 'log.txt',
-  /** The preload of every Node process of the run that ends a test worker printing past the limit. */
+  /** The run's one Node process: Playwright's test worker and what its runner would do around it. */
+  host: 'run.cjs',
+  /** Written by the host as tests begin and end: what a process that dies leaves behind. */
+  progress: 'progress.json',
+  /** Loaded first by the host: ends the run once the script printed past the limit. */
   outputLimit: 'output-limit.cjs',
-  /** Written by that preload when it ends the worker: the run failed for printing too much. */
+  /** Written by the output limit when it ends the run: the run failed for printing too much. */
   outputOver: 'output-over-limit',
 } as const;
 
@@ -27,8 +31,6 @@ export interface ConfigInput {
   playwrightCore: string;
   /** Per-test timeout in ms. */
   timeoutMs: number;
-  /** Bytes of log the reporter keeps. */
-  maxLogBytes: number;
   /** Browser checks: the Chromium to launch; null (multi-step checks) takes every browser away. */
   browser?: BrowserLaunch | null;
 }
@@ -44,13 +46,12 @@ export function configText(input: ConfigInput): string {
   return input.browser ? browserConfigText(input, input.browser) : multiStepConfigText(input);
 }
 
-/** Settings both kinds of script run share: one worker, no retries (mac retries), the reporter. */
+/** Settings both kinds of script run share: one worker, no retries (mac retries); the host (hostText) reports. */
 function sharedSettings(input: ConfigInput, preserveOutput: 'never' | 'failures-only'): string {
   return `  testDir: __dirname,
   testMatch: [${JSON.stringify(FILES.script)}],
   outputDir: require('node:path').join(__dirname, 'out'),
   preserveOutput: '${preserveOutput}',
-  reporter: [[require('node:path').join(__dirname, ${JSON.stringify(FILES.reporter)}), { maxLogBytes: ${input.maxLogBytes} }]],
   workers: 1,
   retries: 0,
   maxFailures: 0,
@@ -333,44 +334,325 @@ module.exports = new Proxy(test, {
 }
 
 /**
- * The preload (NODE_OPTIONS --require) that bounds what a script prints. Playwright's test
- * worker replaces process.stdout/stderr.write with functions that queue every chunk on its IPC
- * channel to the runner; a loop that prints without yielding never lets that queue drain, so the
- * output piles up in the worker's memory and neither the runner's reporter nor the test's time
- * limit can stop it. In the worker only, this preload counts the bytes of every write (whatever
- * function Playwright or the script puts in place is wrapped: the property is an accessor that
- * cannot be redefined) and, past `maxBytes`, leaves a marker next to itself and kills the worker
- * at once; the runner reads the marker into the run's error. Other Node processes (the runner,
- * whatever the script starts) load it and do nothing.
+ * The module that bounds what a script prints, loaded first by the host (hostText), before
+ * Playwright's worker replaces process.stdout/stderr.write with functions that hand every chunk to
+ * the reporter. It counts the bytes of every write (whatever function Playwright or the script puts
+ * in place is wrapped: the property is an accessor that cannot be redefined) and, past `maxBytes`,
+ * leaves a marker next to itself and kills the run's process at once; mac reads the marker into
+ * the run's error. A loop that prints without yielding is stopped within the limit, not at the
+ * test's time limit.
  */
 export function outputLimitText(maxBytes: number): string {
   return `'use strict';
-// Generated for one script run: ends Playwright's test worker once the script printed more than the limit.
+// Generated for one script run: ends the run once the script printed more than the limit.
 const path = require('node:path');
-if (path.basename(process.argv[1] || '') === 'workerProcessEntry.js') {
-  const fs = require('node:fs');
-  const LIMIT = ${Math.floor(maxBytes)};
-  const marker = path.join(__dirname, ${JSON.stringify(FILES.outputOver)});
-  let printed = 0;
-  const sizeOf = (chunk, encoding) => {
-    if (typeof chunk === 'string') return Buffer.byteLength(chunk, typeof encoding === 'string' && Buffer.isEncoding(encoding) ? encoding : 'utf8');
-    return chunk && typeof chunk.byteLength === 'number' ? chunk.byteLength : 0;
+const fs = require('node:fs');
+const LIMIT = ${Math.floor(maxBytes)};
+const marker = path.join(__dirname, ${JSON.stringify(FILES.outputOver)});
+let printed = 0;
+const sizeOf = (chunk, encoding) => {
+  if (typeof chunk === 'string') return Buffer.byteLength(chunk, typeof encoding === 'string' && Buffer.isEncoding(encoding) ? encoding : 'utf8');
+  return chunk && typeof chunk.byteLength === 'number' ? chunk.byteLength : 0;
+};
+const over = () => {
+  try { fs.writeFileSync(marker, String(printed)); } catch {}
+  process.kill(process.pid, 'SIGKILL');
+};
+const guard = (stream) => {
+  let write = stream.write;
+  const counted = function (chunk, encoding, cb) {
+    printed += sizeOf(chunk, encoding);
+    if (printed > LIMIT) over();
+    return write.apply(this, arguments);
   };
-  const over = () => {
-    try { fs.writeFileSync(marker, String(printed)); } catch {}
-    process.kill(process.pid, 'SIGKILL');
-  };
-  const guard = (stream) => {
-    let write = stream.write;
-    const counted = function (chunk, encoding, cb) {
-      printed += sizeOf(chunk, encoding);
-      if (printed > LIMIT) over();
-      return write.apply(this, arguments);
-    };
-    Object.defineProperty(stream, 'write', { configurable: false, enumerable: true, get: () => counted, set: (fn) => { write = fn; } });
-  };
-  guard(process.stdout);
-  guard(process.stderr);
+  Object.defineProperty(stream, 'write', { configurable: false, enumerable: true, get: () => counted, set: (fn) => { write = fn; } });
+};
+guard(process.stdout);
+guard(process.stderr);
+`;
 }
+
+/** What the generated host needs to know. */
+export interface HostInput {
+  /** The real directory of the `playwright` package (its internal modules are required from it). */
+  playwrightDir: string;
+  /** Bytes of log the reporter keeps. */
+  maxLogBytes: number;
+}
+
+/**
+ * Playwright's internal modules and functions the host uses: they are not its public API, so the
+ * version is pinned by mac's lockfile and a test (multistep.test.ts) checks that each is still
+ * where the host looks for it.
+ */
+export const PLAYWRIGHT_INTERNALS = {
+  common: 'lib/common/index.js',
+  workerEntry: 'lib/worker/workerProcessEntry.js',
+  functions: [
+    'configLoader.loadConfigFromFile',
+    'testLoader.loadTestFile',
+    'poolBuilder.PoolBuilder.createForLoader',
+    'suiteUtils.bindFileSuiteToProject',
+    'suiteUtils.filterOnly',
+    'ipc.serializeConfig',
+    'test.Suite',
+  ],
+} as const;
+
+/**
+ * The one process of a script run (FILES.host): Playwright's own test worker (`WorkerMain`, from
+ * its `workerProcessEntry.js`) run in this process instead of a test runner process that spawns
+ * it. What the runner would do around the worker is done here: load the config and the script,
+ * list its tests (`test.only` kept, load and fixture errors and duplicate titles reported), send
+ * the worker `__init__` and `runTestGroup` through the `process.send`/`message` pair its entry
+ * uses, turn its events into the reporter's calls (reporter.cjs: log.txt and result.json), and
+ * after a failing test start a new worker for the tests left, as Playwright's dispatcher does.
+ * `progress.json` holds the tests reported so far and the one under way, so that a process that
+ * dies (heap exhausted, killed for printing too much) still names it.
+ */
+export function hostText(input: HostInput): string {
+  return `'use strict';
+// Generated for one script run: the script's tests in this one process, with Playwright's own worker.
+require('./${FILES.outputLimit}');
+const fs = require('node:fs');
+const path = require('node:path');
+const PLAYWRIGHT = ${JSON.stringify(input.playwrightDir)};
+const common = require(path.join(PLAYWRIGHT, ${JSON.stringify(PLAYWRIGHT_INTERNALS.common)}));
+const WORKER_ENTRY = path.join(PLAYWRIGHT, ${JSON.stringify(PLAYWRIGHT_INTERNALS.workerEntry)});
+const Reporter = require('./${FILES.reporter}');
+const SCRIPT = path.join(__dirname, ${JSON.stringify(FILES.script)});
+const reporter = new Reporter({ maxLogBytes: ${Math.floor(input.maxLogBytes)} });
+
+let running = null;
+let failedRun = false;
+const progress = () => {
+  const file = path.join(__dirname, ${JSON.stringify(FILES.progress)});
+  try {
+    fs.writeFileSync(file + '.tmp', JSON.stringify({ tests: reporter.tests, errors: reporter.errors, running }));
+    fs.renameSync(file + '.tmp', file);
+  } catch {}
+};
+const reportError = (error) => {
+  failedRun = true;
+  reporter.onError(error);
+  progress();
+};
+const titleOf = (test) => (test.titlePath().slice(3).join(' > ') || test.title).slice(0, 500);
+
+// The tests one worker runs, and what its events did to them (Playwright's JobDispatcher).
+class Job {
+  constructor(tests) {
+    this.remaining = new Map(tests.map((t) => [t.id, t]));
+    this.data = new Map();
+    this.failed = new Set();
+    this.current = undefined;
+    this.finished = new Promise((resolve) => (this.finish = resolve));
+  }
+  testBegin(p) {
+    const test = this.remaining.get(p.testId);
+    if (!test) return;
+    const result = { status: 'passed', duration: -1, errors: [], attachments: [], steps: [], stdout: [], stderr: [], startTime: new Date(p.startWallTime) };
+    this.data.set(test.id, { test, result, steps: new Map() });
+    this.current = { test, result };
+    running = titleOf(test);
+    reporter.onTestBegin(test, result);
+    progress();
+  }
+  testEnd(p) {
+    const data = this.data.get(p.testId);
+    if (!data) return;
+    this.data.delete(p.testId);
+    this.remaining.delete(p.testId);
+    const { test, result } = data;
+    result.duration = p.duration;
+    result.errors = Array.isArray(p.errors) ? p.errors : [];
+    result.error = result.errors[0];
+    result.status = p.status;
+    result.annotations = p.annotations;
+    test.annotations = [...(p.annotations || [])];
+    test.expectedStatus = p.expectedStatus;
+    test.timeout = p.timeout;
+    this.ended(test, result);
+  }
+  ended(test, result) {
+    if (result.status !== 'skipped' && result.status !== test.expectedStatus) {
+      this.failed.add(test);
+      failedRun = true;
+    }
+    this.current = undefined;
+    running = null;
+    reporter.onTestEnd(test, result);
+    progress();
+  }
+  stepBegin(p) {
+    const data = this.data.get(p.testId);
+    if (!data) return;
+    const parent = p.parentStepId ? data.steps.get(p.parentStepId) : undefined;
+    const step = { title: p.title, category: p.category, params: p.params, location: p.location, parent, startTime: new Date(p.wallTime), duration: -1, steps: [], attachments: [] };
+    data.steps.set(p.stepId, step);
+    (parent || data.result).steps.push(step);
+  }
+  stepEnd(p) {
+    const data = this.data.get(p.testId);
+    const step = data && data.steps.get(p.stepId);
+    if (!step) return;
+    step.duration = p.wallTime - step.startTime.getTime();
+    if (p.error) step.error = p.error;
+    data.steps.delete(p.stepId);
+    reporter.onStepEnd(data.test, data.result, step);
+  }
+  attach(p) {
+    const data = this.data.get(p.testId);
+    if (!data) return;
+    data.result.attachments.push({ name: p.name, path: p.path, contentType: p.contentType, body: p.body !== undefined ? Buffer.from(p.body, 'base64') : undefined });
+  }
+  output(p, stderr) {
+    const chunk = p && typeof p.text === 'string' ? p.text : Buffer.from(String((p && p.buffer) || ''), 'base64');
+    const { test, result } = this.current || {};
+    if (stderr) reporter.onStdErr(chunk, test, result);
+    else reporter.onStdOut(chunk, test, result);
+  }
+  failWithErrors(test, errors) {
+    let result = this.data.get(test.id)?.result;
+    if (!result) {
+      result = { status: 'failed', duration: 0, errors: [], attachments: [], steps: [], stdout: [], stderr: [], startTime: new Date() };
+      reporter.onTestBegin(test, result);
+    }
+    this.data.delete(test.id);
+    result.errors = [...errors];
+    result.error = result.errors[0];
+    result.status = errors.length ? 'failed' : 'skipped';
+    this.ended(test, result);
+    this.failed.add(test);
+  }
+  skipFromRemaining(ids, errors) {
+    for (const test of [...this.remaining.values()]) {
+      if (!ids.has(test.id)) continue;
+      this.failWithErrors(test, errors);
+      errors = [];
+      this.remaining.delete(test.id);
+    }
+    for (const error of errors) reportError(error);
+  }
+  done(p) {
+    const fatalErrors = Array.isArray(p.fatalErrors) ? p.fatalErrors : [];
+    const setupSkipped = Array.isArray(p.skipTestsDueToSetupFailure) ? p.skipTestsDueToSetupFailure : [];
+    if (!this.remaining.size && !this.failed.size && !fatalErrors.length && !setupSkipped.length && !p.fatalUnknownTestIds && !p.stoppedDueToUnhandledErrorInTestFail) return this.finish([]);
+    for (const id of p.fatalUnknownTestIds || []) {
+      const test = this.remaining.get(id);
+      if (!test) continue;
+      this.remaining.delete(id);
+      this.failWithErrors(test, [{ message: 'Test not found in the worker process. Make sure test title does not change.' }]);
+    }
+    if (fatalErrors.length) this.skipFromRemaining(new Set(this.remaining.keys()), fatalErrors);
+    this.skipFromRemaining(new Set(setupSkipped), []);
+    // A failed test of a serial suite skips the rest of that suite.
+    const serial = new Set();
+    for (const test of this.failed) {
+      let outermost;
+      for (let s = test.parent; s; s = s.parent) if (s._parallelMode === 'serial') outermost = s;
+      if (outermost) serial.add(outermost);
+    }
+    const inSerial = [...this.remaining.values()].filter((t) => { let s = t.parent; while (s && !serial.has(s)) s = s.parent; return !!s; });
+    this.skipFromRemaining(new Set(inSerial.map((t) => t.id)), []);
+    this.finish([...this.remaining.values()]);
+  }
+}
+
+// The worker's side of the channel: what it sends to its parent comes here; what the parent
+// would send goes to it as a 'message' event.
+let job;
+let lastCall = 0;
+const calls = new Map();
+const toWorker = (message) => process.emit('message', message);
+const call = (method, params) => new Promise((resolve, reject) => {
+  const id = ++lastCall;
+  calls.set(id, { resolve, reject });
+  toWorker({ method: '__dispatch__', params: { id, method, params } });
+});
+const EVENTS = { testBegin: 'testBegin', testEnd: 'testEnd', stepBegin: 'stepBegin', stepEnd: 'stepEnd', attach: 'attach', done: 'done' };
+function fromWorker(message) {
+  if (!message || typeof message !== 'object') return;
+  const params = message.params;
+  if (message.method === '__dispatch__' && params && typeof params === 'object') {
+    if (params.id !== undefined && calls.has(params.id)) {
+      const { resolve, reject } = calls.get(params.id);
+      calls.delete(params.id);
+      if (params.error) reject(Object.assign(new Error(params.error.message), { stack: params.error.stack }));
+      else resolve(params.result);
+      return;
+    }
+    const event = params.params || {};
+    if (params.method === 'stdOut' || params.method === 'stdErr') return job ? job.output(event, params.method === 'stdErr') : undefined;
+    if (params.method === 'teardownErrors') return (event.fatalErrors || []).forEach(reportError);
+    if (job && Object.prototype.hasOwnProperty.call(EVENTS, params.method)) job[EVENTS[params.method]](event);
+  } else if (message.method === '__request__' && params && typeof params === 'object') {
+    toWorker({ method: '__response__', params: { id: params.id, error: { message: 'Unknown method' } } });
+  }
+}
+Object.defineProperty(process, 'send', { configurable: true, writable: true, value: (message) => { fromWorker(message); return true; } });
+
+function duplicateTitles(config, fileSuite) {
+  const errors = [];
+  const seen = new Map();
+  for (const test of fileSuite.allTests()) {
+    const full = test.titlePath().slice(1).join(' \\u203a ');
+    const first = seen.get(full);
+    if (first) errors.push({ message: 'Error: duplicate test title "' + full + '", first declared in ' + path.relative(config.config.rootDir, first.location.file) + ':' + first.location.line, location: test.location });
+    seen.set(full, test);
+  }
+  return errors;
+}
+
+async function runWorker(index, project, config, tests) {
+  job = new Job(tests);
+  const artifactsDir = path.join(project.project.outputDir, '.playwright-artifacts-' + index);
+  fs.mkdirSync(artifactsDir, { recursive: true });
+  const listeners = { unhandledRejection: process.listeners('unhandledRejection'), uncaughtException: process.listeners('uncaughtException') };
+  const runnerParams = { workerIndex: index, parallelIndex: 0, repeatEachIndex: 0, projectId: project.id, config: common.ipc.serializeConfig(config, false), artifactsDir, pauseOnError: false, pauseAtEnd: false };
+  toWorker({ method: '__init__', params: { processParams: { timeOrigin: performance.timeOrigin }, runnerParams } });
+  call('runTestGroup', { file: SCRIPT, entries: tests.map((t) => ({ testId: t.id, retry: 0, planAnnotations: t._planAnnotations || [] })) }).catch(reportError);
+  const rest = await job.finished;
+  // The worker's end: worker fixtures torn down, browsers closed; their errors come as teardownErrors.
+  await call('gracefullyClose').catch(reportError);
+  // A stopped worker no longer owns the process's error handlers.
+  for (const [event, before] of Object.entries(listeners)) for (const l of process.listeners(event)) if (!before.includes(l)) process.removeListener(event, l);
+  fs.rmSync(artifactsDir, { recursive: true, force: true });
+  job = undefined;
+  return rest;
+}
+
+async function main() {
+  const config = await common.configLoader.loadConfigFromFile(path.join(__dirname, ${JSON.stringify(FILES.config)}));
+  const project = config.projects[0];
+  const errors = [];
+  const fileSuite = await common.testLoader.loadTestFile(SCRIPT, config, errors);
+  common.poolBuilder.PoolBuilder.createForLoader().buildPools(fileSuite, errors);
+  errors.push(...duplicateTitles(config, fileSuite));
+  const root = new common.test.Suite('', 'root');
+  const projectSuite = new common.test.Suite(project.project.name, 'project');
+  projectSuite._fullProject = project;
+  projectSuite._addSuite(common.suiteUtils.bindFileSuiteToProject(project, fileSuite));
+  root._addSuite(projectSuite);
+  common.suiteUtils.filterOnly(root);
+  let tests = root.allTests();
+  // As Playwright's runner: a script left without tests (none defined, or none loaded) says so.
+  if (!tests.length) errors.push({ message: 'Error: No tests found' });
+  for (const error of errors) reportError(error);
+  if (errors.length) tests = [];
+  else require(WORKER_ENTRY);
+  for (let index = 0; tests.length > 0; index++) tests = await runWorker(index, project, config, tests);
+  running = null;
+  reporter.onEnd({ status: failedRun ? 'failed' : 'passed' });
+}
+
+main().then(
+  () => process.exit(0),
+  (error) => {
+    try { process.stderr.write = () => true; } catch {}
+    require('node:fs').writeSync(2, 'Error: ' + (error && error.stack ? error.stack : String(error)) + '\\n');
+    process.exit(1);
+  },
+);
 `;
 }

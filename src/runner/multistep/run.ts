@@ -7,7 +7,7 @@ import { performance } from 'node:perf_hooks';
 import type { AttemptResult, RunOptions } from '../run.js';
 import type { BrowserCheck, BrowserCheckResult, BrowserPage, MultiStepCheck, MultiStepCheckResult, RunAsset, WebVitalName } from '../types.js';
 import { attemptWithRetries } from '../retry.js';
-import { browserTestModuleText, configText, FILES, outputLimitText, REPORTER_TEXT, type BrowserLaunch } from './files.js';
+import { browserTestModuleText, configText, FILES, hostText, outputLimitText, REPORTER_TEXT, type BrowserLaunch } from './files.js';
 import { handOver, readBounded, runProcess, sandboxCommand, scriptMode, scriptTempRoot, stopScriptRuns, type ProcessEnd } from '../sandbox.js';
 import { FairPool } from '../fair-pool.js';
 import { formatBytes, TREE_MEMORY_BYTES } from '../tree-memory.js';
@@ -81,7 +81,8 @@ const require = createRequire(import.meta.url);
 /** Where @playwright/test, playwright and playwright-core are installed, their version, and the package dirs a run reads. */
 interface PlaywrightInstall {
   testDir: string;
-  cli: string;
+  /** The real directory of the `playwright` package, whose test worker the run's host uses. */
+  playwrightDir: string;
   core: string;
   version: string;
   /** The real dirs of @playwright/test, playwright and playwright-core (bound read-only into the sandbox). */
@@ -103,7 +104,7 @@ function playwright(): PlaywrightInstall {
   const coreDir = dirname(createRequire(join(pwDir, 'package.json')).resolve('playwright-core/package.json'));
   const core = createRequire(join(pwDir, 'package.json')).resolve('playwright-core');
   const packageDirs = [...new Set([realpathSync(testDir), realpathSync(pwDir), realpathSync(coreDir)])];
-  installed = { testDir, cli: join(testDir, 'cli.js'), core, version, packageDirs };
+  installed = { testDir, playwrightDir: realpathSync(pwDir), core, version, packageDirs };
   return installed;
 }
 
@@ -114,16 +115,12 @@ const pool = new FairPool(MULTI_STEP_CONCURRENCY);
 /** The V8 heap of each Node process of a sandboxed run (MiB), under SANDBOX_DEFAULTS.dataBytes. */
 const SANDBOX_HEAP_MB = 1536;
 
-/** NODE_OPTIONS' form of a preload (quoted: Node's parser takes JSON's escapes of `"` and `\`). */
-const preloadOption = (file: string) => `--require ${JSON.stringify(file)}`;
-
 /**
  * NODE_OPTIONS of every Node process in a sandbox: the heap stays under the data limit, so that
- * a script allocating objects without end fails with V8's "heap out of memory"; `preload` (the
- * run's output limit) is loaded first.
+ * a script allocating objects without end fails with V8's "heap out of memory".
  */
-export function sandboxNodeOptions(preload?: string): string {
-  return [`--max-old-space-size=${SANDBOX_HEAP_MB}`, ...(preload ? [preloadOption(preload)] : [])].join(' ');
+export function sandboxNodeOptions(): string {
+  return `--max-old-space-size=${SANDBOX_HEAP_MB}`;
 }
 
 /**
@@ -287,20 +284,19 @@ async function attempt(check: ScriptCheck, limits: MultiStepLimits, queued: numb
     }
     await writeFile(join(dir, FILES.script), check.script);
     await writeFile(join(dir, FILES.reporter), REPORTER_TEXT);
-    const preload = join(dir, FILES.outputLimit);
-    await writeFile(preload, outputLimitText(limits.maxPrintedBytes));
-    await writeFile(join(dir, FILES.config), configText({ playwrightCore: pw.core, timeoutMs: limits.timeoutMs, maxLogBytes: limits.maxLogBytes, browser }));
+    await writeFile(join(dir, FILES.outputLimit), outputLimitText(limits.maxPrintedBytes));
+    await writeFile(join(dir, FILES.host), hostText({ playwrightDir: pw.playwrightDir, maxLogBytes: limits.maxLogBytes }));
+    await writeFile(join(dir, FILES.config), configText({ playwrightCore: pw.core, timeoutMs: limits.timeoutMs, browser }));
+    // One Node process runs the script's tests (files.ts, hostText), in its own process group.
+    const argv = [process.execPath, join(dir, FILES.host)];
     let plan;
     if (mode.kind === 'sandboxed') {
-      const argv = [process.execPath, pw.cli, 'test', '-c', join(dir, FILES.config)];
       const readOnly = [...pw.packageDirs, ...(browser ? browserDirs(browser) : [])];
       await handOver(dir, readOnly);
-      const env = { ...childEnv(check, dir), NODE_OPTIONS: sandboxNodeOptions(preload) };
+      const env = { ...childEnv(check, dir), NODE_OPTIONS: sandboxNodeOptions() };
       plan = sandboxCommand(argv, { workDir: dir, env, limits: opts.sandbox, readOnly }, mode.bwrap);
     } else {
-      const env = childEnv(check, dir);
-      env.NODE_OPTIONS = [env.NODE_OPTIONS, preloadOption(preload)].filter(Boolean).join(' ');
-      plan = { file: process.execPath, args: [pw.cli, 'test', '-c', join(dir, FILES.config)], env };
+      plan = { file: argv[0], args: argv.slice(1), env: childEnv(check, dir) };
     }
     // Stopped while the files were written: nothing is started (runProcess registers synchronously).
     if (generation !== queued) return await stoppedAttempt(check);
@@ -308,7 +304,9 @@ async function attempt(check: ScriptCheck, limits: MultiStepLimits, queued: numb
     const end = { ...ran, overPrinted: existsSync(join(dir, FILES.outputOver)) };
     const elapsed = performance.now() - began;
     const log = splitLog(await readBounded(join(dir, FILES.log), limits.maxLogBytes + 64));
-    const report = parseReport(await readBounded(join(dir, FILES.result), MAX_RESULT_BYTES));
+    const report =
+      parseReport(await readBounded(join(dir, FILES.result), MAX_RESULT_BYTES)) ??
+      deadReport(parseProgress(await readBounded(join(dir, FILES.progress), MAX_RESULT_BYTES, true)), end);
     const judged = judgeRun(end, report, limits, log);
     const assets = browser && report ? await readAssets(report, dir, judged.log, limits.maxAssetBytes) : [];
     // Paths name the run's temp directory: drop it, so that messages (and error groups) repeat.
@@ -547,6 +545,39 @@ async function readBoundedBytes(path: string, max: number): Promise<Buffer> {
 
 function splitLog(text: string): string[] {
   return text.split('\n').filter((l) => l.length > 0);
+}
+
+/** What the host leaves in progress.json: the tests reported so far and the one under way. */
+interface Progress {
+  tests: ReportTest[];
+  errors: string[];
+  running: string | null;
+}
+
+function parseProgress(text: string): Progress | null {
+  if (text === '') return null;
+  try {
+    const p = JSON.parse(text) as Progress;
+    return Array.isArray(p.tests) && Array.isArray(p.errors) && (p.running === null || typeof p.running === 'string') ? p : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The report of a run whose process died before it could write one (the heap exhausted, a
+ * signal): the tests reported so far, and the one under way failed with Playwright's words for a
+ * worker that died. Null when it died before any test began (a fault of the runner, as before),
+ * or when nothing was under way and it ended by the host's own error (code 1).
+ */
+export function deadReport(progress: Progress | null, end: Pick<ProcessEnd, 'code' | 'signal'>): Report | null {
+  if (progress === null) return null;
+  const exited = `Error: worker process exited unexpectedly (code=${end.code}, signal=${end.signal ?? null})`;
+  if (progress.running === null && (end.code === 1 || end.code === 0)) return null;
+  const tests = progress.tests.slice(0, 200);
+  if (progress.running !== null) tests.push({ title: progress.running.slice(0, 500), status: 'failed', ok: false, duration: 0, errors: [exited], failedStep: null });
+  const errors = progress.running === null ? [...progress.errors, exited] : progress.errors;
+  return { status: 'failed', tests, errors: errors.slice(0, 200) };
 }
 
 function parseReport(text: string): Report | null {

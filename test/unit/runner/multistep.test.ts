@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCheck, NO_BROWSER, stopMultiStepRuns } from '../../../src/runner/index.js';
-import { judgeRun, MULTI_STEP_DEFAULTS } from '../../../src/runner/multistep/run.js';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { deadReport, judgeRun, MULTI_STEP_DEFAULTS } from '../../../src/runner/multistep/run.js';
+import { PLAYWRIGHT_INTERNALS } from '../../../src/runner/multistep/files.js';
 import { startHttpServer, json, type HttpServer } from '../../helpers/http-server.js';
 
 // Each run spawns Node and Playwright: these tests run a handful of real scripts only, at once
@@ -105,6 +109,43 @@ describe.concurrent('multi-step runner', { timeout: 180_000 }, () => {
     expect(redefined[0].multiStepCheckResult?.jobLog).toContain('redefine refused: true');
   });
 
+  it('runs the tests left after a failing test in a new worker, keeps test.only, and reports a script that does not load', async () => {
+    const [[failed], [only], [broken]] = await Promise.all([
+      runCheck(
+        check(
+          script(
+            `const t = test.extend({ w: [async ({}, use) => { console.log('worker up'); await use(1); console.log('worker down'); }, { scope: 'worker' }] });\nt('one', async ({ w, request }) => {\n  expect((await request.get(process.env.BASE_URL + '/broken')).status()).toBe(200);\n});\nt('two', async ({ w }) => {\n  expect(w).toBe(1);\n});`,
+          ),
+        ),
+      ),
+      runCheck(check(script(`test('not this one', async () => {\n  throw new Error('ran a test beside test.only');\n});\ntest.only('only this one', async () => {});`))),
+      runCheck(check(script(`test('x', async () => { ;;; )`))),
+    ]);
+    expect(failed).toMatchObject({ hasFailures: true, hasErrors: false });
+    expect(failed.multiStepCheckResult!.errors).toEqual([expect.stringMatching(/^test "one" failed at Expect "toBe" \(line 4\) after request 1: GET .*\/broken \(line 4\): .*Received: 500/)]);
+    const log = failed.multiStepCheckResult!.jobLog;
+    // The second test ran after the first failed, in a worker of its own (its fixture set up again).
+    expect(log.filter((l) => l === 'worker up')).toHaveLength(2);
+    expect(log.filter((l) => l === 'worker down')).toHaveLength(2);
+    expect(log).toContain('passed "two" (' + log.find((l) => l.startsWith('passed "two" ('))!.slice('passed "two" ('.length));
+    expect(only).toMatchObject({ hasFailures: false, hasErrors: false, errorMessage: null });
+    expect(only.multiStepCheckResult!.jobLog.some((l) => l.startsWith('passed "only this one"'))).toBe(true);
+    expect(only.multiStepCheckResult!.jobLog.join('\n')).not.toContain('not this one');
+    expect(broken).toMatchObject({ hasFailures: true, hasErrors: false });
+    expect(broken.multiStepCheckResult!.errors).toEqual([
+      expect.stringMatching(/^the script could not run: SyntaxError: check\.spec\.ts: Unexpected token/),
+      'the script defines no test: call test() from @playwright/test',
+    ]);
+  });
+
+  it('fails the test under way, naming it, when the run\'s process dies, and keeps the tests before it', async () => {
+    const [r] = await runCheck(check(script(`test('first', async () => {\n  console.log('first ran');\n});\ntest('dies', async () => {\n  process.kill(process.pid, 'SIGKILL');\n  await new Promise(() => {});\n});`)));
+    expect(r).toMatchObject({ hasFailures: true, hasErrors: false });
+    expect(r.errorMessage).toMatch(/^test "dies" failed: Error: worker process exited unexpectedly \(code=\w+, signal=\w+\)$/);
+    expect(r.multiStepCheckResult!.jobLog).toContain('first ran');
+    expect(r.multiStepCheckResult!.jobLog).toContain('test "dies"');
+  });
+
   // Alone: stopping the runs stops every run of this process.
   it.sequential('stops runs under way when asked (service shutdown), as a runner fault', async () => {
     const began = Date.now();
@@ -121,6 +162,40 @@ describe.concurrent('multi-step runner', { timeout: 180_000 }, () => {
     expect(none).toMatchObject({ hasFailures: true, errorMessage: 'the check has no script to run' });
     const [inverted] = await runCheck(check(null, { shouldFail: true }));
     expect(inverted).toMatchObject({ hasFailures: false, errorMessage: null });
+  });
+});
+
+describe('Playwright internals of the one-process host', () => {
+  // The host (files.ts, hostText) uses Playwright's internal modules: an upgrade that moves one
+  // of them, or changes the worker's message protocol, fails here before it fails a user's run.
+  const require = createRequire(import.meta.url);
+  const playwrightDir = dirname(createRequire(require.resolve('@playwright/test/package.json')).resolve('playwright/package.json'));
+  it('finds every module, function and message it uses where this version of Playwright keeps them', () => {
+    const common = require(join(playwrightDir, PLAYWRIGHT_INTERNALS.common));
+    for (const name of PLAYWRIGHT_INTERNALS.functions) {
+      const value = name.split('.').reduce((o: any, k) => o?.[k], common);
+      expect(typeof value, name).toBe('function');
+    }
+    const entry = readFileSync(join(playwrightDir, PLAYWRIGHT_INTERNALS.workerEntry), 'utf8');
+    for (const word of ['startProcessRunner', 'runTestGroup', 'gracefullyClose', 'dispatchEvent("done"', 'dispatchEvent("teardownErrors"', 'process.stdout.write =']) expect(entry, word).toContain(word);
+    const protocol = readFileSync(join(playwrightDir, PLAYWRIGHT_INTERNALS.common), 'utf8');
+    for (const word of ['"__init__"', '"__dispatch__"', '"__response__"', 'process.send(message)']) expect(protocol, word).toContain(word);
+  });
+});
+
+describe('deadReport', () => {
+  const t = { title: 'first', status: 'passed', ok: true, duration: 5, errors: [], failedStep: null };
+  it('fails the test under way with the way the process ended, after the tests reported before it', () => {
+    expect(deadReport({ tests: [t], errors: [], running: 'second' }, { code: null, signal: 'SIGABRT' })).toEqual({
+      status: 'failed',
+      tests: [t, { title: 'second', status: 'failed', ok: false, duration: 0, errors: ['Error: worker process exited unexpectedly (code=null, signal=SIGABRT)'], failedStep: null }],
+      errors: [],
+    });
+  });
+  it('leaves a run that died before any test, or that ended by its own error between tests, a runner fault', () => {
+    expect(deadReport(null, { code: null, signal: 'SIGKILL' })).toBeNull();
+    expect(deadReport({ tests: [t], errors: [], running: null }, { code: 1, signal: null })).toBeNull();
+    expect(deadReport({ tests: [t], errors: [], running: null }, { code: 134, signal: null })).toMatchObject({ status: 'failed', errors: ['Error: worker process exited unexpectedly (code=134, signal=null)'] });
   });
 });
 
