@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import type { Kind } from '../schema/kinds.js';
 import { SENSITIVE } from './desired.js';
 import { kindSpec } from '../kinds/index.js';
-import { canonicalJson, normalizedValue } from '../kinds/shape.js';
+import { canonicalJson, normalizedValue, type Shape } from '../kinds/shape.js';
 import { getAt, isWithin, segments, setAt } from '../json/pointer.js';
 import { diffSet, setFields, type MemberLabel, type SetField, type SetOp } from './sets.js';
 import type { PatchOp } from './types.js';
@@ -36,10 +36,19 @@ export function fingerprintOf(normalizedLive: Record<string, unknown>): string {
 export function unmanagedFields(kind: Kind, desired: Record<string, unknown>, live: Record<string, unknown>): string[] {
   const spec = kindSpec(kind);
   if (!spec.updateMerges) return [];
-  return Object.entries(spec.shapeOf(live))
-    .filter(([field, rule]) => rule.default === undefined && rule.defaultFrom === undefined && desired[field] === undefined && live[field] !== undefined)
-    .map(([field]) => field);
+  const shape = spec.shapeOf(live);
+  // Asked twice per compared pair: each shape's fields without a default are listed once.
+  let fields = undefaultedFields.get(shape);
+  if (fields === undefined) {
+    fields = Object.entries(shape)
+      .filter(([, rule]) => rule.default === undefined && rule.defaultFrom === undefined)
+      .map(([field]) => field);
+    undefaultedFields.set(shape, fields);
+  }
+  return fields.filter((field) => desired[field] === undefined && live[field] !== undefined);
 }
+
+const undefaultedFields = new WeakMap<Shape, string[]>();
 
 /** How a comparison names things for people, and which masked values it leaves out. */
 export interface CompareOptions {
