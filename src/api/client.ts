@@ -374,16 +374,25 @@ function parseSuccess(text: string, contentType: string | undefined, source: Sou
   return value;
 }
 
-/** Whether `value` nests deeper than `max` arrays/objects (iterative: no recursion on hostile input). */
+/**
+ * Whether `value` nests deeper than `max` arrays/objects. Recursive, but never deeper than `max`
+ * + 1 calls whatever the input, and without a copy or a tuple per object (a plan checks every
+ * object of every list page).
+ */
 function depthOver(value: unknown, max: number): boolean {
-  const stack: Array<[unknown, number]> = [[value, 0]];
-  while (stack.length > 0) {
-    const [v, depth] = stack.pop()!;
-    if (typeof v !== 'object' || v === null) continue;
-    if (depth >= max) return true;
-    for (const child of Array.isArray(v) ? v : Object.values(v)) {
-      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+  if (typeof value !== 'object' || value === null) return false;
+  if (max <= 0) return true;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const child: unknown = value[i];
+      if (typeof child === 'object' && child !== null && depthOver(child, max - 1)) return true;
     }
+    return false;
+  }
+  const record = value as Record<string, unknown>;
+  for (const key in record) {
+    const child = record[key];
+    if (typeof child === 'object' && child !== null && depthOver(child, max - 1)) return true;
   }
   return false;
 }

@@ -2,6 +2,7 @@
 import { LineCounter, isAlias, isMap, isScalar, isSeq, parseAllDocuments, type Document, type Node, type Pair } from 'yaml';
 import type { Diagnostic, Position } from './types.js';
 import { errorAt, isReservedKey, type PathSegment, type SourceDocument } from './source.js';
+import { fastYamlData } from './yaml-fast.js';
 
 /** Alias nodes one document may hold: resolving each one costs a scan of the document's anchors and aliases. */
 export const MAX_ALIASES = 1000;
@@ -46,6 +47,12 @@ export function parseYaml(text: string, file: string, dir: string): YamlFile {
  * most of a loaded file's memory, and most documents never need a position past their `kind:`).
  */
 export function parseYamlData(text: string, file: string): ParsedYamlFile {
+  // Plain files (most) are read by the fast reader, which declines anything else (yaml-fast.ts).
+  return fastYamlData(text, file) ?? fullYamlData(text, file);
+}
+
+/** parseYamlData with the `yaml` package, for any text (exported for the fast reader's tests). */
+export function fullYamlData(text: string, file: string): ParsedYamlFile {
   const lineCounter = new LineCounter();
   const docs = parseDocuments(text, lineCounter);
   const diagnostics: Diagnostic[] = [];

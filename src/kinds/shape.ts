@@ -55,6 +55,14 @@ export function normalizeShape(input: Record<string, unknown>, shape: Shape, opt
   return { value, dropped, defaulted };
 }
 
+/**
+ * The normalized object alone, without the pointers of dropped fields: what a live object is
+ * compared and fingerprinted by (its many server-owned fields are dropped, and nobody reads which).
+ */
+export function normalizedValue(input: Record<string, unknown>, shape: Shape): Record<string, unknown> {
+  return normalizeObject(input, shape, '', undefined, undefined);
+}
+
 /** Output objects built from an input object -> their fields that took a default (sorting moves objects, not this). */
 type Track = WeakMap<object, string[]>;
 
@@ -82,9 +90,9 @@ function fields(shape: Shape): Array<[string, Rule, string]> {
   return list;
 }
 
-function normalizeObject(input: Record<string, unknown>, shape: Shape, at: string, dropped: string[], track: Track | undefined): Record<string, unknown> {
+function normalizeObject(input: Record<string, unknown>, shape: Shape, at: string, dropped: string[] | undefined, track: Track | undefined): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const key of Object.keys(input)) if (!(key in shape) && input[key] !== undefined) dropped.push(`${at}/${escape(key)}`);
+  if (dropped !== undefined) for (const key of Object.keys(input)) if (!(key in shape) && input[key] !== undefined) dropped.push(`${at}/${escape(key)}`);
   let taken: string[] | undefined;
   for (const [key, rule, segment] of fields(shape)) {
     const raw = input[key];
@@ -106,7 +114,7 @@ function normalizeValue(
   parent: Record<string, unknown>,
   parentAt: string,
   segment: string,
-  dropped: string[],
+  dropped: string[] | undefined,
   track: Track | undefined,
 ): unknown {
   let v = raw;

@@ -4,14 +4,14 @@ import { createHash } from 'node:crypto';
 import type { Kind } from '../schema/kinds.js';
 import { SENSITIVE } from './desired.js';
 import { kindSpec } from '../kinds/index.js';
-import { canonicalJson, normalizeShape } from '../kinds/shape.js';
+import { canonicalJson, normalizedValue, type Shape } from '../kinds/shape.js';
 import { getAt, isWithin, segments, setAt } from '../json/pointer.js';
 import { diffSet, setFields, type MemberLabel, type SetField, type SetOp } from './sets.js';
 import type { PatchOp } from './types.js';
 
 /** A live object in its normalized form (server-owned fields gone, defaults explicit, sets sorted). */
 export function normalizeLive(kind: Kind, live: Record<string, unknown>): Record<string, unknown> {
-  return normalizeShape(live, kindSpec(kind).shapeOf(live)).value;
+  return normalizedValue(live, kindSpec(kind).shapeOf(live));
 }
 
 /**
@@ -36,10 +36,19 @@ export function fingerprintOf(normalizedLive: Record<string, unknown>): string {
 export function unmanagedFields(kind: Kind, desired: Record<string, unknown>, live: Record<string, unknown>): string[] {
   const spec = kindSpec(kind);
   if (!spec.updateMerges) return [];
-  return Object.entries(spec.shapeOf(live))
-    .filter(([field, rule]) => rule.default === undefined && rule.defaultFrom === undefined && desired[field] === undefined && live[field] !== undefined)
-    .map(([field]) => field);
+  const shape = spec.shapeOf(live);
+  // Asked twice per compared pair: each shape's fields without a default are listed once.
+  let fields = undefaultedFields.get(shape);
+  if (fields === undefined) {
+    fields = Object.entries(shape)
+      .filter(([, rule]) => rule.default === undefined && rule.defaultFrom === undefined)
+      .map(([field]) => field);
+    undefaultedFields.set(shape, fields);
+  }
+  return fields.filter((field) => desired[field] === undefined && live[field] !== undefined);
 }
+
+const undefaultedFields = new WeakMap<Shape, string[]>();
 
 /** How a comparison names things for people, and which masked values it leaves out. */
 export interface CompareOptions {
@@ -101,11 +110,15 @@ export function compareObjects(
     const old = getAt(left, p);
     if (old !== undefined && getAt(right, p) !== undefined) setAt(right, p, structuredClone(old));
   }
-  const hidden = [...new Set([...unreadable, ...desiredSecrets, ...spec.sensitive(left), ...spec.sensitive(right)])];
   // Set-like arrays are diffed by membership (sets.ts); fast-json-patch diffs arrays by index,
   // so its operations inside them are replaced by the membership ones.
   let ops = jsonpatch.compare(left, right) as SetOp[];
-  const sets = ops.length > 0 ? setFields(spec.shapeOf(right), left, right) : [];
+  // Equal objects (most of a plan): nothing to order or mask.
+  if (ops.length === 0) return { patch: [] };
+  const sensitiveLeft = spec.sensitive(left);
+  const sensitiveRight = spec.sensitive(right);
+  const hidden = [...new Set([...unreadable, ...desiredSecrets, ...sensitiveLeft, ...sensitiveRight])];
+  const sets = setFields(spec.shapeOf(right), left, right);
   if (sets.length > 0) {
     const setOf = (op: PatchOp) => sets.find((s) => isWithin(op.path, s.pointer));
     if (ops.some(setOf)) {
@@ -122,8 +135,8 @@ export function compareObjects(
   }
   // A set member moves between indices, so its values are masked by the pointers of its own
   // side; other operations have the same pointer on both sides.
-  const hiddenLeft = [...unreadableLeft, ...spec.sensitive(left)];
-  const hiddenRight = [...unreadableRight, ...desiredSecrets, ...spec.sensitive(right)];
+  const hiddenLeft = [...unreadableLeft, ...sensitiveLeft];
+  const hiddenRight = [...unreadableRight, ...desiredSecrets, ...sensitiveRight];
   return {
     patch: ops.map(({ valueAt, oldAt, label, ...op }) => {
       // `label` goes last: the RFC 6902 fields first, then mac's additions.
