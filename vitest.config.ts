@@ -182,7 +182,12 @@ export default defineConfig({
         extends: true,
         test: { name: 'integration', include: ['test/integration/**/*.test.ts'], server: { deps: { external: [/\/dist\//, /\/dist-action\//] } } },
       },
-      { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], globalSetup: postgres } },
+      // e2e: real processes where the process is the point; the commands of such a file that only
+      // read or repair what the processes left run in process (macIn), dist/ imported by Node as in integration.
+      {
+        extends: true,
+        test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], globalSetup: postgres, server: { deps: { external: [/\/dist\//] } } },
+      },
       { extends: true, test: { name: 'sqlite', include: STORE_MATRIX, env: { MAC_TEST_STORE: 'sqlite' } } },
       { extends: true, test: { name: 'postgres', include: STORE_MATRIX, env: { MAC_TEST_STORE: 'postgres' }, globalSetup: postgres } },
     ],

@@ -2,13 +2,14 @@ import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serviceAccounts } from '../helpers/accounts.js';
 import { cleanEnv, MAC_BIN } from '../helpers/cli.js';
+import { macIn } from '../helpers/mac-inprocess.js';
 import { startServe, type Served } from '../helpers/serve.js';
-import { checksByTag, config, connectionEnv, mac, tcpChecks, writeProject } from './apply-fixtures.js';
+import { checksByTag, config, connectionEnv, tcpChecks, writeProject } from './apply-fixtures.js';
 
 // apply through a faulty service is tested in process (test/integration/apply-chaos.test.ts);
 // here, a real `mac apply` process killed with SIGKILL. One service for the file (latency keeps
 // answers in flight when the kill lands); each case works in an account of its own, and the
-// cases run at once.
+// cases run at once. The re-run apply and plan after the kill run in process (macIn).
 const CASES = [1, 12, 30];
 const accounts = serviceAccounts('kill', CASES.length);
 let served: Served;
@@ -57,10 +58,10 @@ describe.concurrent('apply killed with SIGKILL', () => {
     expect(seen).toBeGreaterThanOrEqual(after);
     expect(seen).toBeLessThan(TOTAL);
 
-    const rerun = await mac(account, ['apply', dir, '--yes'], { timeoutMs: 120_000 });
+    const rerun = await macIn(account, ['apply', dir, '--yes']);
     expect(rerun.code, rerun.stdout + rerun.stderr).toBe(0);
     expect(rerun.stdout).toContain(`applied ${TOTAL - seen}, failed 0`);
     await expectExactlyOnce(account, 'kill', TOTAL);
-    expect((await mac(account, ['plan', dir, '--detailed-exitcode'])).code).toBe(0);
+    expect((await macIn(account, ['plan', dir, '--detailed-exitcode'])).code).toBe(0);
   }, 180_000);
 });

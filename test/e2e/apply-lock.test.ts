@@ -4,14 +4,16 @@ import { hostname } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serviceAccounts } from '../helpers/accounts.js';
 import { cleanEnv, MAC_BIN } from '../helpers/cli.js';
+import { macIn } from '../helpers/mac-inprocess.js';
 import { apiOk, callApi, startServe, type Served } from '../helpers/serve.js';
 import { checksByTag, config, connectionEnv, listAllOf, LOCK, mac, tcpChecks, writeProject } from './apply-fixtures.js';
 
 // The apply lock where the process is the point: two CLI processes racing for it, an apply
 // killed (kill -9) while it holds it, an apply stopped by SIGINT/SIGTERM. One service (each write
 // answered after 100 ms, so that an apply holds the lock for seconds) with an account per test;
-// the tests run at once. What the commands print and refuse about the lock runs in process:
-// test/integration/apply-lock.test.ts.
+// the tests run at once. The commands that only read or repair what those processes left (the
+// plan, unlock, the re-run apply) run in process (macIn), as does what the commands print and
+// refuse about the lock: test/integration/apply-lock.test.ts.
 const accounts = serviceAccounts('lock', 5);
 let service: Served;
 beforeAll(async () => {
@@ -65,7 +67,7 @@ describe.concurrent('one apply at a time', () => {
     expect(refused.stderr).toContain('nothing was written');
     expect(refused.stderr).toContain('--lock-timeout');
     await expectOneCopyEach(served, 'twin');
-    expect((await mac(served, ['plan', dir, '--detailed-exitcode'])).code).toBe(0);
+    expect((await macIn(served, ['plan', dir, '--detailed-exitcode'])).code).toBe(0);
   }, 180_000);
 
   it('with --lock-timeout both apply, one after the other, and still one copy of everything', async () => {
@@ -102,20 +104,20 @@ describe.concurrent('one apply at a time', () => {
     expect(record).toMatchObject({ v: 1, pid: child.pid, host: hostname(), command: 'mac apply' });
     await apiOk(served, 'PUT', `/v1/variables/${LOCK('far')}`, { value: JSON.stringify({ ...record, user: 'ci', host: 'build-7.example' }) });
 
-    const refused = await mac(served, ['apply', dir, '--yes']);
+    const refused = await macIn(served, ['apply', dir, '--yes']);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain(`held by ci@build-7.example pid ${child.pid} since ${record.started} (mac apply)`);
     const before = await checksByTag(served, 'far');
 
-    const unlock = await mac(served, ['unlock', dir]);
+    const unlock = await macIn(served, ['unlock', dir]);
     expect(unlock.code, unlock.stderr).toBe(0);
     expect(unlock.stdout).toContain(`removed the apply lock of project "far", held by ci@build-7.example pid ${child.pid} since ${record.started} (mac apply)`);
     expect((await callApi(served, 'GET', `/v1/variables/${LOCK('far')}`)).status).toBe(404);
     // The refused apply wrote nothing; once unlocked, apply converges.
     expect(await checksByTag(served, 'far')).toEqual(before);
-    const again = await mac(served, ['unlock', dir]);
+    const again = await macIn(served, ['unlock', dir]);
     expect(again.stdout).toContain('no apply lock is held for project "far"');
-    const rerun = await mac(served, ['apply', dir, '--yes'], { timeoutMs: 120_000 });
+    const rerun = await macIn(served, ['apply', dir, '--yes']);
     expect(rerun.code, rerun.stderr).toBe(0);
     expect([...(await checksByTag(served, 'far')).values()]).toEqual(Array(30).fill(1));
   }, 180_000);
@@ -137,7 +139,7 @@ describe.concurrent('one apply at a time', () => {
     expect(written).toBeLessThan(40);
     await new Promise((r) => setTimeout(r, 500));
     expect((await checksByTag(served, 'stop')).size).toBe(written);
-    const rerun = await mac(served, ['apply', dir, '--yes'], { timeoutMs: 120_000 });
+    const rerun = await macIn(served, ['apply', dir, '--yes']);
     expect(rerun.code, rerun.stderr).toBe(0);
     expect([...(await checksByTag(served, 'stop')).values()]).toEqual(Array(40).fill(1));
   }, 180_000);

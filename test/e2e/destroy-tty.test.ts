@@ -1,11 +1,13 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanEnv, MAC_BIN } from '../helpers/cli.js';
+import { macIn } from '../helpers/mac-inprocess.js';
 import { startServe, type Served } from '../helpers/serve.js';
-import { config, listAllOf, mac, writeProject } from './apply-fixtures.js';
+import { config, listAllOf, writeProject } from './apply-fixtures.js';
 
 // mac destroy on a terminal: the typed confirmation, which only a process with a TTY reaches.
-// The two tests use projects of their own and run concurrently.
+// The two tests use projects of their own and run concurrently. The applies that set a project up
+// and the unattended destroy run in process (macIn): only the runs on a terminal are processes.
 // (The rest of the ownership and destroy tests run in process: test/integration/every-kind-*,
 // orphans, saved-plans.)
 
@@ -18,14 +20,10 @@ afterAll(async () => {
 });
 
 type Live = Record<string, any>;
-/**
- * The two tests and their CLI processes run at once: a CLI run's hang guard and a test's time
- * limit leave room for a loaded machine (the default guard of 55 s was missed at load 40).
- */
-const CLI = { timeoutMs: 240_000 };
+/** The two tests and their CLI processes run at once: a test's time limit leaves room for a loaded machine. */
 const TEST_TIMEOUT = 600_000;
 const applied = async (dir: string) => {
-  const r = await mac(served, ['apply', dir, '--yes'], CLI);
+  const r = await macIn(served, ['apply', dir, '--yes']);
   expect(r.code, r.stderr + r.stdout).toBe(0);
   return r;
 };
@@ -41,7 +39,7 @@ describe.concurrent('destroy on a terminal', { timeout: TEST_TIMEOUT }, () => {
     const bystander = writeProject({ 'mac.config.yaml': 'project: twelve-other\n', 'a.yaml': 'kind: Snippet\nid: a\nname: twelve other\nscript: "1"\n' });
     // Two projects, each under its own lock: applied at once.
     await Promise.all([applied(dir), applied(bystander)]);
-    const unattended = await mac(served, ['destroy', dir, '--yes'], CLI);
+    const unattended = await macIn(served, ['destroy', dir, '--yes']);
     expect(unattended.code).toBe(1);
     expect(unattended.stderr).toContain('more than --max-deletes 10');
 

@@ -10,7 +10,9 @@ import { startSmtpServer, type SmtpServer } from '../helpers/smtp.js';
 
 // Alerts go through a persisted queue: nothing is lost to a kill -9, and on PostgreSQL exactly
 // one instance sends each notification. Real processes (the point is the process dying) and real
-// receivers on 127.0.0.1.
+// receivers on 127.0.0.1. Each case has its database, services and receiver: the cases run at once,
+// with a time limit for a loaded machine (three at once took over 60 s each at load 39).
+const CASE = { timeout: 240_000 };
 
 /** A webhook receiver on `port` (0: any) that counts every alert it accepted. */
 async function webhookReceiver(port = 0): Promise<{ url: string; port: number; alerts: Array<{ checkId: string; alertType: string }>; close(): Promise<void> }> {
@@ -42,7 +44,7 @@ async function notifications(s: Served): Promise<any[]> {
   return (await callApi(s, 'GET', '/v1/alert-notifications?limit=100')).body;
 }
 
-describe('alerts survive a kill -9 (SQLite)', () => {
+describe.concurrent('alerts survive a kill -9 (SQLite)', CASE, () => {
   it('an alert queued while its receiver was down is delivered once after the service is killed and restarted', async () => {
     const state = join(mkdtempSync(join(tmpdir(), 'mac-alerts-kill-')), 'state.db');
     // Time scale 60: the 15 s wait before the second attempt is 250 ms.
@@ -79,7 +81,7 @@ describe('alerts survive a kill -9 (SQLite)', () => {
   });
 });
 
-describe('alert mails survive a kill -9 (SQLite)', () => {
+describe.concurrent('alert mails survive a kill -9 (SQLite)', CASE, () => {
   it('a failure mail not yet sent when the service is killed arrives once after the restart', async () => {
     const state = join(mkdtempSync(join(tmpdir(), 'mac-mail-kill-')), 'state.db');
     const smtpPort = await closedPort();
@@ -115,7 +117,7 @@ describe('alert mails survive a kill -9 (SQLite)', () => {
   });
 });
 
-describe('two instances on one PostgreSQL database', () => {
+describe.concurrent('two instances on one PostgreSQL database', CASE, () => {
   it('deliver each of 50 alerts exactly once, counted at the receiver', async () => {
     const db = pgDatabase();
     const args = ['--database', db, '--no-runs', '--rate-limit', '0/60'];
@@ -125,8 +127,7 @@ describe('two instances on one PostgreSQL database', () => {
     const b = await startServe(args);
     try {
       const channel = await apiOk(a, 'POST', '/v1/alert-channels', { type: 'WEBHOOK', config: { name: 'hook', url: receiver.url, method: 'POST' } });
-      const checks = [];
-      for (let i = 0; i < 50; i++) checks.push(await apiOk(a, 'POST', '/v1/checks/tcp', tcpCheck(`db ${i}`, down, channel.id)));
+      const checks = await Promise.all(Array.from({ length: 50 }, (_, i) => apiOk(a, 'POST', '/v1/checks/tcp', tcpCheck(`db ${i}`, down, channel.id))));
       // Half the sessions run on each instance; both deliverers take from the one queue.
       await Promise.all(checks.map((c, i) => apiOk(i % 2 === 0 ? a : b, 'POST', '/v1/check-sessions/trigger', { target: { checkId: [c.id] } })));
       await waitFor(async () => (receiver.alerts.length >= 50 ? true : undefined), 60_000);

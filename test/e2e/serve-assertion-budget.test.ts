@@ -1,34 +1,34 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { runMac } from '../helpers/cli.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runMacIn } from '../helpers/mac-inprocess.js';
 import { startServe, type Served, callApi, waitFor } from '../helpers/serve.js';
 import { startHttpTarget, type HttpTarget } from '../helpers/http-target.js';
 
 // A check's assertions come from its definition: 150 regexes that backtrack for their whole
 // 100 ms limit each held the service's main thread for 15 s. They are evaluated off the main
-// thread now, within one budget per run, and a check holds at most 200 of them.
+// thread now, within one budget per run, and a check holds at most 200 of them. One service for
+// the file (the cases run one after the other: the first measures the API's answers); mac validate
+// runs in process.
 
 let target: HttpTarget;
-let served: Served | undefined;
+let served: Served;
 let dir: string;
 
 beforeAll(async () => {
   // `(a+)+$` against many a's followed by "!" backtracks exponentially.
   target = await startHttpTarget({ handler: (_req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end(`${'a'.repeat(40)}!`) });
   dir = await mkdtemp(join(tmpdir(), 'mac-assertions-'));
+  served = await startServe();
 });
 afterAll(async () => {
+  await served?.stop();
   await target.close();
   await rm(dir, { recursive: true, force: true });
 });
-afterEach(async () => {
-  await served?.stop();
-  served = undefined;
-});
 
-const api = (method: string, path: string, body?: unknown) => callApi(served!, method, path, body);
+const api = (method: string, path: string, body?: unknown) => callApi(served, method, path, body);
 const catastrophic = { source: 'TEXT_BODY', comparison: 'EQUALS', target: 'x', property: '', regex: '(a+)+$' };
 const apiCheck = (assertions: unknown[]) => ({
   name: 'hostile regexes',
@@ -40,7 +40,6 @@ const apiCheck = (assertions: unknown[]) => ({
 
 describe('assertions never hold the service', () => {
   it('runs API checks with 150 catastrophic regexes while the API answers every poll at once; each run fails over its budget', async () => {
-    served = await startServe();
     // A first run loads what HTTP runs need (the HTTP client, the assertion thread): that start-up
     // is not what is measured here.
     const warm = await api('POST', '/v1/checks/api', { ...apiCheck([{ source: 'TEXT_BODY', comparison: 'CONTAINS', target: 'aaa' }]), name: 'warm-up' });
@@ -111,7 +110,6 @@ describe('assertions never hold the service', () => {
   }, 180_000);
 
   it('refuses a check of more than 200 assertions on create and on update, with a 400 that says so', async () => {
-    served = await startServe(['--no-runs']);
     const tooMany = Array.from({ length: 201 }, () => ({ source: 'STATUS_CODE', comparison: 'EQUALS', target: '200' }));
     const created = await api('POST', '/v1/checks/api', apiCheck(tooMany));
     expect(created.status).toBe(400);
@@ -140,7 +138,7 @@ describe('assertions never hold the service', () => {
     await mkdir(project, { recursive: true });
     await writeFile(join(project, 'mac.config.yaml'), 'project: limits\n');
     await writeFile(join(project, 'checks.yaml'), `${lines.join('\n')}\n`);
-    const r = await runMac(['validate'], { cwd: project });
+    const r = await runMacIn(['validate'], { cwd: project });
     expect(r.code).not.toBe(0);
     expect(r.stdout + r.stderr).toMatch(/checks\.yaml:7\b.*assertions/);
     expect(r.stdout + r.stderr).toMatch(/200/);

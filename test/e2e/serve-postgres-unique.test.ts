@@ -4,7 +4,8 @@ import { pgDatabase } from '../helpers/pg-url.js';
 
 // Service-wide uniqueness rules (status page url and custom domain, dashboard URL and custom
 // domain) hold across instances on one PostgreSQL: the commit re-checks them in the database.
-describe('uniqueness rules across two instances on one PostgreSQL (built CLI)', () => {
+// Each case has its database and two instances (the first counts every page): they run at once.
+describe.concurrent('uniqueness rules across two instances on one PostgreSQL (built CLI)', () => {
   it('many concurrent creates of status pages with one url through both instances: exactly one succeeds, the others answer 409', async () => {
     const db = pgDatabase();
     // Two accounts: the rule is across every account.
@@ -45,7 +46,7 @@ describe('uniqueness rules across two instances on one PostgreSQL (built CLI)', 
     } finally {
       await Promise.all([a.stop(), b.stop()]);
     }
-  }, 120_000);
+  }, 240_000);
 
   it('custom domains across kinds, accounts and letter cases: of concurrent claims through both instances exactly one succeeds', async () => {
     const db = pgDatabase();
@@ -70,5 +71,5 @@ describe('uniqueness rules across two instances on one PostgreSQL (built CLI)', 
     } finally {
       await Promise.all([a.stop(), b.stop()]);
     }
-  }, 120_000);
+  }, 240_000);
 });

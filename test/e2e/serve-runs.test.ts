@@ -1,28 +1,29 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
 import { startServe, type Served, callApi, waitFor } from '../helpers/serve.js';
 import { startTcpServer, type TcpServer } from '../helpers/tcp-server.js';
 
+// Each case has a service of its own (its flags are the point); the cases run at once, with a time
+// limit that leaves room for the others on a loaded machine.
 let tcp: TcpServer;
-let served: Served | undefined;
 
 beforeAll(async () => {
   tcp = await startTcpServer({ banner: '+OK\r\n' });
 });
 afterAll(() => tcp.close());
-afterEach(async () => {
-  await served?.stop();
-  served = undefined;
-});
 
-const api = (method: string, path: string, body?: unknown) => callApi(served!, method, path, body);
-
+/** `mac serve ...args`, stopped when the case `ctx` ends, and a caller of its API. */
+async function serveFor(ctx: TestContext, args: string[]): Promise<{ served: Served; api: (method: string, path: string, body?: unknown) => ReturnType<typeof callApi> }> {
+  const served = await startServe(args);
+  ctx.onTestFinished(() => served.stop());
+  return { served, api: (method, path, body) => callApi(served, method, path, body) };
+}
 
 const tcpCheck = () => ({ name: 'cache', frequency: 1, doubleCheck: false, request: { hostname: '127.0.0.1', port: tcp.port } });
 
-describe('mac serve runs', () => {
-  it('runs a stored TCP check on its schedule, minutes passing in seconds with --time-scale', async () => {
+describe.concurrent('mac serve runs', { timeout: 180_000 }, () => {
+  it('runs a stored TCP check on its schedule, minutes passing in seconds with --time-scale', async (ctx) => {
     // frequency 1 minute at time scale 120 = a run every 0.5 s.
-    served = await startServe(['--time-scale', '120']);
+    const { api } = await serveFor(ctx, ['--time-scale', '120']);
     const check = await api('POST', '/v1/checks/tcp', tcpCheck());
     expect(check.status).toBe(201);
     const results = await waitFor(async () => {
@@ -32,8 +33,8 @@ describe('mac serve runs', () => {
     expect(results[0]).toMatchObject({ resultType: 'FINAL', hasFailures: false, runLocation: 'local', apiCheckResult: { response: { body: '+OK\r\n' } } });
   });
 
-  it('runs nothing on its own with --no-runs, yet runs a triggered check', async () => {
-    served = await startServe(['--time-scale', '600', '--no-runs']);
+  it('runs nothing on its own with --no-runs, yet runs a triggered check', async (ctx) => {
+    const { api } = await serveFor(ctx, ['--time-scale', '600', '--no-runs']);
     const check = await api('POST', '/v1/checks/tcp', tcpCheck());
     await new Promise((r) => setTimeout(r, 1000));
     expect((await api('GET', `/v1/check-results/${check.body.id}`)).body).toEqual([]);
@@ -47,8 +48,8 @@ describe('mac serve runs', () => {
     expect(session.results).toHaveLength(1);
   });
 
-  it('accepts heartbeat pings without an API key', async () => {
-    served = await startServe(['--no-runs']);
+  it('accepts heartbeat pings without an API key', async (ctx) => {
+    const { served, api } = await serveFor(ctx, ['--no-runs']);
     const check = await api('POST', '/v1/checks/heartbeat', { name: 'nightly', heartbeat: { period: 1, periodUnit: 'days', grace: 1, graceUnit: 'hours' } });
     const ping = await fetch(`${served.url}/ping/${check.body.heartbeat.pingToken}`, { headers: { 'user-agent': 'backup.sh' } });
     expect([ping.status, await ping.text()]).toEqual([200, 'OK']);

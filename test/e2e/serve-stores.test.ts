@@ -6,12 +6,13 @@ import { apiOk, callApi, startServe } from '../helpers/serve.js';
 import { pgDatabase } from '../helpers/pg-url.js';
 
 // The smoke of the service on each store, in the main run (the whole serve suite runs on each
-// store with MAC_TEST_STORE=sqlite|postgres).
-describe.each([
+// store with MAC_TEST_STORE=sqlite|postgres). The three stores' cases run at once, with a time
+// limit that leaves room for the others on a loaded machine.
+describe.concurrent.each([
   ['memory', () => [] as string[]],
   ['sqlite', () => ['--database', `sqlite:${join(mkdtempSync(join(tmpdir(), 'mac-smoke-')), 'state.db')}`]],
   ['postgres', () => ['--database', pgDatabase()]],
-] as const)('mac serve on %s (built CLI)', (name, database) => {
+] as const)('mac serve on %s (built CLI)', { timeout: 180_000 }, (name, database) => {
   it('creates, reads, lists, updates and deletes; keeps it across a restart (databases); kill -9 loses no acknowledged write', async () => {
     const args = [...database(), '--no-runs', '--rate-limit', '0/60'];
     const a = await startServe(args);
