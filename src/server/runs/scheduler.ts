@@ -68,6 +68,9 @@ export class Scheduler {
   private wakeMs = Number.NEGATIVE_INFINITY;
   // Whether the last scan left due runs waiting for a slot.
   private waitingForSlot = false;
+  // Runs claimed and not answered yet (Store.claimRunsAsync): they hold their slots meanwhile.
+  private claiming = 0;
+  private stopped = false;
 
   constructor(
     private readonly ctx: ServerContext,
@@ -79,6 +82,7 @@ export class Scheduler {
 
   /** Starts ticking. */
   start(): void {
+    this.stopped = false;
     this.timer ??= setInterval(() => this.safeTick(), TICK_MS);
   }
 
@@ -102,6 +106,8 @@ export class Scheduler {
   async stop(graceMs = Number.POSITIVE_INFINITY, cut?: AbortSignal): Promise<number> {
     clearInterval(this.timer);
     this.timer = undefined;
+    // Claims still under way start nothing when they answer.
+    this.stopped = true;
     stopMultiStepRuns();
     return this.engine.settle(graceMs, cut);
   }
@@ -113,7 +119,7 @@ export class Scheduler {
    */
   tick(): void {
     const now = this.ctx.options.now();
-    const slotFreed = this.waitingForSlot && this.engine.activeSessions < this.maxSessions;
+    const slotFreed = this.waitingForSlot && this.engine.activeSessions + this.claiming < this.maxSessions;
     if (now < this.wakeMs && !slotFreed && this.versions() === this.scannedVersions) return;
     this.wakeMs = this.scan(now);
     // Read after the scan: its own writes (heartbeat timings) need no second look.
@@ -175,7 +181,7 @@ export class Scheduler {
         wake = Math.min(wake, plan.nextDueMs);
       }
     }
-    const free = Math.max(0, this.maxSessions - this.engine.activeSessions);
+    const free = Math.max(0, this.maxSessions - this.engine.activeSessions - this.claiming);
     // Oldest due first; the sort is stable, so runs due at the same time keep the checks' order.
     // Multi-step runs waiting for their account's round count too, so they are always sorted.
     if (waiting.length > free || waiting.some((w) => isScripted(w.check.checkType))) waiting.sort((a, b) => a.dueMs - b.dueMs);
@@ -200,19 +206,46 @@ export class Scheduler {
       if (!isScripted(run.check.checkType)) due.push(run);
       else this.ctx.store.claimRuns([run], () => this.engine.startSession(run.account, run.check, { dueMs: run.dueMs }));
     }
-    // The claim makes one instance of several run a due time (always granted on one); on a shared
-    // database it commits with the sessions it starts, or not at all (Store.claimRuns).
-    this.ctx.store.claimRuns(due, (i) => this.engine.startSession(due[i].account, due[i].check, { dueMs: due[i].dueMs }));
+    // The claim makes one instance of several run a due time (always granted on one, and started
+    // at once); on a shared database the claims are sent without holding the event loop and the
+    // granted runs start once they are committed (Store.claimRunsAsync).
+    this.claimAndStart(due);
     // Runs left waiting look again at the first tick that finds a slot free. The log says when
     // overload begins and ends (not at every tick of it).
     const shedding = waiting.length > free;
     this.ctx.metrics?.runsWaiting(Math.max(0, waiting.length - free));
-    if (shedding && !this.waitingForSlot) this.ctx.log.event('runs.shed', { waiting: waiting.length - free, running: this.engine.activeSessions, slots: this.maxSessions }, 'warn');
-    else if (!shedding && this.waitingForSlot) this.ctx.log.event('runs.caught-up', { running: this.engine.activeSessions, slots: this.maxSessions });
+    const running = this.engine.activeSessions + this.claiming;
+    if (shedding && !this.waitingForSlot) this.ctx.log.event('runs.shed', { waiting: waiting.length - free, running, slots: this.maxSessions }, 'warn');
+    else if (!shedding && this.waitingForSlot) this.ctx.log.event('runs.caught-up', { running, slots: this.maxSessions });
     this.waitingForSlot = shedding;
     // Deleted or deactivated checks start afresh if they come back.
     for (const key of this.plans.keys()) if (!seen.has(key)) this.plans.delete(key);
     this.watching = seen;
     return wake;
+  }
+
+  /**
+   * Claims the due runs and starts those granted. While the claims are under way their runs hold
+   * their slots (`claiming`); a claim that fails starts nothing (the due time is passed over, as
+   * when a tick fails): an outage is reported once by the store, anything else on its error path.
+   */
+  private claimAndStart(due: readonly Waiting[]): void {
+    if (due.length === 0) return;
+    this.claiming += due.length;
+    let counted = true;
+    const release = () => {
+      if (counted) this.claiming -= due.length;
+      counted = false;
+    };
+    this.ctx.store
+      .claimRunsAsync(due, (i) => {
+        // The slots pass from the claims to the sessions in the same turn.
+        release();
+        if (!this.stopped) this.engine.startSession(due[i].account, due[i].check, { dueMs: due[i].dueMs });
+      })
+      .catch((err: unknown) => {
+        if (!(err instanceof DatabaseUnavailable)) this.ctx.store.onError(err);
+      })
+      .finally(release);
   }
 }

@@ -188,6 +188,15 @@ export interface Backend {
   /** Applies several commits, in order, as one atomic and durable transaction (the store's group commit). */
   commitMany(entries: readonly StoreCommit[]): void;
   /**
+   * `commitMany` without holding the caller (a database in another thread): `done()` once the
+   * transaction committed, `done(error)` with nothing of it written; called as soon as the answer
+   * is in, possibly inside a later synchronous call of the backend. Every synchronous call made
+   * after it is answered after it (reads see it). `settleSent` blocks until every request sent
+   * so is answered (their `done` called).
+   */
+  commitManyAsync?(entries: readonly StoreCommit[], done: (error?: unknown) => void): void;
+  settleSent?(): void;
+  /**
    * Takes at most `limit` records of an indexed kind (any account) whose time is at or before
    * `nowMs`, the longest due first, and moves their time to `untilMs` in the same atomic statement
    * (the record's time field too): a lease. Another caller, on this instance or another one on the
@@ -225,6 +234,11 @@ export interface Backend {
    * until the hold's `commit` (with the writes of the sessions started for them) or `rollback`.
    */
   holdClaims?(claims: readonly RunClaim[]): ClaimHold;
+  /**
+   * Claims due runs in a transaction of their own, without holding the caller: resolves, once
+   * committed, with whether this instance took each claim (in the order asked).
+   */
+  claimRunsAsync?(claims: readonly RunClaim[]): Promise<boolean[]>;
 }
 
 /** Epoch ms of an indexed record's time field, or null when it has none. */

@@ -201,6 +201,11 @@ export class PostgresBackend implements Backend {
   /** Commits of this instance so far, and per kind the number of the last one that wrote it. */
   private commitCount = 0;
   private readonly lastCommitOf = new Map<string, number>();
+  /**
+   * Requests sent without waiting (`send`), by id: settled when their answer is taken from the
+   * port, by the port's listener or by a synchronous call that finds it before its own.
+   */
+  private readonly sent = new Map<number, { req: Request; settle: (answer: PgAnswer | Error) => void }>();
 
   private constructor(private readonly indexed: IndexedKinds) {
     const { port1, port2 } = new MessageChannel();
@@ -209,6 +214,11 @@ export class PostgresBackend implements Backend {
     this.port = port1;
     this.worker = new Worker(workerUrl(), { workerData: { flag, port: port2 }, transferList: [port2] });
     this.worker.unref();
+    // Answers of requests sent without waiting arrive here (a synchronous call takes its own, and
+    // any before it, with receiveMessageOnPort while this thread is blocked). Unref'd: a request
+    // under way does not keep the process alive (close waits for them, see `settleSent`).
+    this.port.on('message', (msg: PgAnswer) => this.answered(msg));
+    this.port.unref();
   }
 
   /** Connects (creating the database when it does not exist) and migrates; StateError when it cannot. */
@@ -456,6 +466,45 @@ export class PostgresBackend implements Backend {
   }
 
   /**
+   * `commitMany` without waiting: the batch is sent to the worker, and `done` is called when it
+   * committed (no argument) or failed (the error; nothing of it written), as soon as the answer
+   * is taken (see dispatch). Every call made after this one is answered after the batch (the
+   * worker keeps the order): the versions read from now on count it.
+   */
+  commitManyAsync(entries: readonly StoreCommit[], done: (error?: unknown) => void): void {
+    const { statements, reclaimed, kinds } = this.batch(entries);
+    if (statements.length === 0) {
+      done();
+      return;
+    }
+    this.dispatch({ op: 'tx', statements }, (r) => {
+      if (r instanceof Error) return done(r);
+      this.reportTakenClaims(reclaimed.flatMap((i) => r.rows[i]));
+      done();
+    });
+    // Counted when sent, as a synchronous commit is (see commitMany).
+    this.versionMemo = undefined;
+    this.committed(kinds);
+  }
+
+  /**
+   * Claims due runs without waiting: one transaction of multi-row inserts (in one order: no
+   * deadlock between instances claiming overlapping sets), committed before the promise resolves
+   * with, per claim in the order asked, whether this instance took it.
+   */
+  claimRunsAsync(claims: readonly RunClaim[]): Promise<boolean[]> {
+    const keyOf = (account: string, checkId: string, dueMs: number) => `${account}\u0000${checkId}\u0000${dueMs}`;
+    const statements = chunks(sortClaims(claims), 1000).map((chunk): [string, unknown[]] => {
+      const { sql, params } = claimInsert(chunk, this.instance, 'ON CONFLICT DO NOTHING RETURNING account, check_id, due_ms');
+      return [sql, params];
+    });
+    return this.send({ op: 'tx', statements }).then((answer) => {
+      const inserted = new Set(answer.rows.flat().map((r) => keyOf(r[0] as string, r[1] as string, Number(r[2]))));
+      return claims.map((c) => inserted.has(keyOf(enc(c.account), enc(c.checkId), Math.round(c.dueMs))));
+    });
+  }
+
+  /**
    * The statements of `commitMany` (and of a held claim's commit), and the indexes of those that
    * take claims again (`StoreCommit.r`).
    */
@@ -650,6 +699,11 @@ export class PostgresBackend implements Backend {
     } catch {
       // The worker ends with the process anyway.
     }
+    // Requests still unanswered (the worker did not answer the close either) will never be.
+    for (const [id, waiting] of this.sent) {
+      this.sent.delete(id);
+      waiting.settle(new Error('the PostgreSQL store is closed'));
+    }
     void this.worker.terminate();
     this.port.close();
   }
@@ -673,16 +727,83 @@ export class PostgresBackend implements Backend {
         Atomics.wait(this.done, 0, seen, left);
         continue;
       }
-      // Answers of calls that timed out earlier come first: skip them.
+      // Answers of requests sent without waiting, and of calls that timed out earlier, come
+      // first: the former are settled, the latter skipped.
       for (;;) {
         const msg = receiveMessageOnPort(this.port)?.message as PgAnswer | undefined;
         if (!msg) throw new Error('PostgreSQL worker answered nothing');
-        if (msg.id !== id) continue;
+        if (msg.id !== id) {
+          this.answered(msg);
+          continue;
+        }
         if ('error' in msg) throw this.failed(req, Object.assign(new Error(msg.error), { code: msg.code, version: msg.version }));
         this.available();
         return msg as { rows: Row[][]; counts: number[] };
       }
     }
+  }
+
+  /**
+   * Sends a request to the worker without waiting: the promise settles when the answer is in
+   * (or after `timeoutMs`, as a call times out). The worker answers requests in order on one
+   * connection, so a synchronous call made after this one runs after it in the database.
+   */
+  private send(req: Request, timeoutMs = CALL_TIMEOUT_MS): Promise<{ rows: Row[][]; counts: number[] }> {
+    return new Promise((resolve, reject) => this.dispatch(req, (r) => (r instanceof Error ? reject(r) : resolve(r)), timeoutMs));
+  }
+
+  /**
+   * `send` with a callback instead of a promise: `onAnswer` runs as soon as the answer is taken
+   * from the port (by the listener, or synchronously inside a later call or `settleSent`), with
+   * the rows or the error (mapped as a call's).
+   */
+  private dispatch(req: Request, onAnswer: (r: { rows: Row[][]; counts: number[] } | Error) => void, timeoutMs = CALL_TIMEOUT_MS): void {
+    if (this.closed) {
+      onAnswer(new Error('the PostgreSQL store is closed'));
+      return;
+    }
+    const id = this.nextId++;
+    const timer = setTimeout(() => {
+      if (!this.sent.delete(id)) return;
+      onAnswer(this.failed(req, new Error(`PostgreSQL did not answer within ${timeoutMs / 1000} s`)));
+    }, timeoutMs).unref();
+    this.sent.set(id, {
+      req,
+      settle: (answer) => {
+        clearTimeout(timer);
+        if (answer instanceof Error) return onAnswer(answer);
+        if ('error' in answer) return onAnswer(this.failed(req, Object.assign(new Error(answer.error), { code: answer.code, version: answer.version })));
+        this.available();
+        onAnswer(answer as { rows: Row[][]; counts: number[] });
+      },
+    });
+    this.port.postMessage({ ...req, id });
+  }
+
+  /** An answer of a request sent without waiting settles it; answers of calls that timed out are dropped. */
+  private answered(msg: PgAnswer): void {
+    const waiting = this.sent.get(msg.id);
+    if (!waiting) return;
+    this.sent.delete(msg.id);
+    waiting.settle(msg);
+  }
+
+  /**
+   * Blocks until every request sent without waiting is answered (their promises then settle in
+   * the next microtasks): one synchronous call, answered after them (the worker keeps the order).
+   */
+  settleSent(): void {
+    if (this.sent.size === 0 || this.closed) return;
+    // The worker answers in order and stores the id of each answer after posting it: once the
+    // last request sent is answered, every answer is on the port.
+    const last = Math.max(...this.sent.keys());
+    const deadline = Date.now() + CALL_TIMEOUT_MS;
+    for (let seen = Atomics.load(this.done, 0); seen < last; seen = Atomics.load(this.done, 0)) {
+      const left = deadline - Date.now();
+      if (left <= 0) break;
+      Atomics.wait(this.done, 0, seen, left);
+    }
+    for (let msg = receiveMessageOnPort(this.port); msg; msg = receiveMessageOnPort(this.port)) this.answered(msg.message as PgAnswer);
   }
 
   /**

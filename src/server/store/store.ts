@@ -61,6 +61,14 @@ export class Store {
    * (a session's own records, read back at each step of the session without a database read).
    */
   private readonly recent = new Map<string, StoredRecord | null>();
+  /**
+   * The batch of deferred commits sent to the database without waiting (`Backend.commitManyAsync`),
+   * until its answer is handled (`reap`): its records stay visible through `recent` meanwhile. One
+   * batch at a time; what is deferred meanwhile waits in `pending` for the next.
+   */
+  private inflight: Inflight | undefined;
+  /** A flush was asked while a batch was under way: the next one is sent as soon as it answers. */
+  private flushAgain = false;
   private flushTimer: NodeJS.Timeout | undefined;
   private retryAtMs = 0;
   private closed = false;
@@ -210,7 +218,7 @@ export class Store {
    * of the kind are written first, as for `aggregate`.
    */
   async aggregateAsync(account: string, kind: string, q: AggregateQuery): Promise<AggregateRow[]> {
-    this.settle(kind);
+    await this.landedAsync(kind);
     return this.backend.aggregateAsync ? this.backend.aggregateAsync(account, kind, q) : this.backend.aggregate(account, kind, q);
   }
 
@@ -225,7 +233,7 @@ export class Store {
    */
   async rollupsAsync(account: string, kind: string, q: RollupQuery): Promise<RollupCell[]> {
     if (!this.backend.rollups) throw new Error('the store keeps no cells of results');
-    this.settle(kind);
+    await this.landedAsync(kind);
     const backend = this.backend;
     if (!backend.rollupsAsync) return backend.rollups!(account, kind, q);
     // On a database: the histograms of cells that did not change since they were read, from memory.
@@ -235,7 +243,7 @@ export class Store {
   /** `query` without holding the event loop (see aggregateAsync): the same bounds, the records as the database holds them. */
   async queryAsync<T extends StoredRecord = StoredRecord>(account: string, kind: string, q: RecordQuery): Promise<T[]> {
     this.boundRead(kind, q);
-    this.settle(kind);
+    await this.landedAsync(kind);
     const rows = this.backend.queryAsync ? await this.backend.queryAsync(account, kind, q) : this.backend.query(account, kind, q);
     return rows.map(([, r]) => r as T);
   }
@@ -297,8 +305,8 @@ export class Store {
   /** Current value of a kind's id counter (the last id handed out, 0 if none), pending deferred commits included. */
   counter(kind: string): number {
     const stored = this.backend.counter(kind);
-    const pending = this.pendingCounters.get(kind);
-    return pending !== undefined && pending > stored ? pending : stored;
+    const pending = Math.max(this.pendingCounters.get(kind) ?? 0, this.inflight?.counters.get(kind) ?? 0);
+    return pending > stored ? pending : stored;
   }
 
   /**
@@ -470,6 +478,34 @@ export class Store {
     return hold.granted;
   }
 
+  /**
+   * Claims due runs without holding the event loop, and starts the granted ones: `start(i)` for
+   * each claim granted, in order, once the claims are committed (a claim is acted upon only then).
+   * On a shared database the claims are one transaction of their own, sent to the database thread
+   * while this one goes on; the sessions' writes follow in the group commit. An instance killed
+   * between the claims' commit and its sessions' first write loses those due times (no other
+   * instance takes them): the price of not holding the event loop, as for the group commit's
+   * window. Elsewhere (one instance) every claim is granted and started before this returns.
+   * Resolves with the granted flags once `start` ran for them; nothing starts after `close`.
+   */
+  claimRunsAsync(claims: readonly RunClaim[], start: (index: number) => void): Promise<boolean[]> {
+    if (claims.length === 0) return Promise.resolve([]);
+    if (!this.backend.claimRunsAsync) {
+      try {
+        return Promise.resolve(this.claimRuns(claims, start));
+      } catch (err) {
+        return Promise.reject(err);
+      }
+    }
+    return this.backend.claimRunsAsync(claims).then((granted) => {
+      if (this.closed) return granted.map(() => false);
+      granted.forEach((taken, i) => {
+        if (taken) start(i);
+      });
+      return granted;
+    });
+  }
+
   /** Claims rolled back under started sessions: pending, written with their writes (see claimRuns). */
   private reclaim(claims: RunClaim[]): void {
     if (claims.length === 0) return;
@@ -491,7 +527,7 @@ export class Store {
         for (const [key, rec] of this.recent) {
           if (!rec || !key.includes(`\u0000${kind}\u0000`)) continue;
           const t = timeOf(rec, spec.time);
-          if (t !== null && t < beforeMs && !this.pendingKinds.has(kind)) this.recent.delete(key);
+          if (t !== null && t < beforeMs && !this.pendingKinds.has(kind) && !this.inflight?.kinds.has(kind)) this.recent.delete(key);
         }
       }
     }
@@ -502,8 +538,8 @@ export class Store {
   close(): void {
     this.closed = true;
     clearTimeout(this.flushTimer);
-    if (this.pending.length > 0) {
-      const ops = this.pendingOps;
+    if (this.pending.length > 0 || this.inflight) {
+      const ops = this.pendingOps + (this.inflight?.ops ?? 0);
       try {
         this.flush();
       } catch (err) {
@@ -518,6 +554,10 @@ export class Store {
    * deferred commits are written first, in the same transaction (order kept).
    */
   commitEntry(entry: StoreCommit): void {
+    // A batch under way is answered before this commit would be anyway (one connection, in
+    // order): its outcome is taken first, so that a failed batch is written again before this
+    // commit, never after it.
+    if (this.inflight) this.awaitInflight();
     // A compare-and-set commit is written alone: its failure must not hold back the pending batch
     // (written first, on its own, as a group commit would).
     if (entry.e && this.pending.length > 0 && !this.holding) this.flush();
@@ -552,22 +592,146 @@ export class Store {
       this.pendingKinds.add(op[1]);
       if (!this.backend.version) this.bump(op[1]);
     }
-    if (this.pendingOps >= GROUP_COMMIT_MAX_OPS && Date.now() >= this.retryAtMs) this.flushQuietly();
-    else this.flushTimer ??= setTimeout(() => this.flushQuietly(), GROUP_COMMIT_MS).unref();
+    if (this.pendingOps >= GROUP_COMMIT_MAX_OPS && Date.now() >= this.retryAtMs) this.flushSoon();
+    else this.flushTimer ??= setTimeout(() => this.flushSoon(), GROUP_COMMIT_MS).unref();
   }
 
-  /** Writes the pending deferred commits in one transaction; throws (keeping them) if that fails. */
+  /**
+   * Writes the pending deferred commits in one transaction; throws (keeping them) if that fails.
+   * A batch sent without waiting is waited for first: when this returns, everything deferred
+   * before is durable.
+   */
   flush(): void {
     clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
+    this.awaitInflight();
     if (this.pending.length === 0) return;
     this.backend.commitMany(this.pending);
     this.landed();
   }
 
-  /** Deferred commits waiting to be written (operations). */
+  /** Deferred commits not durable yet (operations): waiting, or sent and not answered. */
   get pendingOperations(): number {
-    return this.pendingOps;
+    const sent = this.inflight;
+    return this.pendingOps + (sent && (!sent.outcome || sent.outcome.error !== undefined) ? sent.ops : 0);
+  }
+
+  /**
+   * The group commit from its timer or its bound: on a database in another thread, the pending
+   * batch is sent without waiting (`sendPending`); elsewhere written at once (`flushQuietly`).
+   */
+  private flushSoon(): void {
+    clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    if (this.holding) return;
+    if (!this.backend.commitManyAsync || this.closed) return this.flushQuietly();
+    this.sendPending();
+  }
+
+  /**
+   * Sends the pending batch to the database without waiting (one batch at a time: asked while one
+   * is under way, the next goes when it answers). Its answer is handled by `reap`.
+   */
+  private sendPending(): void {
+    if (this.inflight) {
+      this.flushAgain = true;
+      return;
+    }
+    if (this.pending.length === 0) return;
+    let answered!: () => void;
+    const batch: Inflight = {
+      entries: this.pending,
+      ops: this.pendingOps,
+      kinds: new Set(this.pendingKinds),
+      counters: new Map(this.pendingCounters),
+      done: new Promise<void>((resolve) => (answered = resolve)),
+    };
+    this.pending = [];
+    this.pendingOps = 0;
+    this.pendingKinds.clear();
+    this.pendingCounters.clear();
+    this.inflight = batch;
+    this.flushAgain = false;
+    const done = (error?: unknown) => {
+      if (batch.outcome) return;
+      // Called possibly inside another call of the backend: only noted here, handled by `reap`
+      // at a point of this store's own choosing (a microtask, or a synchronous write's start).
+      batch.outcome = { error };
+      queueMicrotask(() => {
+        this.reap();
+        answered();
+      });
+    };
+    try {
+      this.backend.commitManyAsync!(batch.entries, done);
+    } catch (err) {
+      done(err);
+    }
+  }
+
+  /**
+   * Blocks until the batch under way is answered, and handles its answer: for the writes that
+   * must come after it (a synchronous commit, `flush`, `close`). Nothing new is sent meanwhile.
+   */
+  private awaitInflight(): void {
+    if (!this.inflight) return;
+    if (!this.inflight.outcome) this.backend.settleSent?.();
+    this.reap(false);
+    if (this.inflight) throw new DatabaseUnavailable('the group commit under way did not answer');
+  }
+
+  /**
+   * The batch under way answered: landed (its records stay in `recent`, the newest
+   * RECENT_RECORDS), or failed and back at the head of the queue (before what was deferred since,
+   * so the order of writes is kept), retried as a failed flush is. With `next`, what waits is
+   * sent at once when a flush was asked meanwhile (or the bound is reached), else by its timer.
+   */
+  private reap(next = true): void {
+    const batch = this.inflight;
+    if (!batch?.outcome) return;
+    this.inflight = undefined;
+    if (batch.outcome.error !== undefined) {
+      this.pending = [...batch.entries, ...this.pending];
+      this.pendingOps += batch.ops;
+      for (const kind of batch.kinds) this.pendingKinds.add(kind);
+      for (const [kind, value] of batch.counters) this.pendingCounters.set(kind, Math.max(this.pendingCounters.get(kind) ?? value, value));
+      this.flushAgain = false;
+      clearTimeout(this.flushTimer);
+      this.flushTimer = undefined;
+      this.flushFailed(batch.outcome.error);
+      return;
+    }
+    this.retryAtMs = 0;
+    // Another instance may change what an API write can change: read it from the database now,
+    // but for records still waiting to be written (their value is the one to read).
+    if (this.backend.version && [...batch.kinds].some((kind) => this.indexed[kind]?.editable)) {
+      const waiting = new Set(this.pending.flatMap((e) => (e.o ?? []).map((op) => `${e.a}\u0000${op[1]}\u0000${op[2]}`)));
+      for (const key of this.recent.keys()) if (this.indexed[key.split('\u0000')[1]]?.editable && !waiting.has(key)) this.recent.delete(key);
+    }
+    // The records waiting are the newest of `recent` (each deferred put moves its key last).
+    for (const key of this.recent.keys()) {
+      if (this.recent.size <= RECENT_RECORDS + this.pendingOps) break;
+      this.recent.delete(key);
+    }
+    if (!next || this.pending.length === 0 || this.closed) return;
+    if (this.flushAgain || this.pendingOps >= GROUP_COMMIT_MAX_OPS) this.sendPending();
+    else this.flushTimer ??= setTimeout(() => this.flushSoon(), GROUP_COMMIT_MS).unref();
+  }
+
+  /**
+   * Deferred records of `kind` are in the database before a read off the main thread (another
+   * connection): what waits is sent and its answer awaited, without holding the event loop.
+   */
+  private async landedAsync(kind: string): Promise<void> {
+    if (!this.backend.commitManyAsync) return this.settle(kind);
+    // Bounded: a batch that fails is retried by its timer, and the read goes on meanwhile.
+    for (let round = 0; round < 3; round++) {
+      if (!this.pendingKinds.has(kind) && !this.inflight?.kinds.has(kind)) return;
+      if (!this.inflight && !this.holding && !this.closed) this.sendPending();
+      const batch = this.inflight;
+      if (!batch) return;
+      await batch.done;
+    }
   }
 
   /**
@@ -599,13 +763,26 @@ export class Store {
     } else {
       // An unavailable database is reported once by the backend, not at every retry.
       if (!(err instanceof DatabaseUnavailable)) this.onError(new Error(`run data not written yet (${this.pendingOps} operations kept, retried in ${GROUP_COMMIT_RETRY_MS} ms): ${why}`, { cause: err }));
-      this.flushTimer = setTimeout(() => this.flushQuietly(), GROUP_COMMIT_RETRY_MS).unref();
+      this.flushTimer = setTimeout(() => this.flushSoon(), GROUP_COMMIT_RETRY_MS).unref();
     }
   }
 
-  /** Pending records of `kind` are written before a read the overlay cannot answer. */
+  /**
+   * Pending records of `kind` are written before a read the overlay cannot answer. On a database
+   * in another thread they are sent without waiting: the read is answered after them (one
+   * connection, in order); only a batch already under way is waited for first.
+   */
   private settle(kind: string): void {
-    if (this.pendingKinds.has(kind)) this.flushQuietly();
+    if (!this.pendingKinds.has(kind)) return;
+    if (!this.backend.commitManyAsync || this.holding || this.closed) return this.flushQuietly();
+    try {
+      if (this.inflight) this.awaitInflight();
+      this.sendPending();
+      // Refused at once (nothing sent): handled now, before the read.
+      if (this.inflight?.outcome) this.reap(false);
+    } catch (err) {
+      this.flushFailed(err);
+    }
   }
 
   /** The pending commits landed: the queue empties; the records stay in `recent`, the newest RECENT_RECORDS of them. */
@@ -647,7 +824,7 @@ export class Store {
   private mergePending(account: string, kind: string, checkId: string | undefined, stored: Array<[string, StoredRecord]>): Array<[string, StoredRecord]> {
     const field = this.indexed[kind]?.check ?? 'checkId';
     const out = new Map(stored);
-    for (const entry of this.pending) {
+    for (const entry of this.inflight ? [...this.inflight.entries, ...this.pending] : this.pending) {
       if (entry.a !== account) continue;
       for (const op of entry.o ?? []) {
         if (op[1] !== kind) continue;
@@ -663,6 +840,18 @@ export class Store {
     this.versions.set(kind, this.version(kind) + 1);
     this.localVersions.set(kind, (this.localVersions.get(kind) ?? 0) + 1);
   }
+}
+
+/** A batch of deferred commits sent to the database without waiting (Store.sendPending). */
+interface Inflight {
+  entries: StoreCommit[];
+  ops: number;
+  kinds: Set<string>;
+  counters: Map<string, number>;
+  /** Set when the answer came (`error` when it failed), handled by Store.reap. */
+  outcome?: { error?: unknown };
+  /** Resolves once the answer was handled. */
+  done: Promise<void>;
 }
 
 /**
