@@ -197,6 +197,12 @@ export interface Backend {
   commitManyAsync?(entries: readonly StoreCommit[], done: (error?: unknown) => void): void;
   settleSent?(): void;
   /**
+   * Whether a synchronous read made after `commitManyAsync` sees the batch even before it is
+   * answered (true: one connection answering in order, PostgreSQL's; false: another connection,
+   * SQLite's writer thread, so a read of a kind under way waits for the batch first).
+   */
+  readonly readsSeeSent?: boolean;
+  /**
    * Takes at most `limit` records of an indexed kind (any account) whose time is at or before
    * `nowMs`, the longest due first, and moves their time to `untilMs` in the same atomic statement
    * (the record's time field too): a lease. Another caller, on this instance or another one on the

@@ -186,6 +186,8 @@ export class PostgresBackend implements Backend {
   private accounts: { key: string; ids: string[] } | undefined;
   /** Set while PostgreSQL does not answer (reported once, see `failed`). */
   private down = false;
+  /** A call made after a batch sent without waiting is answered after it (one connection, in order). */
+  readonly readsSeeSent = true;
   /** Identifies this process in `run_claims`. */
   readonly instance = `${process.pid}-${randomUUID().slice(0, 8)}`;
   /** The asynchronous reads: a pool of connections in a thread of its own (started at the first). */

@@ -197,7 +197,7 @@ export class Store {
    */
   queryEntries<T extends StoredRecord = StoredRecord>(account: string, kind: string, q: RecordQuery = {}): Array<[string, T]> {
     this.boundRead(kind, q);
-    if (this.pendingKinds.has(kind) && Object.entries(q).every(([k, v]) => k === 'checkId' || k === 'limit' || v === undefined)) {
+    if (this.unlanded(kind) && Object.entries(q).every(([k, v]) => k === 'checkId' || k === 'limit' || v === undefined)) {
       const merged = this.mergePending(account, kind, q.checkId, this.backend.query(account, kind, q));
       return (q.limit !== undefined && merged.length > q.limit ? merged.slice(0, q.limit) : merged) as Array<[string, T]>;
     }
@@ -280,6 +280,7 @@ export class Store {
    */
   lease(kind: string, nowMs: number, untilMs: number, limit: number, only?: string): LeasedRecord[] {
     this.settle(kind);
+    this.beforeOwnWrite();
     return this.backend.lease(kind, nowMs, untilMs, limit, only);
   }
 
@@ -518,6 +519,7 @@ export class Store {
    * account (the retention); returns how many.
    */
   expire(kind: string, beforeMs: number, limit: number): number {
+    this.beforeOwnWrite();
     const n = this.backend.expire(kind, beforeMs, limit);
     if (n > 0) {
       this.bump(kind);
@@ -718,6 +720,25 @@ export class Store {
     else this.flushTimer ??= setTimeout(() => this.flushSoon(), GROUP_COMMIT_MS).unref();
   }
 
+  /** Deferred records of `kind` not in the database yet: waiting, or in the batch under way. */
+  private unlanded(kind: string): boolean {
+    return this.pendingKinds.has(kind) || (this.inflight?.kinds.has(kind) ?? false);
+  }
+
+  /**
+   * Before a write on this thread's connection that is not a commit (a lease, the retention): a
+   * batch under way on another connection (SQLite's writer thread, which holds the file's write
+   * lock meanwhile) is waited for, so the two never collide.
+   */
+  private beforeOwnWrite(): void {
+    if (!this.inflight || this.backend.readsSeeSent) return;
+    try {
+      this.awaitInflight();
+    } catch (err) {
+      this.flushFailed(err);
+    }
+  }
+
   /**
    * Deferred records of `kind` are in the database before a read off the main thread (another
    * connection): what waits is sent and its answer awaited, without holding the event loop.
@@ -773,8 +794,11 @@ export class Store {
    * connection, in order); only a batch already under way is waited for first.
    */
   private settle(kind: string): void {
+    if (!this.unlanded(kind)) return;
+    // Another connection writes the batches (SQLite): what is under way and what waits are written
+    // before the read, here and now.
+    if (!this.backend.commitManyAsync || !this.backend.readsSeeSent || this.holding || this.closed) return this.flushQuietly();
     if (!this.pendingKinds.has(kind)) return;
-    if (!this.backend.commitManyAsync || this.holding || this.closed) return this.flushQuietly();
     try {
       if (this.inflight) this.awaitInflight();
       this.sendPending();
