@@ -211,7 +211,8 @@ export class PostgresBackend implements Backend {
 
   private constructor(private readonly indexed: IndexedKinds) {
     const { port1, port2 } = new MessageChannel();
-    const flag = new SharedArrayBuffer(4);
+    // Slot 0: the id of the last answer of the worker's queue; slot 1: of the last `peek`.
+    const flag = new SharedArrayBuffer(8);
     this.done = new Int32Array(flag);
     this.port = port1;
     this.worker = new Worker(workerUrl(), { workerData: { flag, port: port2 }, transferList: [port2] });
@@ -721,12 +722,13 @@ export class PostgresBackend implements Backend {
     const id = this.nextId++;
     this.port.postMessage({ ...req, id });
     const deadline = Date.now() + timeoutMs;
+    const slot = req.op === 'peek' ? 1 : 0;
     for (;;) {
-      const seen = Atomics.load(this.done, 0);
+      const seen = Atomics.load(this.done, slot);
       if (seen !== id) {
         const left = deadline - Date.now();
         if (left <= 0) throw this.failed(req, new Error(`PostgreSQL did not answer within ${timeoutMs / 1000} s`));
-        Atomics.wait(this.done, 0, seen, left);
+        Atomics.wait(this.done, slot, seen, left);
         continue;
       }
       // Answers of requests sent without waiting, and of calls that timed out earlier, come
@@ -835,7 +837,11 @@ export class PostgresBackend implements Backend {
 
   private versions(): Map<string, number> {
     if (this.versionMemo) return this.versionMemo;
-    const rows = this.query1('SELECT kind, value FROM versions ORDER BY kind', []);
+    // Read at once, not after the batches sent without waiting (group commits of run data, claims):
+    // every commit of configuration is synchronous, so this read sees all of this instance's;
+    // the versions of run data under way may be the ones before them (a version read before a
+    // write, as a cache keyed on it expects, never after).
+    const rows = this.call({ op: 'peek', sql: 'SELECT kind, value FROM versions ORDER BY kind', params: [] }).rows[0];
     this.versionMemo = new Map(rows.map((r) => [r[0] as string, Number(r[1])]));
     // Valid for the rest of this turn of the event loop: what other instances commit meanwhile is
     // read by the next request, the next tick of the scheduler.
