@@ -211,6 +211,8 @@ export interface Backend {
    * With `only`, just the records whose check field holds that value (one private location's runs).
    */
   lease(kind: string, nowMs: number, untilMs: number, limit: number, only?: string): LeasedRecord[];
+  /** `lease` without holding the caller (a database in another thread); absent: `lease` answers. */
+  leaseAsync?(kind: string, nowMs: number, untilMs: number, limit: number, only?: string): Promise<LeasedRecord[]>;
   /** Deletes at most `limit` records of `kind` (any account) whose time is before `beforeMs` (but those `keepWhile` keeps); returns how many. */
   expire(kind: string, beforeMs: number, limit: number): number;
   /** Closes the database (and ends the reader thread of the asynchronous reads, without waiting). */

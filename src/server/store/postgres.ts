@@ -573,6 +573,17 @@ export class PostgresBackend implements Backend {
   }
 
   lease(kind: string, nowMs: number, untilMs: number, limit: number, only?: string): LeasedRecord[] {
+    const { sql, params, finish } = this.leaseSql(kind, nowMs, untilMs, limit, only);
+    return finish(this.query1(sql, params));
+  }
+
+  /** `lease` without holding the event loop: sent to the worker, answered after what was sent before it. */
+  async leaseAsync(kind: string, nowMs: number, untilMs: number, limit: number, only?: string): Promise<LeasedRecord[]> {
+    const { sql, params, finish } = this.leaseSql(kind, nowMs, untilMs, limit, only);
+    return finish((await this.send({ op: 'query', sql, params })).rows[0]);
+  }
+
+  private leaseSql(kind: string, nowMs: number, untilMs: number, limit: number, only?: string): { sql: string; params: unknown[]; finish: (rows: Row[]) => LeasedRecord[] } {
     const spec = this.indexed[kind];
     if (!spec) throw new Error(`${kind} is not run data`);
     // Rows another instance is taking are skipped, not waited for: each row goes to one taker.
@@ -585,10 +596,12 @@ export class PostgresBackend implements Backend {
                  RETURNING r.account, r.id, r.data, due.at::float8, due.seq::float8`;
     const params: unknown[] = [untilMs, [spec.time], new Date(untilMs).toISOString(), kind, nowMs, limit];
     if (only !== undefined) params.push(enc(only));
-    const rows = this.query1(sql, params);
-    // RETURNING has no order: the longest due first, as taken.
-    rows.sort((x, y) => Number(x[3]) - Number(y[3]) || Number(x[4]) - Number(y[4]));
-    return rows.map((r) => ({ account: dec(r[0] as string), id: dec(r[1] as string), record: JSON.parse(r[2] as string) as StoredRecord }));
+    const finish = (rows: Row[]): LeasedRecord[] => {
+      // RETURNING has no order: the longest due first, as taken.
+      rows.sort((x, y) => Number(x[3]) - Number(y[3]) || Number(x[4]) - Number(y[4]));
+      return rows.map((r) => ({ account: dec(r[0] as string), id: dec(r[1] as string), record: JSON.parse(r[2] as string) as StoredRecord }));
+    };
+    return { sql, params, finish };
   }
 
   expire(kind: string, beforeMs: number, limit: number): number {

@@ -284,6 +284,20 @@ export class Store {
     return this.backend.lease(kind, nowMs, untilMs, limit, only);
   }
 
+  /**
+   * `lease` without holding the event loop where the database is in another thread (PostgreSQL):
+   * pending deferred writes of the kind are sent first (a batch under way is awaited, not waited
+   * for), and the lease is answered after them. Elsewhere `lease`, answered at once.
+   */
+  async leaseAsync(kind: string, nowMs: number, untilMs: number, limit: number, only?: string): Promise<LeasedRecord[]> {
+    if (!this.backend.leaseAsync || !this.backend.readsSeeSent) return this.lease(kind, nowMs, untilMs, limit, only);
+    if (this.pendingKinds.has(kind) && !this.holding && !this.closed) {
+      if (this.inflight) await this.inflight.done;
+      this.sendPending();
+    }
+    return this.backend.leaseAsync(kind, nowMs, untilMs, limit, only);
+  }
+
   /** Accounts that hold any configuration. */
   accountIds(): string[] {
     return this.backend.accountIds();
