@@ -608,8 +608,20 @@ export class Store {
       this.pendingKinds.add(op[1]);
       if (!this.backend.version) this.bump(op[1]);
     }
-    if (this.pendingOps >= GROUP_COMMIT_MAX_OPS && Date.now() >= this.retryAtMs) this.flushSoon();
-    else this.flushTimer ??= setTimeout(() => this.flushSoon(), GROUP_COMMIT_MS).unref();
+    if (this.pendingOps >= GROUP_COMMIT_MAX_OPS && Date.now() >= this.retryAtMs) {
+      // A full batch while the last one is still under way: the database does not keep up, and
+      // what waits is bounded by waiting for it here (the one place a deferred commit holds the
+      // event loop). Unbounded, the next synchronous commit wrote it all at once (seconds).
+      if (this.inflight && !this.holding && !this.closed) {
+        try {
+          this.awaitInflight();
+        } catch (err) {
+          this.flushFailed(err);
+          return;
+        }
+      }
+      this.flushSoon();
+    } else this.flushTimer ??= setTimeout(() => this.flushSoon(), GROUP_COMMIT_MS).unref();
   }
 
   /**
