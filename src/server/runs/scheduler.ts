@@ -106,8 +106,10 @@ export class Scheduler {
   async stop(graceMs = Number.POSITIVE_INFINITY, cut?: AbortSignal): Promise<number> {
     clearInterval(this.timer);
     this.timer = undefined;
-    // Claims still under way start nothing when they answer.
     this.stopped = true;
+    // Claims under way are answered first: their runs start (or their claims roll back), and
+    // are waited for with the others.
+    await this.ctx.store.claimsSettled();
     stopMultiStepRuns();
     return this.engine.settle(graceMs, cut);
   }
@@ -202,9 +204,13 @@ export class Scheduler {
       if (period > 0) run.dueMs += skipped * period;
       run.plan.nextDueMs = nextDueMs(run.dueMs, period, now);
       wake = Math.min(wake, run.plan.nextDueMs);
-      // A multi-step run starts at once: the next one's multiStepBusy counts it.
+      // A multi-step run starts at once: the next one's multiStepBusy counts it. Its claim is the
+      // synchronous hold, which would end a hold of claimRunsAsync under way: it then waits.
       if (!isScripted(run.check.checkType)) due.push(run);
-      else this.ctx.store.claimRuns([run], () => this.engine.startSession(run.account, run.check, { dueMs: run.dueMs }));
+      else if (this.ctx.store.claimsUnderWay > 0) {
+        run.plan.nextDueMs = run.dueMs;
+        wake = Math.min(wake, now + MULTI_STEP_RECHECK_MS);
+      } else this.ctx.store.claimRuns([run], () => this.engine.startSession(run.account, run.check, { dueMs: run.dueMs }));
     }
     // The claim makes one instance of several run a due time (always granted on one, and started
     // at once); on a shared database the claims are sent without holding the event loop and the
@@ -241,7 +247,7 @@ export class Scheduler {
       .claimRunsAsync(due, (i) => {
         // The slots pass from the claims to the sessions in the same turn.
         release();
-        if (!this.stopped) this.engine.startSession(due[i].account, due[i].check, { dueMs: due[i].dueMs });
+        this.engine.startSession(due[i].account, due[i].check, { dueMs: due[i].dueMs });
       })
       .catch((err: unknown) => {
         if (!(err instanceof DatabaseUnavailable)) this.ctx.store.onError(err);

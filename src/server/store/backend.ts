@@ -66,6 +66,13 @@ export interface ClaimHold {
   rollback(): void;
 }
 
+/** Claims held in an open transaction, released without waiting (Backend.holdClaimsAsync). */
+export interface AsyncClaimHold {
+  readonly granted: boolean[];
+  commit(entries: readonly StoreCommit[], done: (error?: unknown) => void): void;
+  rollback(): void;
+}
+
 /**
  * `[kind, field, value, except]`: no record of `kind` in any account but `except` (an id in the
  * commit's account) may hold the string `value` in its top-level `field`.
@@ -243,10 +250,13 @@ export interface Backend {
    */
   holdClaims?(claims: readonly RunClaim[]): ClaimHold;
   /**
-   * Claims due runs in a transaction of their own, without holding the caller: resolves, once
-   * committed, with whether this instance took each claim (in the order asked).
+   * `holdClaims` without holding the caller: resolves once the claims are inserted in a
+   * transaction left open; its `commit(entries, done)` sends the writes of the sessions started
+   * for them and commits all together (`done` called with the outcome, as commitManyAsync's),
+   * `rollback()` ends it with nothing written. The next hold must be asked only after the last
+   * one's commit or rollback was sent (one held transaction at a time).
    */
-  claimRunsAsync?(claims: readonly RunClaim[]): Promise<boolean[]>;
+  holdClaimsAsync?(claims: readonly RunClaim[]): Promise<AsyncClaimHold>;
 }
 
 /** Epoch ms of an indexed record's time field, or null when it has none. */

@@ -1,7 +1,7 @@
 import { workerModule } from '../../runner/worker-module.js';
 import { randomUUID } from 'node:crypto';
 import { MessageChannel, Worker, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
-import { QUEUE_KINDS, checkOf, setPath, timeOf, type Backend, type ClaimHold, type IndexedKinds, type LeasedRecord, type RecordQuery, type RunClaim, type StoreCommit, type StoredRecord } from './backend.js';
+import { QUEUE_KINDS, checkOf, setPath, timeOf, type AsyncClaimHold, type Backend, type ClaimHold, type IndexedKinds, type LeasedRecord, type RecordQuery, type RunClaim, type StoreCommit, type StoredRecord } from './backend.js';
 import { DatabaseUnavailable, StaleWrite, StateError, UniqueTaken } from './errors.js';
 import { FIGURE_COLUMNS, aggregateRows, figureConditions, aggregateSql, figureValues, type AggregateDialect, type AggregateQuery, type AggregateRow } from './aggregate.js';
 import type { PgAnswer, PgRequest } from './postgres-worker.js';
@@ -491,20 +491,52 @@ export class PostgresBackend implements Backend {
   }
 
   /**
-   * Claims due runs without waiting: one transaction of multi-row inserts (in one order: no
-   * deadlock between instances claiming overlapping sets), committed before the promise resolves
-   * with, per claim in the order asked, whether this instance took it.
+   * `holdClaims` without waiting: the claims are inserted in a transaction left open on the
+   * holding connection (the worker's `hold`), and the promise resolves with the hold once they
+   * are. Its `commit` sends the sessions' writes and the commit (`release`) without waiting;
+   * `rollback` sends the rollback. The worker answers in order, so a hold asked after the last
+   * one's release was sent runs after it.
    */
-  claimRunsAsync(claims: readonly RunClaim[]): Promise<boolean[]> {
+  async holdClaimsAsync(claims: readonly RunClaim[]): Promise<AsyncClaimHold> {
     const keyOf = (account: string, checkId: string, dueMs: number) => `${account}\u0000${checkId}\u0000${dueMs}`;
     const statements = chunks(sortClaims(claims), 1000).map((chunk): [string, unknown[]] => {
       const { sql, params } = claimInsert(chunk, this.instance, 'ON CONFLICT DO NOTHING RETURNING account, check_id, due_ms');
       return [sql, params];
     });
-    return this.send({ op: 'tx', statements }).then((answer) => {
-      const inserted = new Set(answer.rows.flat().map((r) => keyOf(r[0] as string, r[1] as string, Number(r[2]))));
-      return claims.map((c) => inserted.has(keyOf(enc(c.account), enc(c.checkId), Math.round(c.dueMs))));
-    });
+    let answer: { rows: Row[][] };
+    try {
+      answer = await this.send({ op: 'hold', statements });
+    } catch (err) {
+      // A hold that timed out may still be open in the worker: released after it.
+      this.abandonHold();
+      throw err;
+    }
+    const inserted = new Set(answer.rows.flat().map((r) => keyOf(r[0] as string, r[1] as string, Number(r[2]))));
+    const granted = claims.map((c) => inserted.has(keyOf(enc(c.account), enc(c.checkId), Math.round(c.dueMs))));
+    let open = true;
+    return {
+      granted,
+      commit: (entries, done) => {
+        if (!open) return done(new Error('the claims were released already'));
+        open = false;
+        const { statements: batch, reclaimed, kinds } = this.batch(entries);
+        this.dispatch({ op: 'release', statements: batch, commit: true }, (r) => {
+          if (r instanceof Error) {
+            this.abandonHold();
+            return done(r);
+          }
+          this.reportTakenClaims(reclaimed.flatMap((i) => r.rows[i]));
+          done();
+        });
+        this.versionMemo = undefined;
+        this.committed(kinds);
+      },
+      rollback: () => {
+        if (!open) return;
+        open = false;
+        this.abandonHold();
+      },
+    };
   }
 
   /**

@@ -67,6 +67,8 @@ export class Store {
    * batch at a time; what is deferred meanwhile waits in `pending` for the next.
    */
   private inflight: Inflight | undefined;
+  /** The last claims sent (claimRunsAsync): the next hold waits for its release to be sent. */
+  private claimTail: Promise<void> = Promise.resolve();
   /** A flush was asked while a batch was under way: the next one is sent as soon as it answers. */
   private flushAgain = false;
   private flushTimer: NodeJS.Timeout | undefined;
@@ -505,20 +507,80 @@ export class Store {
    */
   claimRunsAsync(claims: readonly RunClaim[], start: (index: number) => void): Promise<boolean[]> {
     if (claims.length === 0) return Promise.resolve([]);
-    if (!this.backend.claimRunsAsync) {
+    if (!this.backend.holdClaimsAsync) {
       try {
         return Promise.resolve(this.claimRuns(claims, start));
       } catch (err) {
         return Promise.reject(err);
       }
     }
-    return this.backend.claimRunsAsync(claims).then((granted) => {
-      if (this.closed) return granted.map(() => false);
-      granted.forEach((taken, i) => {
-        if (taken) start(i);
+    // One held transaction at a time: the next hold is sent once this one's release was.
+    this.claimsUnderWay++;
+    const run = this.claimTail.then(() => this.holdAndStart(claims, start)).finally(() => this.claimsUnderWay--);
+    this.claimTail = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
+  }
+
+  /**
+   * Claims of claimRunsAsync not answered yet: while there are, `claimRuns` (the synchronous
+   * hold) must not be used, since a new hold would end the one under way.
+   */
+  claimsUnderWay = 0;
+
+  /** Claims under way (claimRunsAsync): resolves once every one was answered and released. */
+  claimsSettled(): Promise<void> {
+    return this.claimTail;
+  }
+
+  private async holdAndStart(claims: readonly RunClaim[], start: (index: number) => void): Promise<boolean[]> {
+    const hold = await this.backend.holdClaimsAsync!(claims);
+    if (this.closed || !hold.granted.some(Boolean)) {
+      hold.rollback();
+      return this.closed ? claims.map(() => false) : hold.granted;
+    }
+    // What `start` stages goes with the claims; what was pending before goes on its own.
+    const before = this.pending.length;
+    const started: RunClaim[] = [];
+    this.holding = true;
+    try {
+      hold.granted.forEach((granted, i) => {
+        if (!granted) return;
+        const staged = this.pending.length;
+        try {
+          start(i);
+        } finally {
+          if (this.pending.length > staged) started.push(claims[i]);
+        }
       });
-      return granted;
+    } catch (err) {
+      this.holding = false;
+      hold.rollback();
+      this.reclaim(started);
+      if (this.pending.length > 0) this.flushTimer ??= setTimeout(() => this.flushSoon(), GROUP_COMMIT_MS).unref();
+      throw err;
+    }
+    this.holding = false;
+    const entries = this.pending.splice(before);
+    for (const e of entries) this.pendingOps -= Math.max(1, e.o?.length ?? 0);
+    hold.commit(entries, (error) => {
+      if (error === undefined) return;
+      // Rolled back under sessions that run: their writes wait again, with their claims taken
+      // again (as claimRuns does), retried as a failed flush is.
+      queueMicrotask(() => {
+        this.pending = [...entries, ...this.pending];
+        for (const e of entries) this.pendingOps += Math.max(1, e.o?.length ?? 0);
+        for (const e of entries) for (const op of e.o ?? []) this.pendingKinds.add(op[1]);
+        this.reclaim(started);
+        clearTimeout(this.flushTimer);
+        this.flushTimer = undefined;
+        this.flushFailed(error);
+      });
     });
+    if (this.pending.length > 0) this.flushTimer ??= setTimeout(() => this.flushSoon(), GROUP_COMMIT_MS).unref();
+    return hold.granted;
   }
 
   /** Claims rolled back under started sessions: pending, written with their writes (see claimRuns). */
