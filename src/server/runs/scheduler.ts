@@ -68,8 +68,10 @@ export class Scheduler {
   private wakeMs = Number.NEGATIVE_INFINITY;
   // Whether the last scan left due runs waiting for a slot.
   private waitingForSlot = false;
-  // Runs claimed and not answered yet (Store.claimRunsAsync): they hold their slots meanwhile.
+  // Runs claimed and not answered yet (Store.claimRunsAsync): they hold their slots meanwhile,
+  // and their checks (account and id) are not claimed again until the answer.
   private claiming = 0;
+  private readonly claimingChecks = new Set<string>();
   private stopped = false;
 
   constructor(
@@ -168,6 +170,9 @@ export class Scheduler {
           this.plans.set(key, plan);
         }
         if (now >= plan.nextDueMs) {
+          // A claim of the check still under way: this due time waits for its answer (a second
+          // claim would start a second run of the check beside the first). The answer rescans.
+          if (this.claimingChecks.has(key)) continue;
           // A run still going skips this due time. A multi-step run whose account already has a
           // full round waiting keeps its due time and waits for the pool: skipping it gave the
           // slots to the same checks at every due time and the account's other checks never ran.
@@ -232,12 +237,22 @@ export class Scheduler {
 
   /**
    * Claims the due runs and starts those granted. While the claims are under way their runs hold
-   * their slots (`claiming`); a claim that fails starts nothing (the due time is passed over, as
-   * when a tick fails): an outage is reported once by the store, anything else on its error path.
+   * their slots (`claiming`) and their checks are not claimed again (`claimingChecks`).
+   *
+   * A claim answered after later points of its check's grid were reached (the database was slow,
+   * or another instance held the same due time): the run starts late, and those points are passed
+   * over, since the check is running then: they count as shed, as when a scan falls behind. A
+   * claim that is not granted (another instance took the due time) leaves the check's next due
+   * time as the scan set it, claimed at the next scan. A claim that fails starts nothing: its due
+   * time is passed over and counts as shed; an outage is reported once by the store, anything
+   * else on its error path. Every answer makes the next tick scan again.
    */
   private claimAndStart(due: readonly Waiting[]): void {
     if (due.length === 0) return;
     this.claiming += due.length;
+    const keys = due.map((run) => `${run.account}\u0000${run.checkId}`);
+    for (const key of keys) this.claimingChecks.add(key);
+    const answered = due.map(() => false);
     let counted = true;
     const release = () => {
       if (counted) this.claiming -= due.length;
@@ -247,11 +262,29 @@ export class Scheduler {
       .claimRunsAsync(due, (i) => {
         // The slots pass from the claims to the sessions in the same turn.
         release();
-        this.engine.startSession(due[i].account, due[i].check, { dueMs: due[i].dueMs });
+        answered[i] = true;
+        this.claimingChecks.delete(keys[i]);
+        const run = due[i];
+        const { period } = run.plan;
+        const now = this.ctx.options.now();
+        if (period > 0 && now >= run.plan.nextDueMs) {
+          this.ctx.metrics?.runsShed(Math.floor((now - run.plan.nextDueMs) / period) + 1);
+          run.plan.nextDueMs = nextDueMs(run.dueMs, period, now);
+        }
+        this.engine.startSession(run.account, run.check, { dueMs: run.dueMs });
       })
-      .catch((err: unknown) => {
-        if (!(err instanceof DatabaseUnavailable)) this.ctx.store.onError(err);
-      })
-      .finally(release);
+      .then(
+        () => answered.fill(true),
+        (err: unknown) => {
+          if (!(err instanceof DatabaseUnavailable)) this.ctx.store.onError(err);
+        },
+      )
+      .finally(() => {
+        release();
+        const lost = answered.filter((a) => !a).length;
+        if (lost > 0) this.ctx.metrics?.runsShed(lost);
+        for (const key of keys) this.claimingChecks.delete(key);
+        this.wakeMs = Number.NEGATIVE_INFINITY;
+      });
   }
 }
