@@ -67,6 +67,13 @@ export class Store {
    * batch at a time; what is deferred meanwhile waits in `pending` for the next.
    */
   private inflight: Inflight | undefined;
+  /**
+   * The release of claims held asynchronously (holdAndStart), sent with the writes of the sessions
+   * they started and not answered yet. No batch is sent meanwhile: should the release fail, its
+   * writes go back to the queue before anything written after them, never after a later write of
+   * the same records landed (a session's opening written over its end).
+   */
+  private releasing: Releasing | undefined;
   /** The last claims sent (claimRunsAsync): the next hold waits for its release to be sent. */
   private claimTail: Promise<void> = Promise.resolve();
   /** A flush was asked while a batch was under way: the next one is sent as soon as it answers. */
@@ -294,6 +301,7 @@ export class Store {
   async leaseAsync(kind: string, nowMs: number, untilMs: number, limit: number, only?: string): Promise<LeasedRecord[]> {
     if (!this.backend.leaseAsync || !this.backend.readsSeeSent) return this.lease(kind, nowMs, untilMs, limit, only);
     if (this.pendingKinds.has(kind) && !this.holding && !this.closed) {
+      if (this.releasing) await this.releasing.done;
       if (this.inflight) await this.inflight.done;
       this.sendPending();
     }
@@ -536,6 +544,8 @@ export class Store {
   }
 
   private async holdAndStart(claims: readonly RunClaim[], start: (index: number) => void): Promise<boolean[]> {
+    // The last release is answered first (one release under way at a time: see `releasing`).
+    if (this.releasing) await this.releasing.done;
     const hold = await this.backend.holdClaimsAsync!(claims);
     if (this.closed || !hold.granted.some(Boolean)) {
       hold.rollback();
@@ -565,18 +575,16 @@ export class Store {
     this.holding = false;
     const entries = this.pending.splice(before);
     for (const e of entries) this.pendingOps -= Math.max(1, e.o?.length ?? 0);
+    let answered!: () => void;
+    const release: Releasing = { entries, started, ops: entries.reduce((n, e) => n + Math.max(1, e.o?.length ?? 0), 0), done: new Promise<void>((resolve) => (answered = resolve)) };
+    this.releasing = release;
     hold.commit(entries, (error) => {
-      if (error === undefined) return;
-      // Rolled back under sessions that run: their writes wait again, with their claims taken
-      // again (as claimRuns does), retried as a failed flush is.
+      if (release.outcome) return;
+      // Noted here (possibly inside another call of the backend), handled by reapRelease.
+      release.outcome = { error };
       queueMicrotask(() => {
-        this.pending = [...entries, ...this.pending];
-        for (const e of entries) this.pendingOps += Math.max(1, e.o?.length ?? 0);
-        for (const e of entries) for (const op of e.o ?? []) this.pendingKinds.add(op[1]);
-        this.reclaim(started);
-        clearTimeout(this.flushTimer);
-        this.flushTimer = undefined;
-        this.flushFailed(error);
+        this.reapRelease();
+        answered();
       });
     });
     if (this.pending.length > 0) this.flushTimer ??= setTimeout(() => this.flushSoon(), GROUP_COMMIT_MS).unref();
@@ -616,8 +624,8 @@ export class Store {
   close(): void {
     this.closed = true;
     clearTimeout(this.flushTimer);
-    if (this.pending.length > 0 || this.inflight) {
-      const ops = this.pendingOps + (this.inflight?.ops ?? 0);
+    if (this.pending.length > 0 || this.inflight || this.releasing) {
+      const ops = this.pendingOps + (this.inflight?.ops ?? 0) + (this.releasing?.ops ?? 0);
       try {
         this.flush();
       } catch (err) {
@@ -635,7 +643,7 @@ export class Store {
     // A batch under way is answered before this commit would be anyway (one connection, in
     // order): its outcome is taken first, so that a failed batch is written again before this
     // commit, never after it.
-    if (this.inflight) this.awaitInflight();
+    if (this.inflight || this.releasing) this.awaitInflight();
     // A compare-and-set commit is written alone: its failure must not hold back the pending batch
     // (written first, on its own, as a group commit would).
     if (entry.e && this.pending.length > 0 && !this.holding) this.flush();
@@ -703,7 +711,8 @@ export class Store {
   /** Deferred commits not durable yet (operations): waiting, or sent and not answered. */
   get pendingOperations(): number {
     const sent = this.inflight;
-    return this.pendingOps + (sent && (!sent.outcome || sent.outcome.error !== undefined) ? sent.ops : 0);
+    const release = this.releasing;
+    return this.pendingOps + (sent && (!sent.outcome || sent.outcome.error !== undefined) ? sent.ops : 0) + (release && (!release.outcome || release.outcome.error !== undefined) ? release.ops : 0);
   }
 
   /**
@@ -723,7 +732,7 @@ export class Store {
    * is under way, the next goes when it answers). Its answer is handled by `reap`.
    */
   private sendPending(): void {
-    if (this.inflight) {
+    if (this.inflight || this.releasing) {
       this.flushAgain = true;
       return;
     }
@@ -764,10 +773,39 @@ export class Store {
    * must come after it (a synchronous commit, `flush`, `close`). Nothing new is sent meanwhile.
    */
   private awaitInflight(): void {
-    if (!this.inflight) return;
-    if (!this.inflight.outcome) this.backend.settleSent?.();
+    if (!this.inflight && !this.releasing) return;
+    if ((this.inflight && !this.inflight.outcome) || (this.releasing && !this.releasing.outcome)) this.backend.settleSent?.();
+    // The release was sent after the batch: its writes go back after the batch's (see reap).
+    this.reapRelease(false);
     this.reap(false);
-    if (this.inflight) throw new DatabaseUnavailable('the group commit under way did not answer');
+    if (this.inflight || this.releasing) throw new DatabaseUnavailable('the group commit under way did not answer');
+  }
+
+  /**
+   * The release of held claims answered (see `releasing`): nothing to do when it committed; when it
+   * failed, the sessions' writes go back to the head of the queue with their claims taken again
+   * (as claimRuns does), retried as a failed flush is. With `next`, what waits is sent then.
+   */
+  private reapRelease(next = true): void {
+    const release = this.releasing;
+    if (!release?.outcome) return;
+    this.releasing = undefined;
+    if (release.outcome.error !== undefined) {
+      const { entries, started } = release;
+      this.pending = [...entries, ...this.pending];
+      for (const e of entries) this.pendingOps += Math.max(1, e.o?.length ?? 0);
+      for (const e of entries) for (const op of e.o ?? []) this.pendingKinds.add(op[1]);
+      for (const e of entries) for (const [kind, value] of Object.entries(e.c ?? {})) this.pendingCounters.set(kind, Math.max(this.pendingCounters.get(kind) ?? value, value));
+      this.reclaim(started);
+      this.flushAgain = false;
+      clearTimeout(this.flushTimer);
+      this.flushTimer = undefined;
+      this.flushFailed(release.outcome.error);
+      return;
+    }
+    if (!next || this.pending.length === 0 || this.closed || this.inflight) return;
+    if (this.flushAgain || this.pendingOps >= GROUP_COMMIT_MAX_OPS) this.sendPending();
+    else this.flushTimer ??= setTimeout(() => this.flushSoon(), GROUP_COMMIT_MS).unref();
   }
 
   /**
@@ -803,7 +841,7 @@ export class Store {
       if (this.recent.size <= RECENT_RECORDS + this.pendingOps) break;
       this.recent.delete(key);
     }
-    if (!next || this.pending.length === 0 || this.closed) return;
+    if (!next || this.pending.length === 0 || this.closed || this.releasing) return;
     if (this.flushAgain || this.pendingOps >= GROUP_COMMIT_MAX_OPS) this.sendPending();
     else this.flushTimer ??= setTimeout(() => this.flushSoon(), GROUP_COMMIT_MS).unref();
   }
@@ -952,6 +990,16 @@ export class Store {
     this.versions.set(kind, this.version(kind) + 1);
     this.localVersions.set(kind, (this.localVersions.get(kind) ?? 0) + 1);
   }
+}
+
+/** The release of claims held asynchronously, with the writes of the sessions they started (Store.holdAndStart). */
+interface Releasing {
+  entries: StoreCommit[];
+  /** The claims whose sessions staged writes: taken again with them if the release fails. */
+  started: RunClaim[];
+  ops: number;
+  outcome?: { error?: unknown };
+  done: Promise<void>;
 }
 
 /** A batch of deferred commits sent to the database without waiting (Store.sendPending). */
