@@ -125,6 +125,53 @@ describe('writes that do not hold the event loop (PostgreSQL)', () => {
   });
 });
 
+describe('the release of held claims failing (PostgreSQL)', () => {
+  it('a later write of a started session is not overwritten by the retry of its release', async () => {
+    const url = pgDatabase();
+    const s = Store.open(url, IDX);
+    s.onError = () => undefined;
+    let other: pg.Client | undefined;
+    const session = (v: number) => {
+      const tx = s.begin('dev');
+      tx.put('results', 'x', { id: 'x', checkId: 'c1', startedAt: new Date(DUE).toISOString(), v });
+      tx.commitDeferred();
+    };
+    try {
+      // The versions row of the kind exists, and another connection holds it: the release (which
+      // bumps it) waits in the database.
+      deferredPut(s, 'r0');
+      s.flush();
+      other = await holder(url, 15_000);
+      await other.query("SELECT value FROM versions WHERE kind = 'results' FOR UPDATE");
+      // The run starts once its claim is held; its first write goes with the release.
+      expect(await s.claimRunsAsync([{ account: 'dev', checkId: 'c1', dueMs: DUE }], () => session(1))).toEqual([true]);
+      // The run goes on: a later write of the same record, group-committed.
+      session(2);
+      await sleep(GROUP_COMMIT_MS * 4);
+      // The release fails (its connection ends while it waits).
+      const waiting = async () => (await other!.query("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()")).rows as Array<{ pid: number }>;
+      let pids: Array<{ pid: number }> = [];
+      for (const end = Date.now() + 20_000; pids.length === 0 && Date.now() < end; await sleep(20)) pids = await waiting();
+      expect(pids.length).toBeGreaterThan(0);
+      for (const { pid } of pids) await other.query('SELECT pg_terminate_backend($1)', [pid]);
+      await sleep(GROUP_COMMIT_MS * 4);
+      await other.query('COMMIT');
+      // Everything lands, in the order it was written: the record holds its last value.
+      expect(await until(() => s.pendingOperations === 0, 30_000)).toBe(true);
+      s.flush();
+    } finally {
+      await other?.end().catch(() => undefined);
+      s.close();
+    }
+    const again = Store.open(url, IDX);
+    try {
+      expect(again.get('dev', 'results', 'x')).toMatchObject({ v: 2 });
+    } finally {
+      again.close();
+    }
+  });
+});
+
 describe('writes that do not hold the event loop (SQLite)', () => {
   it('a group commit waiting for the file another connection is writing: timers fire, and the batch lands after it', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'mac-async-writes-')), 'state.db');
