@@ -130,11 +130,13 @@ export function stageMail(tx: Transaction, mail: MailMessage, purpose: string, n
   return id;
 }
 
-/** The other queued items of `item`'s channel and check alert. */
+/** The other queued alerts of `item`'s channel and check (a channel hears of a check in the order its alerts were raised). */
 function sameAlert(queued: readonly OutboxItem[], item: OutboxItem): OutboxItem[] {
   const work = item.work;
   if (work.type !== 'alert') return [];
-  return queued.filter((o) => o.id !== item.id && o.work.type === 'alert' && o.work.channelId === work.channelId && o.work.message.checkAlertId === work.message.checkAlertId);
+  // Every alert of the check, not only those of one alert id: a new failure must not overtake the
+  // recovery of the alert before it, or the receiver ends with the check passing while it fails.
+  return queued.filter((o) => o.id !== item.id && o.work.type === 'alert' && o.work.channelId === work.channelId);
 }
 
 /** The wait before attempt `attempts + 1` (service-clock ms), given the attempts made and the receiver's ask. */
@@ -320,13 +322,13 @@ export class Deliverer {
     this.inFlight.add(p);
   }
 
-  /** An item queued before `item` for the same channel and check alert, still undelivered. */
+  /** An alert queued before `item` for the same channel and check, still undelivered. */
   private earlier(account: string, item: OutboxItem): OutboxItem | undefined {
     const queued = item.checkId === null ? [] : this.ctx.store.query<OutboxItem & StoredRecord>(account, RUN_COLL.outbox, { checkId: item.checkId, limit: MAX_RUN_READ });
     return sameAlert(queued, item).find((o) => o.createdAt < item.createdAt);
   }
 
-  /** Items queued after `item` for the same channel and check alert (they wait for it), as `tx` sees them. */
+  /** Alerts queued after `item` for the same channel and check (they wait for it), as `tx` sees them. */
   private waiting(tx: Transaction, item: OutboxItem): OutboxItem[] {
     const queued = item.checkId === null ? [] : tx.query<OutboxItem & StoredRecord>(RUN_COLL.outbox, { checkId: item.checkId, limit: MAX_RUN_READ });
     return sameAlert(queued, item).filter((o) => o.createdAt > item.createdAt);

@@ -11,19 +11,21 @@ afterEach(async () => {
 });
 
 /** A webhook receiver answering each request with the next status of `statuses` (the last one repeats). */
-async function scripted(statuses: number[]): Promise<{ url: string; bodies: string[]; close(): Promise<void> }> {
+async function scripted(statuses: number[]): Promise<{ url: string; bodies: string[]; accepted: string[]; close(): Promise<void> }> {
   const bodies: string[] = [];
+  const accepted: string[] = [];
   const srv = http.createServer((req, res) => {
     let body = '';
     req.on('data', (d) => (body += d));
     req.on('end', () => {
       bodies.push(body);
       res.statusCode = statuses[Math.min(bodies.length - 1, statuses.length - 1)];
+      if (res.statusCode === 200) accepted.push(body);
       res.end(res.statusCode === 200 ? 'ok' : 'busy');
     });
   });
   await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${(srv.address() as AddressInfo).port}/hook`, bodies, close: () => new Promise((r) => srv.close(() => r())) };
+  return { url: `http://127.0.0.1:${(srv.address() as AddressInfo).port}/hook`, bodies, accepted, close: () => new Promise((r) => srv.close(() => r())) };
 }
 
 async function failOnce(check: Record<string, any>): Promise<void> {
@@ -75,6 +77,38 @@ describe('alert delivery', () => {
       expect(types.lastIndexOf('ALERT_FAILURE')).toBeLessThan(types.indexOf('ALERT_RECOVERY'));
       expect(types.filter((t) => t === 'ALERT_RECOVERY')).toHaveLength(1);
     } finally {
+      await receiver.close();
+    }
+  });
+});
+
+describe('alert order per channel and check', () => {
+  it('delivers a new alert of the check after the recovery of the one before: failure, recovery, failure arrive in that order', async () => {
+    // Time scale 1000: the backoffs are 15, 30, 60 and 120 ms. The receiver refuses the first
+    // four requests, so the first failure is still being retried while the check recovers and
+    // fails again (a new alert, with its own id).
+    h = runsHarness({ timeScale: 1000 });
+    const receiver = await scripted([500, 500, 500, 500, 200]);
+    const { startTcpServer } = await import('../../helpers/tcp-server.js');
+    const tcp = await startTcpServer({ banner: '+OK\r\n' });
+    try {
+      const down = { hostname: '127.0.0.1', port: await closedPort(), data: null, ipFamily: 'IPv4', assertions: [] };
+      const up = { ...down, port: tcp.port };
+      const check = h.seedCheck({ name: 'db', request: down });
+      h.seedChannel(check.id, { type: 'WEBHOOK', config: { name: 'hook', url: receiver.url, method: 'POST' } });
+      await failOnce(check);
+      h.seedCheck({ ...check, request: up });
+      await failOnce(check);
+      h.seedCheck({ ...check, request: down });
+      await failOnce(check);
+      await waitFor(async () => {
+        const body = (await h.call('GET', '/v1/alert-notifications')).body;
+        return body.length === 3 && body.every((n: any) => n.status === 'SUCCESS');
+      });
+      const delivered = receiver.accepted.map((b) => JSON.parse(b) as { alertType: string; checkAlertId?: string });
+      expect(delivered.map((d) => d.alertType)).toEqual(['ALERT_FAILURE', 'ALERT_RECOVERY', 'ALERT_FAILURE']);
+    } finally {
+      await tcp.close();
       await receiver.close();
     }
   });
