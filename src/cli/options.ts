@@ -5,7 +5,8 @@
  */
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { limiterOf, type Limiter, type RateLimit } from '../api/index.js';
+import type { RateLimit } from '../api/rate-limit.js';
+import { limiterOf, type Limiter } from '../api/window-limit.js';
 import { formatDiagnostic, summarizeDiagnostics } from '../config/format.js';
 import { loadProject, type LoadOptions } from '../config/load.js';
 import type { LoadedProject } from '../config/types.js';
