@@ -3,7 +3,6 @@ import { createOutput, type OutputTarget } from './output.js';
 import type { CliContext, RegisterCommand } from './context.js';
 import { environmentHelp } from './help.js';
 import { MacError, ValidationFailed } from '../errors.js';
-
 import { register as init } from './declare/init.js';
 import { register as validate } from './declare/validate.js';
 import { register as plan } from './declare/plan.js';
