@@ -23,6 +23,8 @@ const TARGETS = {
   alertDrainPerSecond: { op: '>=', value: 100 },
   icmpRatio: { op: '>=', value: 0.8 },
   sandboxOverheadMs: { op: '<=', value: 50 },
+  // Issue 30: `mac --version` costs little more than starting node (it loads no command's code).
+  cliStartRatio: { op: '<=', value: 2.5 },
 };
 
 /** Every case, in the order they run; `figures` lists what a case reports when it cannot run. */
@@ -345,6 +347,28 @@ export const CASES = [
           target: TARGETS.alertDrainPerSecond,
           details: { quick, ...b },
           note: `${b.delivered} deliveries in ${b.seconds} s; ${b.left} left queued${b.delivered > b.n ? ` (${b.delivered - b.n} sent twice after a timeout: at least once)` : ''}`,
+        }),
+      ];
+    },
+  },
+  {
+    name: 'cli-start',
+    module: './cli-start.mjs',
+    figures: [{ bench: 'cli-start', figure: 21, title: 'CPU of `mac --version` / CPU of `node -e 0`', target: TARGETS.cliStartRatio }],
+    run: async (m, { quick, log }) => {
+      const r = await m.main({ runs: quick ? 3 : 7, log });
+      const row = (name) => r.rows.find((x) => x.scenario === name);
+      const floor = row('node -e 0 (floor)').medianMs;
+      const version = row('mac --version').medianMs;
+      return [
+        figure({
+          bench: r.bench,
+          figure: 21,
+          title: 'CPU (user+sys) of `mac --version` / CPU of `node -e 0`, medians',
+          value: version / floor,
+          target: TARGETS.cliStartRatio,
+          details: { quick, runs: r.runs, rows: r.rows.map(({ scenario, medianMs }) => ({ scenario, medianMs })) },
+          note: r.rows.map((x) => `${x.scenario} ${x.medianMs} ms`).join(', '),
         }),
       ];
     },

@@ -1,5 +1,4 @@
-import { DEFAULT_MAX_DELETES } from '../apply/safety.js';
-import { MAX_CONCURRENCY, MAX_LOCK_TIMEOUT, parseChoice, parseCount, parseSeconds } from '../config/options.js';
+import { DEFAULT_MAX_DELETES, MAX_CONCURRENCY, MAX_LOCK_TIMEOUT, parseChoice, parseCount, parseSeconds } from '../config/options.js';
 import { UsageError } from '../errors.js';
 import { parseAccountHeader } from '../config/connection.js';
 

@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { ApiClient } from '../api/index.js';
 import type { LockOptions } from '../apply/lock.js';
 import { localHolder } from '../apply/holder.js';
-import { DEFAULT_CONCURRENCY } from '../apply/executor.js';
+import { DEFAULT_CONCURRENCY } from '../config/options.js';
 import { readPlanFile } from '../apply/plan-file.js';
 import { succeeded, type ApplyResult } from '../apply/result.js';
 import type { SecretSources } from '../apply/secrets.js';

@@ -1,5 +1,6 @@
 import type { PlannedChange } from '../plan/types.js';
 import { MacError } from '../errors.js';
+import { DEFAULT_CONCURRENCY } from '../config/options.js';
 import { buildWaves, changeKey, type ChangeKey } from './graph.js';
 import { requestBody } from '../plan/body.js';
 import type { ResolvedIds } from './refs.js';
@@ -42,9 +43,6 @@ export interface ExecuteOptions {
   /** Called after each change ends, in completion order. */
   onProgress?: (progress: ExecutionProgress, outcome: ChangeOutcome) => void;
 }
-
-/** The default number of changes in flight at once. */
-export const DEFAULT_CONCURRENCY = 8;
 
 /**
  * Runs the plan's changes wave by wave, each wave with bounded concurrency. A failed change

@@ -6,9 +6,6 @@ import { ownedId, ownerProject, ownershipTag } from '../plan/ownership.js';
 import type { Ownership } from '../plan/record.js';
 import type { LiveObjects } from './stale.js';
 
-/** The default of `--max-deletes`. */
-export const DEFAULT_MAX_DELETES = 10;
-
 
 /** Lists keys for a message, cut after a few so that a refusal stays readable. */
 function listKeys(changes: readonly PlannedChange[], max = 10): string {

@@ -15,5 +15,8 @@ export interface CliContext {
   exit(code: number): void;
 }
 
-/** A command module registers itself on the program. One file per command in src/cli/commands. */
+/**
+ * A command's declaration (one file per command in src/cli/declare) registers it on the program:
+ * its arguments, flags and help, and an action that imports what it does from src/cli/commands.
+ */
 export type RegisterCommand = (program: Command, ctx: CliContext) => void;

@@ -3,34 +3,25 @@ import { createOutput, type OutputTarget } from './output.js';
 import type { CliContext, RegisterCommand } from './context.js';
 import { environmentHelp } from './help.js';
 import { MacError, ValidationFailed } from '../errors.js';
-
-// One entry per command file in ./commands; each registers its own flags and action.
-const commands: Array<() => Promise<{ register: RegisterCommand }>> = [
-  () => import('./commands/init.js'),
-  () => import('./commands/validate.js'),
-  () => import('./commands/plan.js'),
-  () => import('./commands/apply.js'),
-  () => import('./commands/destroy.js'),
-  () => import('./commands/unlock.js'),
-  () => import('./commands/import.js'),
-  () => import('./commands/test.js'),
-  () => import('./commands/schemas.js'),
-  () => import('./commands/serve.js'),
-  () => import('./commands/agent.js'),
-];
-/** The name of each command of `commands`, same order (the file's name is the command's). */
-const COMMAND_NAMES = ['init', 'validate', 'plan', 'apply', 'destroy', 'unlock', 'import', 'test', 'schemas', 'serve', 'agent'];
+import { register as init } from './declare/init.js';
+import { register as validate } from './declare/validate.js';
+import { register as plan } from './declare/plan.js';
+import { register as apply } from './declare/apply.js';
+import { register as destroy } from './declare/destroy.js';
+import { register as unlock } from './declare/unlock.js';
+import { register as importCommand } from './declare/import.js';
+import { register as test } from './declare/test.js';
+import { register as schemas } from './declare/schemas.js';
+import { register as serve } from './declare/serve.js';
+import { register as agent } from './declare/agent.js';
 
 /**
- * The command modules to load: only the named one when argv names a command first (`mac serve
- * ...`: the other commands' modules cost a start of the service ~150 ms), else all of them (help,
- * version, suggestions for a mistyped name).
+ * Every command, in the order of the help. Each is declared (arguments, flags, help) by a light
+ * module of ./declare; what it does is in ./commands, imported when it runs: `--help`,
+ * `--version` and a usage error load no command's code, and one command loads none of the others'
+ * (the service, the plan engine, the API client, zod's schemas).
  */
-function commandsFor(argv: string[]): Array<() => Promise<{ register: RegisterCommand }>> {
-  const name = argv[2];
-  const i = COMMAND_NAMES.indexOf(name);
-  return i >= 0 ? [commands[i]] : commands;
-}
+const COMMANDS: readonly RegisterCommand[] = [init, validate, plan, apply, destroy, unlock, importCommand, test, schemas, serve, agent];
 
 /**
  * Where a run of the CLI reads and writes: its streams and environment, and when main() is called
@@ -63,7 +54,7 @@ export async function main(argv: string[], target?: Partial<MainTarget>): Promis
     .showHelpAfterError(usageHint('mac'))
     .exitOverride()
     .configureOutput({ writeOut: (s) => output.result(s.trimEnd()), writeErr: (s) => output.info(s.trimEnd()) });
-  for (const load of commandsFor(argv)) (await load()).register(program, ctx);
+  for (const register of COMMANDS) register(program, ctx);
   // A usage error stays one line plus a hint; the whole help would bury the message.
   for (const command of program.commands) {
     command.showHelpAfterError(usageHint(`mac ${command.name()}`));

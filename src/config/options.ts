@@ -12,6 +12,10 @@ export const MAX_COUNT = 10_000;
 export const MAX_CONCURRENCY = 256;
 /** Longest --lock-timeout: a day. */
 export const MAX_LOCK_TIMEOUT = 86_400;
+/** Changes in flight at once without `--concurrency` (input `concurrency`). */
+export const DEFAULT_CONCURRENCY = 8;
+/** Deletes a run makes without `--max-deletes` (input `max-deletes`) before it refuses. */
+export const DEFAULT_MAX_DELETES = 10;
 
 /** How a parse error continues: a hint line (e.g. `run "mac apply --help" for usage`). */
 export interface ParseHint {

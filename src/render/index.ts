@@ -6,10 +6,8 @@ import { renderText } from './text.js';
 /** Colour helpers (identity functions when colour is off), as the Output provides them. */
 export type Colors = ReturnType<typeof pc.createColors>;
 
-/** The formats a plan renders in. */
-export const PLAN_FORMATS = ['text', 'markdown', 'json'] as const;
-/** One of PLAN_FORMATS. */
-export type PlanFormat = (typeof PLAN_FORMATS)[number];
+export { PLAN_FORMATS, type PlanFormat } from './formats.js';
+import type { PlanFormat } from './formats.js';
 
 const RENDERERS: Record<PlanFormat, (plan: Plan, c: Colors) => string> = {
   text: renderText,

@@ -3,11 +3,8 @@ import { renderResultJson } from './result-json.js';
 import { renderResultMarkdown } from './result-markdown.js';
 import { renderResultText, type ResultColors } from './result-text.js';
 
-/** The output formats of `mac apply`. */
-export const RESULT_FORMATS = ['text', 'markdown', 'json'] as const;
-
-/** One output format of `mac apply`. */
-export type ResultFormat = (typeof RESULT_FORMATS)[number];
+export { RESULT_FORMATS, type ResultFormat } from './formats.js';
+import type { ResultFormat } from './formats.js';
 
 /** Renders an apply result in the chosen format (colours apply to text only). */
 export function renderResult(result: ApplyResult, format: ResultFormat, colors?: ResultColors): string {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DEV_ACCOUNT_ID, DEV_API_KEY } from '../schema/serve-defaults.js';
+import { DEFAULT_RETENTION_DAYS, DEV_ACCOUNT_ID, DEV_API_KEY } from '../schema/serve-defaults.js';
 import type { LogFormat, ServiceLog } from './log.js';
 import { resolveSenderSettings } from './alerts/settings.js';
 import type { SenderSettings } from './alerts/types.js';
@@ -95,8 +95,6 @@ export const DEFAULT_SUBSCRIBE_RATE_LIMIT: RateLimitSpec = { limit: 10, windowSe
 export const DEFAULT_PAGE_RATE_LIMIT: RateLimitSpec = { limit: 300, windowSeconds: 60 };
 /** Seconds a rendered public page is shared without --page-cache-seconds. */
 export const DEFAULT_PAGE_CACHE_SECONDS = 5;
-/** Days run data is kept without --retention-days. */
-export const DEFAULT_RETENTION_DAYS = 30;
 /** The largest request body accepted. */
 export const MAX_BODY_BYTES = 1024 * 1024;
 

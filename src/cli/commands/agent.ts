@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
-import type { RegisterCommand } from '../context.js';
+import type { CliContext } from '../context.js';
 import { MacError, UsageError } from '../../errors.js';
 import { parseCount } from '../../config/options.js';
 import { usageHint } from '../help.js';
 import { KeyRefused, maskKey, runAgent } from '../../agent/agent.js';
 import { bwrapAvailable } from '../../runner/sandbox.js';
 
-interface AgentFlags {
+export interface AgentFlags {
   apiUrl?: string;
   key?: string;
   keyFile?: string;
@@ -19,62 +19,51 @@ interface AgentFlags {
 const KEY_FORMAT = /^pl_[0-9a-f]{32}$/;
 
 /** `mac agent`: runs a private location's checks from this machine until SIGINT/SIGTERM. */
-export const register: RegisterCommand = (program, ctx) => {
-  program
-    .command('agent')
-    .description("run the checks of a private location from this machine: asks a mac serve for the location's due runs (outbound HTTP only) and reports their results")
-    .option('--api-url <url>', 'URL of the service (mac serve), e.g. https://monitoring.example.com (default: MAC_API_URL)')
-    .option('--key <key>', 'the private-location key (pl_...) the agent runs with (default: MAC_AGENT_KEY; prefer --key-file or the environment: a flag shows in the process list)')
-    .option('--key-file <file>', 'file holding the private-location key')
-    .option('--concurrency <n>', 'runs at once', '4')
-    .option('--stop-grace <seconds>', 'on SIGTERM, how long runs under way may finish before their claims are given back', '20')
-    .option('--unsafe-scripts', "run multi-step and setup/teardown scripts as the agent's own user when the bubblewrap sandbox is not available (by default they are refused then)")
-    .action(async (flags: AgentFlags) => {
-      const hint = usageHint('agent');
-      const apiUrl = flags.apiUrl ?? ctx.env.MAC_API_URL;
-      if (!apiUrl) throw new UsageError('mac agent needs --api-url (or MAC_API_URL)', { hint });
-      let url: URL;
-      try {
-        url = new URL(apiUrl);
-      } catch {
-        throw new UsageError(`--api-url must be an http:// or https:// URL, not "${apiUrl.slice(0, 100)}"`, { hint });
-      }
-      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--api-url must be an http:// or https:// URL, not "${url.protocol}..."`, { hint });
-      if (url.username || url.password) throw new UsageError('--api-url must not hold credentials', { hint });
-      const key = keyOf(flags, ctx.env);
-      const concurrency = parseCount('--concurrency', flags.concurrency, { fallback: 4, min: 1, max: 256, hint });
-      const stopGrace = parseCount('--stop-grace', flags.stopGrace, { fallback: 20, min: 0, max: 3600, hint });
-      const version = await packageVersion();
-      const sandbox = bwrapAvailable();
-      ctx.output.info(`mac agent ${version}: service ${url.origin}${url.pathname.replace(/\/+$/, '')}, key ${maskKey(key)}`);
-      ctx.output.info(`  scripts: ${sandbox.ok ? `sandboxed (bubblewrap: ${sandbox.bwrap})` : flags.unsafeScripts ? `NOT sandboxed (--unsafe-scripts; ${sandbox.reason})` : `refused (${sandbox.reason}): apt-get install -y bubblewrap, or start with --unsafe-scripts`}`);
-      const stop = new AbortController();
-      let signals = 0;
-      const onSignal = () => {
-        signals++;
-        if (signals === 1) {
-          ctx.output.info('mac agent: stopping (a second signal stops at once)');
-          stop.abort();
-        } else process.exit(130);
-      };
-      process.on('SIGINT', onSignal);
-      process.on('SIGTERM', onSignal);
-      try {
-        const { ran } = await runAgent(
-          { apiUrl: url.toString(), key, concurrency, version, unsafeScripts: flags.unsafeScripts === true, stopGraceMs: stopGrace * 1000, log: (line) => ctx.output.info(line) },
-          stop.signal,
-        );
-        ctx.output.info(`mac agent: stopped after ${ran} run${ran === 1 ? '' : 's'}`);
-        ctx.exit(0);
-      } catch (err) {
-        if (err instanceof KeyRefused) throw new MacError(err.message, { hint: 'create a new key for the private location (POST /v1/private-locations/{id}/keys) and restart the agent with it' });
-        throw err;
-      } finally {
-        process.off('SIGINT', onSignal);
-        process.off('SIGTERM', onSignal);
-      }
-    });
-};
+export async function run(ctx: CliContext, flags: AgentFlags): Promise<void> {
+  const hint = usageHint('agent');
+  const apiUrl = flags.apiUrl ?? ctx.env.MAC_API_URL;
+  if (!apiUrl) throw new UsageError('mac agent needs --api-url (or MAC_API_URL)', { hint });
+  let url: URL;
+  try {
+    url = new URL(apiUrl);
+  } catch {
+    throw new UsageError(`--api-url must be an http:// or https:// URL, not "${apiUrl.slice(0, 100)}"`, { hint });
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--api-url must be an http:// or https:// URL, not "${url.protocol}..."`, { hint });
+  if (url.username || url.password) throw new UsageError('--api-url must not hold credentials', { hint });
+  const key = keyOf(flags, ctx.env);
+  const concurrency = parseCount('--concurrency', flags.concurrency, { fallback: 4, min: 1, max: 256, hint });
+  const stopGrace = parseCount('--stop-grace', flags.stopGrace, { fallback: 20, min: 0, max: 3600, hint });
+  const version = await packageVersion();
+  const sandbox = bwrapAvailable();
+  ctx.output.info(`mac agent ${version}: service ${url.origin}${url.pathname.replace(/\/+$/, '')}, key ${maskKey(key)}`);
+  ctx.output.info(`  scripts: ${sandbox.ok ? `sandboxed (bubblewrap: ${sandbox.bwrap})` : flags.unsafeScripts ? `NOT sandboxed (--unsafe-scripts; ${sandbox.reason})` : `refused (${sandbox.reason}): apt-get install -y bubblewrap, or start with --unsafe-scripts`}`);
+  const stop = new AbortController();
+  let signals = 0;
+  const onSignal = () => {
+    signals++;
+    if (signals === 1) {
+      ctx.output.info('mac agent: stopping (a second signal stops at once)');
+      stop.abort();
+    } else process.exit(130);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    const { ran } = await runAgent(
+      { apiUrl: url.toString(), key, concurrency, version, unsafeScripts: flags.unsafeScripts === true, stopGraceMs: stopGrace * 1000, log: (line) => ctx.output.info(line) },
+      stop.signal,
+    );
+    ctx.output.info(`mac agent: stopped after ${ran} run${ran === 1 ? '' : 's'}`);
+    ctx.exit(0);
+  } catch (err) {
+    if (err instanceof KeyRefused) throw new MacError(err.message, { hint: 'create a new key for the private location (POST /v1/private-locations/{id}/keys) and restart the agent with it' });
+    throw err;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}
 
 // --key, --key-file or MAC_AGENT_KEY: exactly one; checked for form, never echoed whole.
 function keyOf(flags: AgentFlags, env: Record<string, string | undefined>): string {

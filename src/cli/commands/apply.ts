@@ -1,8 +1,8 @@
 import { stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline/promises';
-import type { CliContext, RegisterCommand } from '../context.js';
+import type { CliContext } from '../context.js';
 import { resolveConnection } from '../../config/connection.js';
-import { applyOptions, connectionsFor, limiterFor, loadValid, withConnectionOptions, withRunOptions, type ApplyCommandOptions, type ApplyFlags } from '../options.js';
+import { applyOptions, connectionsFor, limiterFor, loadValid, type ApplyCommandOptions, type ApplyFlags } from '../options.js';
 import { ApiClient } from '../../api/index.js';
 import { readPlanFile } from '../../apply/plan-file.js';
 import { succeeded } from '../../apply/result.js';
@@ -20,22 +20,9 @@ import { MacError, Refused } from '../../errors.js';
 import { renderPlan } from '../../render/index.js';
 
 /** `mac apply [DIR|PLANFILE]`: plans (or reads a saved plan) and makes the account match it. */
-export const register: RegisterCommand = (program, ctx) => {
-  withConnectionOptions(
-    withRunOptions(
-      program
-        .command('apply')
-        .description('apply a project directory (plan, confirm, apply) or a plan file written by `mac plan --out`')
-        .argument('[target]', 'project directory with mac.config.yaml, or a saved plan file', '.')
-        .option('--yes', 'apply without asking (required without a terminal)')
-        .option('--prune', 'delete what this project owns (tagged or recorded) and no longer defines (DIR only)')
-        .option('--rewrite-secrets', 'write every secret value again, to push rotated secrets (DIR only)'),
-      'changes in flight',
-    ),
-  ).action(async (target: string, flags: ApplyFlags) => {
-    ctx.exit(await runApply(await applyOptions(target, flags, ctx.env, ctx.cwd), flags, ctx));
-  });
-};
+export async function run(ctx: CliContext, target: string, flags: ApplyFlags): Promise<void> {
+  ctx.exit(await runApply(await applyOptions(target, flags, ctx.env, ctx.cwd), flags, ctx));
+}
 
 async function runApply(options: ApplyCommandOptions, flags: ApplyFlags, ctx: CliContext): Promise<number> {
   const { output } = ctx;

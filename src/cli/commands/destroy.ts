@@ -1,7 +1,7 @@
 import { createInterface } from 'node:readline/promises';
-import type { CliContext, RegisterCommand } from '../context.js';
+import type { CliContext } from '../context.js';
 import { resolveConnection, type ConnectionFlags } from '../../config/connection.js';
-import { connectionsFor, DIR_HELP, limiterFor, loadValid, runOptions, withConnectionOptions, withRunOptions, type RunFlags } from '../options.js';
+import { connectionsFor, limiterFor, loadValid, runOptions, type RunFlags } from '../options.js';
 import { ApiClient } from '../../api/index.js';
 import { withCliApplySession } from '../apply-session.js';
 import { succeeded } from '../../apply/result.js';
@@ -17,26 +17,15 @@ import { renderPlan } from '../../render/index.js';
 import { renderResult } from '../../render/result-index.js';
 import { Refused } from '../../errors.js';
 
-interface DestroyFlags extends ConnectionFlags, RunFlags {
+export interface DestroyFlags extends ConnectionFlags, RunFlags {
   yes?: boolean;
   typescript?: boolean;
 }
 
 /** `mac destroy [DIR]`: deletes everything the project manages; exit 0 done, 1 error, refusal or failure. */
-export const register: RegisterCommand = (program, ctx) => {
-  withConnectionOptions(
-    withRunOptions(
-      program
-        .command('destroy')
-        .description('delete everything the project manages (what it defines, tags or records), and the incidents and subscriptions that block those deletes')
-        .argument('[dir]', DIR_HELP, '.')
-        .option('--yes', 'delete without asking (required without a terminal)'),
-      'deletes in flight',
-    ),
-  ).action(async (dir: string, flags: DestroyFlags) => {
-    ctx.exit(await runDestroy(dir, flags, ctx));
-  });
-};
+export async function run(ctx: CliContext, dir: string, flags: DestroyFlags): Promise<void> {
+  ctx.exit(await runDestroy(dir, flags, ctx));
+}
 
 async function runDestroy(dir: string, flags: DestroyFlags, ctx: CliContext): Promise<number> {
   const { output } = ctx;

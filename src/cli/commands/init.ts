@@ -1,12 +1,12 @@
 import { lstat, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
-import type { RegisterCommand } from '../context.js';
+import type { CliContext } from '../context.js';
 import { UsageError } from '../../errors.js';
 // The package's name: what a definitions file imports, and where under node_modules the `$schema` lines point.
 import { PACKAGE_NAME } from '../../config/ts-source.js';
 import { loadValid } from '../options.js';
 
-interface InitFlags {
+export interface InitFlags {
   github?: boolean;
   typescript?: boolean;
   project?: string;
@@ -26,59 +26,50 @@ export interface InitFile {
 export const GITIGNORE_ENTRIES = ['*.plan.json', 'plan.json'];
 
 /** `mac init [DIR] [--github] [--project NAME]`: writes a starter project; never overwrites a file. */
-export const register: RegisterCommand = (program, ctx) => {
-  program
-    .command('init')
-    .description('write a starter project into DIR (mac.config.yaml, one TCP, DNS and heartbeat check, an alert channel); never overwrites a file')
-    .argument('[dir]', 'project directory to create or fill', '.')
-    .option('--project <name>', 'project name (default: the directory name, lower-cased, other characters as -)')
-    .option('--github', 'also write the plan, apply and drift workflows under .github/workflows/ of the working directory')
-    .option('--typescript', 'also write a typed *.mac.ts check and a tsconfig.json with which `npx tsc -p DIR` type-checks every *.mac.ts file against the package\'s types')
-    .action(async (dir: string, flags: InitFlags) => {
-      const { output } = ctx;
-      const root = resolve(ctx.cwd, dir);
-      const project = flags.project ?? slugify(basename(root));
-      if (!/^[a-z0-9-]+$/.test(project)) {
-        throw new UsageError(`project name "${project}" must match [a-z0-9-]+`, { hint: 'pass --project NAME' });
-      }
-      const typescript = flags.typescript === true;
-      const files = await starterFiles({ root, cwd: ctx.cwd, project, github: flags.github === true, typescript });
-      // Nothing is written when any target exists: a half-written starter project helps nobody.
-      const existing: string[] = [];
-      for (const f of files) if (!f.append && (await exists(f.path))) existing.push(shown(ctx.cwd, f.path));
-      if (existing.length > 0) {
-        throw new UsageError(`${existing.join(', ')} already exist${existing.length === 1 ? 's' : ''}; nothing was written`, {
-          hint: 'mac init never overwrites a file: choose another DIR or move them away',
-        });
-      }
-      for (const f of files) {
-        await mkdir(dirname(f.path), { recursive: true });
-        if (f.append) {
-          const before = (await exists(f.path)) ? await readFile(f.path, 'utf8') : '';
-          const missing = GITIGNORE_ENTRIES.filter((e) => !before.split(/\r?\n/).includes(e));
-          if (missing.length === 0) continue;
-          const separator = before === '' ? '' : before.endsWith('\n') ? '\n' : '\n\n';
-          await writeFile(f.path, `${before}${separator}# plan files written by mac plan --out\n${missing.join('\n')}\n`, 'utf8');
-        } else {
-          await writeFile(f.path, f.text, { encoding: 'utf8', flag: 'wx' });
-        }
-        output.info(`wrote ${shown(ctx.cwd, f.path)}`);
-      }
-      // What was written validates (the only *.mac.ts is the one just written); a failure here is a bug of init.
-      await loadValid(ctx, root, typescript, 'the starter project needs fixing by hand');
-      const target = shown(ctx.cwd, root);
-      const arg = target === '.' ? '' : ` ${quote(target)}`;
-      output.result(
-        [
-          `project "${project}" written to ${target}. Next:`,
-          `  npx mac validate${arg}     # check the definitions, no request made`,
-          `  npx mac plan${arg}         # compare with the account (MAC_API_URL, MAC_API_KEY; or a local "npx mac serve")`,
-          `  npx mac apply${arg}        # make the account match`,
-          ...(typescript ? [`  npx tsc -p ${target === '.' ? '.' : quote(target)}       # type-check the *.mac.ts files (npm install --save-dev typescript)`] : []),
-        ].join('\n'),
-      );
+export async function run(ctx: CliContext, dir: string, flags: InitFlags): Promise<void> {
+  const { output } = ctx;
+  const root = resolve(ctx.cwd, dir);
+  const project = flags.project ?? slugify(basename(root));
+  if (!/^[a-z0-9-]+$/.test(project)) {
+    throw new UsageError(`project name "${project}" must match [a-z0-9-]+`, { hint: 'pass --project NAME' });
+  }
+  const typescript = flags.typescript === true;
+  const files = await starterFiles({ root, cwd: ctx.cwd, project, github: flags.github === true, typescript });
+  // Nothing is written when any target exists: a half-written starter project helps nobody.
+  const existing: string[] = [];
+  for (const f of files) if (!f.append && (await exists(f.path))) existing.push(shown(ctx.cwd, f.path));
+  if (existing.length > 0) {
+    throw new UsageError(`${existing.join(', ')} already exist${existing.length === 1 ? 's' : ''}; nothing was written`, {
+      hint: 'mac init never overwrites a file: choose another DIR or move them away',
     });
-};
+  }
+  for (const f of files) {
+    await mkdir(dirname(f.path), { recursive: true });
+    if (f.append) {
+      const before = (await exists(f.path)) ? await readFile(f.path, 'utf8') : '';
+      const missing = GITIGNORE_ENTRIES.filter((e) => !before.split(/\r?\n/).includes(e));
+      if (missing.length === 0) continue;
+      const separator = before === '' ? '' : before.endsWith('\n') ? '\n' : '\n\n';
+      await writeFile(f.path, `${before}${separator}# plan files written by mac plan --out\n${missing.join('\n')}\n`, 'utf8');
+    } else {
+      await writeFile(f.path, f.text, { encoding: 'utf8', flag: 'wx' });
+    }
+    output.info(`wrote ${shown(ctx.cwd, f.path)}`);
+  }
+  // What was written validates (the only *.mac.ts is the one just written); a failure here is a bug of init.
+  await loadValid(ctx, root, typescript, 'the starter project needs fixing by hand');
+  const target = shown(ctx.cwd, root);
+  const arg = target === '.' ? '' : ` ${quote(target)}`;
+  output.result(
+    [
+      `project "${project}" written to ${target}. Next:`,
+      `  npx mac validate${arg}     # check the definitions, no request made`,
+      `  npx mac plan${arg}         # compare with the account (MAC_API_URL, MAC_API_KEY; or a local "npx mac serve")`,
+      `  npx mac apply${arg}        # make the account match`,
+      ...(typescript ? [`  npx tsc -p ${target === '.' ? '.' : quote(target)}       # type-check the *.mac.ts files (npm install --save-dev typescript)`] : []),
+    ].join('\n'),
+  );
+}
 
 /** The name of a project from a directory name: lower-case, runs of other characters as one '-'. */
 export function slugify(name: string): string {

@@ -7,10 +7,11 @@ import { parseChoice, rateLimitFrom } from '../../config/options.js';
 import { changedFiles, gitInfo } from '../../git/index.js';
 import { createPlan, prefetchLive, type LivePrefetch } from '../../plan/plan.js';
 import { PLAN_FORMATS, renderPlan, type PlanFormat } from '../../render/index.js';
-import type { RegisterCommand } from '../context.js';
-import { DIR_HELP, formatOption, loadValid, NO_TYPESCRIPT_HELP, rateLimitOption, usageHint, withConnectionOptions } from '../options.js';
+import type { CliContext } from '../context.js';
+import { loadValid } from '../options.js';
+import { usageHint } from '../help.js';
 
-interface PlanFlags extends ConnectionFlags {
+export interface PlanFlags extends ConnectionFlags {
   out?: string;
   format?: string;
   detailedExitcode?: boolean;
@@ -23,60 +24,45 @@ interface PlanFlags extends ConnectionFlags {
 }
 
 /** `mac plan [DIR]`: compare the definitions with the live account; exit 0 (2 = changes with --detailed-exitcode), 1 error. */
-export const register: RegisterCommand = (program, ctx) => {
-  const cmd = program
-    .command('plan')
-    .description('show what apply would change in the live account, field by field')
-    .argument('[dir]', DIR_HELP, '.')
-    .option('--out <file>', 'also write the plan (JSON) to FILE, for `mac apply FILE`')
-    .addOption(formatOption(PLAN_FORMATS))
-    .option('--detailed-exitcode', 'exit 0 when nothing changes, 2 when something would')
-    .option('--prune', 'plan deletes of what this project owns (tagged or recorded) and no longer defines')
-    .option('--rewrite-secrets', 'write every secret value again (they cannot be read back to compare): rotates changed secrets')
-    .option('--changed-since <ref>', 'list first the changes of files changed since the git revision REF (the plan still covers everything)')
-    .option('--only-changed-since <ref>', 'plan only resources defined in files changed since REF (and what they reference); the plan says what it left out')
-    .addOption(rateLimitOption())
-    .option('--no-typescript', NO_TYPESCRIPT_HELP);
-  withConnectionOptions(cmd).action(async (dir: string, flags: PlanFlags) => {
-    const { output } = ctx;
-    const format: PlanFormat = parseChoice('--format', flags.format, PLAN_FORMATS, 'text', { hint: usageHint('plan') });
-    const connection = resolveConnection(flags, ctx.env);
-    const rateLimit = rateLimitFrom(flags.rateLimit, ctx.env);
-    if (flags.changedSince !== undefined && flags.onlyChangedSince !== undefined) {
-      throw new UsageError('--changed-since and --only-changed-since exclude each other', { hint: '--changed-since highlights the changed files in a plan of everything; --only-changed-since narrows the plan to them' });
-    }
-    // The live state is read while the definitions are parsed: as soon as the files are read,
-    // the kinds they appear to define are fetched (plan.ts prefetchLive); the plan fetches
-    // afterwards only a kind the first look missed.
-    const client = new ApiClient({ ...connection, rateLimit });
-    let prefetch: LivePrefetch | undefined;
-    let plan;
-    let planned = false;
-    try {
-      const project = await loadValid(ctx, dir, flags.typescript, 'nothing was planned', {
-        onFilesRead: (kinds) => {
-          output.progress(`reading the live state from ${connection.apiUrl} ...`);
-          prefetch = prefetchLive(client, kinds);
-        },
-      });
-      const since = flags.onlyChangedSince ?? flags.changedSince;
-      const changedSince = since === undefined ? undefined : { ref: since, files: await changedFiles(project.dir, since), only: flags.onlyChangedSince !== undefined };
-      const git = await gitInfo(project.dir);
-      output.progress(`reading the live state from ${connection.apiUrl} ...`);
-      plan = await createPlan(project, client, { prune: flags.prune === true, rewriteSecrets: flags.rewriteSecrets === true, changedSince, git }, prefetch);
-      planned = true;
-    } finally {
-      output.endProgress();
-      // No plan (invalid definitions, an error): the requests of the prefetch still under way end now.
-      await (planned ? client.close() : client.abort());
-    }
-    if (flags.out !== undefined) {
-      const file = resolve(ctx.cwd, flags.out);
-      await writeFile(file, `${JSON.stringify(plan, null, 2)}\n`, 'utf8');
-      output.info(`plan written to ${flags.out}`);
-    }
-    output.result(renderPlan(plan, format, output.c));
-    const changes = plan.summary.create + plan.summary.update + plan.summary.delete;
-    ctx.exit(flags.detailedExitcode && changes > 0 ? 2 : 0);
-  });
-};
+export async function run(ctx: CliContext, dir: string, flags: PlanFlags): Promise<void> {
+  const { output } = ctx;
+  const format: PlanFormat = parseChoice('--format', flags.format, PLAN_FORMATS, 'text', { hint: usageHint('plan') });
+  const connection = resolveConnection(flags, ctx.env);
+  const rateLimit = rateLimitFrom(flags.rateLimit, ctx.env);
+  if (flags.changedSince !== undefined && flags.onlyChangedSince !== undefined) {
+    throw new UsageError('--changed-since and --only-changed-since exclude each other', { hint: '--changed-since highlights the changed files in a plan of everything; --only-changed-since narrows the plan to them' });
+  }
+  // The live state is read while the definitions are parsed: as soon as the files are read,
+  // the kinds they appear to define are fetched (plan.ts prefetchLive); the plan fetches
+  // afterwards only a kind the first look missed.
+  const client = new ApiClient({ ...connection, rateLimit });
+  let prefetch: LivePrefetch | undefined;
+  let plan;
+  let planned = false;
+  try {
+    const project = await loadValid(ctx, dir, flags.typescript, 'nothing was planned', {
+      onFilesRead: (kinds) => {
+        output.progress(`reading the live state from ${connection.apiUrl} ...`);
+        prefetch = prefetchLive(client, kinds);
+      },
+    });
+    const since = flags.onlyChangedSince ?? flags.changedSince;
+    const changedSince = since === undefined ? undefined : { ref: since, files: await changedFiles(project.dir, since), only: flags.onlyChangedSince !== undefined };
+    const git = await gitInfo(project.dir);
+    output.progress(`reading the live state from ${connection.apiUrl} ...`);
+    plan = await createPlan(project, client, { prune: flags.prune === true, rewriteSecrets: flags.rewriteSecrets === true, changedSince, git }, prefetch);
+    planned = true;
+  } finally {
+    output.endProgress();
+    // No plan (invalid definitions, an error): the requests of the prefetch still under way end now.
+    await (planned ? client.close() : client.abort());
+  }
+  if (flags.out !== undefined) {
+    const file = resolve(ctx.cwd, flags.out);
+    await writeFile(file, `${JSON.stringify(plan, null, 2)}\n`, 'utf8');
+    output.info(`plan written to ${flags.out}`);
+  }
+  output.result(renderPlan(plan, format, output.c));
+  const changes = plan.summary.create + plan.summary.update + plan.summary.delete;
+  ctx.exit(flags.detailedExitcode && changes > 0 ? 2 : 0);
+}

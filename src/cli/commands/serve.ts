@@ -1,6 +1,6 @@
 import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
-import type { RegisterCommand } from '../context.js';
+import type { CliContext } from '../context.js';
 import { MacError, UsageError } from '../../errors.js';
 import { createServer } from '../../server/server.js';
 import { parseCount } from '../../config/options.js';
@@ -9,15 +9,11 @@ import { usageHint } from '../help.js';
 import { isPostgresUrl } from '../../server/options.js';
 import { redactUrl } from '../../server/store/postgres.js';
 import { parseDenyTargets } from '../../server/net/policy.js';
-import { DEV_KEY, DEFAULT_RETENTION_DAYS, MAX_PASSWORD_FILE_BYTES, devKeyProblem, parseApiKey, withPassword, parseDatabaseUrl, parseFaults, parseKeysFile, parseRateLimit, type ApiKeySpec, type ServerOptions } from '../../server/options.js';
+import { DEV_KEY, MAX_PASSWORD_FILE_BYTES, devKeyProblem, parseApiKey, withPassword, parseDatabaseUrl, parseFaults, parseKeysFile, parseRateLimit, type ApiKeySpec, type ServerOptions } from '../../server/options.js';
 import { runsOf, startRuns } from '../../server/runs/runs.js';
 import { parseLogFormat } from '../../server/log.js';
-import { DEFAULT_MAIL_FROM } from '../../server/alerts/mail.js';
+import { DEFAULT_ALERT_TIMEOUT_MS, DEFAULT_PAGERDUTY_URL, DEFAULT_TWILIO_URL } from '../../schema/serve-defaults.js';
 import {
-  DEFAULT_ALERT_TIMEOUT_MS,
-  DEFAULT_OPSGENIE_URL,
-  DEFAULT_PAGERDUTY_URL,
-  DEFAULT_TWILIO_URL,
   parseBaseUrl,
   parseCaFile,
   parseMailFrom,
@@ -31,7 +27,7 @@ import {
 import type { PhoneSettings, SenderSettings } from '../../server/alerts/types.js';
 import { bwrapAvailable } from '../../runner/sandbox.js';
 
-interface ServeFlags {
+export interface ServeFlags {
   host: string;
   port: string;
   state?: string;
@@ -70,8 +66,6 @@ interface ServeFlags {
   agentQueueTimeout: string;
 }
 
-const collect = (value: string, prev: string[]) => [...prev, value];
-
 /**
  * How long a stopping service waits for the runs under way. A run against a target that does not
  * answer lasts its whole timeout (30 s), and a stop that waited for all of them outlasted the 10 s
@@ -82,146 +76,97 @@ const collect = (value: string, prev: string[]) => [...prev, value];
 export const STOP_GRACE_MS = 5_000;
 
 /** `mac serve`: runs the local monitoring API until SIGINT/SIGTERM. */
-export const register: RegisterCommand = (program, ctx) => {
-  program
-    .command('serve')
-    .description('run the monitoring service: the API and the scheduled runs of the TCP, DNS, URL, API, multi-step, browser and heartbeat checks it holds')
-    .option('--host <host>', 'address to bind', '127.0.0.1')
-    .option('--port <port>', 'port to listen on (0 picks a free one)', '4010')
-    .option('--state <file>', 'SQLite database that keeps the state across restarts (default: memory only); a journal of an earlier mac serve is imported once')
-    .option('--database <url>', 'database of the state: sqlite:FILE (same as --state FILE), or postgres://USER@HOST:PORT/DATABASE (several instances may share it; its password from --database-password-file or PGPASSWORD)')
-    .option(
-      '--database-password-file <file>',
-      'file holding the PostgreSQL password of --database (keeps it out of the command line; PGPASSWORD in the environment works too)',
-    )
-    .option('--retention-days <n>', 'days run data (results, sessions, heartbeat events, alert notifications) is kept; 0 keeps it forever', String(DEFAULT_RETENTION_DAYS))
-    .option('--api-key <key>', 'accepted API key, KEY or KEY:read-only (repeatable, paired with --account)', collect, [])
-    .option('--account <id>', 'account of the --api-key at the same position (repeatable)', collect, [])
-    .option('--keys <file>', 'JSON file of API keys: {"keys": [{"key", "account", "role"}]} (with or instead of --api-key)')
-    .option('--account-header <name>', 'header requests name their account in, e.g. x-checkly-account as the reference API does; a request sending x-service-account instead is then refused (default: x-service-account)')
-    .option('--latency <ms>', 'milliseconds added to every response', '0')
-    .option('--faults <spec>', 'injected faults per request, e.g. 503:0.1,429:0.05,reset:0.02')
-    .option('--rate-limit <n/seconds>', 'requests per key per window; 0/60 disables', '600/60')
-    .option('--page-rate-limit <n/seconds>', 'requests of the public pages (status pages, dashboards) per client address per window; 0/60 disables', '300/60')
-    .option('--page-cache-seconds <n>', 'seconds a rendered public page is shared by every visitor before it is rendered again; 0 renders every request', '5')
-    .option('--metrics-port <port>', 'serve the operator metrics (Prometheus text format, GET /metrics) on this port of --host (0: a free one); none by default')
-    .option('--time-scale <k>', 'run schedules K times faster', '1')
-    .option('--no-runs', 'do not run the stored checks')
-    .option('--public-url <url>', 'the URL people reach the service at (http:// or https://): links in alerts and in mails to status-page subscribers start with it; default: the URL it listens on')
-    .option(
-      '--deny-targets <list>',
-      'addresses the checks and webhooks may not reach, added to the defaults (the service itself, its database, link-local and cloud metadata): CIDR, ADDRESS, HOST:PORT, [IPV6]:PORT, comma separated, repeatable; "none" drops the defaults',
-      collect,
-      [],
-    )
-    .option('--unsafe-scripts', 'run multi-step and setup/teardown scripts as the service\'s own user when the bubblewrap sandbox is not available (by default they are refused then); never with accounts you do not trust')
-    .option('--agent-lease <seconds>', "how long an agent's claim of a private location's run lasts; an agent silent that long loses it to another agent of the location", '300')
-    .option('--agent-queue-timeout <seconds>', "how long a private location's run may wait for an agent before it is recorded as not run", '360')
-    .option('--log-format <format>', 'event lines on stderr (state changes, notifications sent, retried or failed, runs shed): text or json', 'text')
-    .option('--smtp <url>', 'SMTP server of alert and subscriber mails: smtp://[USER[:PASSWORD]@]HOST[:PORT] (STARTTLS when offered) or smtps://... (TLS)')
-    .option('--smtp-password-file <file>', 'file holding the SMTP password (instead of one in the --smtp URL)')
-    .option('--smtp-ca <file>', "PEM certificates to trust for the SMTP server's TLS besides the system's (a relay with its own CA)")
-    .option('--mail-from <address>', `From of every mail: ADDRESS or "Name <ADDRESS>" (default: ${DEFAULT_MAIL_FROM})`)
-    .option('--pagerduty-url <url>', 'base URL of PagerDuty\'s Events API v2', DEFAULT_PAGERDUTY_URL)
-    .option('--opsgenie-url <url>', `base URL of Opsgenie's Alert API for both regions (default: ${DEFAULT_OPSGENIE_URL.US}, EU: ${DEFAULT_OPSGENIE_URL.EU})`)
-    .option('--phone-provider <name>', 'provider of SMS and CALL channels: twilio (none: they fail, saying so)')
-    .option('--twilio-url <url>', 'base URL of Twilio\'s REST API', DEFAULT_TWILIO_URL)
-    .option('--twilio-account-sid <sid>', 'Twilio account SID (AC...)')
-    .option('--twilio-token-file <file>', 'file holding the Twilio auth token')
-    .option('--phone-from <number>', 'E.164 number SMS and calls come from')
-    .option('--alert-timeout <ms>', 'how long one delivery attempt of an alert or mail may take', String(DEFAULT_ALERT_TIMEOUT_MS))
-    .action(async (flags: ServeFlags) => {
-      const options = toOptions(flags);
-      // The heap's growth is the process's to set: not when the service runs inside another program.
-      if (!ctx.stop) boundHeapGrowth();
-      // A state file it cannot use throws a StateError (a MacError naming the file), left unchanged.
-      const server = createServer(options);
-      let url: string;
-      try {
-        url = await server.listen();
-      } catch (err) {
-        server.ctx.store.close();
-        const code = (err as NodeJS.ErrnoException).code;
-        // An item of --deny-targets that does not resolve: the error names it.
-        if (code === undefined && err instanceof Error) throw new UsageError(err.message);
-        throw new MacError(`cannot listen on ${options.host}:${options.port}: ${code ?? String(err)}`, {
-          cause: err,
-          hint: code === 'EADDRINUSE' ? 'another process uses this port; pick one with --port' : undefined,
-        });
-      }
-      const stopRuns = startRuns(server.ctx);
-      // server.close() stops taking requests, then waits for the runs under way (up to the grace,
-      // or until a second signal aborts `cut`), then closes the store, which writes what is pending.
-      const cut = new AbortController();
-      let abandoned = 0;
-      let waited = false;
-      server.onClose(async () => {
-        abandoned = await stopRuns(STOP_GRACE_MS, cut.signal);
-        waited = true;
-      });
-      // One write, so that a reader waiting for the first line also gets the accounts.
-      const lines = [`mac serve listening on ${url}`];
-      for (const k of options.keys) {
-        const shown = k.key === DEV_KEY.key ? k.key : `...${k.key.slice(-4)}`;
-        lines.push(`  account ${k.accountId}: API key ${shown} (${k.role})`);
-      }
-      if (options.accountHeader !== undefined) lines.push(`  account header: ${options.accountHeader}`);
-      if (server.metricsUrl) lines.push(`  metrics: ${server.metricsUrl}`);
-      if (options.stateFile) lines.push(isPostgresUrl(options.stateFile) ? `  state: ${redactUrl(options.stateFile)} (PostgreSQL)` : `  state: ${options.stateFile} (SQLite)`);
-      lines.push(...alertLines(options.alerts));
-      // Named at start: a service whose checks may reach itself and its database is a choice.
-      if (options.denyTargets && !options.denyTargets.defaults) {
-        lines.push('  network policy: --deny-targets none: checks may reach this service, its database and link-local addresses');
-      }
-      lines.push(`  scripts: ${scriptsLine(options.unsafeScripts === true)}`);
-      const imported = server.ctx.store.imported;
-      if (imported) lines.push(`  imported ${imported.entries} journal entries; the journal is kept as ${imported.backup}`);
-      ctx.output.result(lines.join('\n'));
-      await new Promise<void>((resolve) => {
-        let stopping = false;
-        const done = () => {
-          process.off('SIGINT', stop);
-          process.off('SIGTERM', stop);
-          ctx.stop?.removeEventListener('abort', stop);
-          resolve();
-        };
-        const stop = () => {
-          if (stopping) {
-            // A second signal stops waiting for the runs; one while the store closes exits at once.
-            if (!waited) return void cut.abort();
-            ctx.output.info('mac serve: stopped at once: run data not yet written is lost');
-            process.exit(130);
-          }
-          stopping = true;
-          const under = runsOf(server.ctx).engine.activeSessions;
-          if (under > 0) ctx.output.info(`mac serve: stopping: waiting up to ${STOP_GRACE_MS / 1000} s for ${under} run${under === 1 ? '' : 's'} under way (a second Ctrl-C stops at once)`);
-          server.close().then(
-            () => {
-              if (abandoned > 0) ctx.output.info(`mac serve: stopped with ${abandoned} run${abandoned === 1 ? '' : 's'} unfinished: ${abandoned === 1 ? 'its session reads' : 'their sessions read'} as TIMED_OUT once 5 minutes have passed since ${abandoned === 1 ? 'it' : 'they'} started`);
-              done();
-            },
-            (err: unknown) => {
-              ctx.output.info(`mac serve: stopping failed: ${err instanceof Error ? err.message : String(err)}`);
-              ctx.exit(1);
-              done();
-            },
-          );
-        };
-        if (ctx.stop) {
-          // In process (tests, embedding): the caller's signal stops it; the process's signals are the caller's.
-          if (ctx.stop.aborted) stop();
-          else ctx.stop.addEventListener('abort', stop, { once: true });
-        } else {
-          process.on('SIGINT', stop);
-          process.on('SIGTERM', stop);
-        }
-      });
-      // Abandoned runs still hold their sockets and timers (up to their timeout): the process ends
-      // now, once main() has set the exit code.
-      if (abandoned > 0) setTimeout(() => process.exit(), 0);
-      ctx.exit(0);
+export async function run(ctx: CliContext, flags: ServeFlags): Promise<void> {
+  const options = toOptions(flags);
+  // The heap's growth is the process's to set: not when the service runs inside another program.
+  if (!ctx.stop) boundHeapGrowth();
+  // A state file it cannot use throws a StateError (a MacError naming the file), left unchanged.
+  const server = createServer(options);
+  let url: string;
+  try {
+    url = await server.listen();
+  } catch (err) {
+    server.ctx.store.close();
+    const code = (err as NodeJS.ErrnoException).code;
+    // An item of --deny-targets that does not resolve: the error names it.
+    if (code === undefined && err instanceof Error) throw new UsageError(err.message);
+    throw new MacError(`cannot listen on ${options.host}:${options.port}: ${code ?? String(err)}`, {
+      cause: err,
+      hint: code === 'EADDRINUSE' ? 'another process uses this port; pick one with --port' : undefined,
     });
-};
+  }
+  const stopRuns = startRuns(server.ctx);
+  // server.close() stops taking requests, then waits for the runs under way (up to the grace,
+  // or until a second signal aborts `cut`), then closes the store, which writes what is pending.
+  const cut = new AbortController();
+  let abandoned = 0;
+  let waited = false;
+  server.onClose(async () => {
+    abandoned = await stopRuns(STOP_GRACE_MS, cut.signal);
+    waited = true;
+  });
+  // One write, so that a reader waiting for the first line also gets the accounts.
+  const lines = [`mac serve listening on ${url}`];
+  for (const k of options.keys) {
+    const shown = k.key === DEV_KEY.key ? k.key : `...${k.key.slice(-4)}`;
+    lines.push(`  account ${k.accountId}: API key ${shown} (${k.role})`);
+  }
+  if (options.accountHeader !== undefined) lines.push(`  account header: ${options.accountHeader}`);
+  if (server.metricsUrl) lines.push(`  metrics: ${server.metricsUrl}`);
+  if (options.stateFile) lines.push(isPostgresUrl(options.stateFile) ? `  state: ${redactUrl(options.stateFile)} (PostgreSQL)` : `  state: ${options.stateFile} (SQLite)`);
+  lines.push(...alertLines(options.alerts));
+  // Named at start: a service whose checks may reach itself and its database is a choice.
+  if (options.denyTargets && !options.denyTargets.defaults) {
+    lines.push('  network policy: --deny-targets none: checks may reach this service, its database and link-local addresses');
+  }
+  lines.push(`  scripts: ${scriptsLine(options.unsafeScripts === true)}`);
+  const imported = server.ctx.store.imported;
+  if (imported) lines.push(`  imported ${imported.entries} journal entries; the journal is kept as ${imported.backup}`);
+  ctx.output.result(lines.join('\n'));
+  await new Promise<void>((resolve) => {
+    let stopping = false;
+    const done = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      ctx.stop?.removeEventListener('abort', stop);
+      resolve();
+    };
+    const stop = () => {
+      if (stopping) {
+        // A second signal stops waiting for the runs; one while the store closes exits at once.
+        if (!waited) return void cut.abort();
+        ctx.output.info('mac serve: stopped at once: run data not yet written is lost');
+        process.exit(130);
+      }
+      stopping = true;
+      const under = runsOf(server.ctx).engine.activeSessions;
+      if (under > 0) ctx.output.info(`mac serve: stopping: waiting up to ${STOP_GRACE_MS / 1000} s for ${under} run${under === 1 ? '' : 's'} under way (a second Ctrl-C stops at once)`);
+      server.close().then(
+        () => {
+          if (abandoned > 0) ctx.output.info(`mac serve: stopped with ${abandoned} run${abandoned === 1 ? '' : 's'} unfinished: ${abandoned === 1 ? 'its session reads' : 'their sessions read'} as TIMED_OUT once 5 minutes have passed since ${abandoned === 1 ? 'it' : 'they'} started`);
+          done();
+        },
+        (err: unknown) => {
+          ctx.output.info(`mac serve: stopping failed: ${err instanceof Error ? err.message : String(err)}`);
+          ctx.exit(1);
+          done();
+        },
+      );
+    };
+    if (ctx.stop) {
+      // In process (tests, embedding): the caller's signal stops it; the process's signals are the caller's.
+      if (ctx.stop.aborted) stop();
+      else ctx.stop.addEventListener('abort', stop, { once: true });
+    } else {
+      process.on('SIGINT', stop);
+      process.on('SIGTERM', stop);
+    }
+  });
+  // Abandoned runs still hold their sockets and timers (up to their timeout): the process ends
+  // now, once main() has set the exit code.
+  if (abandoned > 0) setTimeout(() => process.exit(), 0);
+  ctx.exit(0);
+}
 
 /** What the start line says of the alert settings: where mail and phone alerts go, no credential. */
 function alertLines(a: SenderSettings | undefined): string[] {

@@ -10,9 +10,6 @@ import type { MailMessage, SendOutcome, SenderSettings } from './types.js';
  * password is never shown.
  */
 
-/** What `--mail-from` is without one. */
-export const DEFAULT_MAIL_FROM = 'mac serve <mac@localhost>';
-
 /** An SMTP sender; `undefined` when `--smtp` is not set. */
 export interface Mailer {
   send(mail: MailMessage): Promise<SendOutcome>;

@@ -1,4 +1,4 @@
-import { DEFAULT_MAIL_FROM } from './mail.js';
+import { DEFAULT_ALERT_TIMEOUT_MS, DEFAULT_MAIL_FROM, DEFAULT_OPSGENIE_URL, DEFAULT_PAGERDUTY_URL, DEFAULT_TWILIO_URL } from '../../schema/serve-defaults.js';
 import type { SenderSettings } from './types.js';
 
 /**
@@ -6,11 +6,7 @@ import type { SenderSettings } from './types.js';
  * `mac serve` alert flags. Parsers throw an Error naming the flag and never quote a credential.
  */
 
-export const DEFAULT_PAGERDUTY_URL = 'https://events.pagerduty.com';
-export const DEFAULT_OPSGENIE_URL = { US: 'https://api.opsgenie.com', EU: 'https://api.eu.opsgenie.com' } as const;
-export const DEFAULT_TWILIO_URL = 'https://api.twilio.com';
-/** How long one delivery attempt may take without `--alert-timeout`. */
-export const DEFAULT_ALERT_TIMEOUT_MS = 10_000;
+// The defaults (DEFAULT_PAGERDUTY_URL, ...) are in schema/serve-defaults.ts, where `mac serve --help` reads them.
 
 /** Fills the defaults of the settings not given. */
 export function resolveSenderSettings(partial: Partial<SenderSettings> = {}): SenderSettings {
