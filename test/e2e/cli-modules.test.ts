@@ -134,3 +134,18 @@ describe('what a start of the CLI loads', () => {
     }
   });
 });
+
+describe('a reader that goes away', () => {
+  it('mac --help into a pipe closed before it is read: exit 0, no stack trace', async () => {
+    const { spawn } = await import('node:child_process');
+    const { MAC_BIN } = await import('../helpers/cli.js');
+    // The pipe's reading end is closed at once (as `mac --help | head -0` does), so every write fails with EPIPE.
+    const child = spawn(process.execPath, [MAC_BIN, '--help'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+    expect(stderr).not.toMatch(/EPIPE|Unhandled/);
+    expect(code).toBe(0);
+  });
+});
