@@ -7,6 +7,7 @@ import { apiOk, callApi, startServe, waitFor, type Served } from '../helpers/ser
 import { closedPort } from '../helpers/tcp-server.js';
 import { pgDatabase } from '../helpers/pg-url.js';
 import { startSmtpServer, type SmtpServer } from '../helpers/smtp.js';
+import { LEASE_MS } from '../../src/server/alerts/outbox.js';
 
 // Alerts go through a persisted queue: nothing is lost to a kill -9, and on PostgreSQL exactly
 // one instance sends each notification. Real processes (the point is the process dying) and real
@@ -104,7 +105,9 @@ describe.concurrent('alert mails survive a kill -9 (SQLite)', CASE, () => {
       smtp = await startSmtpServer(smtpPort);
       b = await startServe(args);
       const served = b;
-      await waitFor(async () => ((await notifications(served))[0]?.status === 'SUCCESS' ? true : undefined), 30_000);
+      // Killed while it held the mail (an attempt under way: they come every 0.25-4 s here), the
+      // first instance leaves it leased: the second takes it when that lease ends (LEASE_MS, 60 s).
+      await waitFor(async () => ((await notifications(served))[0]?.status === 'SUCCESS' ? true : undefined), LEASE_MS + 30_000);
       await new Promise((r) => setTimeout(r, 1500));
       expect(smtp.messages).toHaveLength(1);
       expect(smtp.messages[0].subject).toMatch(/FAILING: orders db/);
