@@ -186,6 +186,19 @@ class DocumentReader {
     return undefined;
   }
 
+  /**
+   * The line of the next entry of a block collection at column `indent`: undefined when the
+   * collection ends (no content left, or a line less indented); a line more indented is outside the subset.
+   */
+  private nextEntry(indent: number): number | undefined {
+    const i = this.nextContent();
+    if (i === undefined) return undefined;
+    const n = indentOf(this.lines[i]!);
+    if (n < indent) return undefined;
+    if (n > indent) throw DECLINE;
+    return i;
+  }
+
   /** The block collection whose entries start at column `indent` on line `at`. */
   block(indent: number, depth: number): unknown {
     if (depth > MAX_NESTING) throw DECLINE;
@@ -197,12 +210,9 @@ class DocumentReader {
   private mapping(indent: number, depth: number): Record<string, unknown> {
     const out: Record<string, unknown> = {};
     for (;;) {
-      const i = this.nextContent();
+      const i = this.nextEntry(indent);
       if (i === undefined) break;
       const line = this.lines[i]!;
-      const n = indentOf(line);
-      if (n < indent) break;
-      if (n > indent) throw DECLINE;
       const m = KEY.exec(line.slice(indent));
       if (m === null) {
         // A sequence item at a mapping's indentation ends the sequence value of a key above; anything else is outside the subset.
@@ -222,12 +232,9 @@ class DocumentReader {
   private sequence(indent: number, depth: number): unknown[] {
     const out: unknown[] = [];
     for (;;) {
-      const i = this.nextContent();
+      const i = this.nextEntry(indent);
       if (i === undefined) break;
       const line = this.lines[i]!;
-      const n = indentOf(line);
-      if (n < indent) break;
-      if (n > indent) throw DECLINE;
       if (line[indent] !== '-') break;
       if (line.length > indent + 1 && line[indent + 1] !== ' ') throw DECLINE;
       let c = indent + 1;
