@@ -207,8 +207,8 @@ export const MAX_BROWSER_ENTRIES = 20;
 /**
  * The page script of a browser check, run in every top-level document before its own scripts:
  * PerformanceObserver-based web vitals (TTFB, FCP, LCP, CLS in session windows, TBT from the
- * long tasks after FCP), sent to the fixture through a binding as they change and read once
- * more at the end of the test (`__macVitalsNow`).
+ * long tasks after FCP), sent to the fixture through a binding as they change and when the
+ * document is left, and read once more at the end of the test (`__macVitalsNow`).
  */
 export const VITALS_SCRIPT = `(() => {
   if (window !== window.top || window.__macVitalsNow) return;
@@ -258,6 +258,11 @@ export const VITALS_SCRIPT = `(() => {
   observe('longtask', (e) => { if (tasks.length < 1000) tasks.push({ startTime: e.startTime, duration: e.duration }); tbt(); });
   Object.defineProperty(window, '__macVitalsNow', { value: now, enumerable: false });
   addEventListener('load', send);
+  // A navigation drops the deferred send and observer callbacks not yet delivered: the document
+  // that is left sends what its timeline holds at once.
+  addEventListener('pagehide', () => {
+    try { if (typeof window.__macVitals === 'function') window.__macVitals(now()); } catch {}
+  });
 })();`;
 
 /**
