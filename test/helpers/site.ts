@@ -1,6 +1,6 @@
 /**
  * A small local web site for browser checks: a home page with a heading, a console error and a
- * missing image, a second page, and a slow page (for the time limit).
+ * missing image, a second page, and a page painted a moment after its text is there.
  */
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -18,6 +18,8 @@ export function startSite(): Promise<HttpServer> {
   return startHttpServer({
     '/': html('<h1>Welcome</h1><p>Some text to paint.</p><a id="next" href="/about">About</a><img src="/missing.png" alt=""><script>console.error("widget failed to load")</script>'),
     '/about': html('<h1>About us</h1><p>We sell things.</p>'),
+    // Its text is in the document at once but painted only 1 s after the load.
+    '/late': html('<h1 style="visibility:hidden">Late</h1><script>addEventListener("load", () => setTimeout(() => { document.querySelector("h1").style.visibility = "visible"; }, 1000))</script>'),
   });
 }
 

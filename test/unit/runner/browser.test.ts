@@ -45,6 +45,9 @@ describe.concurrent('browser check runner (Chromium)', { timeout: LIVE_TIMEOUT }
   await page.click('#next');
   await expect(page.locator('h1')).toHaveText('About us');
   await painted();
+  // The test ends before this page is painted: its first paint is awaited for a moment.
+  await page.goto(process.env.BASE_URL + '/late');
+  expect(await page.locator('h1').textContent()).toBe('Late');
 });`),
     );
     expect(r).toMatchObject({ resultType: 'FINAL', hasFailures: false, hasErrors: false, multiStepCheckResult: null, errorMessage: null });
@@ -55,7 +58,8 @@ describe.concurrent('browser check runner (Chromium)', { timeout: LIVE_TIMEOUT }
     expect(b.runtimeVersion).toMatch(/^@playwright\/test \d+\.\d+\.\d+$/);
     expect(b.jobLog).toContain('password ********');
     expect(b.jobLog.join('\n')).not.toContain('pw-very-secret');
-    expect(b.pages.map((p) => p.url)).toEqual([`${site.url}/`, `${site.url}/about`]);
+    expect(b.pages.map((p) => p.url)).toEqual([`${site.url}/`, `${site.url}/about`, `${site.url}/late`]);
+    expect(b.pages[2].webVitals.FCP!.value).toBeGreaterThanOrEqual(1000);
     for (const p of b.pages) {
       const v = p.webVitals;
       expect(v.TTFB!.value).toBeGreaterThanOrEqual(0);
