@@ -42,7 +42,7 @@ describe.concurrent('apply lock engine', () => {
   it('renews its lease while held, and releases it at the end (also when the work throws)', () =>
     inAccount(async (_s, c) => {
       await expect(
-        withApplyLock(c, 'eng', { holder: holder('a'), timeoutMs: 0, leaseMs: 2_000, renewMs: 250 }, async (lock) => {
+        withApplyLock(c, 'eng', { holder: holder('a'), timeoutMs: 0, leaseMs: 30_000, renewMs: 250 }, async (lock) => {
           const first = lock.record.expires;
           // Renewed within a few of its 250 ms periods: read until the lease has moved on.
           let live = await readLock(c, 'eng');
