@@ -8,8 +8,9 @@ import { startServe, callApi, waitFor, type Served } from '../helpers/serve.js';
 import { startHttpServer, json, type HttpServer } from '../helpers/http-server.js';
 
 // Multi-step checks as a user runs them: `mac test` on definitions, `mac serve` on its schedule.
-// Every run spawns Node and Playwright, so each case runs few scripts; the `mac test` cases are
-// independent (a project directory each) and run at once, the service's case after them.
+// Every run spawns Node and Playwright, so each case runs few scripts; the cases are independent
+// (a project directory each, the service's checks its own) and all run at once: no case bounds a
+// duration, each waits for its runs' outcomes.
 let http: HttpServer;
 const dirs: string[] = [];
 /** Requests of the SIGINT case's script that reached the target (its Playwright is running). */
@@ -139,8 +140,8 @@ test('waits', async ({ request }) => {
   });
 });
 
-// After the `mac test` cases, alone: its service is polled throughout.
-describe('mac serve runs multi-step checks', () => {
+// Beside the `mac test` cases: the service runs its scripts in a pool of its own.
+describe.concurrent('mac serve runs multi-step checks', () => {
   it('runs them on schedule: results, sessions, an error group and an alert for the failing one', async () => {
     // Hourly at time scale 30 = due at once, then every 2 min: each check runs once on schedule
     // (then the triggered session), not a run every 2 s that loads the machine for nothing.

@@ -25,15 +25,10 @@ const env = Object.fromEntries(
 ) as Record<string, string>;
 env.NO_COLOR = '1';
 
-function run(cmd: string, args: string[], extra: Record<string, string> = {}): { code: number; stdout: string; stderr: string } {
-  const r = spawnSync(cmd, args, { cwd: app, env: { ...env, ...extra }, encoding: 'utf8', timeout: 60_000 });
-  return { code: r.status ?? 1, stdout: r.stdout, stderr: r.stderr };
-}
-
-/** `run` without blocking the test's process: commands that do not depend on each other run at once. */
-function runAsync(cmd: string, args: string[], extra: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+/** Runs a command in the team's repository (or `cwd`) without blocking the test's process: commands that do not depend on each other run at once. */
+function runAsync(cmd: string, args: string[], extra: Record<string, string> = {}, cwd = app): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd: app, env: { ...env, ...extra }, stdio: ['ignore', 'pipe', 'pipe'], timeout: 180_000 }); // a hang guard: commands run at once take long under load
+    const child = spawn(cmd, args, { cwd, env: { ...env, ...extra }, stdio: ['ignore', 'pipe', 'pipe'], timeout: 180_000 }); // a hang guard: commands run at once take long under load
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -43,13 +38,18 @@ function runAsync(cmd: string, args: string[], extra: Record<string, string> = {
   });
 }
 
-let serve: { url: string; stop(): Promise<void> } | undefined;
+type Serve = { url: string; stop(): Promise<void> };
+/**
+ * The file's service, started once the package is installed and awaited by the cases that call
+ * it: `mac init` and the first commands run while it starts.
+ */
+let serving: Promise<Serve> | undefined;
 
 beforeAll(async () => {
   expect(existsSync(join(ROOT, 'dist', 'cli', 'main.js')), 'run npm run build first').toBe(true);
   mkdirSync(app);
-  const pack = spawnSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], { cwd: ROOT, env, encoding: 'utf8', timeout: 60_000 });
-  expect(pack.status, pack.stderr).toBe(0);
+  const pack = await runAsync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], {}, ROOT);
+  expect(pack.code, pack.stderr).toBe(0);
   const tarball = (JSON.parse(pack.stdout) as Array<{ filename: string }>)[0].filename;
   // The lockfile of the team's repository: this package from the tarball, its dependencies as
   // this repository resolved them (npm's cache holds their tarballs, not registry listings).
@@ -71,14 +71,21 @@ beforeAll(async () => {
       },
     }, null, 2),
   );
-  const install = run('npm', ['ci', '--offline', '--ignore-scripts', '--no-audit', '--no-fund']);
+  const install = await runAsync('npm', ['ci', '--offline', '--ignore-scripts', '--no-audit', '--no-fund']);
   expect(install.code, install.stderr).toBe(0);
   // One `mac serve` of the installed package for the file: the plan, the Action and `mac test` use it.
-  serve = await startInstalledServe();
-}, 180_000); // pack, install, and the service start: minutes under load
+  serving = startInstalledServe();
+  serving.catch(() => undefined); // awaited by the cases; unhandled until then
+}, 180_000); // pack and install: minutes under load
+
+/** The file's `mac serve`, once it listens (its start failing fails the cases that need it). */
+function served(): Promise<Serve> {
+  if (serving === undefined) throw new Error('the package was not installed');
+  return serving;
+}
 
 afterAll(async () => {
-  await serve?.stop();
+  await serving?.then((s) => s.stop(), () => undefined);
   rmSync(work, { recursive: true, force: true });
 });
 
@@ -143,20 +150,25 @@ describe('the packed package, installed into an empty repository', () => {
       writeFileSync(join(app, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', strict: true, noEmit: true, skipLibCheck: true }, include: ['monitoring/**/*.mac.ts'] }));
       // A wrong field is a type error with the same settings, so the check above is not vacuous (a
       // directory of its own, outside the project that validate and plan read at the same time).
+      // One compiler run checks both (its seconds of CPU go to loading the package's types): the
+      // wrong file has its error, the project's file none.
       mkdirSync(join(app, 'typecheck'));
       writeFileSync(join(app, 'typecheck', 'bad.mac.ts'), "import { tcpCheck } from 'mac-monitoring';\nexport default tcpCheck({ id: 'x', name: 'x', request: { hostname: 'h', port: 'not a number' } });\n");
-      writeFileSync(join(app, 'tsconfig.bad.json'), JSON.stringify({ extends: './tsconfig.json', include: ['typecheck/**/*.mac.ts'] }));
+      writeFileSync(join(app, 'tsconfig.both.json'), JSON.stringify({ extends: './tsconfig.json', include: ['monitoring/**/*.mac.ts', 'typecheck/**/*.mac.ts'] }));
       const tscBin = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
-      const [tsc, bad, validate, plan] = await Promise.all([
-        runAsync(process.execPath, [tscBin, '-p', 'tsconfig.json']),
-        runAsync(process.execPath, [tscBin, '-p', 'tsconfig.bad.json']),
+      const serve = await served();
+      const [tsc, validate, plan] = await Promise.all([
+        runAsync(process.execPath, [tscBin, '-p', 'tsconfig.both.json']),
         runAsync('npx', ['--no-install', 'mac', 'validate', 'monitoring']),
-        runAsync('npx', ['--no-install', 'mac', 'plan', 'monitoring', '--detailed-exitcode'], { MAC_API_URL: serve!.url, MAC_API_KEY: 'mac-dev-key', MAC_ACCOUNT_ID: 'dev' }),
+        runAsync('npx', ['--no-install', 'mac', 'plan', 'monitoring', '--detailed-exitcode'], { MAC_API_URL: serve.url, MAC_API_KEY: 'mac-dev-key', MAC_ACCOUNT_ID: 'dev' }),
       ]);
       rmSync(join(app, 'typecheck'), { recursive: true });
-      expect(tsc.code, tsc.stdout + tsc.stderr).toBe(0);
-      expect(bad.code).not.toBe(0);
-      expect(bad.stdout).toContain('bad.mac.ts');
+      rmSync(join(app, 'tsconfig.both.json'));
+      // tsc names each error's file first: `typecheck/bad.mac.ts(2,83): error TS2322: ...`.
+      const erring = [...new Set([...tsc.stdout.matchAll(/^(\S+\.mac\.ts)\(\d+,\d+\): error TS\d+/gm)].map((m) => m[1]))];
+      expect(erring, tsc.stdout + tsc.stderr).toEqual(['typecheck/bad.mac.ts']);
+      expect(tsc.code).not.toBe(0);
+      expect(tsc.stdout).toContain('bad.mac.ts');
 
       expect(validate.code, validate.stderr).toBe(0);
       expect(validate.stdout).toContain('monitoring: 5 definitions in 5 files, valid');
@@ -167,6 +179,7 @@ describe('the packed package, installed into an empty repository', () => {
     }, 240_000);
 
     it.sequential('the workflow mac init --github wrote comments a green plan on a pull request (Action bundle, fake GitHub API)', async ({ expect }) => {
+      const serve = await served();
       expect(serve, 'the file\'s mac serve runs').toBeDefined();
       const git = (...args: string[]) => {
         const r = spawnSync('git', args, { cwd: app, encoding: 'utf8', env: { ...env, GIT_AUTHOR_NAME: 'ci', GIT_AUTHOR_EMAIL: 'ci@example.com', GIT_COMMITTER_NAME: 'ci', GIT_COMMITTER_EMAIL: 'ci@example.com' } });
@@ -187,11 +200,11 @@ describe('the packed package, installed into an empty repository', () => {
       // The inputs of the mac step of the plan workflow init wrote, with the repository's variables and secrets.
       const workflow = parse(readFileSync(join(app, '.github', 'workflows', 'mac-plan.yml'), 'utf8')) as { jobs: Record<string, { steps: Array<{ uses?: string; with?: Record<string, unknown> }> }> };
       const step = Object.values(workflow.jobs).flatMap((j) => j.steps).find((st) => st.uses !== undefined && !st.uses.startsWith('actions/'))!;
-      const settings: Record<string, string> = { 'vars.MAC_API_URL': serve!.url, 'secrets.MAC_READ_ONLY_API_KEY': 'mac-dev-key', 'vars.MAC_ACCOUNT_ID': 'dev' };
+      const settings: Record<string, string> = { 'vars.MAC_API_URL': serve.url, 'secrets.MAC_READ_ONLY_API_KEY': 'mac-dev-key', 'vars.MAC_ACCOUNT_ID': 'dev' };
       const inputs = Object.fromEntries(
         Object.entries(step.with ?? {}).map(([k, v]) => [k, String(v).replace(/\$\{\{\s*([\w.]+)\s*\}\}/g, (_, name: string) => settings[name] ?? '')]),
       );
-      expect(inputs).toMatchObject({ command: 'plan', dir: 'monitoring', 'api-url': serve!.url });
+      expect(inputs).toMatchObject({ command: 'plan', dir: 'monitoring', 'api-url': serve.url });
 
       const gh = await startFakeGitHub();
       try {
@@ -231,12 +244,13 @@ describe('the packed package, installed into an empty repository', () => {
   });
 
   it.concurrent('mac test runs a multi-step script with the @playwright/test the package brings', async ({ expect }) => {
+    const serve = await served();
     expect(serve, 'the file\'s mac serve runs').toBeDefined();
     const dir = join(app, 'journeys');
     mkdirSync(dir);
     writeFileSync(join(dir, 'mac.config.yaml'), 'project: journeys\n');
     const script = "import { test, expect } from '@playwright/test';\ntest('unknown status page', async ({ request }) => {\n  expect((await request.get(process.env.BASE + '/status/nope')).status()).toBe(404);\n});\n";
-    writeFileSync(join(dir, 'journey.yaml'), `kind: MultiStepCheck\nid: journey\nname: journey\ndoubleCheck: false\nenvironmentVariables: [{ key: BASE, value: "${serve!.url}" }]\nscript: ${JSON.stringify(script)}\n`);
+    writeFileSync(join(dir, 'journey.yaml'), `kind: MultiStepCheck\nid: journey\nname: journey\ndoubleCheck: false\nenvironmentVariables: [{ key: BASE, value: "${serve.url}" }]\nscript: ${JSON.stringify(script)}\n`);
     const r = await runAsync('npx', ['--no-install', 'mac', 'test', 'journeys']);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^MultiStepCheck\/journey\s+MULTI_STEP\s+pass\s+\d+ ms/m);

@@ -28,45 +28,78 @@ const check = (s: string | null, extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
-// A case waits for its turn in the pool, then for Node and Playwright to start.
-describe.concurrent('multi-step runner', { timeout: 180_000 }, () => {
-  it('passes the check variables and nothing of this process, and masks secret values in the log', async () => {
-    process.env.MAC_API_KEY_FOR_TEST = 'leak';
-    try {
-      const [r] = await runCheck(
-        check(
-          script(`test('env', async ({ request }) => {
+/**
+ * A run shared by the cases that check different facts of it (every run costs a Node and a
+ * Playwright start and a turn in the pool of two): started by the first case that asks.
+ */
+function shared<T>(start: () => Promise<T>): () => Promise<T> {
+  let run: Promise<T> | undefined;
+  return () => (run ??= start());
+}
+
+/**
+ * A passing test beside a test that must not run (test.only), which reads the check's variables
+ * and this process's environment: the environment case and the test.only case read its result.
+ */
+const onlyRun = shared(async () => {
+  process.env.MAC_API_KEY_FOR_TEST = 'leak';
+  try {
+    return await runCheck(
+      check(
+        script(`test('not this one', async () => {
+  throw new Error('ran a test beside test.only');
+});
+test.only('only this one', async ({ request }) => {
   expect(Object.keys(process.env).filter((k) => k.startsWith('MAC_'))).toEqual([]);
   expect(process.env.API_TOKEN).toBe('tok-very-secret');
   console.log('token is ' + process.env.API_TOKEN);
   expect((await request.get(process.env.BASE_URL + '/health')).ok()).toBe(true);
 });`),
-        ),
-      );
-      expect(r).toMatchObject({ resultType: 'FINAL', hasFailures: false, hasErrors: false, isDegraded: null, apiCheckResult: null, errorMessage: null });
-      const m = r.multiStepCheckResult!;
-      expect(m.errors).toEqual([]);
-      expect(typeof m.startTime).toBe('number');
-      expect(m.endTime).toBeGreaterThanOrEqual(m.startTime);
-      expect(m.runtimeVersion).toMatch(/^@playwright\/test \d+\.\d+\.\d+$/);
-      expect(m.jobLog).toContain('token is ********');
-      expect(m.jobLog.join('\n')).not.toContain('tok-very-secret');
-      expect(m.jobLog.some((l) => l.includes(`request 1: GET ${http.url}/health (line 6)`))).toBe(true);
-    } finally {
-      delete process.env.MAC_API_KEY_FOR_TEST;
-    }
+      ),
+    );
+  } finally {
+    delete process.env.MAC_API_KEY_FOR_TEST;
+  }
+});
+
+/**
+ * Two tests sharing a worker fixture, the first failing at its second request, run with
+ * doubleCheck: the retry case reads its attempts, the worker case what ran after the failure.
+ */
+const workerRun = shared(() =>
+  runCheck(
+    check(
+      script(
+        `const t = test.extend({ w: [async ({}, use) => { console.log('worker up'); await use(1); console.log('worker down'); }, { scope: 'worker' }] });\nt('two calls', async ({ w, request }) => {\n  expect((await request.get(process.env.BASE_URL + '/health')).status()).toBe(200);\n  expect((await request.get(process.env.BASE_URL + '/broken')).status()).toBe(200);\n});\nt('two', async ({ w }) => {\n  expect(w).toBe(1);\n});`,
+      ),
+      { doubleCheck: true },
+    ),
+    { sleep: async () => undefined },
+  ),
+);
+
+// A case waits for its turn in the pool, then for Node and Playwright to start.
+describe.concurrent('multi-step runner', { timeout: 180_000 }, () => {
+  it('passes the check variables and nothing of this process, and masks secret values in the log', async () => {
+    const [r] = await onlyRun();
+    expect(r).toMatchObject({ resultType: 'FINAL', hasFailures: false, hasErrors: false, isDegraded: null, apiCheckResult: null, errorMessage: null });
+    const m = r.multiStepCheckResult!;
+    expect(m.errors).toEqual([]);
+    expect(typeof m.startTime).toBe('number');
+    expect(m.endTime).toBeGreaterThanOrEqual(m.startTime);
+    expect(m.runtimeVersion).toMatch(/^@playwright\/test \d+\.\d+\.\d+$/);
+    expect(m.jobLog).toContain('token is ********');
+    expect(m.jobLog.join('\n')).not.toContain('tok-very-secret');
+    expect(m.jobLog.some((l) => l.includes(`request 1: GET ${http.url}/health (line 9)`))).toBe(true);
   });
 
   it('retries a failing script once with doubleCheck, and names the failing step', async () => {
-    const attempts = await runCheck(
-      check(script(`test('two calls', async ({ request }) => {\n  expect((await request.get(process.env.BASE_URL + '/health')).status()).toBe(200);\n  expect((await request.get(process.env.BASE_URL + '/broken')).status()).toBe(200);\n});`), { doubleCheck: true }),
-      { sleep: async () => undefined },
-    );
+    const attempts = await workerRun();
     expect(attempts.map((a) => [a.resultType, a.attempts, a.hasFailures])).toEqual([
       ['ATTEMPT', 0, true],
       ['FINAL', 1, true],
     ]);
-    expect(attempts[1].errorMessage).toMatch(new RegExp(`^test "two calls" failed at Expect "toBe" \\(line 4\\) after request 2: GET ${http.url}/broken \\(line 4\\): .*Received: 500`));
+    expect(attempts[1].errorMessage).toMatch(new RegExp(`^test "two calls" failed at Expect "toBe" \\(line 5\\) after request 2: GET ${http.url}/broken \\(line 5\\): .*Received: 500`));
   });
 
   it('fails a script that asks for a browser page at once, saying no browser is available', async () => {
@@ -110,19 +143,13 @@ describe.concurrent('multi-step runner', { timeout: 180_000 }, () => {
   });
 
   it('runs the tests left after a failing test in a new worker, keeps test.only, and reports a script that does not load', async () => {
-    const [[failed], [only], [broken]] = await Promise.all([
-      runCheck(
-        check(
-          script(
-            `const t = test.extend({ w: [async ({}, use) => { console.log('worker up'); await use(1); console.log('worker down'); }, { scope: 'worker' }] });\nt('one', async ({ w, request }) => {\n  expect((await request.get(process.env.BASE_URL + '/broken')).status()).toBe(200);\n});\nt('two', async ({ w }) => {\n  expect(w).toBe(1);\n});`,
-          ),
-        ),
-      ),
-      runCheck(check(script(`test('not this one', async () => {\n  throw new Error('ran a test beside test.only');\n});\ntest.only('only this one', async () => {});`))),
+    const [failed, [only], [broken]] = await Promise.all([
+      workerRun().then((attempts) => attempts.at(-1)!),
+      onlyRun(),
       runCheck(check(script(`test('x', async () => { ;;; )`))),
     ]);
     expect(failed).toMatchObject({ hasFailures: true, hasErrors: false });
-    expect(failed.multiStepCheckResult!.errors).toEqual([expect.stringMatching(/^test "one" failed at Expect "toBe" \(line 4\) after request 1: GET .*\/broken \(line 4\): .*Received: 500/)]);
+    expect(failed.multiStepCheckResult!.errors).toEqual([expect.stringMatching(/^test "two calls" failed at Expect "toBe" \(line 5\) after request 2: GET .*\/broken \(line 5\): .*Received: 500/)]);
     const log = failed.multiStepCheckResult!.jobLog;
     // The second test ran after the first failed, in a worker of its own (its fixture set up again).
     expect(log.filter((l) => l === 'worker up')).toHaveLength(2);
