@@ -132,7 +132,7 @@ export class ApiClient {
   /** Requests in flight, at most `connections`: the others wait here, before their timer starts. */
   private readonly slots: number;
   private inFlight = 0;
-  private readonly queue: (() => void)[] = [];
+  private readonly queue: ((handed: boolean) => void)[] = [];
 
   constructor(options: ApiClientOptions) {
     this.apiUrl = options.apiUrl.replace(/\/+$/, '');
@@ -215,27 +215,28 @@ export class ApiClient {
    */
   async abort(): Promise<void> {
     this.aborted = true;
-    // Requests waiting for a connection go on to fail as "not sent".
-    for (const wake of this.queue.splice(0)) wake();
+    // Requests waiting for a connection go on to fail as "not sent", without a slot.
+    for (const wake of this.queue.splice(0)) wake(false);
     await this.agent.destroy();
   }
 
   /**
    * Waits for one of the `connections` request slots: a request's timer then starts when it can
    * be sent at once, so waiting behind the connection limit never counts as the API's silence.
+   * Resolves to false when the client was aborted meanwhile (no slot is held then).
    */
-  private async acquireSlot(): Promise<void> {
+  private acquireSlot(): Promise<boolean> | boolean {
     if (this.inFlight < this.slots) {
       this.inFlight++;
-      return;
+      return true;
     }
     // The slot is handed over by releaseSlot (inFlight stays counted).
-    await new Promise<void>((resolve) => this.queue.push(resolve));
+    return new Promise<boolean>((resolve) => this.queue.push(resolve));
   }
 
   private releaseSlot(): void {
     const next = this.queue.shift();
-    if (next !== undefined) next();
+    if (next !== undefined) next(true);
     else this.inFlight--;
   }
 
@@ -249,13 +250,13 @@ export class ApiClient {
   }
 
   private async once<T>(method: string, url: URL, json: string | undefined, budget: ReadBudget | undefined): Promise<ApiResponse<T>> {
-    await this.acquireSlot();
+    const held = await this.acquireSlot();
     try {
-      if (this.aborted) throw new NetworkError(`${method} ${shownUrl(url)}: not sent, the run no longer needs it`, 'ABORTED', method, url.pathname);
+      if (!held || this.aborted) throw new NetworkError(`${method} ${shownUrl(url)}: not sent, the run no longer needs it`, 'ABORTED', method, url.pathname);
       await this.limiter.take();
       return await this.send<T>(method, url, json, budget);
     } finally {
-      this.releaseSlot();
+      if (held) this.releaseSlot();
     }
   }
 
