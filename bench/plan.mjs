@@ -6,6 +6,7 @@
 // requests the plan sent, replayed alone at the plan's concurrency); mac loads while it fetches,
 // so its floor is the larger of the two.
 // Run after a build: `node bench/plan.mjs [--quick]`.
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { writeProject } from './definitions.mjs';
@@ -57,8 +58,14 @@ async function populate(dir, state, total, log) {
  */
 async function countedPlan(dir, serviceUrl, total) {
   const proxy = await startCountingProxy(serviceUrl);
+  // This run's event loop is watched (bench/lib/loop-delay.mjs): how long the plan's own work held
+  // it, above all while its requests were in flight. The timed runs are not watched.
+  const loopFile = join(await tempDir('plan-loop'), 'loop.json');
   try {
-    const run = await runMac(['plan', dir, '--format', 'json', '--detailed-exitcode'], { env: env(proxy.url) });
+    const run = await runMac(['plan', dir, '--format', 'json', '--detailed-exitcode'], {
+      env: { ...env(proxy.url), MAC_BENCH_LOOP_FILE: loopFile },
+      nodeArgs: ['--import', pathToFileURL(LOOP_DELAY_SCRIPT).href],
+    });
     if (run.code !== 0 && run.code !== 2) throw fail('mac plan failed', run);
     const plan = JSON.parse(run.stdout);
     const { create, update, delete: del, noop } = plan.summary;
@@ -68,13 +75,15 @@ async function countedPlan(dir, serviceUrl, total) {
     }
     const { total: requests, byMethod, byPath, peakInFlight, gets } = proxy.stats;
     if ((byMethod.GET ?? 0) !== requests) throw new Error(`a no-change plan sent requests other than GET: ${JSON.stringify(byMethod)}`);
-    return { requests, pages: requests, byPath, peakInFlight, gets };
+    const loop = JSON.parse(await readFile(loopFile, 'utf8'));
+    return { requests, pages: requests, byPath, peakInFlight, gets, loop };
   } finally {
     await proxy.close();
   }
 }
 
 const FLOOR_SCRIPT = fileURLToPath(new URL('./lib/yaml-floor.mjs', import.meta.url));
+const LOOP_DELAY_SCRIPT = fileURLToPath(new URL('./lib/loop-delay.mjs', import.meta.url));
 
 /**
  * The YAML parse floor: a process that reads and parses the project's YAML and does nothing else.
@@ -113,7 +122,8 @@ export async function main({ quick = false, log = (line) => process.stderr.write
     try {
       log(`counting the requests of a no-change plan (service latency ${LATENCY_MS} ms) ...`);
       const counted = await countedPlan(dir, service.url, total);
-      log(`  ${counted.requests} requests, at most ${counted.peakInFlight} at once`);
+      const { loop } = counted;
+      log(`  ${counted.requests} requests, at most ${counted.peakInFlight} at once; event loop held at most ${loop.heldMaxMs} ms (${loop.heldMaxWhileFetchingMs} ms while fetching, ${loop.fetchMs} ms), longest request ${loop.longestRequestMs} ms`);
 
       log(`timing mac plan, the YAML parse floor and the network floor (${reps} runs each, interleaved) ...`);
       const plans = [];
@@ -177,6 +187,8 @@ export async function main({ quick = false, log = (line) => process.stderr.write
             planCpuMs,
             parseFloorCpuMs,
             runs: { planMs: plans.map((p) => Math.round(p.wallMs)), parseFloorMs: floors.map((f) => Math.round(f.wallMs)), fetchFloorMs: fetches.map(Math.round) },
+            // The counted (untimed) plan's event loop: its longest held stretches, overall and while fetching.
+            countedPlanLoop: counted.loop,
           },
           note: `mac plan ${Math.round(planMs)} ms; floor ${Math.round(floorMs)} ms = max(YAML parse floor ${Math.round(parseFloorMs)} ms, network floor ${Math.round(fetchFloorMs)} ms: the plan's ${counted.pages} list requests replayed alone, ${counted.peakInFlight} in flight; ${LATENCY_MS} ms latency alone would be ${Math.round(idealFetchMs)} ms) (medians of ${reps}, interleaved)${cpuNote}`,
         }),

@@ -11,15 +11,15 @@ const GNU_TIME = '/usr/bin/time';
 const useGnuTime = existsSync(GNU_TIME);
 
 /**
- * Runs `mac ARGS` with `env` added to the environment. Resolves (never rejects on a non-zero
+ * Runs `mac ARGS` with `env` added to the environment (and `nodeArgs` given to node first). Resolves (never rejects on a non-zero
  * exit) to `{code, stdout, stderr, wallMs, cpuMs, peakRssMb}`. The peak RSS is the child's
  * high-water mark: from GNU time when installed, else from polling /proc/PID/status VmHWM.
  * CPU time (user + system) comes from GNU time only (null without it); unlike wall time it
  * hardly moves when other processes compete for the cores.
  */
-export function runMac(args, { env = {}, cwd } = {}) {
+export function runMac(args, { env = {}, cwd, nodeArgs = [] } = {}) {
   const command = useGnuTime ? GNU_TIME : process.execPath;
-  const argv = useGnuTime ? ['-v', process.execPath, MAC_BIN, ...args] : [MAC_BIN, ...args];
+  const argv = useGnuTime ? ['-v', process.execPath, ...nodeArgs, MAC_BIN, ...args] : [...nodeArgs, MAC_BIN, ...args];
   const started = performance.now();
   const child = track(spawn(command, argv, { cwd, env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] }));
   const out = [];

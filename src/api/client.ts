@@ -5,6 +5,7 @@ import { DEFAULT_RATE_LIMIT, systemClock, type Clock, type RateLimit } from './r
 import { parseRetryAfter, retryDelay } from './retry.js';
 import { limiterOf, type Limiter } from './window-limit.js';
 import { assertNoPlaceholder } from './placeholder.js';
+import { loopDeadline } from './deadline.js';
 
 /** Where and as whom to talk to the API, and how politely. */
 export interface ApiClientOptions {
@@ -14,13 +15,18 @@ export interface ApiClientOptions {
   accountId?: string;
   /** The header the account id goes in; default `x-service-account` (the reference API names it `x-checkly-account`). */
   accountHeader?: string;
-  /** Per-request timeout (connect to last body byte); default 30 s (api-decisions §1.5). */
+  /**
+   * Per-request timeout (connect to last body byte); default 30 s (api-decisions §1.5). It counts
+   * from when the request has a connection to itself (not the wait for one of `connections`) and
+   * leaves out the time this process's event loop was held (see deadline.ts): it means that the
+   * API did not answer, not that mac was busy.
+   */
   timeoutMs?: number;
   /** Requests per period for the whole run; default 600 per 60 s. */
   rateLimit?: RateLimit;
   /** A limiter to wait on instead of the one built from `rateLimit`. */
   limiter?: Limiter;
-  /** Sockets kept open to the API; default 16. */
+  /** Sockets kept open to the API, and requests in flight at once (more wait their turn); default 16. */
   connections?: number;
   /** Largest response body read, in bytes; default 64 MiB. A longer answer fails while it streams. */
   maxBodyBytes?: number;
@@ -123,6 +129,10 @@ export class ApiClient {
   private retryWaited = 0;
   private retryWaitEnd = 0;
   private aborted = false;
+  /** Requests in flight, at most `connections`: the others wait here, before their timer starts. */
+  private readonly slots: number;
+  private inFlight = 0;
+  private readonly queue: ((handed: boolean) => void)[] = [];
 
   constructor(options: ApiClientOptions) {
     this.apiUrl = options.apiUrl.replace(/\/+$/, '');
@@ -137,7 +147,8 @@ export class ApiClient {
     this.clock = options.clock ?? systemClock;
     this.random = options.random ?? Math.random;
     this.limiter = options.limiter ?? limiterOf(options.rateLimit ?? DEFAULT_RATE_LIMIT, this.clock);
-    this.agent = new Agent({ connections: options.connections ?? 16, keepAliveTimeout: 10_000 });
+    this.slots = options.connections ?? 16;
+    this.agent = new Agent({ connections: this.slots, keepAliveTimeout: 10_000 });
     this.headers = {
       authorization: `Bearer ${options.apiKey}`,
       accept: 'application/json',
@@ -204,7 +215,29 @@ export class ApiClient {
    */
   async abort(): Promise<void> {
     this.aborted = true;
+    // Requests waiting for a connection go on to fail as "not sent", without a slot.
+    for (const wake of this.queue.splice(0)) wake(false);
     await this.agent.destroy();
+  }
+
+  /**
+   * Waits for one of the `connections` request slots: a request's timer then starts when it can
+   * be sent at once, so waiting behind the connection limit never counts as the API's silence.
+   * Resolves to false when the client was aborted meanwhile (no slot is held then).
+   */
+  private acquireSlot(): Promise<boolean> | boolean {
+    if (this.inFlight < this.slots) {
+      this.inFlight++;
+      return true;
+    }
+    // The slot is handed over by releaseSlot (inFlight stays counted).
+    return new Promise<boolean>((resolve) => this.queue.push(resolve));
+  }
+
+  private releaseSlot(): void {
+    const next = this.queue.shift();
+    if (next !== undefined) next(true);
+    else this.inFlight--;
   }
 
   private url(path: string, query: Query | undefined): URL {
@@ -217,15 +250,26 @@ export class ApiClient {
   }
 
   private async once<T>(method: string, url: URL, json: string | undefined, budget: ReadBudget | undefined): Promise<ApiResponse<T>> {
-    await this.limiter.take();
+    const held = await this.acquireSlot();
+    try {
+      if (!held || this.aborted) throw new NetworkError(`${method} ${shownUrl(url)}: not sent, the run no longer needs it`, 'ABORTED', method, url.pathname);
+      await this.limiter.take();
+      return await this.send<T>(method, url, json, budget);
+    } finally {
+      if (held) this.releaseSlot();
+    }
+  }
+
+  /** One attempt, in a slot, past the limiter. */
+  private async send<T>(method: string, url: URL, json: string | undefined, budget: ReadBudget | undefined): Promise<ApiResponse<T>> {
     this.stats.total++;
     this.stats.byMethod[method] = (this.stats.byMethod[method] ?? 0) + 1;
     const controller = new AbortController();
     let timedOut = false;
-    const timer = setTimeout(() => {
+    const timer = loopDeadline(this.timeoutMs, () => {
       timedOut = true;
       controller.abort();
-    }, this.timeoutMs);
+    });
     const pathAndQuery = `${url.pathname}${url.search}`;
     try {
       const res = await request(url, {
@@ -259,7 +303,7 @@ export class ApiClient {
       if (err instanceof ApiError) throw err;
       throw networkError(err, method, url, timedOut ? { ms: this.timeoutMs } : undefined);
     } finally {
-      clearTimeout(timer);
+      timer.clear();
     }
   }
 }

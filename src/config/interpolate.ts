@@ -182,6 +182,8 @@ export function interpolateEnv(
  */
 export function judgeUnsetEnv(unset: readonly UnsetEnv[], definition: Definition | undefined, diagnostics: Diagnostic[]): Record<string, string[]> {
   const missing: Record<string, string[]> = {};
+  // Nearly every document reads no unset variable: its masked pointers are not worked out then.
+  if (unset.length === 0) return missing;
   const masked = definition ? maskedPointers(definition) : [];
   for (const u of unset) {
     const names = u.names.join(', ');

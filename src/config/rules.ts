@@ -23,12 +23,14 @@ const where = (d: Definition) => `${d.file}:${d.line}`;
 
 /** Logical ids (variable keys) are unique per kind, tombstones included. */
 export const uniqueIds: ProjectRule = (docs, diagnostics) => {
-  const seen = new Map<string, Definition>();
+  // One map per kind: no joined key string per definition (12,000 of them in a large project).
+  const seen = new Map<Kind, Map<string, Definition>>();
   for (const { definition: d, source } of docs) {
-    const k = `${d.kind}\0${d.id}`;
-    const first = seen.get(k);
+    let ofKind = seen.get(d.kind);
+    if (ofKind === undefined) seen.set(d.kind, (ofKind = new Map()));
+    const first = ofKind.get(d.id);
     if (!first) {
-      seen.set(k, d);
+      ofKind.set(d.id, d);
       continue;
     }
     const field = DEFINITIONS[d.kind].idField;
