@@ -127,15 +127,18 @@ describe('POST /v1/check-sessions/trigger', () => {
     const missing = h.seedCheck({ checkType: 'DNS', request: { query: 'nope.test', recordType: 'A', nameServer: '127.0.0.1', port: dns.port, assertions: [] } });
     for (let i = 0; i < 6; i++) await trigger([check.id]);
     await trigger([missing.id]);
-    const results = (await h.call('GET', `/v1/check-results/${check.id}?limit=100`)).body as Array<{ responseTime: number }>;
+    const results = (await h.call('GET', `/v1/check-results/${check.id}?limit=100`)).body as Array<{ responseTime: number; hasFailures: boolean }>;
     expect(results).toHaveLength(6);
+    // A loaded machine can answer a run over its 1,000 ms limit, which fails it: availability is
+    // what the stored results say.
+    const availability = Math.round((results.filter((r) => !r.hasFailures).length / results.length) * 10_000) / 100;
     const sorted = results.map((r) => r.responseTime).sort((x, y) => x - y);
     const p95 = sorted[Math.ceil(0.95 * sorted.length) - 1];
     const from = Math.floor(Date.now() / 1000) - 3600;
     const analytics = await h.call('GET', `/v1/analytics/url-monitors/${check.id}?metrics=responseTime_p95,availability,responseTime_max&from=${from}`);
     expect(analytics.status).toBe(200);
     const series = analytics.body.series.map((s: string) => JSON.parse(s));
-    expect(series[0].data[0]).toMatchObject({ responseTime_p95: p95, availability: 100, responseTime_max: sorted[sorted.length - 1] });
+    expect(series[0].data[0]).toMatchObject({ responseTime_p95: p95, availability, responseTime_max: sorted[sorted.length - 1] });
     const failing = await h.call('GET', `/v1/analytics/url-monitors/${missing.id}?metrics=availability&from=${from}`);
     expect(JSON.parse(failing.body.series[0]).data[0].availability).toBe(0);
   });
