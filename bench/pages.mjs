@@ -1,8 +1,8 @@
 // Public pages under load: mac serve with --results N stored results (default 1,000,000, over 30
 // days and 20 checks of one dashboard and one status page, plus 100 other checks), on SQLite and
 // on PostgreSQL. Per store: the dashboard, its data.json and the status page, each requested in
-// turn, p95 cold (--page-cache-seconds 0: every request rendered from the database) and cached
-// (the default); then page traffic at --rate requests/s (default 50) for --seconds (default 30)
+// turn, p95 cold (--page-cache-seconds 0: every request rendered from the database; then a second
+// pass) and cached (the default; again after the traffic); then page traffic at --rate requests/s (default 50) for --seconds (default 30)
 // while the service reports its own event-loop delay (perf_hooks.monitorEventLoopDelay, scraped
 // from --metrics-port every 2 s: the p99 and max of each scrape's window).
 // The results are copies of one real result recorded by the service, written by one SQL statement
@@ -167,6 +167,9 @@ async function measure(name, stateArgs, stateFile, seed) {
   try {
     out.cold = await latencies(cold.url);
     console.error(`pages/${name}: cold ${JSON.stringify(out.cold)}`);
+    // The same again: the first pass starts as the service does (its start-up work beside it).
+    out.coldAgain = await latencies(cold.url);
+    console.error(`pages/${name}: cold, a second pass ${JSON.stringify(out.coldAgain)}`);
     if (COLD_TRAFFIC) out.trafficCold = await traffic(cold);
     if (COLD_TRAFFIC) console.error(`pages/${name}: traffic without the cache ${JSON.stringify(out.trafficCold)}`);
   } finally {
@@ -178,6 +181,8 @@ async function measure(name, stateArgs, stateFile, seed) {
     console.error(`pages/${name}: cached ${JSON.stringify(out.cached)}`);
     out.traffic = await traffic(cached);
     console.error(`pages/${name}: traffic ${JSON.stringify(out.traffic)}`);
+    out.cachedAfterTraffic = await latencies(cached.url);
+    console.error(`pages/${name}: cached, after the traffic ${JSON.stringify(out.cachedAfterTraffic)}`);
   } finally {
     await cached.stop();
   }
