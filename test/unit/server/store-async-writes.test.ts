@@ -1,0 +1,210 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'libsql';
+import pg from 'pg';
+import { describe, expect, it } from 'vitest';
+import { GROUP_COMMIT_MS, Store } from '../../../src/server/store/store.js';
+import type { IndexedKinds } from '../../../src/server/store/backend.js';
+import { pgDatabase } from '../../helpers/pg-url.js';
+
+// The writes the scheduler makes all the time (its claims, the group commit of run data) are sent
+// to the database's thread without the event loop waiting: while another connection holds what
+// they need, timers still fire and the store still answers from memory; the outcome is handled
+// when the database answers. Each test holds a lock from another connection (with a timeout of its
+// own, so that a store that blocks fails the test instead of hanging it) and looks meanwhile.
+
+const IDX: IndexedKinds = { results: { check: 'checkId', time: 'startedAt', expires: true } };
+const DUE = Date.parse('2026-01-01T00:01:00.000Z');
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function deferredPut(s: Store, id: string): void {
+  const tx = s.begin('dev');
+  tx.put('results', id, { id, checkId: 'c', startedAt: new Date(DUE).toISOString() });
+  tx.commitDeferred();
+}
+
+/** Polls `ok` every 10 ms for up to `ms` (generous: the machine may be loaded). */
+async function until(ok: () => boolean, ms = 20_000): Promise<boolean> {
+  for (const end = Date.now() + ms; !ok() && Date.now() < end; ) await sleep(10);
+  return ok();
+}
+
+/** A transaction on its own connection, left open: PostgreSQL ends it by itself after `idleMs`. */
+async function holder(url: string, idleMs: number): Promise<pg.Client> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  c.on('error', () => undefined);
+  await c.query('BEGIN');
+  await c.query(`SET LOCAL idle_in_transaction_session_timeout = '${idleMs}ms'`);
+  return c;
+}
+
+describe('writes that do not hold the event loop (PostgreSQL)', () => {
+  it('a claim waiting for a row another connection locked: timers fire meanwhile, and the run starts only once the claim is committed', async () => {
+    const url = pgDatabase();
+    const s = Store.open(url, IDX);
+    const other = await holder(url, 5_000);
+    try {
+      // Another instance is inserting the same due time and has not committed yet.
+      await other.query("INSERT INTO run_claims (account, check_id, due_ms, instance) VALUES ('dev', 'c1', $1, 'other')", [DUE]);
+      const started: number[] = [];
+      let answered: boolean[] | undefined;
+      const claims = s.claimRunsAsync([{ account: 'dev', checkId: 'c1', dueMs: DUE }, { account: 'dev', checkId: 'c2', dueMs: DUE }], (i) => started.push(i));
+      void claims.then((g) => (answered = g));
+      // A synchronous claim waited for the other connection here (Atomics.wait): no timer fired.
+      // Timer ticks counted while the claims are unanswered.
+      let ticks = 0;
+      const timer = setInterval(() => answered === undefined && ticks++, 10);
+      await sleep(300);
+      clearInterval(timer);
+      expect(ticks).toBeGreaterThan(0);
+      expect(answered).toBeUndefined();
+      expect(started, 'a run started before its claim was committed').toEqual([]);
+      // The other instance gives the due time up: this one takes it, and starts both runs once.
+      await other.query('ROLLBACK');
+      expect(await claims).toEqual([true, true]);
+      expect(started).toEqual([0, 1]);
+    } finally {
+      await other.end().catch(() => undefined);
+      s.close();
+    }
+  });
+
+  it('a claim another instance committed first is not acted upon', async () => {
+    const url = pgDatabase();
+    const s = Store.open(url, IDX);
+    const other = await holder(url, 5_000);
+    try {
+      await other.query("INSERT INTO run_claims (account, check_id, due_ms, instance) VALUES ('dev', 'c1', $1, 'other')", [DUE]);
+      const started: number[] = [];
+      const claims = s.claimRunsAsync([{ account: 'dev', checkId: 'c1', dueMs: DUE }], (i) => started.push(i));
+      await sleep(100);
+      await other.query('COMMIT');
+      expect(await claims).toEqual([false]);
+      expect(started).toEqual([]);
+    } finally {
+      await other.end().catch(() => undefined);
+      s.close();
+    }
+  });
+
+  it('a group commit waiting for a lock: timers fire, the records are read from memory meanwhile, and they land when the lock is released', async () => {
+    const url = pgDatabase();
+    const s = Store.open(url, IDX);
+    let other: pg.Client | undefined;
+    try {
+      // The versions row of the kind exists (each batch bumps it)...
+      deferredPut(s, 'r0');
+      s.flush();
+      // ...and another connection holds it locked.
+      other = await holder(url, 5_000);
+      await other.query("SELECT value FROM versions WHERE kind = 'results' FOR UPDATE");
+      deferredPut(s, 'r1');
+      // Timer ticks counted while the batch is not written.
+      let ticks = 0;
+      const timer = setInterval(() => s.pendingOperations === 1 && ticks++, 10);
+      // The batch is sent after GROUP_COMMIT_MS; then it waits for the lock in the database.
+      await sleep(GROUP_COMMIT_MS + 300);
+      clearInterval(timer);
+      expect(ticks).toBeGreaterThan(0);
+      expect(s.get('dev', 'results', 'r1')).toMatchObject({ id: 'r1' });
+      expect(s.pendingOperations).toBe(1);
+      await other.query('COMMIT');
+      expect(await until(() => s.pendingOperations === 0)).toBe(true);
+    } finally {
+      await other?.end().catch(() => undefined);
+      s.close();
+    }
+    const again = Store.open(url, IDX);
+    try {
+      expect(again.query('dev', 'results', { checkId: 'c', limit: 10 }).map((r) => r.id)).toEqual(['r0', 'r1']);
+    } finally {
+      again.close();
+    }
+  });
+});
+
+describe('the release of held claims failing (PostgreSQL)', () => {
+  it('a later write of a started session is not overwritten by the retry of its release', async () => {
+    const url = pgDatabase();
+    const s = Store.open(url, IDX);
+    s.onError = () => undefined;
+    let other: pg.Client | undefined;
+    const session = (v: number) => {
+      const tx = s.begin('dev');
+      tx.put('results', 'x', { id: 'x', checkId: 'c1', startedAt: new Date(DUE).toISOString(), v });
+      tx.commitDeferred();
+    };
+    try {
+      // The versions row of the kind exists, and another connection holds it: the release (which
+      // bumps it) waits in the database.
+      deferredPut(s, 'r0');
+      s.flush();
+      other = await holder(url, 15_000);
+      await other.query("SELECT value FROM versions WHERE kind = 'results' FOR UPDATE");
+      // The run starts once its claim is held; its first write goes with the release.
+      expect(await s.claimRunsAsync([{ account: 'dev', checkId: 'c1', dueMs: DUE }], () => session(1))).toEqual([true]);
+      // The run goes on: a later write of the same record, group-committed.
+      session(2);
+      await sleep(GROUP_COMMIT_MS * 4);
+      // The release fails (its connection ends while it waits).
+      const waiting = async () => (await other!.query("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()")).rows as Array<{ pid: number }>;
+      let pids: Array<{ pid: number }> = [];
+      for (const end = Date.now() + 20_000; pids.length === 0 && Date.now() < end; await sleep(20)) pids = await waiting();
+      expect(pids.length).toBeGreaterThan(0);
+      for (const { pid } of pids) await other.query('SELECT pg_terminate_backend($1)', [pid]);
+      await sleep(GROUP_COMMIT_MS * 4);
+      await other.query('COMMIT');
+      // Everything lands, in the order it was written: the record holds its last value.
+      expect(await until(() => s.pendingOperations === 0, 30_000)).toBe(true);
+      s.flush();
+    } finally {
+      await other?.end().catch(() => undefined);
+      s.close();
+    }
+    const again = Store.open(url, IDX);
+    try {
+      expect(again.get('dev', 'results', 'x')).toMatchObject({ v: 2 });
+    } finally {
+      again.close();
+    }
+  });
+});
+
+describe('writes that do not hold the event loop (SQLite)', () => {
+  it('a group commit waiting for the file another connection is writing: timers fire, and the batch lands after it', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'mac-async-writes-')), 'state.db');
+    const s = Store.open(file, IDX);
+    const errors: unknown[] = [];
+    s.onError = (e) => errors.push(e);
+    const other = new Database(file);
+    try {
+      deferredPut(s, 'r0');
+      s.flush();
+      // Another connection takes the write lock of the file for 500 ms (released by a timer: a
+      // store that waited synchronously would hold this thread and the release with it, until
+      // SQLite's busy timeout failed its write).
+      other.exec('BEGIN IMMEDIATE');
+      const release = setTimeout(() => other.exec('COMMIT'), 500);
+      deferredPut(s, 'r1');
+      let ticks = 0;
+      const timer = setInterval(() => s.pendingOperations === 1 && ticks++, 10);
+      await sleep(GROUP_COMMIT_MS + 200);
+      clearInterval(timer);
+      expect(ticks).toBeGreaterThan(0);
+      expect(s.get('dev', 'results', 'r1')).toMatchObject({ id: 'r1' });
+      expect(s.pendingOperations).toBe(1);
+      expect(await until(() => s.pendingOperations === 0)).toBe(true);
+      clearTimeout(release);
+      // It waited for the lock (SQLite's busy timeout, in the writer thread): it did not fail.
+      expect(errors).toEqual([]);
+      // Another connection (the reader thread's, a restart's) reads it.
+      expect(other.prepare("SELECT id FROM records WHERE kind = 'results' ORDER BY seq").raw().all()).toEqual([['r0'], ['r1']]);
+    } finally {
+      if (other.inTransaction) other.exec('ROLLBACK');
+      other.close();
+      s.close();
+    }
+  });
+});
