@@ -498,11 +498,7 @@ export class PostgresBackend implements Backend {
    * one's release was sent runs after it.
    */
   async holdClaimsAsync(claims: readonly RunClaim[]): Promise<AsyncClaimHold> {
-    const keyOf = (account: string, checkId: string, dueMs: number) => `${account}\u0000${checkId}\u0000${dueMs}`;
-    const statements = chunks(sortClaims(claims), 1000).map((chunk): [string, unknown[]] => {
-      const { sql, params } = claimInsert(chunk, this.instance, 'ON CONFLICT DO NOTHING RETURNING account, check_id, due_ms');
-      return [sql, params];
-    });
+    const statements = claimStatements(claims, this.instance);
     let answer: { rows: Row[][] };
     try {
       answer = await this.send({ op: 'hold', statements });
@@ -511,8 +507,7 @@ export class PostgresBackend implements Backend {
       this.abandonHold();
       throw err;
     }
-    const inserted = new Set(answer.rows.flat().map((r) => keyOf(r[0] as string, r[1] as string, Number(r[2]))));
-    const granted = claims.map((c) => inserted.has(keyOf(enc(c.account), enc(c.checkId), Math.round(c.dueMs))));
+    const granted = grantedClaims(claims, answer.rows);
     let open = true;
     return {
       granted,
@@ -688,11 +683,7 @@ export class PostgresBackend implements Backend {
    * may run in between: the rows stay locked until the hold is released.
    */
   holdClaims(claims: readonly RunClaim[]): ClaimHold {
-    const keyOf = (account: string, checkId: string, dueMs: number) => `${account}\u0000${checkId}\u0000${dueMs}`;
-    const statements = chunks(sortClaims(claims), 1000).map((chunk): [string, unknown[]] => {
-      const { sql, params } = claimInsert(chunk, this.instance, 'ON CONFLICT DO NOTHING RETURNING account, check_id, due_ms');
-      return [sql, params];
-    });
+    const statements = claimStatements(claims, this.instance);
     let answer: { rows: Row[][] };
     try {
       answer = this.call({ op: 'hold', statements });
@@ -701,8 +692,7 @@ export class PostgresBackend implements Backend {
       this.abandonHold();
       throw err;
     }
-    const inserted = new Set(answer.rows.flat().map((r) => keyOf(r[0] as string, r[1] as string, Number(r[2]))));
-    const granted = claims.map((c) => inserted.has(keyOf(enc(c.account), enc(c.checkId), Math.round(c.dueMs))));
+    const granted = grantedClaims(claims, answer.rows);
     let open = true;
     return {
       granted,
@@ -939,6 +929,21 @@ export class PostgresBackend implements Backend {
     }
     return { where: parts.join(' AND '), args };
   }
+}
+
+/** The statements of a hold of claims: inserts in one order (no deadlock between instances claiming overlapping sets), answering the rows this instance inserted. */
+function claimStatements(claims: readonly RunClaim[], instance: string): Array<[string, unknown[]]> {
+  return chunks(sortClaims(claims), 1000).map((chunk): [string, unknown[]] => {
+    const { sql, params } = claimInsert(chunk, instance, 'ON CONFLICT DO NOTHING RETURNING account, check_id, due_ms');
+    return [sql, params];
+  });
+}
+
+/** Which of `claims`, in the order asked, the hold's answer says this instance inserted. */
+function grantedClaims(claims: readonly RunClaim[], rows: Row[][]): boolean[] {
+  const keyOf = (account: string, checkId: string, dueMs: number) => `${account}\u0000${checkId}\u0000${dueMs}`;
+  const inserted = new Set(rows.flat().map((r) => keyOf(r[0] as string, r[1] as string, Number(r[2]))));
+  return claims.map((c) => inserted.has(keyOf(enc(c.account), enc(c.checkId), Math.round(c.dueMs))));
 }
 
 /**
