@@ -575,8 +575,16 @@ export class Store {
     this.holding = false;
     const entries = this.pending.splice(before);
     for (const e of entries) this.pendingOps -= Math.max(1, e.o?.length ?? 0);
+    // The kinds pending are those of what is left: the release's writes are sent now. A kind left
+    // marked pending made `getLatest` answer this instance's staged copy of a record after the
+    // release landed, not what the database holds (an agent's lease of a queued run, another
+    // instance's write of a joined session): the agent's result was refused, the compare-and-set
+    // of the session failed at every attempt.
+    const kinds = new Set(entries.flatMap((e) => (e.o ?? []).map((op) => op[1])));
+    this.pendingKinds.clear();
+    for (const e of this.pending) for (const op of e.o ?? []) this.pendingKinds.add(op[1]);
     let answered!: () => void;
-    const release: Releasing = { entries, started, ops: entries.reduce((n, e) => n + Math.max(1, e.o?.length ?? 0), 0), done: new Promise<void>((resolve) => (answered = resolve)) };
+    const release: Releasing = { entries, started, kinds, ops: entries.reduce((n, e) => n + Math.max(1, e.o?.length ?? 0), 0), done: new Promise<void>((resolve) => (answered = resolve)) };
     this.releasing = release;
     hold.commit(entries, (error) => {
       if (release.outcome) return;
@@ -803,6 +811,8 @@ export class Store {
       this.flushFailed(release.outcome.error);
       return;
     }
+    this.retryAtMs = 0;
+    this.forgetLanded(release.kinds);
     if (!next || this.pending.length === 0 || this.closed || this.inflight) return;
     if (this.flushAgain || this.pendingOps >= GROUP_COMMIT_MAX_OPS) this.sendPending();
     else this.flushTimer ??= setTimeout(() => this.flushSoon(), GROUP_COMMIT_MS).unref();
@@ -830,20 +840,31 @@ export class Store {
       return;
     }
     this.retryAtMs = 0;
-    // Another instance may change what an API write can change: read it from the database now,
-    // but for records still waiting to be written (their value is the one to read).
-    if (this.backend.version && [...batch.kinds].some((kind) => this.indexed[kind]?.editable)) {
-      const waiting = new Set(this.pending.flatMap((e) => (e.o ?? []).map((op) => `${e.a}\u0000${op[1]}\u0000${op[2]}`)));
-      for (const key of this.recent.keys()) if (this.indexed[key.split('\u0000')[1]]?.editable && !waiting.has(key)) this.recent.delete(key);
-    }
-    // The records waiting are the newest of `recent` (each deferred put moves its key last).
-    for (const key of this.recent.keys()) {
-      if (this.recent.size <= RECENT_RECORDS + this.pendingOps) break;
-      this.recent.delete(key);
-    }
+    this.forgetLanded(batch.kinds);
     if (!next || this.pending.length === 0 || this.closed || this.releasing) return;
     if (this.flushAgain || this.pendingOps >= GROUP_COMMIT_MAX_OPS) this.sendPending();
     else this.flushTimer ??= setTimeout(() => this.flushSoon(), GROUP_COMMIT_MS).unref();
+  }
+
+  /**
+   * Writes sent without waiting landed (a batch, a release of claims) with records of `kinds`:
+   * `recent` keeps the newest RECENT_RECORDS besides those still waiting; of a kind others change
+   * in the database (an agent's lease, an API write of another instance), only those waiting.
+   */
+  private forgetLanded(kinds: ReadonlySet<string>): void {
+    // Another instance may change what an API write can change: read it from the database now,
+    // but for records still waiting to be written (their value is the one to read).
+    if (this.backend.version && [...kinds].some((kind) => this.indexed[kind]?.editable)) {
+      const unlanded = [...(this.inflight?.entries ?? []), ...(this.releasing?.entries ?? []), ...this.pending];
+      const waiting = new Set(unlanded.flatMap((e) => (e.o ?? []).map((op) => `${e.a}\u0000${op[1]}\u0000${op[2]}`)));
+      for (const key of this.recent.keys()) if (this.indexed[key.split('\u0000')[1]]?.editable && !waiting.has(key)) this.recent.delete(key);
+    }
+    // The records waiting are the newest of `recent` (each deferred put moves its key last).
+    const unanswered = this.pendingOps + (this.inflight?.ops ?? 0) + (this.releasing?.ops ?? 0);
+    for (const key of this.recent.keys()) {
+      if (this.recent.size <= RECENT_RECORDS + unanswered) break;
+      this.recent.delete(key);
+    }
   }
 
   /** Deferred records of `kind` not in the database yet: waiting, or in the batch under way. */
@@ -873,6 +894,13 @@ export class Store {
     if (!this.backend.commitManyAsync) return this.settle(kind);
     // Bounded: a batch that fails is retried by its timer, and the read goes on meanwhile.
     for (let round = 0; round < 3; round++) {
+      // A release of claims under way with records of the kind: answered first (reads off the
+      // main thread use other connections, which do not see it before).
+      const release = this.releasing;
+      if (release?.kinds.has(kind)) {
+        await release.done;
+        continue;
+      }
       if (!this.pendingKinds.has(kind) && !this.inflight?.kinds.has(kind)) return;
       if (!this.inflight && !this.holding && !this.closed) this.sendPending();
       const batch = this.inflight;
@@ -926,7 +954,9 @@ export class Store {
     if (!this.backend.commitManyAsync || !this.backend.readsSeeSent || this.holding || this.closed) return this.flushQuietly();
     if (!this.pendingKinds.has(kind)) return;
     try {
-      if (this.inflight) this.awaitInflight();
+      // Nothing is sent while a batch or a release of claims is under way: its answer is taken
+      // first, so that the pending records are sent now, and the read comes after them.
+      if (this.inflight || this.releasing) this.awaitInflight();
       this.sendPending();
       // Refused at once (nothing sent): handled now, before the read.
       if (this.inflight?.outcome) this.reap(false);
@@ -995,6 +1025,8 @@ export class Store {
 /** The release of claims held asynchronously, with the writes of the sessions they started (Store.holdAndStart). */
 interface Releasing {
   entries: StoreCommit[];
+  /** The kinds its writes hold. */
+  kinds: Set<string>;
   /** The claims whose sessions staged writes: taken again with them if the release fails. */
   started: RunClaim[];
   ops: number;

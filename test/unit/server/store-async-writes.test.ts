@@ -172,6 +172,89 @@ describe('the release of held claims failing (PostgreSQL)', () => {
   });
 });
 
+describe('records staged by the runs a held claim started (PostgreSQL)', () => {
+  // The queue of a private location and a joined session: staged by the runs a claim started
+  // (they land with the claim's release), then changed in the database by others (an agent's lease,
+  // another instance's compare-and-set). Once the release landed, `getLatest` reads what the
+  // database holds, not what this instance staged: the release's kinds are no longer pending.
+  const QUEUE: IndexedKinds = {
+    ...IDX,
+    queue: { check: 'locationId', time: 'availableAt', expires: false, editable: true },
+    sessions: { check: 'checkId', time: 'startedAt', expires: true },
+  };
+  const at = (ms: number) => new Date(ms).toISOString();
+
+  it('a queued run leased after the release, and a session another instance wrote: read as the database holds them', async () => {
+    const url = pgDatabase();
+    const s = Store.open(url, QUEUE);
+    const other = Store.open(url, QUEUE);
+    try {
+      const granted = await s.claimRunsAsync([{ account: 'dev', checkId: 'c1', dueMs: DUE }], () => {
+        const tx = s.begin('dev');
+        tx.put('sessions', 's1', { id: 's1', checkId: 'c1', startedAt: at(DUE), rev: 0 });
+        tx.put('queue', 'q1', { id: 'q1', locationId: 'L', checkId: 'c1', availableAt: at(DUE) });
+        tx.commitDeferred();
+      });
+      expect(granted).toEqual([true]);
+      // The release is answered (nothing waits to be written).
+      expect(await until(() => s.pendingOperations === 0)).toBe(true);
+      // An agent's lease moves the run's time in the database.
+      const leased = s.lease('queue', DUE, DUE + 60_000, 10, 'L');
+      expect(leased.map((l) => l.id)).toEqual(['q1']);
+      expect(s.getLatest('dev', 'queue', 'q1')).toMatchObject({ availableAt: at(DUE + 60_000) });
+      // Another instance writes the session by compare-and-set.
+      const tx = other.begin('dev');
+      tx.put('sessions', 's1', { id: 's1', checkId: 'c1', startedAt: at(DUE), rev: 1 });
+      tx.expect('sessions', 's1', 0);
+      tx.commit();
+      expect(s.getLatest('dev', 'sessions', 's1')).toMatchObject({ rev: 1 });
+      // A write of this instance that expects that revision is taken.
+      const mine = s.begin('dev');
+      mine.put('sessions', 's1', { id: 's1', checkId: 'c1', startedAt: at(DUE), rev: 2 });
+      mine.expect('sessions', 's1', 1);
+      mine.commit();
+      expect(other.getLatest('dev', 'sessions', 's1')).toMatchObject({ rev: 2 });
+    } finally {
+      other.close();
+      s.close();
+    }
+  });
+
+  it('a read of a kind whose writes are in a release under way is answered after the release', async () => {
+    const url = pgDatabase();
+    const s = Store.open(url, QUEUE);
+    let lock: pg.Client | undefined;
+    try {
+      // The versions row of the queue exists, and another connection holds it: the release (which
+      // bumps it) waits in the database.
+      const first = s.begin('dev');
+      first.put('queue', 'q0', { id: 'q0', locationId: 'L', checkId: 'c0', availableAt: at(DUE) });
+      first.commitDeferred();
+      s.flush();
+      // Ended by PostgreSQL itself after 1.5 s idle (this thread may be waiting meanwhile).
+      lock = await holder(url, 1_500);
+      await lock.query("SELECT value FROM versions WHERE kind = 'queue' FOR UPDATE");
+      const granted = s.claimRunsAsync([{ account: 'dev', checkId: 'c1', dueMs: DUE }], () => {
+        const tx = s.begin('dev');
+        tx.put('queue', 'q1', { id: 'q1', locationId: 'L', checkId: 'c1', availableAt: at(DUE) });
+        tx.commitDeferred();
+      });
+      expect(await granted).toEqual([true]);
+      // The run queued: a write of the kind staged meanwhile (not sent while the release is under way).
+      const later = s.begin('dev');
+      later.put('queue', 'q2', { id: 'q2', locationId: 'L', checkId: 'c2', availableAt: at(DUE) });
+      later.commitDeferred();
+      // The lease takes what the release and the later write queued.
+      const leased = s.lease('queue', DUE, DUE + 60_000, 10, 'L');
+      expect(leased.map((l) => l.id).sort()).toEqual(['q0', 'q1', 'q2']);
+      expect(s.getLatest('dev', 'queue', 'q2')).toMatchObject({ availableAt: at(DUE + 60_000) });
+    } finally {
+      await lock?.end().catch(() => undefined);
+      s.close();
+    }
+  });
+});
+
 describe('writes that do not hold the event loop (SQLite)', () => {
   it('a group commit waiting for the file another connection is writing: timers fire, and the batch lands after it', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'mac-async-writes-')), 'state.db');
