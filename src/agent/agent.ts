@@ -318,7 +318,14 @@ export async function runAgent(opts: AgentOptions, stop: AbortSignal): Promise<{
     // Stopping: the runs under way may finish within the grace; those left are given back.
     if (running.size > 0) {
       opts.log(`mac agent: stopping: waiting up to ${Math.round(opts.stopGraceMs / 1000)} s for ${running.size} run${running.size === 1 ? '' : 's'} under way`);
-      await Promise.race([Promise.allSettled([...running.values()].map((r) => r.done)), delay(opts.stopGraceMs)]);
+      // The grace's timer is cancelled once the runs finished: left pending, it kept the process
+      // alive for the whole grace after its last run.
+      const graceOver = new AbortController();
+      try {
+        await Promise.race([Promise.allSettled([...running.values()].map((r) => r.done)), delay(opts.stopGraceMs, undefined, { signal: graceOver.signal }).catch(() => undefined)]);
+      } finally {
+        graceOver.abort();
+      }
     }
     if (running.size > 0) {
       const left = [...running.values()];

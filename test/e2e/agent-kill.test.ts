@@ -51,4 +51,29 @@ describe('mac agent: kill -9 of an agent mid-run (--time-scale 60)', { timeout: 
       await s.stop('SIGKILL');
     }
   });
+
+  it('SIGTERM with runs under way: the agent exits once they finished and were recorded, not after the whole grace', { timeout: 180_000 }, async () => {
+    const state = join(fx.dir, 'grace.db');
+    const s = await startServe(['--time-scale', '60', '--state', state, '--rate-limit', '0/60']);
+    // Runs of 3 s, one due every second per check: some are always under way.
+    fx.target.setSlow(3000);
+    let agent: Agent | undefined;
+    try {
+      const a = await location(s, 'site-a');
+      // A grace far longer than the test: an agent that waited it out fails the test by its timeout.
+      agent = startAgent(s, a.key, ['--stop-grace', '3600']);
+      const checks = await urlChecks(s, 3, `${fx.target.url}/slow`, ['site-a']);
+      const recorded = () => sqliteSessions(state).filter((x) => checks.includes(x.checkId) && x.agentRun).length;
+      await waitFor(async () => (recorded() > 0 ? true : undefined), 60_000);
+      expect(await agent.stop()).toBe(0);
+      // It stopped with runs under way, and they finished: recorded, none given back.
+      expect(agent.log()).toMatch(/waiting up to 3600 s for \d+ runs? under way/);
+      expect(agent.log()).not.toContain('gave back');
+      expect(agent.log()).toContain('stopped after');
+    } finally {
+      fx.target.setSlow(0);
+      await agent?.stop('SIGKILL');
+      await s.stop('SIGKILL');
+    }
+  });
 });
