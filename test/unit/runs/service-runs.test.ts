@@ -239,12 +239,12 @@ describe('scheduler under slow targets', () => {
       // Every 100 ms: 5 results. While the silent ones held every slot, it never ran: each scan
       // gave the slots that came free to silent checks met before it (a generous wait, for a
       // loaded machine, that still fails then).
-      await waitFor(async () => (await h.call('GET', `/v1/check-results/${healthy.id}?limit=100`)).body.length >= 5, 10_000);
+      await waitFor(async () => (await h.call('GET', `/v1/check-results/${healthy.id}?limit=100`)).body.length >= 5, 30_000);
       await h.runs.scheduler.stop();
     } finally {
       silent.close();
     }
-  });
+  }, 60_000);
 });
 
 describe('scheduler under overload', () => {
