@@ -218,8 +218,8 @@ export class PostgresBackend implements Backend {
     this.worker = new Worker(workerUrl(), { workerData: { flag, port: port2 }, transferList: [port2] });
     this.worker.unref();
     // Answers of requests sent without waiting arrive here (a synchronous call takes its own, and
-    // any before it, with receiveMessageOnPort while this thread is blocked). Unref'd: a request
-    // under way does not keep the process alive (close waits for them, see `settleSent`).
+    // any before it, with receiveMessageOnPort while this thread is blocked). Unref'd while none is
+    // under way; ref'd while one is (see `track`).
     this.port.on('message', (msg: PgAnswer) => this.answered(msg));
     this.port.unref();
   }
@@ -804,6 +804,7 @@ export class PostgresBackend implements Backend {
     const id = this.nextId++;
     const timer = setTimeout(() => {
       if (!this.sent.delete(id)) return;
+      this.track();
       onAnswer(this.failed(req, new Error(`PostgreSQL did not answer within ${timeoutMs / 1000} s`)));
     }, timeoutMs).unref();
     this.sent.set(id, {
@@ -816,6 +817,7 @@ export class PostgresBackend implements Backend {
         onAnswer(answer as { rows: Row[][]; counts: number[] });
       },
     });
+    this.track();
     this.port.postMessage({ ...req, id });
   }
 
@@ -824,7 +826,22 @@ export class PostgresBackend implements Backend {
     const waiting = this.sent.get(msg.id);
     if (!waiting) return;
     this.sent.delete(msg.id);
+    this.track();
     waiting.settle(msg);
+  }
+
+  /**
+   * The port keeps the process alive while a request sent without waiting is under way, and only
+   * then: its answer may be all that a stop awaits (the scheduler's claims under way, whose sessions
+   * are then waited for and their writes flushed at close). Unref'd throughout, a stop that awaited
+   * a claim's answer with nothing else pending let the process exit before it came, and before the
+   * store closed: the sessions' ends still pending were lost, their openings (PROGRESS) stored.
+   * Bounded: each request fails after its timeout.
+   */
+  private track(): void {
+    if (this.closed) return;
+    if (this.sent.size > 0) this.port.ref();
+    else this.port.unref();
   }
 
   /**

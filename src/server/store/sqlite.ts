@@ -619,6 +619,8 @@ class SqliteWriter {
     const id = this.nextId++;
     const timer = setTimeout(() => this.answered({ id, error: `the SQLite writer thread did not answer within ${WRITE_TIMEOUT_MS / 1000} s` }), WRITE_TIMEOUT_MS).unref();
     this.sent.set(id, { answer, timer });
+    // Ref'd while a batch is under way: its answer may be all that a stop awaits (as PostgreSQL's).
+    this.port.ref();
     this.port.postMessage({ id, rows } satisfies WriterRequest);
   }
 
@@ -648,6 +650,7 @@ class SqliteWriter {
     const waiting = this.sent.get(a.id);
     if (!waiting) return;
     this.sent.delete(a.id);
+    if (this.sent.size === 0) this.port.unref();
     clearTimeout(waiting.timer);
     waiting.answer('error' in a ? Object.assign(new Error(a.error), { code: a.code }) : undefined);
   }

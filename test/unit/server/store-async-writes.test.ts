@@ -1,4 +1,5 @@
-import { mkdtempSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'libsql';
@@ -290,4 +291,61 @@ describe('writes that do not hold the event loop (SQLite)', () => {
       s.close();
     }
   });
+});
+
+describe('a process that awaits only an answer of the database thread (built store, PostgreSQL)', () => {
+  // `mac serve` stopping awaits the scheduler's claims under way (Store.claimsSettled), with its
+  // server closed and its timers cleared: the answer of the database thread may then be all that
+  // is left. The process must live until it comes, then start the runs and close the store, which
+  // writes what they staged. A child process, since only a process of its own can end for want of
+  // anything that keeps it alive (the test runner keeps its own alive).
+  it('lives until the claims under way are answered, then closes the store with what they started', async () => {
+    const url = pgDatabase();
+    Store.open(url, IDX).close();
+    const other = await holder(url, 20_000);
+    const dir = mkdtempSync(join(tmpdir(), 'mac-async-stop-'));
+    const file = join(dir, 'stop.mjs');
+    writeFileSync(
+      file,
+      `
+      const { Store } = await import(${JSON.stringify(new URL('../../../dist/server/store/store.js', import.meta.url).href)});
+      const s = Store.open(process.argv[2], ${JSON.stringify(IDX)});
+      const granted = s.claimRunsAsync([{ account: 'dev', checkId: 'c1', dueMs: ${DUE} }], () => {
+        const tx = s.begin('dev');
+        tx.put('results', 'r1', { id: 'r1', checkId: 'c', startedAt: ${JSON.stringify(new Date(DUE).toISOString())} });
+        tx.commitDeferred();
+      });
+      process.stderr.write('claims sent\\n');
+      await s.claimsSettled();
+      s.close();
+      process.stdout.write(JSON.stringify(await granted));
+      `,
+    );
+    try {
+      // Another instance is inserting the same due time: the claim waits for it.
+      await other.query("INSERT INTO run_claims (account, check_id, due_ms, instance) VALUES ('dev', 'c1', $1, 'other')", [DUE]);
+      const child = spawn(process.execPath, [file, url], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      let err = '';
+      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      let ended = false;
+      void exited.then(() => (ended = true));
+      expect(await until(() => err.includes('claims sent') || ended, 30_000)).toBe(true);
+      // The claim is under way (or the process already ended without waiting for it).
+      await sleep(300);
+      await other.query('ROLLBACK');
+      const code = await exited;
+      expect({ code, out, err: err.replace('claims sent\n', '') }).toEqual({ code: 0, out: '[true]', err: '' });
+      const s = Store.open(url, IDX);
+      try {
+        expect(s.query('dev', 'results', { checkId: 'c', limit: 10 }).map((r) => r.id)).toEqual(['r1']);
+      } finally {
+        s.close();
+      }
+    } finally {
+      await other.end().catch(() => undefined);
+    }
+  }, 60_000);
 });
