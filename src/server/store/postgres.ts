@@ -1,6 +1,7 @@
 import { workerModule } from '../../runner/worker-module.js';
 import { randomUUID } from 'node:crypto';
 import { MessageChannel, Worker, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
+import { takeAnswersUpTo } from './answers.js';
 import { QUEUE_KINDS, checkOf, setPath, timeOf, type AsyncClaimHold, type Backend, type ClaimHold, type IndexedKinds, type LeasedRecord, type RecordQuery, type RunClaim, type StoreCommit, type StoredRecord } from './backend.js';
 import { DatabaseUnavailable, StaleWrite, StateError, UniqueTaken } from './errors.js';
 import { FIGURE_COLUMNS, aggregateRows, figureConditions, aggregateSql, figureValues, type AggregateDialect, type AggregateQuery, type AggregateRow } from './aggregate.js';
@@ -850,16 +851,7 @@ export class PostgresBackend implements Backend {
    */
   settleSent(): void {
     if (this.sent.size === 0 || this.closed) return;
-    // The worker answers in order and stores the id of each answer after posting it: once the
-    // last request sent is answered, every answer is on the port.
-    const last = Math.max(...this.sent.keys());
-    const deadline = Date.now() + CALL_TIMEOUT_MS;
-    for (let seen = Atomics.load(this.done, 0); seen < last; seen = Atomics.load(this.done, 0)) {
-      const left = deadline - Date.now();
-      if (left <= 0) break;
-      Atomics.wait(this.done, 0, seen, left);
-    }
-    for (let msg = receiveMessageOnPort(this.port); msg; msg = receiveMessageOnPort(this.port)) this.answered(msg.message as PgAnswer);
+    takeAnswersUpTo<PgAnswer>(this.done, Math.max(...this.sent.keys()), CALL_TIMEOUT_MS, this.port, (a) => this.answered(a));
   }
 
   /**

@@ -1,5 +1,6 @@
 import Database from 'libsql';
-import { MessageChannel, Worker, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
+import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
+import { takeAnswersUpTo } from './answers.js';
 import { workerModule } from '../../runner/worker-module.js';
 import type { WriterAnswer, WriterRequest, WriterRow } from './sqlite-writer.js';
 import { QUEUE_KINDS, checkOf, revisionOf, setPath, timeOf, type Backend, type IndexedKinds, type LeasedRecord, type RecordQuery, type StoreCommit, type StoredRecord } from './backend.js';
@@ -627,14 +628,7 @@ class SqliteWriter {
   /** Blocks until every batch sent is answered (bounded by WRITE_TIMEOUT_MS), and takes their answers. */
   settle(): void {
     if (this.sent.size === 0 || this.broken) return;
-    const last = Math.max(...this.sent.keys());
-    const deadline = Date.now() + WRITE_TIMEOUT_MS;
-    for (let seen = Atomics.load(this.done, 0); seen < last; seen = Atomics.load(this.done, 0)) {
-      const left = deadline - Date.now();
-      if (left <= 0) break;
-      Atomics.wait(this.done, 0, seen, left);
-    }
-    for (let msg = receiveMessageOnPort(this.port); msg; msg = receiveMessageOnPort(this.port)) this.answered(msg.message as WriterAnswer);
+    takeAnswersUpTo<WriterAnswer>(this.done, Math.max(...this.sent.keys()), WRITE_TIMEOUT_MS, this.port, (a) => this.answered(a));
   }
 
   /** Ends the thread after the batches under way (waited for); those that never answer fail. */

@@ -471,26 +471,7 @@ export class Store {
       return hold.granted;
     }
     // Claims whose sessions staged writes: they are taken again with them if the hold fails.
-    const started: RunClaim[] = [];
-    this.holding = true;
-    try {
-      hold.granted.forEach((granted, i) => {
-        if (!granted) return;
-        const before = this.pending.length;
-        try {
-          start(i);
-        } finally {
-          if (this.pending.length > before) started.push(claims[i]);
-        }
-      });
-    } catch (err) {
-      this.holding = false;
-      hold.rollback();
-      this.reclaim(started);
-      if (this.pending.length > 0) this.flushTimer ??= setTimeout(() => this.flushQuietly(), GROUP_COMMIT_MS).unref();
-      throw err;
-    }
-    this.holding = false;
+    const started = this.startGranted(hold, claims, start, () => this.flushQuietly());
     clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
     try {
@@ -543,16 +524,12 @@ export class Store {
     return this.claimTail;
   }
 
-  private async holdAndStart(claims: readonly RunClaim[], start: (index: number) => void): Promise<boolean[]> {
-    // The last release is answered first (one release under way at a time: see `releasing`).
-    if (this.releasing) await this.releasing.done;
-    const hold = await this.backend.holdClaimsAsync!(claims);
-    if (this.closed || !hold.granted.some(Boolean)) {
-      hold.rollback();
-      return this.closed ? claims.map(() => false) : hold.granted;
-    }
-    // What `start` stages goes with the claims; what was pending before goes on its own.
-    const before = this.pending.length;
+  /**
+   * Starts the granted runs of a hold (`holding` meanwhile) and returns the claims whose sessions
+   * staged writes. When a start throws, the hold is rolled back, those claims are taken again with
+   * the writes left pending (flushed by `flushLater` after GROUP_COMMIT_MS), and the error goes on.
+   */
+  private startGranted(hold: { readonly granted: readonly boolean[]; rollback(): void }, claims: readonly RunClaim[], start: (index: number) => void, flushLater: () => void): RunClaim[] {
     const started: RunClaim[] = [];
     this.holding = true;
     try {
@@ -569,10 +546,24 @@ export class Store {
       this.holding = false;
       hold.rollback();
       this.reclaim(started);
-      if (this.pending.length > 0) this.flushTimer ??= setTimeout(() => this.flushSoon(), GROUP_COMMIT_MS).unref();
+      if (this.pending.length > 0) this.flushTimer ??= setTimeout(flushLater, GROUP_COMMIT_MS).unref();
       throw err;
     }
     this.holding = false;
+    return started;
+  }
+
+  private async holdAndStart(claims: readonly RunClaim[], start: (index: number) => void): Promise<boolean[]> {
+    // The last release is answered first (one release under way at a time: see `releasing`).
+    if (this.releasing) await this.releasing.done;
+    const hold = await this.backend.holdClaimsAsync!(claims);
+    if (this.closed || !hold.granted.some(Boolean)) {
+      hold.rollback();
+      return this.closed ? claims.map(() => false) : hold.granted;
+    }
+    // What `start` stages goes with the claims; what was pending before goes on its own.
+    const before = this.pending.length;
+    const started = this.startGranted(hold, claims, start, () => this.flushSoon());
     const entries = this.pending.splice(before);
     for (const e of entries) this.pendingOps -= Math.max(1, e.o?.length ?? 0);
     // The kinds pending are those of what is left: the release's writes are sent now. A kind left
