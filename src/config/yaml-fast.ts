@@ -171,7 +171,7 @@ class DocumentReader {
 
   constructor(
     private readonly lines: string[],
-    private readonly start: number,
+    start: number,
     private readonly end: number,
   ) {
     this.at = start;

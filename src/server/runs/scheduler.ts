@@ -72,7 +72,6 @@ export class Scheduler {
   // and their checks (account and id) are not claimed again until the answer.
   private claiming = 0;
   private readonly claimingChecks = new Set<string>();
-  private stopped = false;
 
   constructor(
     private readonly ctx: ServerContext,
@@ -84,7 +83,6 @@ export class Scheduler {
 
   /** Starts ticking. */
   start(): void {
-    this.stopped = false;
     this.timer ??= setInterval(() => this.safeTick(), TICK_MS);
   }
 
@@ -108,7 +106,6 @@ export class Scheduler {
   async stop(graceMs = Number.POSITIVE_INFINITY, cut?: AbortSignal): Promise<number> {
     clearInterval(this.timer);
     this.timer = undefined;
-    this.stopped = true;
     // Claims under way are answered first: their runs start (or their claims roll back), and
     // are waited for with the others.
     await this.ctx.store.claimsSettled();

@@ -5,7 +5,7 @@
  * the answer on its port, and can block on the shared Int32Array (Atomics.wait) until a given
  * batch is answered, when a write of its own must come after it.
  */
-import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
+import { workerData, type MessagePort } from 'node:worker_threads';
 import Database from 'libsql';
 
 /** One statement of a batch: the key of a prepared statement of `WriterSetup.sql` and its parameters. */

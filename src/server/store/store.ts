@@ -565,7 +565,8 @@ export class Store {
     const before = this.pending.length;
     const started = this.startGranted(hold, claims, start, () => this.flushSoon());
     const entries = this.pending.splice(before);
-    for (const e of entries) this.pendingOps -= Math.max(1, e.o?.length ?? 0);
+    const ops = entries.reduce((n, e) => n + Math.max(1, e.o?.length ?? 0), 0);
+    this.pendingOps -= ops;
     // The kinds pending are those of what is left: the release's writes are sent now. A kind left
     // marked pending made `getLatest` answer this instance's staged copy of a record after the
     // release landed, not what the database holds (an agent's lease of a queued run, another
@@ -575,7 +576,7 @@ export class Store {
     this.pendingKinds.clear();
     for (const e of this.pending) for (const op of e.o ?? []) this.pendingKinds.add(op[1]);
     let answered!: () => void;
-    const release: Releasing = { entries, started, kinds, ops: entries.reduce((n, e) => n + Math.max(1, e.o?.length ?? 0), 0), done: new Promise<void>((resolve) => (answered = resolve)) };
+    const release: Releasing = { entries, started, kinds, ops, done: new Promise<void>((resolve) => (answered = resolve)) };
     this.releasing = release;
     hold.commit(entries, (error) => {
       if (release.outcome) return;
@@ -792,8 +793,8 @@ export class Store {
     if (release.outcome.error !== undefined) {
       const { entries, started } = release;
       this.pending = [...entries, ...this.pending];
-      for (const e of entries) this.pendingOps += Math.max(1, e.o?.length ?? 0);
-      for (const e of entries) for (const op of e.o ?? []) this.pendingKinds.add(op[1]);
+      this.pendingOps += release.ops;
+      for (const kind of release.kinds) this.pendingKinds.add(kind);
       for (const e of entries) for (const [kind, value] of Object.entries(e.c ?? {})) this.pendingCounters.set(kind, Math.max(this.pendingCounters.get(kind) ?? value, value));
       this.reclaim(started);
       this.flushAgain = false;
