@@ -44,16 +44,25 @@ export const FREQUENCY = 5;
 export const TIMEOUT_MS = 3 * MINUTES * 1000 + 120_000;
 
 /** A local HTTP target: `ok` at once, or after `slowMs` on paths under /slow. */
-export async function startTarget(): Promise<{ url: string; setSlow(ms: number): void; close(): Promise<void> }> {
+export async function startTarget(): Promise<{ url: string; setSlow(ms: number): void; slowStarted(): number[]; close(): Promise<void> }> {
   let slowMs = 0;
+  // When each slow answer under way began (ms since the epoch).
+  const slow = new Set<number>();
   const target: Server = createServer((req, res) => {
-    if (slowMs > 0 && req.url?.startsWith('/slow')) setTimeout(() => res.end('ok'), slowMs);
-    else res.end('ok');
+    if (slowMs > 0 && req.url?.startsWith('/slow')) {
+      const started = Date.now();
+      slow.add(started);
+      setTimeout(() => {
+        slow.delete(started);
+        res.end('ok');
+      }, slowMs);
+    } else res.end('ok');
   });
   await new Promise<void>((r) => target.listen(0, '127.0.0.1', () => r()));
   return {
     url: `http://127.0.0.1:${(target.address() as { port: number }).port}`,
     setSlow: (ms) => void (slowMs = ms),
+    slowStarted: () => [...slow],
     close: () => new Promise<void>((r) => target.close(() => r())),
   };
 }
