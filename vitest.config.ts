@@ -127,12 +127,21 @@ const KNOWN_SECONDS: Record<string, number> = {
   'integration:test/integration/env-safety.test.ts': 10,
 };
 
+/** Files expected to take at least this many seconds start first, longest first, whatever their project. */
+const LONG_FILE_SECONDS = 15;
+
 /**
- * Longest files first, over all projects (vitest's own order runs the projects one after the
- * other by name, and on a fresh clone, without its cache of durations, orders a project's files
- * by size: the longest file of the service tier started after every e2e file). A file's duration
- * is the one vitest cached from the last run on this machine, else KNOWN_SECONDS; the files of
- * neither come after, the larger first.
+ * Long files first, longest first, over all projects (vitest's own order runs the projects one
+ * after the other by name, and on a fresh clone, without its cache of durations, orders a
+ * project's files by size: the longest file of the service tier started after every e2e file).
+ * Then the shorter files, project by project: a worker that ends a file runs the next one in the
+ * same process, with the modules it already imported, only when the next file in the queue is of
+ * the same project (vitest's pool, without isolation); with the projects interleaved, as a plain
+ * longest-first order leaves them, nearly every file started a new worker that imported src/
+ * again. Each project's short files keep their longest-first order, and the projects come in the
+ * order of their longest short file. A file's duration is the one vitest cached from the last
+ * run on this machine, else KNOWN_SECONDS; the files of neither come after the others of their
+ * project, the larger first.
  */
 class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
@@ -143,12 +152,21 @@ class LongestFirst extends BaseSequencer {
       return cached !== undefined ? cached / 1000 : KNOWN_SECONDS[key(f)];
     };
     const size = (f: TestSpecification) => this.ctx.cache.getFileStats(key(f))?.size ?? 0;
-    return [...files].sort((a, b) => {
+    const longestFirst = [...files].sort((a, b) => {
       const [sa, sb] = [seconds(a), seconds(b)];
       if (sa !== undefined && sb !== undefined) return sb - sa;
       if (sa !== undefined || sb !== undefined) return sa !== undefined ? -1 : 1;
       return size(b) - size(a);
     });
+    const long = longestFirst.filter((f) => (seconds(f) ?? 0) >= LONG_FILE_SECONDS);
+    const byProject = new Map<string, TestSpecification[]>();
+    for (const f of longestFirst) {
+      if ((seconds(f) ?? 0) >= LONG_FILE_SECONDS) continue;
+      const group = byProject.get(f.project.name) ?? [];
+      if (group.length === 0) byProject.set(f.project.name, group);
+      group.push(f);
+    }
+    return [...long, ...[...byProject.values()].flat()];
   }
 }
 
