@@ -48,13 +48,12 @@ function json(res: ServerResponse, body: unknown, headers: Record<string, string
   res.end(JSON.stringify(body));
 }
 
-async function plan(apiUrl: string): Promise<{ code: number; stderr: string; ms: number }> {
-  const started = Date.now();
+async function plan(apiUrl: string): Promise<{ code: number; stderr: string }> {
   const r = await runMacIn(['plan', dir], { env: { MAC_API_URL: apiUrl, MAC_API_KEY: 'k' }, timeoutMs: 30_000 });
-  return { code: r.code, stderr: r.stderr, ms: Date.now() - started };
+  return { code: r.code, stderr: r.stderr };
 }
 
-function expectCleanFailure(r: { code: number; stderr: string; ms: number }, url: RegExp | string, problem: string): void {
+function expectCleanFailure(r: { code: number; stderr: string }, url: RegExp | string, problem: string): void {
   expect(r.stderr).not.toMatch(/internal error|TypeError|RangeError|heap|    at /);
   expect(r.stderr).toContain('error: GET ');
   if (typeof url === 'string') expect(r.stderr).toContain(url);
@@ -62,7 +61,8 @@ function expectCleanFailure(r: { code: number; stderr: string; ms: number }, url
   expect(r.stderr).toContain(problem);
   expect(r.stderr).toContain('hint:');
   expect(r.code).toBe(1);
-  expect(r.ms).toBeLessThan(10_000);
+  // It stopped on the fault, not on the 30 s request timeout (how long that took depends on the machine's load).
+  expect(r.stderr).not.toContain('no answer from');
 }
 
 describe('mac plan against a hostile or broken API', () => {
