@@ -259,26 +259,28 @@ export class Deliverer {
     this.running = true;
     this.again = false;
     this.lastTaken = 0;
-    try {
-      const room = MAX_HELD - this.held;
-      if (room > 0) {
-        const now = this.ctx.options.now();
-        const taken = this.ctx.store.lease(RUN_COLL.outbox, now, now + LEASE_MS, room);
+    const room = MAX_HELD - this.held;
+    const now = this.ctx.options.now();
+    // The lease is answered without holding the event loop on a database in another thread.
+    const leased = room > 0 ? Promise.resolve().then(() => this.ctx.store.leaseAsync(RUN_COLL.outbox, now, now + LEASE_MS, room)) : Promise.resolve([]);
+    void leased
+      .then((taken) => {
         this.lastTaken = taken.length;
+        // Stopped meanwhile: what was leased is due again when its lease ends.
+        if (this.stopped) return;
         for (const { account, record } of taken) this.begin(account, record as unknown as OutboxItem, now);
         // A full batch: more may be due.
-        if (taken.length === room) this.again = true;
-      }
-    } catch (err) {
-      this.ctx.log.event('outbox.error', { reason: err instanceof Error ? err.message : String(err) }, 'error');
-    } finally {
-      this.running = false;
-      for (const resolve of this.passWaiters.splice(0)) resolve();
-    }
-    if (this.stopped) return;
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.pass(), this.again && this.held < MAX_HELD ? 0 : POLL_MS);
-    this.timer.unref();
+        if (room > 0 && taken.length === room) this.again = true;
+      })
+      .catch((err: unknown) => this.ctx.log.event('outbox.error', { reason: err instanceof Error ? err.message : String(err) }, 'error'))
+      .finally(() => {
+        this.running = false;
+        for (const resolve of this.passWaiters.splice(0)) resolve();
+        if (this.stopped) return;
+        clearTimeout(this.timer);
+        this.timer = setTimeout(() => this.pass(), this.again && this.held < MAX_HELD ? 0 : POLL_MS);
+        this.timer.unref();
+      });
   }
 
   private begin(account: string, item: OutboxItem, nowMs: number): void {
