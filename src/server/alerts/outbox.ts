@@ -340,8 +340,8 @@ export class Deliverer {
   /**
    * Alerts queued after `item` for the same channel and check that wait for it (postponed by
    * `begin`), as `tx` sees them. Not those a taker holds: an item leased while this one was sent
-   * (its lease answered after the delivery ended, or taken by another instance) is being delivered,
-   * and made due again here it was leased and delivered a second time.
+   * (its lease answered after the delivery ended, or taken by another instance) is being delivered:
+   * made due again here, it was leased again and delivered a second time.
    */
   private waiting(tx: Transaction, item: OutboxItem): OutboxItem[] {
     const queued = item.checkId === null ? [] : tx.query<OutboxItem & StoredRecord>(RUN_COLL.outbox, { checkId: item.checkId, limit: MAX_RUN_READ });
@@ -379,7 +379,12 @@ export class Deliverer {
           delete released.waitsFor;
           tx.put(RUN_COLL.outbox, later.id, released as unknown as StoredRecord);
         }
-      } else tx.put(RUN_COLL.outbox, item.id, { ...item, attempts, dueAt: new Date(step.dueMs).toISOString() } as unknown as StoredRecord);
+      } else {
+        // Sent, so it waits for nothing any more.
+        const again: OutboxItem = { ...item, attempts, dueAt: new Date(step.dueMs).toISOString() };
+        delete again.waitsFor;
+        tx.put(RUN_COLL.outbox, item.id, again as unknown as StoredRecord);
+      }
       if (work.type !== 'alert') return;
       const stored = tx.get(RUN_COLL.alertNotifications, item.id) as unknown as AlertNotification | undefined;
       // Deleted meanwhile (a check's cascade keeps them, so only by hand): nothing to show.
