@@ -4,7 +4,7 @@ import { compareObjects, createPatch, fingerprintOf, normalizeLive, unmanagedFie
 import { buildDesired, notSet, privateLocationSlugs, refOf, type ResolveRef } from './desired.js';
 import type { LiveState } from './fetch.js';
 import { kindSpec } from '../kinds/index.js';
-import { matchKind, type MatchContext, type Pair } from './match.js';
+import { matchKind, type Candidate, type MatchContext, type Pair } from './match.js';
 import type { Ownership } from './record.js';
 import { rewriteSecretOps, secretNotes } from './secrets.js';
 import { defaultLabel, type MemberLabel } from './sets.js';
@@ -46,6 +46,34 @@ export function kindsToFetch(definitions: Definition[], ownership?: Ownership): 
 
 /** Compares definitions with the live state and assembles the plan document. */
 export function assemblePlan(input: PlanInput): Plan {
+  const steps = assembleSteps(input, Infinity);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/**
+ * assemblePlan in slices of about `every` resources, the event loop free between them (`mac
+ * plan` assembles tens of thousands of resources; meanwhile timers, signals and the answers of
+ * requests still under way are taken). The plan is the same: the same steps run in the same order.
+ */
+export async function assemblePlanYielding(input: PlanInput, every = ASSEMBLY_SLICE): Promise<Plan> {
+  const steps = assembleSteps(input, every);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+}
+
+/** Resources assembled between two turns of the event loop (a few milliseconds of work). */
+export const ASSEMBLY_SLICE = 250;
+
+/** The steps of assemblePlan; yields (nothing) after every `every` resources handled. */
+function* assembleSteps(input: PlanInput, every: number): Generator<void, Plan, void> {
+  let handled = 0;
+  const slice = () => ++handled % every === 0;
   const project = input.project.config.project;
   const ids = new Map<string, string | number>();
   const resolve: ResolveRef = (ref) => ids.get(ref) ?? { $ref: ref };
@@ -65,10 +93,16 @@ export function assemblePlan(input: PlanInput): Plan {
     const defs = input.project.definitions.filter((d) => d.kind === kind);
     const live = input.live.get(kind) ?? [];
     if (defs.length === 0 && !input.live.has(kind)) continue;
-    const candidates = defs.map((def) => ({ def, desired: buildDesired(def, project, resolve, slugs) }));
+    const candidates: Candidate[] = [];
+    for (const def of defs) {
+      candidates.push({ def, desired: buildDesired(def, project, resolve, slugs) });
+      if (slice()) yield;
+    }
     const matched = matchKind(kind, project, candidates, live, context);
     warnings.push(...matched.warnings);
+    if (candidates.length > 0) yield;
     for (const pair of matched.pairs) {
+      if (slice()) yield;
       if (pair.live !== undefined && pair.def.state === 'present') {
         const remoteId = kindSpec(kind).remoteId(pair.live);
         ids.set(refOf(kind, pair.def.id), remoteId);
@@ -86,7 +120,11 @@ export function assemblePlan(input: PlanInput): Plan {
   }
 
   const scoped = scope([...present, ...deletes.reverse()], byRef, input.changedSince);
-  const changes = scoped.changes.map(contractOrder);
+  const changes: PlannedChange[] = [];
+  for (const change of scoped.changes) {
+    changes.push(contractOrder(change));
+    if (slice()) yield;
+  }
   warnings.push(...missingWarnings(changes));
   const summary = { create: 0, update: 0, delete: 0, noop: 0, orphaned: orphaned.length };
   for (const c of changes) summary[c.action]++;

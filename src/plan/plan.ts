@@ -1,7 +1,7 @@
 import type { ApiClient } from '../api/client.js';
 import type { LoadedProject } from '../config/types.js';
 import { KINDS, type Kind } from '../schema/kinds.js';
-import { assemblePlan, kindsToFetch, type PlanInput } from './assemble.js';
+import { assemblePlanYielding, kindsToFetch, type PlanInput } from './assemble.js';
 import { fetchLive, type LiveState } from './fetch.js';
 import { kindSpec } from '../kinds/index.js';
 import { listVariables, ownershipFrom, VARIABLES_LIST } from './record.js';
@@ -50,7 +50,8 @@ export async function createPlan(project: LoadedProject, client: ApiClient, opti
   const kinds = kindsToFetch(project.definitions, ownership);
   const listed = new Map([[VARIABLES_LIST, variables]]);
   const live = prefetch ? await completeLive(client, kinds, prefetch, listed) : await fetchLive(client, kinds, listed);
-  return assemblePlan({ project, live, apiUrl: client.apiUrl, ownership, ...options });
+  // Assembled in slices: the event loop is never held for the whole of a large plan.
+  return assemblePlanYielding({ project, live, apiUrl: client.apiUrl, ownership, ...options });
 }
 
 /** The state fetchLive(kinds) would give, from a prefetch and a fetch of what it lacks. */
