@@ -125,7 +125,9 @@ async function passFailPass(target: Awaited<ReturnType<typeof targetAndHook>>, p
   await sleep(2000);
 }
 
-describe('mac agent: one session per due time across public and private locations (--time-scale 60)', { timeout: 180_000 }, () => {
+// The two cases share nothing (each its target and receiver, its services, its state) and mostly
+// wait on the simulated minutes: they run at once.
+describe.concurrent('mac agent: one session per due time across public and private locations (--time-scale 60)', { timeout: 180_000 }, () => {
   const fx = agentFixture({ stateDir: true });
 
   it('one session id on both results, one alert per transition, a killed agent part recorded as not run with the session completed once', async () => {
@@ -186,8 +188,14 @@ describe('mac agent: one session per due time across public and private location
     const target = await targetAndHook();
     const db = pgDatabase();
     const args = ['--time-scale', '60', '--database', db, '--rate-limit', '0/60'];
-    const one = await startServe(args);
-    const two = await startServe(args);
+    // Both start at once; a failed start stops the other.
+    const started = await Promise.allSettled([startServe(args), startServe(args)]);
+    const failed = started.find((r) => r.status === 'rejected');
+    if (failed) {
+      await Promise.all(started.map((r) => (r.status === 'fulfilled' ? r.value.stop('SIGKILL') : undefined)));
+      throw failed.reason;
+    }
+    const [one, two] = started.map((r) => (r as PromiseFulfilledResult<Served>).value);
     const agents: Agent[] = [];
     try {
       const a = await location(one, 'site-a');
