@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { apiOk, startServe, waitFor, type Served } from '../helpers/serve.js';
+import { apiOk, startServe, startServes, waitFor, type Served } from '../helpers/serve.js';
 import { pgDatabase, pgQuery } from '../helpers/pg-url.js';
 import { agentFixture, location, sqliteRows, sqliteSessions, startAgent, type Agent, type SessionRow } from '../helpers/agent.js';
 import { INITIAL_ALERT_MEMORY, stepAlertState, type AlertType, type SessionVerdict } from '../../src/server/runs/alert-state.js';
@@ -188,14 +188,7 @@ describe.concurrent('mac agent: one session per due time across public and priva
     const target = await targetAndHook();
     const db = pgDatabase();
     const args = ['--time-scale', '60', '--database', db, '--rate-limit', '0/60'];
-    // Both start at once; a failed start stops the other.
-    const started = await Promise.allSettled([startServe(args), startServe(args)]);
-    const failed = started.find((r) => r.status === 'rejected');
-    if (failed) {
-      await Promise.all(started.map((r) => (r.status === 'fulfilled' ? r.value.stop('SIGKILL') : undefined)));
-      throw failed.reason;
-    }
-    const [one, two] = started.map((r) => (r as PromiseFulfilledResult<Served>).value);
+    const [one, two] = await startServes(args, args);
     const agents: Agent[] = [];
     try {
       const a = await location(one, 'site-a');
