@@ -83,6 +83,20 @@ async function mixedCheck(s: Served, targetUrl: string): Promise<string> {
   return check.id as string;
 }
 
+/** The alerts the completed sessions' verdicts give, in the order the sessions completed (one per transition). */
+function alertsOf(sessions: Session[], results: ResultRow[]): { ordered: Session[]; verdicts: SessionVerdict[]; expected: AlertType[] } {
+  const ordered = sessions.filter((x) => x.completedAt).sort((x, y) => Date.parse(x.completedAt!) - Date.parse(y.completedAt!));
+  const verdicts = ordered.map((x) => verdictOf(x, results));
+  let memory = INITIAL_ALERT_MEMORY;
+  const expected: AlertType[] = [];
+  for (const v of verdicts) {
+    const step = stepAlertState(memory, v, {}, 0, 60_000);
+    memory = step.memory;
+    expected.push(...step.events.map((e) => e.alertType));
+  }
+  return { ordered, verdicts, expected };
+}
+
 /**
  * Each session of the check is of both locations; each completed one holds both FINAL results
  * under its run id; the alerts delivered are those the completed sessions' verdicts give, in the
@@ -102,15 +116,10 @@ function expectJoined(sessions: Session[], results: ResultRow[], alerts: AlertTy
     expect(finals.every((r) => r.checkRunId === x.checkRunId)).toBe(true);
     expect(new Set(finals.map((r) => r.sequenceId))).toEqual(new Set([x.sequences['eu-west-1'], x.sequences['site-a']]));
   }
-  const verdicts = [...completed].sort((x, y) => Date.parse(x.completedAt!) - Date.parse(y.completedAt!)).map((x) => verdictOf(x, results));
-  let memory = INITIAL_ALERT_MEMORY;
-  const expected: AlertType[] = [];
-  for (const v of verdicts) {
-    const step = stepAlertState(memory, v, {}, 0, 60_000);
-    memory = step.memory;
-    expected.push(...step.events.map((e) => e.alertType));
-  }
-  expect(alerts).toEqual(expected);
+  const { ordered, verdicts, expected } = alertsOf(sessions, results);
+  // On a failure, the completed sessions in order: when, the verdict, the parts not run.
+  const trail = ordered.map((x, i) => `${x.completedAt} ${verdicts[i]}${x.notRunLocations?.length ? ` (not run: ${x.notRunLocations.join(', ')})` : ''}`).join('\n');
+  expect(alerts, `alerts delivered against the completed sessions:\n${trail}`).toEqual(expected);
   return completed;
 }
 
@@ -150,6 +159,12 @@ describe.concurrent('mac agent: one session per due time across public and priva
       await agent.stop('SIGKILL');
       await waitFor(async () => (sqliteSessions(state).some((x) => (x.notRunLocations ?? []).includes('site-a') && x.completedAt) ? true : undefined), 60_000);
       await sleep(3000);
+      // Deliveries lag on a loaded machine: the stop waits (30 s at most) for the alerts of the
+      // sessions completed so far, so that the comparison below is of what was decided, not of
+      // what was on its way.
+      const mine = () => sqliteSessions(state).filter((x) => x.checkId === checkId) as Session[];
+      const delivered = () => target.alerts.map((x) => x.alertType).join();
+      await waitFor(async () => (delivered() === alertsOf(mine(), sqliteRows<ResultRow>(state, 'checkResults')).expected.join() ? true : undefined), 30_000).catch(() => undefined);
       const alertsBeforeStop = target.alerts.length;
       await s.stop();
       const stoppedAt = Date.now();
