@@ -90,6 +90,7 @@ const KNOWN_SECONDS: Record<string, number> = {
   'service:test/unit/runner/browser.test.ts': 44,
   'e2e:test/e2e/apply-chaos.test.ts': 43,
   'e2e:test/e2e/agent-kill.test.ts': 42,
+  'e2e:test/e2e/agent-joined.test.ts': 27,
   'service:test/unit/cli/serve-heap.test.ts': 20,
   'service:test/unit/server/reference-responses.test.ts': 32,
   'service:test/unit/runner/multistep.test.ts': 39,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { startServe } from '../helpers/serve.js';
+import { startServes } from '../helpers/serve.js';
 import { pgDatabase, pgQuery } from '../helpers/pg-url.js';
 import { FREQUENCY, TIMEOUT_MS, agentIds, expectExactlyOnce, agentFixture, location, runScenario, startAgent, urlChecks, type Agent, type QueuedRow, type SessionRow, slotRuns } from '../helpers/agent.js';
 
@@ -9,8 +9,7 @@ describe('mac agent: two instances on one PostgreSQL (--time-scale 60)', { timeo
   it('two instances on one PostgreSQL, agents at different instances: every claimed due time recorded once per location', async () => {
     const db = pgDatabase();
     const args = ['--time-scale', '60', '--database', db, '--rate-limit', '0/60'];
-    const one = await startServe(args);
-    const two = await startServe(args);
+    const [one, two] = await startServes(args, args);
     const agents: Agent[] = [];
     try {
       const a = await location(one, 'site-a');

@@ -1,6 +1,6 @@
 import { createServer as createTcpServer, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiOk, callApi, expectAckedWritesSurviveKill, refusedServe, startServe, type Served } from '../helpers/serve.js';
+import { apiOk, callApi, expectAckedWritesSurviveKill, refusedServe, startServes, type Served } from '../helpers/serve.js';
 import { pgDatabase, pgQuery, pgServiceDatabase } from '../helpers/pg-url.js';
 import { PG_MIGRATIONS } from '../../src/server/store/postgres.js';
 
@@ -18,7 +18,7 @@ describe('mac serve on PostgreSQL (built CLI)', { timeout: 150_000 }, () => {
     const db = pgDatabase();
     const args = ['--database', db, '--no-runs', '--rate-limit', '0/60', '--api-key', 'k-dev', '--account', 'dev'];
     // The first instance serves a second account too: its key sees that account's records only.
-    const [a, b] = await Promise.all([startServe([...args, '--api-key', 'k-other', '--account', 'other']), startServe(args)]);
+    const [a, b] = await startServes([...args, '--api-key', 'k-other', '--account', 'other'], args);
     const other: Served = { ...a, apiKey: 'k-other', accountId: 'other' };
     try {
       const check = await apiOk(a, 'POST', '/v1/checks/tcp', { name: 'db', request: { hostname: 'db.internal', port: 5432 } });
@@ -48,16 +48,16 @@ describe('mac serve on PostgreSQL (built CLI)', { timeout: 150_000 }, () => {
     const db = pgDatabase();
     pgServiceDatabase(db);
     await sql(db, 'UPDATE mac_schema SET version = $1', [PG_MIGRATIONS.length + 3]);
-    const newer = await refusedServe(['--database', db]);
+    const foreign = pgDatabase();
+    pgServiceDatabase(foreign);
+    await sql(foreign, 'DROP TABLE mac_schema');
+    // The two refusals at once: each its database.
+    const [newer, refused] = await Promise.all([refusedServe(['--database', db]), refusedServe(['--database', foreign])]);
     expect(newer.code).toBe(1);
     expect(newer.stderr).toContain(`database schema version ${PG_MIGRATIONS.length + 3} is newer than this mac serve knows (${PG_MIGRATIONS.length})`);
     const password = new URL(db).password;
     expect(newer.stderr).not.toContain(password);
 
-    const foreign = pgDatabase();
-    pgServiceDatabase(foreign);
-    await sql(foreign, 'DROP TABLE mac_schema');
-    const refused = await refusedServe(['--database', foreign]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('a PostgreSQL database that mac serve did not create');
   });
@@ -96,7 +96,7 @@ describe('two instances running the checks on one PostgreSQL (--time-scale 30)',
     // 2 s per period: a scheduler that falls behind by more than a period skips a due time (it
     // does not catch up), and a loaded machine stalled a 1 s period (--time-scale 60) that long.
     const args = ['--database', db, '--time-scale', '30', '--rate-limit', '0/60', '--metrics-port', '0'];
-    const [a, b] = await Promise.all([startServe(args), startServe(args)]);
+    const [a, b] = await startServes(args, args);
     const stopped: Served[] = [];
     let shed = 0;
     let killedAt: number | undefined;

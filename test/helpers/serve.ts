@@ -67,6 +67,20 @@ export function startServe(args: string[] = [], env: Record<string, string> = {}
   });
 }
 
+/**
+ * Starts one `mac serve` per argument list, all at once, and resolves with them in that order;
+ * when one fails to start, the others are stopped (SIGKILL) and its error is thrown.
+ */
+export async function startServes(...argLists: string[][]): Promise<Served[]> {
+  const started = await Promise.allSettled(argLists.map((args) => startServe(args)));
+  const failed = started.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) {
+    await Promise.all(started.map((r) => (r.status === 'fulfilled' ? r.value.stop('SIGKILL') : undefined)));
+    throw failed.reason;
+  }
+  return started.map((r) => (r as PromiseFulfilledResult<Served>).value);
+}
+
 /** One API call of a test to a running service: status, parsed body (undefined when empty), headers. */
 export async function callApi(
   s: Pick<Served, 'url' | 'apiKey'>,
