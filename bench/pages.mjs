@@ -11,9 +11,9 @@
 // the same database: cold p50/p95 (--baseline-samples requests of each page) and the traffic with
 // its cache; the ratios are of the cold p50s. `--reuse-sqlite FILE` measures a SQLite database
 // seeded before (no configuration, no seeding).
-// `node bench/pages.mjs [--results N] [--only sqlite|postgres] [--rate R] [--seconds S] [--samples N] [--baseline DIR] [--json FILE]`
+// `node bench/pages.mjs [--results N] [--only sqlite|postgres] [--keep-sqlite FILE | --reuse-sqlite FILE] [--rate R] [--seconds S] [--samples N] [--baseline DIR] [--json FILE]`
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MAC_BIN } from './lib/mac.mjs';
 import { seedPostgres, seedSqlite } from './lib/seed.mjs';
@@ -32,8 +32,9 @@ const SAMPLES = Number(arg('--samples', 60));
 // cold with --baseline-samples requests of each page, then with its cache under the same traffic.
 const BASELINE = arg('--baseline', undefined);
 const BASELINE_SAMPLES = Number(arg('--baseline-samples', 5));
-// A SQLite database seeded by an earlier run (kept with --keep), measured again without seeding.
+// A SQLite database seeded by an earlier run (kept with `--keep-sqlite FILE`), measured again without seeding.
 const REUSE_SQLITE = arg('--reuse-sqlite', undefined);
+const KEEP_SQLITE = arg('--keep-sqlite', undefined);
 // `--no-cold-traffic`: no page traffic without the cache (when a cold page takes seconds, the
 // requests of the traffic queue up for far longer than the run).
 const COLD_TRAFFIC = !process.argv.includes('--no-cold-traffic');
@@ -215,8 +216,9 @@ try {
   if (ONLY !== 'postgres') {
     if (REUSE_SQLITE) results.push(await measure('sqlite', ['--state', REUSE_SQLITE], REUSE_SQLITE, null));
     else {
-      const dir = await tempDir('mac-bench-pages-');
-      const file = join(dir, 'state.db');
+      // `--keep-sqlite FILE`: seeded there and left in place (for `--reuse-sqlite FILE`).
+      if (KEEP_SQLITE && existsSync(KEEP_SQLITE)) throw new Error(`--keep-sqlite ${KEEP_SQLITE}: the file exists (measure it with --reuse-sqlite)`);
+      const file = KEEP_SQLITE ?? join(await tempDir('mac-bench-pages-'), 'state.db');
       results.push(await measure('sqlite', ['--state', file], file, (s) => seedSqlite(file, s)));
     }
   }
