@@ -4,16 +4,18 @@
 // turn, p95 cold (--page-cache-seconds 0: every request rendered from the database; then a second
 // pass) and cached (the default; again after the traffic); then page traffic at --rate requests/s (default 50) for --seconds (default 30)
 // while the service reports its own event-loop delay (perf_hooks.monitorEventLoopDelay, scraped
-// from --metrics-port every 2 s: the p99 and max of each scrape's window).
+// from --metrics-port every 2 s: the p99 and max of each scrape's window). Each pass also gives the
+// service's CPU time per request (all its threads; the database server's own is not counted) and
+// how long its threads waited for a CPU meanwhile (`service`: what the machine's load added).
 // The results are copies of one real result recorded by the service, written by one SQL statement
 // (ids, checks and times changed in SQL), not through the API (bench/lib/seed.mjs).
 // `--baseline DIR` measures another build (DIR/bin/mac.js, e.g. a copy of main's) side by side on
 // the same database: cold p50/p95 (--baseline-samples requests of each page) and the traffic with
 // its cache; the ratios are of the cold p50s. `--reuse-sqlite FILE` measures a SQLite database
 // seeded before (no configuration, no seeding).
-// `node bench/pages.mjs [--results N] [--only sqlite|postgres] [--rate R] [--seconds S] [--samples N] [--baseline DIR] [--json FILE]`
+// `node bench/pages.mjs [--results N] [--only sqlite|postgres] [--keep-sqlite FILE | --reuse-sqlite FILE] [--rate R] [--seconds S] [--samples N] [--baseline DIR] [--json FILE]`
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MAC_BIN } from './lib/mac.mjs';
 import { seedPostgres, seedSqlite } from './lib/seed.mjs';
@@ -32,8 +34,9 @@ const SAMPLES = Number(arg('--samples', 60));
 // cold with --baseline-samples requests of each page, then with its cache under the same traffic.
 const BASELINE = arg('--baseline', undefined);
 const BASELINE_SAMPLES = Number(arg('--baseline-samples', 5));
-// A SQLite database seeded by an earlier run (kept with --keep), measured again without seeding.
+// A SQLite database seeded by an earlier run (kept with `--keep-sqlite FILE`), measured again without seeding.
 const REUSE_SQLITE = arg('--reuse-sqlite', undefined);
+const KEEP_SQLITE = arg('--keep-sqlite', undefined);
 // `--no-cold-traffic`: no page traffic without the cache (when a cold page takes seconds, the
 // requests of the traffic queue up for far longer than the run).
 const COLD_TRAFFIC = !process.argv.includes('--no-cold-traffic');
@@ -53,7 +56,7 @@ function serve(args, bin = MAC_BIN) {
       const metrics = /metrics: (http:\/\/\S+)/.exec(out);
       if (!m || !metrics) return;
       clearInterval(timer);
-      resolve({ url: m[1], metrics: metrics[1], stop: () => stopChild(child, 20_000) });
+      resolve({ url: m[1], metrics: metrics[1], pid: child.pid, stop: () => stopChild(child, 20_000) });
     }, 5);
   });
 }
@@ -112,13 +115,44 @@ async function configure(stateFile) {
 
 const PAGES = ['/dashboards/shop', '/dashboards/shop/data.json', '/status/shop'];
 
-/** p95 (ms) of each page, SAMPLES requests each, in turn. */
-async function latencies(url, samples = SAMPLES) {
+/**
+ * CPU time (ms) the service's process used so far, all its threads (user + system, from
+ * /proc/PID/stat), and the time its threads waited for a CPU (run queue, /proc/PID/task/TID/schedstat):
+ * the first hardly moves with the machine's load, the second is what the load adds. Null off Linux.
+ */
+function serviceCpu(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const tick = 1000 / 100; // USER_HZ
+    let waitNs = 0;
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        waitNs += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[1]);
+      } catch {
+        // A thread that ended meanwhile.
+      }
+    }
+    return { cpuMs: (Number(f[11]) + Number(f[12])) * tick, waitMs: waitNs / 1e6 };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * p50/p95/p99 (ms) of each page, SAMPLES requests each, in turn; with `pid`, the service's CPU
+ * time per request over the pass and its threads' total wait for a CPU.
+ */
+async function latencies(url, samples = SAMPLES, pid = undefined) {
+  const before = pid === undefined ? null : serviceCpu(pid);
   const times = Object.fromEntries(PAGES.map((p) => [p, []]));
   const errors = Object.fromEntries(PAGES.map((p) => [p, []]));
   // A failed answer (a 503 when the database took longer than its statement timeout) is counted, not timed.
   for (let i = 0; i < samples; i++) for (const p of PAGES) await get(`${url}${p}`).then((ms) => times[p].push(ms), (e) => errors[p].push(String(e.message)));
-  return Object.fromEntries(PAGES.map((p) => [p, { p50: r1(pct(times[p], 50)), p95: r1(pct(times[p], 95)), p99: r1(pct(times[p], 99)), ...(errors[p].length ? { errors: errors[p].length } : {}) }]));
+  const out = Object.fromEntries(PAGES.map((p) => [p, { p50: r1(pct(times[p], 50)), p95: r1(pct(times[p], 95)), p99: r1(pct(times[p], 99)), ...(errors[p].length ? { errors: errors[p].length } : {}) }]));
+  const after = pid === undefined ? null : serviceCpu(pid);
+  if (before && after) out.service = { cpuMsPerRequest: r1((after.cpuMs - before.cpuMs) / (samples * PAGES.length)), runQueueWaitMs: Math.round(after.waitMs - before.waitMs) };
+  return out;
 }
 
 /** RATE requests/s of the pages for SECONDS, the service's event-loop delay scraped every 2 s. */
@@ -165,10 +199,10 @@ async function measure(name, stateArgs, stateFile, seed) {
   }
   const cold = await serve([...stateArgs, '--page-cache-seconds', '0']);
   try {
-    out.cold = await latencies(cold.url);
+    out.cold = await latencies(cold.url, SAMPLES, cold.pid);
     console.error(`pages/${name}: cold ${JSON.stringify(out.cold)}`);
     // The same again: the first pass starts as the service does (its start-up work beside it).
-    out.coldAgain = await latencies(cold.url);
+    out.coldAgain = await latencies(cold.url, SAMPLES, cold.pid);
     console.error(`pages/${name}: cold, a second pass ${JSON.stringify(out.coldAgain)}`);
     if (COLD_TRAFFIC) out.trafficCold = await traffic(cold);
     if (COLD_TRAFFIC) console.error(`pages/${name}: traffic without the cache ${JSON.stringify(out.trafficCold)}`);
@@ -177,11 +211,11 @@ async function measure(name, stateArgs, stateFile, seed) {
   }
   const cached = await serve(stateArgs);
   try {
-    out.cached = await latencies(cached.url);
+    out.cached = await latencies(cached.url, SAMPLES, cached.pid);
     console.error(`pages/${name}: cached ${JSON.stringify(out.cached)}`);
     out.traffic = await traffic(cached);
     console.error(`pages/${name}: traffic ${JSON.stringify(out.traffic)}`);
-    out.cachedAfterTraffic = await latencies(cached.url);
+    out.cachedAfterTraffic = await latencies(cached.url, SAMPLES, cached.pid);
     console.error(`pages/${name}: cached, after the traffic ${JSON.stringify(out.cachedAfterTraffic)}`);
   } finally {
     await cached.stop();
@@ -191,7 +225,7 @@ async function measure(name, stateArgs, stateFile, seed) {
     const before = { store: name, build: BASELINE };
     const bcold = await serve([...stateArgs, '--page-cache-seconds', '0'], bin);
     try {
-      before.cold = await latencies(bcold.url, BASELINE_SAMPLES);
+      before.cold = await latencies(bcold.url, BASELINE_SAMPLES, bcold.pid);
       console.error(`pages/${name} (baseline): cold ${JSON.stringify(before.cold)}`);
     } finally {
       await bcold.stop();
@@ -215,8 +249,9 @@ try {
   if (ONLY !== 'postgres') {
     if (REUSE_SQLITE) results.push(await measure('sqlite', ['--state', REUSE_SQLITE], REUSE_SQLITE, null));
     else {
-      const dir = await tempDir('mac-bench-pages-');
-      const file = join(dir, 'state.db');
+      // `--keep-sqlite FILE`: seeded there and left in place (for `--reuse-sqlite FILE`).
+      if (KEEP_SQLITE && existsSync(KEEP_SQLITE)) throw new Error(`--keep-sqlite ${KEEP_SQLITE}: the file exists (measure it with --reuse-sqlite)`);
+      const file = KEEP_SQLITE ?? join(await tempDir('mac-bench-pages-'), 'state.db');
       results.push(await measure('sqlite', ['--state', file], file, (s) => seedSqlite(file, s)));
     }
   }

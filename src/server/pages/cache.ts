@@ -32,6 +32,13 @@ export interface CachedAnswer {
 /** Pages kept at most (each up to a few hundred KiB): past this the oldest goes. */
 export const MAX_CACHED_PAGES = 512;
 
+/**
+ * How long past its TTL a held answer may still be served, while one rendering in the background
+ * replaces it: a page visited at least this often is never rendered on a visitor's path. Past
+ * it (a page nobody asked for in a while) the next visitor waits for a fresh rendering.
+ */
+export const STALE_MS = 30_000;
+
 /** Bodies shorter than this are sent as they are (compression would not pay for its headers). */
 export const MIN_COMPRESSED_BYTES = 1024;
 
@@ -59,6 +66,8 @@ export class PublicPageCache {
     private readonly kinds: readonly string[],
     /** Real time, not the service's clock (which tests stop or speed up). */
     private readonly now: () => number = () => performance.now(),
+    /** How long past its TTL a held answer is still served while it is rendered again (STALE_MS). */
+    private readonly staleMs: number = STALE_MS,
   ) {}
 
   /** The cache key of a request: its host, path and, when one is presented, a hash of its key (so a private dashboard is cached per key). */
@@ -68,38 +77,56 @@ export class PublicPageCache {
   }
 
   /**
-   * The answer for `key`, rendered by `render` when missing, older than the TTL, or built before
-   * this instance changed the configuration; concurrent misses of one key share one rendering.
-   * `conditions`: the request's Accept-Encoding and If-None-Match.
+   * The answer for `key`. Fresh (younger than the TTL, built since this instance last changed the
+   * configuration): the held answer. Stale by age only, and younger than TTL + STALE_MS: the held
+   * answer at once, while one rendering in the background replaces it (stale-while-revalidate:
+   * a visitor never waits for a page to be rebuilt because its time ran out). Missing, older, or
+   * built before a change of the configuration on this instance: rendered by `render` on the
+   * request's path. Concurrent renderings of one key are one. `conditions`: the request's
+   * Accept-Encoding and If-None-Match.
    */
   async get(key: string, render: () => Response | Promise<Response>, conditions: Conditions = {}): Promise<Response> {
     if (this.ttlMs <= 0) return render();
     const nowMs = this.now();
     const version = this.kinds.map((k) => this.store.localVersion(k)).join('/');
     const hit = this.pages.get(key);
-    if (hit && nowMs - hit.atMs < this.ttlMs && hit.version === version) return toResponse(hit.answer, conditions);
-    let pending = this.rendering.get(key);
-    if (!pending) {
-      pending = (async () => {
-        try {
-          const answer = await capture(await render(), conditions.keyPresented === true);
-          this.pages.delete(key);
-          if (this.pages.size >= MAX_CACHED_PAGES) {
-            const oldest = this.pages.keys().next();
-            if (!oldest.done) this.pages.delete(oldest.value);
-          }
-          // Kept for the TTL from when it was built: a rendering slower than the TTL (a cold page
-          // on a loaded database) must still serve the visitors after it, not miss at once.
-          this.pages.set(key, { atMs: this.now(), version, answer });
-          compressInBackground(answer);
-          return answer;
-        } finally {
-          this.rendering.delete(key);
-        }
-      })();
-      this.rendering.set(key, pending);
+    if (hit && hit.version === version) {
+      const age = nowMs - hit.atMs;
+      if (age < this.ttlMs) return toResponse(hit.answer, conditions);
+      if (age < this.ttlMs + this.staleMs) {
+        if (!this.rendering.has(key)) this.refresh(key, render, version, conditions.keyPresented === true, hit.answer).catch(() => undefined);
+        return toResponse(hit.answer, conditions);
+      }
     }
-    return toResponse(await pending, conditions);
+    return toResponse(await (this.rendering.get(key) ?? this.refresh(key, render, version, conditions.keyPresented === true, null)), conditions);
+  }
+
+  /**
+   * Renders the answer of `key` and holds it; concurrent calls of one key share it. In the
+   * background (`stale` held), an error or a 5xx answer (the database unavailable) keeps the
+   * stale answer, which is served until TTL + STALE_MS and then rendered on a request's path.
+   */
+  private refresh(key: string, render: () => Response | Promise<Response>, version: string, keyPresented: boolean, stale: CachedAnswer | null): Promise<CachedAnswer> {
+    const pending = (async () => {
+      try {
+        const answer = await capture(await render(), keyPresented);
+        if (stale && answer.status >= 500) return stale;
+        this.pages.delete(key);
+        if (this.pages.size >= MAX_CACHED_PAGES) {
+          const oldest = this.pages.keys().next();
+          if (!oldest.done) this.pages.delete(oldest.value);
+        }
+        // Kept for the TTL from when it was built: a rendering slower than the TTL (a cold page
+        // on a loaded database) must still serve the visitors after it, not miss at once.
+        this.pages.set(key, { atMs: this.now(), version, answer });
+        compressInBackground(answer);
+        return answer;
+      } finally {
+        this.rendering.delete(key);
+      }
+    })();
+    this.rendering.set(key, pending);
+    return pending;
   }
 
   /** Pages held now. */

@@ -374,9 +374,12 @@ export function publicPages(ctx: ServerContext): MiddlewareHandler<AppEnv> {
     const shared =
       (method === 'GET' || method === 'HEAD') &&
       (rest === '' || rest === '/' || rest === '/live' || rest === '/feed.atom' || rest === '/data.json' || rest === '/badge.svg' || /^\/(runs|checks)\/[^/]+$/.test(rest) || /^\/checks\/[^/]+\/badge\.svg$/.test(rest));
-    const render = async () => (await answer(c)) ?? next().then(() => c.res);
-    if (!shared) return render();
+    if (!shared) return (await answer(c)) ?? next().then(() => c.res);
     const key = presented(c);
+    // A held page may be rendered again after its visitor was answered (in the background, while
+    // the stale one is served): the rendering answers by itself, never through the rest of the
+    // chain (a custom domain whose page went away in between: 404).
+    const render = async () => (await answer(c)) ?? notFoundPage();
     return cache.get(PublicPageCache.key(host ?? '', path, key), render, { acceptEncoding: c.req.header('accept-encoding'), ifNoneMatch: c.req.header('if-none-match'), keyPresented: key !== null });
   };
 }
