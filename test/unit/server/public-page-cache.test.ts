@@ -32,21 +32,27 @@ function renders() {
 
 const tick = () => new Promise((r) => setTimeout(r, 0));
 
+/** A cache (TTL 5 s) holding the page 'one' of key `k`, rendered at time 0; `at(ms)` moves its clock. */
+async function heldPage() {
+  let now = 0;
+  const { store, bump } = versions();
+  const cache = new PublicPageCache(store, 5000, ['checks'], () => now);
+  const r = renders();
+  const first = cache.get('k', r.render);
+  await tick();
+  r.answer('one');
+  expect(await (await first).text()).toBe('one');
+  return { cache, r, bump, at: (ms: number) => void (now = ms) };
+}
+
 describe('public page cache', () => {
   it('serves a page past its time at once while one rendering in the background replaces it; visitors after get the new page', async () => {
-    let now = 0;
-    const { store } = versions();
-    const cache = new PublicPageCache(store, 5000, ['checks'], () => now);
-    const r = renders();
-    const first = cache.get('k', r.render);
-    await tick();
-    r.answer('one');
-    expect(await (await first).text()).toBe('one');
-    now = 4999;
+    const { cache, r, at } = await heldPage();
+    at(4999);
     expect(await (await cache.get('k', r.render)).text()).toBe('one');
     expect(r.calls).toBe(1);
     // Past the TTL: the held page at once, one rendering started for any number of visitors.
-    now = 5001;
+    at(5001);
     expect(await (await cache.get('k', r.render)).text()).toBe('one');
     expect(await (await cache.get('k', r.render)).text()).toBe('one');
     expect(r.calls).toBe(2);
@@ -58,15 +64,8 @@ describe('public page cache', () => {
   });
 
   it('renders on the request path when the page is older than its time plus STALE_MS, or the configuration changed on this instance', async () => {
-    let now = 0;
-    const { store, bump } = versions();
-    const cache = new PublicPageCache(store, 5000, ['checks'], () => now);
-    const r = renders();
-    const first = cache.get('k', r.render);
-    await tick();
-    r.answer('one');
-    await first;
-    now = 5000 + STALE_MS;
+    const { cache, r, bump, at } = await heldPage();
+    at(5000 + STALE_MS);
     let waited = false;
     const late = cache.get('k', r.render).then((res) => ((waited = true), res.text()));
     await tick();
@@ -83,15 +82,8 @@ describe('public page cache', () => {
   });
 
   it('keeps the held page when the background rendering fails or answers 5xx', async () => {
-    let now = 0;
-    const { store } = versions();
-    const cache = new PublicPageCache(store, 5000, ['checks'], () => now);
-    const r = renders();
-    const first = cache.get('k', r.render);
-    await tick();
-    r.answer('one');
-    await first;
-    now = 6000;
+    const { cache, r, at } = await heldPage();
+    at(6000);
     expect(await (await cache.get('k', r.render)).text()).toBe('one');
     r.answer('database unavailable', 503);
     await tick();
