@@ -1,7 +1,7 @@
 import { constants, existsSync, lstatSync } from 'node:fs';
 import { lstat, mkdir, open, readFile, realpath } from 'node:fs/promises';
 import { isScalar, isSeq, parseDocument } from 'yaml';
-import { basename, dirname, join, sep } from 'node:path';
+import { basename, join, sep } from 'node:path';
 import type { ApiClient } from '../api/index.js';
 import { formatDiagnostic } from '../config/format.js';
 import type { Diagnostic, LoadedProject } from '../config/types.js';

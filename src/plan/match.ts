@@ -118,7 +118,7 @@ export function matchKind(kind: Kind, project: string, candidates: Candidate[], 
     }
     if (!owned) return { ...c };
     const renamed = renamedLive(c, byIdentity, claimed);
-    const l = renamed?.live ?? adopted(kind, project, c, live, claimed, warnings);
+    const l = renamed?.live ?? adopted(kind, c, live, claimed, warnings);
     if (l !== undefined) claimed.add(l);
     if (l === undefined && c.def.state === 'present' && c.def.adopt === undefined) warnings.push(...lookAlikes(kind, project, c, live));
     if (l === undefined) return { ...c };
@@ -263,7 +263,6 @@ function matchMovedChannels(project: string, pairs: Pair[], live: readonly Live[
  */
 function adopted(
   kind: Kind,
-  project: string,
   c: Candidate,
   live: Record<string, unknown>[],
   claimed: Set<Record<string, unknown>>,

@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { actionScene, commit, git, REPO, spawnBundle, tcpCheck } from '../helpers/action-bundle.js';
 import { startServe, type Served } from '../helpers/serve.js';

@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startServe, type Served, callApi } from '../helpers/serve.js';
+import { startServe, callApi } from '../helpers/serve.js';
 import { runMac } from '../helpers/cli.js';
 
 const stateFile = () => join(mkdtempSync(join(tmpdir(), 'mac-serve-')), 'state.jsonl');

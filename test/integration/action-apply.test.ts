@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'vitest';
-import { allChecks, commit, git, PR, REPO, tcpCheck } from '../helpers/action-bundle.js';
+import { allChecks, commit, git, REPO, tcpCheck } from '../helpers/action-bundle.js';
 import { ACTION_TIMEOUT as TIMEOUT, actionFile } from '../helpers/action-inprocess.js';
 import { apiOk } from '../helpers/serve.js';
 

@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import { describe, it } from 'vitest';
 import { commit, PR, REPO, tcpCheck } from '../helpers/action-bundle.js';
 import { ACTION_TIMEOUT as TIMEOUT, actionFile } from '../helpers/action-inprocess.js';

@@ -3,7 +3,6 @@ import { join } from 'node:path';
 import type { Plan } from '../../src/plan/types.js';
 import { describe, expect, it } from 'vitest';
 import { macIn, serveInForFile } from '../helpers/mac-inprocess.js';
-import type { Served } from '../helpers/serve.js';
 import { listAllOf, writeProject } from '../e2e/apply-fixtures.js';
 import { applied, everyKind, planJsonOk as planJson, projectFiles, type Live } from './owned-fixtures.js';
 

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { macIn, serveInForFile } from '../helpers/mac-inprocess.js';
-import type { Served } from '../helpers/serve.js';
 import { api, listAllOf, writeProject } from '../e2e/apply-fixtures.js';
 import { runOnce } from '../e2e/pages-fixtures.js';
 import { waitFor } from '../helpers/serve.js';

@@ -9,14 +9,12 @@
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { lstat, mkdir, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { lstat, mkdir, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunResult } from '../helpers/cli.js';
 import { runMacIn, startServeIn } from '../helpers/mac-inprocess.js';
 import { apiOk, type Served } from '../helpers/serve.js';
-import { AT_FIELD, outside, snippet, useLoaderSafety, type FileCase } from '../helpers/loader-safety.js';
+import { outside, snippet, useLoaderSafety, type FileCase } from '../helpers/loader-safety.js';
 
 const s = useLoaderSafety(runMacIn);
 const { project, mac } = s;

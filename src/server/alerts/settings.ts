@@ -1,4 +1,4 @@
-import { DEFAULT_ALERT_TIMEOUT_MS, DEFAULT_MAIL_FROM, DEFAULT_OPSGENIE_URL, DEFAULT_PAGERDUTY_URL, DEFAULT_TWILIO_URL } from '../../schema/serve-defaults.js';
+import { DEFAULT_ALERT_TIMEOUT_MS, DEFAULT_MAIL_FROM, DEFAULT_OPSGENIE_URL, DEFAULT_PAGERDUTY_URL } from '../../schema/serve-defaults.js';
 import type { SenderSettings } from './types.js';
 
 /**

@@ -183,7 +183,6 @@ export async function checkFigures(reduce: ResultsReduceAsync, checkId: string, 
   const count = Math.max(1, Math.ceil((toMs - fromMs) / bucketMs));
   if (count > MAX_BUCKETS) throw new Error(`a window of ${count} buckets (at most ${MAX_BUCKETS})`);
   const times = options.responseTimes !== false;
-  const percentiles = options.percentiles ?? PERCENTILES;
   const plan = figuresPlan({ fromMs, toMs, bucketMs }, count, reduce.cells !== undefined);
   const query: AggregateQuery = {
     checkId,

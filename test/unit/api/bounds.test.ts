@@ -384,7 +384,7 @@ describe('pagination that would not end', () => {
   }, 30_000);
 
   it('pages asked for up front (atLeast) are capped too', async () => {
-    const url = await serve((req, res) => json(res, 200, [], { 'content-range': '*/0' }));
+    const url = await serve((_req, res) => json(res, 200, [], { 'content-range': '*/0' }));
     client = new ApiClient({ apiUrl: url, apiKey: 'k', maxListItems: 300 });
     expect(await listAll(client, '/v1/checks', {}, { atLeast: 10_000_000 })).toEqual([]);
     expect(requests).toHaveLength(3);

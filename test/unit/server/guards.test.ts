@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { testServer, tcpBody } from './client.js';
+import { testServer } from './client.js';
 import { parseApiKey, parseFaults, parseRateLimit } from '../../../src/server/options.js';
 
 describe('authentication and accounts', () => {

@@ -32,12 +32,12 @@ const CALLS: Record<string, Call> = {
   'POST /v1/checks/dns': () => ({ path: '/v1/checks/dns', body: dnsBody({ name: 'ref dns' }) }),
   'PUT /v1/checks/dns/{}': (w) => ({ path: `/v1/checks/dns/${w.dns.id}`, body: dnsBody() }),
   'POST /v1/checks/browser': () => ({ path: '/v1/checks/browser', body: { name: 'ref browser', script: 'x()' } }),
-  'PUT /v1/checks/browser/{}': async (w, t) => {
+  'PUT /v1/checks/browser/{}': async (_w, t) => {
     const b = (await t.call('POST', '/v1/checks/browser', { name: 'b', script: 'x()' })).body;
     return { path: `/v1/checks/browser/${b.id}`, body: { name: 'b2', script: 'y()' } };
   },
   'POST /v1/checks/multistep': () => ({ path: '/v1/checks/multistep', body: { name: 'ref ms', script: 'x()' } }),
-  'PUT /v1/checks/multistep/{}': async (w, t) => {
+  'PUT /v1/checks/multistep/{}': async (_w, t) => {
     const ms = (await t.call('POST', '/v1/checks/multistep', { name: 'ms', script: 'x()' })).body;
     return { path: `/v1/checks/multistep/${ms.id}`, body: { name: 'ms2', script: 'y()' } };
   },
@@ -47,7 +47,7 @@ const CALLS: Record<string, Call> = {
     path: '/v1/checks/url',
     body: urlBody({ name: 'ref url', request: { url: 'https://example.com/', assertions: [{ source: 'STATUS_CODE', comparison: 'EQUALS', target: '200' }] } }),
   }),
-  'PUT /v1/checks/url/{}': async (w, t) => {
+  'PUT /v1/checks/url/{}': async (_w, t) => {
     const url = (await t.call('POST', '/v1/checks/url', urlBody())).body;
     return { path: `/v1/checks/url/${url.id}`, body: { name: 'url2', frequency: 0, frequencyOffset: 10, request: { url: 'https://example.com/health', followRedirects: false } } };
   },
@@ -64,7 +64,7 @@ const CALLS: Record<string, Call> = {
       },
     }),
   }),
-  'PUT /v1/checks/api/{}': async (w, t) => {
+  'PUT /v1/checks/api/{}': async (_w, t) => {
     const api = (await t.call('POST', '/v1/checks/api', apiBody())).body;
     return { path: `/v1/checks/api/${api.id}`, body: { name: 'api2', degradedResponseTime: 10000, maxResponseTime: 45000, request: { method: 'HEAD', url: 'https://api.example.com/' } } };
   },
@@ -78,7 +78,7 @@ const CALLS: Record<string, Call> = {
       request: { hostname: 'gateway.example.com', ipFamily: 'IPv6', pingCount: 50, assertions: [{ source: 'LATENCY', property: 'avg', comparison: 'LESS_THAN', target: '100' }] },
     }),
   }),
-  'PUT /v1/checks/icmp/{}': async (w, t) => {
+  'PUT /v1/checks/icmp/{}': async (_w, t) => {
     const icmp = (await t.call('POST', '/v1/checks/icmp', icmpBody())).body;
     return {
       path: `/v1/checks/icmp/${icmp.id}`,
@@ -154,8 +154,8 @@ const CALLS: Record<string, Call> = {
   }),
   'GET /v1/maintenance-windows': () => ({ path: '/v1/maintenance-windows' }),
   'POST /v1/maintenance-windows': () => ({ path: '/v1/maintenance-windows', body: windowBody() }),
-  'GET /v1/maintenance-windows/{}': async (w, t) => ({ path: `/v1/maintenance-windows/${(await t.call('POST', '/v1/maintenance-windows', windowBody())).body.id}` }),
-  'PUT /v1/maintenance-windows/{}': async (w, t) => ({
+  'GET /v1/maintenance-windows/{}': async (_w, t) => ({ path: `/v1/maintenance-windows/${(await t.call('POST', '/v1/maintenance-windows', windowBody())).body.id}` }),
+  'PUT /v1/maintenance-windows/{}': async (_w, t) => ({
     path: `/v1/maintenance-windows/${(await t.call('POST', '/v1/maintenance-windows', windowBody())).body.id}`,
     body: { repeatInterval: 1, repeatEndsAt: '2031-01-01', description: 'weekly' },
   }),
