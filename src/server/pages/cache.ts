@@ -54,7 +54,8 @@ type Coding = 'br' | 'gzip' | 'identity';
 
 export class PublicPageCache {
   private readonly pages = new Map<string, { atMs: number; version: string; answer: CachedAnswer }>();
-  private readonly rendering = new Map<string, Promise<CachedAnswer>>();
+  /** The renderings under way, each with the configuration version it renders. */
+  private readonly rendering = new Map<string, { version: string; answer: Promise<CachedAnswer> }>();
 
   /**
    * `ttlMs` 0 disables the cache. `kinds`: the configuration whose change on this instance
@@ -82,7 +83,7 @@ export class PublicPageCache {
    * answer at once, while one rendering in the background replaces it (stale-while-revalidate:
    * a visitor never waits for a page to be rebuilt because its time ran out). Missing, older, or
    * built before a change of the configuration on this instance: rendered by `render` on the
-   * request's path. Concurrent renderings of one key are one. `conditions`: the request's
+   * request's path. Concurrent renderings of one key and configuration are one. `conditions`: the request's
    * Accept-Encoding and If-None-Match.
    */
   async get(key: string, render: () => Response | Promise<Response>, conditions: Conditions = {}): Promise<Response> {
@@ -98,7 +99,10 @@ export class PublicPageCache {
         return toResponse(hit.answer, conditions);
       }
     }
-    return toResponse(await (this.rendering.get(key) ?? this.refresh(key, render, version, conditions.keyPresented === true, null)), conditions);
+    // A rendering under way is shared only when it renders the configuration as it is now.
+    const pending = this.rendering.get(key);
+    const shared = pending?.version === version ? pending.answer : undefined;
+    return toResponse(await (shared ?? this.refresh(key, render, version, conditions.keyPresented === true, null)), conditions);
   }
 
   /**
@@ -107,7 +111,10 @@ export class PublicPageCache {
    * stale answer, which is served until TTL + STALE_MS and then rendered on a request's path.
    */
   private refresh(key: string, render: () => Response | Promise<Response>, version: string, keyPresented: boolean, stale: CachedAnswer | null): Promise<CachedAnswer> {
-    const pending = (async () => {
+    // In the map before the rendering starts, so that its end (even at once) takes it out.
+    const entry = { version } as { version: string; answer: Promise<CachedAnswer> };
+    this.rendering.set(key, entry);
+    entry.answer = (async () => {
       try {
         const answer = await capture(await render(), keyPresented);
         if (stale && answer.status >= 500) return stale;
@@ -122,11 +129,10 @@ export class PublicPageCache {
         compressInBackground(answer);
         return answer;
       } finally {
-        this.rendering.delete(key);
+        if (this.rendering.get(key) === entry) this.rendering.delete(key);
       }
     })();
-    this.rendering.set(key, pending);
-    return pending;
+    return entry.answer;
   }
 
   /** Pages held now. */

@@ -81,6 +81,23 @@ describe('public page cache', () => {
     expect(r.calls).toBe(3);
   });
 
+  it('does not hand a visitor after a change of the configuration the rendering started before it', async () => {
+    const { cache, r, bump, at } = await heldPage();
+    at(6000);
+    // Stale: served at once, a background rendering of the configuration before the change starts.
+    expect(await (await cache.get('k', r.render)).text()).toBe('one');
+    expect(r.calls).toBe(2);
+    bump();
+    const changed = cache.get('k', r.render);
+    await tick();
+    expect(r.calls).toBe(3);
+    r.answer('two, before the change');
+    r.answer('three, after it');
+    expect(await (await changed).text()).toBe('three, after it');
+    await tick();
+    expect(await (await cache.get('k', r.render)).text()).toBe('three, after it');
+  });
+
   it('keeps the held page when the background rendering fails or answers 5xx', async () => {
     const { cache, r, at } = await heldPage();
     at(6000);
