@@ -159,12 +159,15 @@ class LongestFirst extends BaseSequencer {
       if (sa !== undefined || sb !== undefined) return sa !== undefined ? -1 : 1;
       return size(b) - size(a);
     });
-    const long = longestFirst.filter((f) => (seconds(f) ?? 0) >= LONG_FILE_SECONDS);
+    const long: TestSpecification[] = [];
     const byProject = new Map<string, TestSpecification[]>();
     for (const f of longestFirst) {
-      if ((seconds(f) ?? 0) >= LONG_FILE_SECONDS) continue;
-      const group = byProject.get(f.project.name) ?? [];
-      if (group.length === 0) byProject.set(f.project.name, group);
+      if ((seconds(f) ?? 0) >= LONG_FILE_SECONDS) {
+        long.push(f);
+        continue;
+      }
+      let group = byProject.get(f.project.name);
+      if (!group) byProject.set(f.project.name, (group = []));
       group.push(f);
     }
     return [...long, ...[...byProject.values()].flat()];

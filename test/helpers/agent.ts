@@ -46,14 +46,14 @@ export const TIMEOUT_MS = 3 * MINUTES * 1000 + 120_000;
 /** A local HTTP target: `ok` at once, or after `slowMs` on paths under /slow. */
 export async function startTarget(): Promise<{ url: string; setSlow(ms: number): void; slowStarted(): number[]; close(): Promise<void> }> {
   let slowMs = 0;
-  // When each slow answer under way began (ms since the epoch).
-  const slow = new Set<number>();
+  // The slow answers under way, each with when it began (ms since the epoch): two may begin in one millisecond.
+  const slow = new Set<{ at: number }>();
   const target: Server = createServer((req, res) => {
     if (slowMs > 0 && req.url?.startsWith('/slow')) {
-      const started = Date.now();
-      slow.add(started);
+      const answer = { at: Date.now() };
+      slow.add(answer);
       setTimeout(() => {
-        slow.delete(started);
+        slow.delete(answer);
         res.end('ok');
       }, slowMs);
     } else res.end('ok');
@@ -62,7 +62,7 @@ export async function startTarget(): Promise<{ url: string; setSlow(ms: number):
   return {
     url: `http://127.0.0.1:${(target.address() as { port: number }).port}`,
     setSlow: (ms) => void (slowMs = ms),
-    slowStarted: () => [...slow],
+    slowStarted: () => [...slow].map((x) => x.at),
     close: () => new Promise<void>((r) => target.close(() => r())),
   };
 }
