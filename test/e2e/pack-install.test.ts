@@ -89,6 +89,12 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
+/** The account the installed service answers for the dev key (`GET /v1/accounts/me`). */
+async function answersAccount(url: string): Promise<unknown> {
+  const res = await fetch(`${url}/v1/accounts/me`, { headers: { authorization: 'Bearer mac-dev-key' } });
+  return ((await res.json()) as { id?: unknown }).id;
+}
+
 /** `mac serve --port 0` of the installed package. */
 function startInstalledServe(): Promise<{ url: string; stop(): Promise<void> }> {
   const child = spawn(process.execPath, [join(installed, 'bin', 'mac.js'), 'serve', '--port', '0'], { cwd: app, env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -180,7 +186,7 @@ describe('the packed package, installed into an empty repository', () => {
 
     it.sequential('the workflow mac init --github wrote comments a green plan on a pull request (Action bundle, fake GitHub API)', async ({ expect }) => {
       const serve = await served();
-      expect(serve, 'the file\'s mac serve runs').toBeDefined();
+      expect(await answersAccount(serve.url), 'the file\'s mac serve answers with the dev key').toBe('dev');
       const git = (...args: string[]) => {
         const r = spawnSync('git', args, { cwd: app, encoding: 'utf8', env: { ...env, GIT_AUTHOR_NAME: 'ci', GIT_AUTHOR_EMAIL: 'ci@example.com', GIT_COMMITTER_NAME: 'ci', GIT_COMMITTER_EMAIL: 'ci@example.com' } });
         if (r.status !== 0) throw new Error(`git ${args.join(' ')}: ${r.stderr}`);
@@ -245,7 +251,7 @@ describe('the packed package, installed into an empty repository', () => {
 
   it.concurrent('mac test runs a multi-step script with the @playwright/test the package brings', async ({ expect }) => {
     const serve = await served();
-    expect(serve, 'the file\'s mac serve runs').toBeDefined();
+    expect(await answersAccount(serve.url), 'the file\'s mac serve answers with the dev key').toBe('dev');
     const dir = join(app, 'journeys');
     mkdirSync(dir);
     writeFileSync(join(dir, 'mac.config.yaml'), 'project: journeys\n');
