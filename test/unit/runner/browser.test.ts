@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCheck, CHROMIUM_PATH } from '../../../src/runner/index.js';
@@ -172,7 +172,7 @@ test('attach', async ({ page }, testInfo) => {
 describe.concurrent('browser check Chromium flags', { timeout: LIVE_TIMEOUT }, () => {
   it('repeat every feature the installed Playwright disables (Chromium reads only the last --disable-features)', () => {
     // In playwright-core's bundle: disabledFeatures = [ "Name", // comment ... ].filter(Boolean).
-    const bundle = readFileSync(createRequire(import.meta.url).resolve('playwright-core/lib/coreBundle.js'), 'utf8');
+    const bundle = readFileSync(join(dirname(createRequire(import.meta.url).resolve('playwright-core/package.json')), 'lib', 'coreBundle.js'), 'utf8');
     const list = /disabledFeatures = \[([^\]]*)\]/.exec(bundle)?.[1];
     expect(list, 'disabledFeatures in playwright-core/lib/coreBundle.js').toBeDefined();
     const theirs = [...list!.replace(/\/\/[^\n]*/g, '').matchAll(/"([A-Za-z0-9]+)"/g)].map((m) => m[1]);
