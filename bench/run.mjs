@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [-- --json FILE] [-- --only plan,apply,validate,serve,soak,multistep,sandbox,browser,http,icmp,analytics,senders,alerts,cli-start]`
+// `npm run bench [-- --quick] [-- --json FILE] [-- --only plan,apply,validate,serve,soak,multistep,sandbox,browser,http,icmp,analytics,senders,alerts,cli-start,tree-memory]`
 // Runs every case (each starts its own `mac serve`, writes its definitions into temp dirs and
 // removes them), then prints a table for people and one JSON line per figure for machines.
 // Exit code: 0 when every case ran (misses are reported in the table), 1 when a case failed.

@@ -11,7 +11,12 @@ import { readdir, readFile } from 'node:fs/promises';
  * One poller serves every watched tree: every POLL_MS it lists /proc, reads each process's
  * parent and resident memory from its `status` (anonymous and shared-memory pages: heaps,
  * buffers, tmpfs mappings; not the file pages of code, which the kernel can drop), and sums them
- * over the descendants of each tree's root. Memory that processes share (copy-on-write pages of
+ * over the descendants of each tree's root. Reading every process's `status` each time cost a
+ * tenth of a core on a machine of 125 processes, so the parents are kept between polls: a
+ * process seen before is read again only when it is in a watched tree (its memory and parent
+ * are read every poll), when its parent has ended (it was given another one), and at every
+ * FULL_SCAN_EVERY-th poll, when every process is read again (a parent's pid taken by a new
+ * process between two polls is thus believed for at most that long). Memory that processes share (copy-on-write pages of
  * a fork) counts once per process there, so a sum over the limit is confirmed with the
  * proportional figures of `smaps_rollup` (shared pages divided between their sharers) before the
  * tree is stopped. A tree is thus stopped within about POLL_MS of going over its limit; in that
@@ -23,6 +28,8 @@ export const TREE_MEMORY_BYTES = Math.round(2.7 * 1024 ** 3);
 
 /** How often the trees are measured (ms). */
 export const POLL_MS = 250;
+/** Every how many polls the parent of every process is read again. */
+export const FULL_SCAN_EVERY = 8;
 
 /** One watched tree. */
 interface Watch {
@@ -35,6 +42,10 @@ interface Watch {
 const watches = new Set<Watch>();
 let timer: NodeJS.Timeout | undefined;
 let scanning = false;
+/** The parent of every process seen by the last poll, by pid. */
+const parents = new Map<number, number>();
+/** Polls since every process was read. */
+let sinceFullScan = 0;
 
 /** A process as the poller reads it. */
 interface Proc {
@@ -61,6 +72,7 @@ export function watchTreeMemory(root: number, limitBytes: number, onOver: (bytes
     if (watches.size === 0 && timer !== undefined) {
       clearInterval(timer);
       timer = undefined;
+      parents.clear();
     }
   };
 }
@@ -75,16 +87,12 @@ async function poll(): Promise<void> {
   if (scanning || watches.size === 0) return;
   scanning = true;
   try {
-    const procs = await processes();
-    const children = new Map<number, number[]>();
-    for (const p of procs.values()) {
-      const list = children.get(p.ppid);
-      if (list) list.push(p.pid);
-      else children.set(p.ppid, [p.pid]);
-    }
+    const full = sinceFullScan === 0;
+    sinceFullScan = (sinceFullScan + 1) % FULL_SCAN_EVERY;
+    await refreshParents(full);
     for (const w of [...watches]) {
       if (w.done) continue;
-      const tree = descendants(w.root, children);
+      const { tree, procs } = await treeOf(w.root);
       let bytes = 0;
       for (const pid of tree) bytes += procs.get(pid)?.bytes ?? 0;
       if (bytes <= w.limitBytes) continue;
@@ -103,26 +111,70 @@ async function poll(): Promise<void> {
   }
 }
 
+/**
+ * Brings `parents` up to the processes of /proc: ended ones dropped; new ones, those whose
+ * parent ended, and (`full`) every one read.
+ */
+async function refreshParents(full: boolean): Promise<void> {
+  const alive = new Set<number>();
+  for (const name of await readdir('/proc')) if (/^\d+$/.test(name)) alive.add(Number(name));
+  for (const pid of parents.keys()) if (!alive.has(pid)) parents.delete(pid);
+  const stale = [...alive].filter((pid) => {
+    if (full) return true;
+    const ppid = parents.get(pid);
+    return ppid === undefined || (ppid > 1 && !alive.has(ppid));
+  });
+  await Promise.all(stale.map((pid) => readProc(pid)));
+}
+
+/** A process's `status`, its parent kept in `parents`; null (and forgotten) when it has ended. */
+async function readProc(pid: number): Promise<Proc | null> {
+  const text = await readFile(`/proc/${pid}/status`, 'latin1').catch(() => null);
+  const p = text === null ? null : parseStatus(text);
+  if (p === null) parents.delete(pid);
+  else parents.set(pid, p.ppid);
+  return p;
+}
+
+/** Children by parent. */
+function childrenOf(parentOf: ReadonlyMap<number, number>): Map<number, number[]> {
+  const children = new Map<number, number[]>();
+  for (const [pid, ppid] of parentOf) {
+    const list = children.get(ppid);
+    if (list) list.push(pid);
+    else children.set(ppid, [pid]);
+  }
+  return children;
+}
+
+/**
+ * The processes of the tree under `root`, each read now: where a member's parent read now is not
+ * the one kept, the tree is walked again with it (a few times at most). A member counts when its
+ * parent read now is in the tree.
+ */
+async function treeOf(root: number): Promise<{ tree: number[]; procs: Map<number, Proc> }> {
+  const procs = new Map<number, Proc>();
+  let tree: number[] = [];
+  for (let round = 0; round < 4; round++) {
+    tree = descendants(root, childrenOf(parents));
+    const unread = tree.filter((pid) => !procs.has(pid));
+    const kept = new Map(unread.map((pid) => [pid, parents.get(pid)]));
+    let moved = false;
+    for (const p of await Promise.all(unread.map((pid) => readProc(pid)))) {
+      if (p === null) continue;
+      procs.set(p.pid, p);
+      if (p.ppid !== kept.get(p.pid)) moved = true;
+    }
+    if (!moved) break;
+  }
+  const walked = new Set(tree);
+  return { tree: tree.filter((pid) => procs.has(pid) && (pid === root || walked.has(procs.get(pid)!.ppid))), procs };
+}
+
 /** `root` and every process under it. */
 export function descendants(root: number, children: ReadonlyMap<number, readonly number[]>): number[] {
   const out = [root];
   for (let i = 0; i < out.length; i++) for (const c of children.get(out[i]) ?? []) out.push(c);
-  return out;
-}
-
-/** Every process of /proc with its parent and memory; processes that end meanwhile are left out. */
-async function processes(): Promise<Map<number, Proc>> {
-  const names = await readdir('/proc');
-  const out = new Map<number, Proc>();
-  await Promise.all(
-    names.map(async (name) => {
-      if (!/^\d+$/.test(name)) return;
-      const text = await readFile(`/proc/${name}/status`, 'latin1').catch(() => null);
-      if (text === null) return;
-      const p = parseStatus(text);
-      if (p) out.set(p.pid, p);
-    }),
-  );
   return out;
 }
 

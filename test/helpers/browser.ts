@@ -4,6 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
+import { CHROMIUM_ARGS } from '../../src/runner/multistep/run.js';
 
 /** Where the browser is looked for (MAC_CHROMIUM overrides). */
 export const CHROMIUM_PATH = process.env.MAC_CHROMIUM ?? '/usr/bin/chromium';
@@ -27,16 +28,8 @@ export async function launchChromium(): Promise<TestBrowser> {
     executablePath: CHROMIUM_PATH,
     headless: true,
     timeout: 60_000,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
+    // The runner's flags: what the product's browser checks run with, and as cheap to start.
+    args: [...CHROMIUM_ARGS],
   });
   return {
     browser,

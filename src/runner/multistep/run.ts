@@ -161,7 +161,40 @@ type ScriptCheck = MultiStepCheck | BrowserCheck;
 
 /** Where a browser check's Chromium is (MAC_CHROMIUM overrides): Debian's package, never a download. */
 export const CHROMIUM_PATH = process.env.MAC_CHROMIUM ?? '/usr/bin/chromium';
-/** Chromium's flags: headless in a container (no GPU, no sandbox of its own, no background traffic; without the latter its connections are refused here). */
+/**
+ * The features Playwright turns off in every Chromium it launches (playwright-core's
+ * chromiumSwitches). Chromium reads only the last --disable-features of its command line, so the
+ * one CHROMIUM_ARGS adds after Playwright's must repeat them; a test (browser.test.ts) holds this
+ * list to the installed Playwright's.
+ */
+export const PLAYWRIGHT_DISABLED_FEATURES = [
+  'AvoidUnnecessaryBeforeUnloadCheckSync',
+  'DestroyProfileOnBrowserClose',
+  'HttpsUpgrades',
+  'HttpsFirstBalancedModeAutoEnable',
+  'LensOverlay',
+  'MediaRouter',
+  'PaintHolding',
+  'ThirdPartyStoragePartitioning',
+  'AvoidCorsURLLoaderRestartOnRedirect',
+  'TcpPortRandomizationWin',
+  'OptimizationHints',
+  'NetworkTimeServiceQuerying',
+  'AimEnabled',
+  'PreconnectToSearch',
+  'msForceBrowserSignIn',
+  'msEdgeUpdateLaunchServicesPreferredVersion',
+] as const;
+/**
+ * Features a check's headless Chromium has no use for: the address bar's popups, which Chromium
+ * builds as WebUI pages and preloads at every launch, headless or not, in a renderer process of
+ * their own (about a second of CPU per launch, and 150 MB, for a window nobody sees).
+ */
+export const UNUSED_CHROMIUM_FEATURES = ['WebUIOmniboxPopup', 'WebUIOmniboxFullPopup', 'WebUIOmniboxAimPopup'] as const;
+/**
+ * Chromium's flags: headless in a container (no GPU, no sandbox of its own, no background traffic;
+ * without the latter its connections are refused here), without the features above.
+ */
 export const CHROMIUM_ARGS = [
   '--no-sandbox',
   '--disable-gpu',
@@ -170,6 +203,7 @@ export const CHROMIUM_ARGS = [
   '--disable-sync',
   '--no-first-run',
   '--disable-quic',
+  `--disable-features=${[...PLAYWRIGHT_DISABLED_FEATURES, ...UNUSED_CHROMIUM_FEATURES].join(',')}`,
 ] as const;
 /** Runs a multi-step check with retries (api-decisions §5.2), every attempt through the pool. */
 export async function runMultiStep(check: MultiStepCheck, opts: RunOptions): Promise<AttemptResult[]> {

@@ -1,9 +1,11 @@
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCheck, CHROMIUM_PATH } from '../../../src/runner/index.js';
-import { browserOf, vitalScore } from '../../../src/runner/multistep/run.js';
+import { browserOf, vitalScore, CHROMIUM_ARGS, PLAYWRIGHT_DISABLED_FEATURES, UNUSED_CHROMIUM_FEATURES } from '../../../src/runner/multistep/run.js';
 import { INSTALL_CHROMIUM } from '../../helpers/browser.js';
 import { browserScript, startSite } from '../../helpers/site.js';
 import type { HttpServer } from '../../helpers/http-server.js';
@@ -164,6 +166,36 @@ test('attach', async ({ page }, testInfo) => {
     // The screenshot kept is Playwright's own of the failure, a PNG.
     const shot = (r.assets ?? []).find((a) => a.name === 'screenshot.png');
     expect(shot?.data.subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');
+  });
+});
+
+describe.concurrent('browser check Chromium flags', { timeout: LIVE_TIMEOUT }, () => {
+  it('repeat every feature the installed Playwright disables (Chromium reads only the last --disable-features)', () => {
+    // In playwright-core's bundle: disabledFeatures = [ "Name", // comment ... ].filter(Boolean).
+    const bundle = readFileSync(join(dirname(createRequire(import.meta.url).resolve('playwright-core/package.json')), 'lib', 'coreBundle.js'), 'utf8');
+    const list = /disabledFeatures = \[([^\]]*)\]/.exec(bundle)?.[1];
+    expect(list, 'disabledFeatures in playwright-core/lib/coreBundle.js').toBeDefined();
+    const theirs = [...list!.replace(/\/\/[^\n]*/g, '').matchAll(/"([A-Za-z0-9]+)"/g)].map((m) => m[1]);
+    expect(theirs.length).toBeGreaterThan(5);
+    expect([...PLAYWRIGHT_DISABLED_FEATURES].sort()).toEqual([...theirs].sort());
+    const flags = CHROMIUM_ARGS.filter((a) => a.startsWith('--disable-features='));
+    expect(flags).toHaveLength(1);
+    const ours = flags[0].slice('--disable-features='.length).split(',');
+    for (const feature of [...theirs, ...UNUSED_CHROMIUM_FEATURES]) expect(ours, feature).toContain(feature);
+  });
+
+  it('start no page of the browser\'s own user interface beside the check\'s page', async () => {
+    const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: [...CHROMIUM_ARGS], timeout: 120_000 });
+    try {
+      const page = await browser.newPage();
+      await page.setContent('<h1>x</h1>');
+      const cdp = await browser.newBrowserCDPSession();
+      const { targetInfos } = (await cdp.send('Target.getTargets')) as { targetInfos: Array<{ type: string; url: string }> };
+      // Without the flags: two more, chrome://omnibox-popup.top-chrome/ pages of type browser_ui.
+      expect(targetInfos.map((t) => `${t.type} ${t.url}`)).toEqual(['page about:blank']);
+    } finally {
+      await browser.close();
+    }
   });
 });
 
