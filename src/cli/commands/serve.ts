@@ -25,7 +25,7 @@ import {
   secretOfFile,
 } from '../../server/alerts/settings.js';
 import type { PhoneSettings, SenderSettings } from '../../server/alerts/types.js';
-import { bwrapAvailable } from '../../runner/sandbox.js';
+import { probeSandbox, type SandboxAvailability } from '../../runner/sandbox.js';
 
 export interface ServeFlags {
   host: string;
@@ -75,8 +75,11 @@ export interface ServeFlags {
  */
 export const STOP_GRACE_MS = 5_000;
 
-/** `mac serve`: runs the local monitoring API until SIGINT/SIGTERM. */
-export async function run(ctx: CliContext, flags: ServeFlags): Promise<void> {
+/**
+ * `mac serve`: runs the local monitoring API until SIGINT/SIGTERM. `sandbox`: the probe of the
+ * script sandbox when the caller started it already (the CLI does, as this module loads).
+ */
+export async function run(ctx: CliContext, flags: ServeFlags, sandbox: Promise<SandboxAvailability> = probeSandbox()): Promise<void> {
   const options = toOptions(flags);
   // The heap's growth is the process's to set: not when the service runs inside another program.
   if (!ctx.stop) boundHeapGrowth();
@@ -95,6 +98,9 @@ export async function run(ctx: CliContext, flags: ServeFlags): Promise<void> {
       hint: code === 'EADDRINUSE' ? 'another process uses this port; pick one with --port' : undefined,
     });
   }
+  // What the start line says of scripts, and what their runs use: probed meanwhile, in a process
+  // of its own (the store opened, the port bound). A probe cannot fail: its failure is its answer.
+  const scripts = scriptsLine(options.unsafeScripts === true, await sandbox);
   const stopRuns = startRuns(server.ctx);
   // server.close() stops taking requests, then waits for the runs under way (up to the grace,
   // or until a second signal aborts `cut`), then closes the store, which writes what is pending.
@@ -119,7 +125,7 @@ export async function run(ctx: CliContext, flags: ServeFlags): Promise<void> {
   if (options.denyTargets && !options.denyTargets.defaults) {
     lines.push('  network policy: --deny-targets none: checks may reach this service, its database and link-local addresses');
   }
-  lines.push(`  scripts: ${scriptsLine(options.unsafeScripts === true)}`);
+  lines.push(`  scripts: ${scripts}`);
   const imported = server.ctx.store.imported;
   if (imported) lines.push(`  imported ${imported.entries} journal entries; the journal is kept as ${imported.backup}`);
   ctx.output.result(lines.join('\n'));
@@ -248,8 +254,7 @@ function alertsOf(flags: ServeFlags): SenderSettings {
 }
 
 /** How the service will run scripts, for its start line: the one place --unsafe-scripts shows. */
-export function scriptsLine(unsafe: boolean): string {
-  const sandbox = bwrapAvailable();
+export function scriptsLine(unsafe: boolean, sandbox: SandboxAvailability): string {
   if (sandbox.ok) return `sandboxed (bubblewrap: ${sandbox.bwrap})`;
   if (unsafe) return `NOT sandboxed (--unsafe-scripts; ${sandbox.reason}): every account's scripts run as this service's user and can read its files and environment`;
   return `refused (${sandbox.reason}): apt-get install -y bubblewrap, or start with --unsafe-scripts`;
