@@ -2,7 +2,6 @@ import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
 import type { CliContext } from '../context.js';
 import { MacError, UsageError } from '../../errors.js';
-import { createServer } from '../../server/server.js';
 import { parseCount } from '../../config/options.js';
 import { parseAccountHeader } from '../../config/connection.js';
 import { usageHint } from '../help.js';
@@ -10,7 +9,6 @@ import { isPostgresUrl } from '../../server/options.js';
 import { redactUrl } from '../../server/store/postgres.js';
 import { parseDenyTargets } from '../../server/net/policy.js';
 import { DEV_KEY, MAX_PASSWORD_FILE_BYTES, devKeyProblem, parseApiKey, withPassword, parseDatabaseUrl, parseFaults, parseKeysFile, parseRateLimit, type ApiKeySpec, type ServerOptions } from '../../server/options.js';
-import { runsOf, startRuns } from '../../server/runs/runs.js';
 import { parseLogFormat } from '../../server/log.js';
 import { DEFAULT_ALERT_TIMEOUT_MS, DEFAULT_PAGERDUTY_URL, DEFAULT_TWILIO_URL } from '../../schema/serve-defaults.js';
 import {
@@ -83,6 +81,9 @@ export async function run(ctx: CliContext, flags: ServeFlags, sandbox: Promise<S
   const options = toOptions(flags);
   // The heap's growth is the process's to set: not when the service runs inside another program.
   if (!ctx.stop) boundHeapGrowth();
+  // The service itself (its routes, store, runner and alert senders) is loaded once the flags are
+  // known to be good: a refused flag is answered after loading their parsers alone.
+  const [{ createServer }, { runsOf, startRuns }] = await Promise.all([import('../../server/server.js'), import('../../server/runs/runs.js')]);
   // A state file it cannot use throws a StateError (a MacError naming the file), left unchanged.
   const server = createServer(options);
   let url: string;
