@@ -3,7 +3,8 @@
 // `mac serve --no-runs`, and `mac serve` until it listens; against the floor of a bare `node -e 0`.
 // Run after a build: `node bench/cli-start.mjs [--runs N] [--baseline DIR]`, where DIR is another
 // built checkout (its bin/mac.js), measured in the same rounds, side by side, to compare.
-// CPU rather than wall time: on a shared machine the wall time of a start is mostly waiting.
+// CPU rather than wall time: on a shared machine the wall time of a start is mostly waiting (the
+// service's wall time to listening is given too, the builds alternating so that both see the same load).
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -31,9 +32,13 @@ async function cpuOfRun(args, { cwd, env, preload }) {
   return { ms: (user + system) / 1000, user: user / 1000, system: system / 1000, code };
 }
 
-/** `mac serve --port 0 --no-runs` of `bin` until it prints its URL: CPU ms to there (from /proc), and the URL. */
+/**
+ * `mac serve --port 0 --no-runs` of `bin` until it prints its URL: CPU ms to there (from /proc),
+ * wall ms from the spawn to there, and the URL.
+ */
 function serveUntilListening(bin, env, { keep = false } = {}) {
   return new Promise((resolve, reject) => {
+    const started = performance.now();
     const child = spawn(process.execPath, [bin, 'serve', '--port', '0', '--no-runs'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     const timer = setTimeout(() => {
@@ -47,6 +52,7 @@ function serveUntilListening(bin, env, { keep = false } = {}) {
       if (!m) return;
       child.stdout.removeAllListeners('data');
       clearTimeout(timer);
+      const wall = performance.now() - started;
       const stat = await readFile(`/proc/${child.pid}/stat`, 'utf8');
       // Fields after the command name (which may hold spaces): state is field 3, utime 14, stime 15.
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
@@ -59,7 +65,7 @@ function serveUntilListening(bin, env, { keep = false } = {}) {
           process.kill(child.pid, 'SIGTERM');
         });
       if (!keep) await stop();
-      resolve({ ms: user + system, user, system, url: m[1], stop });
+      resolve({ ms: user + system, user, system, wall, url: m[1], stop });
     });
     child.stderr.resume();
   });
@@ -133,6 +139,7 @@ export async function main({ runs = 5, baseline, log = () => {} } = {}) {
         userMs: Math.round(median(ss.map((s) => s.user))),
         systemMs: Math.round(median(ss.map((s) => s.system))),
         samples: ss.map((s) => Math.round(s.ms)),
+        ...(sc.serve ? { medianWallMs: Math.round(median(ss.map((s) => s.wall))) } : {}),
       });
     }
   }
@@ -149,6 +156,9 @@ function printTable(rows) {
     const base = rows.find((r) => r.scenario === s && r.build === 'baseline');
     const fmt = (r) => `${r.medianMs} (${r.userMs}+${r.systemMs})`;
     lines.push([s, fmt(cur), ...(hasBase ? [base ? fmt(base) : '-', base ? (base.medianMs / cur.medianMs).toFixed(2) : '-'] : [])]);
+    if (cur.medianWallMs !== undefined) {
+      lines.push([`${s}: wall ms, median`, String(cur.medianWallMs), ...(hasBase ? [base ? String(base.medianWallMs) : '-', base ? (base.medianWallMs / cur.medianWallMs).toFixed(2) : '-'] : [])]);
+    }
   }
   const w = head.map((_, i) => Math.max(...lines.map((l) => l[i].length)));
   for (const l of lines) console.log(l.map((c, i) => c.padEnd(w[i])).join('  ').trimEnd());

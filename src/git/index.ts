@@ -1,20 +1,23 @@
-/** Git facts a plan records or is scoped by (simple-git); never fails a plan when dir is not a repository. */
+/**
+ * Git facts a plan records or is scoped by; never fails a plan when dir is not a repository.
+ * gitInfo, which every plan and destroy asks, is one `git` process; changedFiles (--changed-since)
+ * loads simple-git when it is asked.
+ */
+import { execFile } from 'node:child_process';
 import { relative, resolve, sep } from 'node:path';
-import { simpleGit } from 'simple-git';
 import { UsageError } from '../errors.js';
 
 /** Commit and branch of the repository holding `dir`, or undefined outside a repository. */
 export async function gitInfo(dir: string): Promise<{ commit?: string; branch?: string } | undefined> {
-  const git = simpleGit({ baseDir: dir });
-  try {
-    if (!(await git.checkIsRepo())) return undefined;
-    const commit = (await git.revparse(['HEAD'])).trim();
-    const branch = (await git.revparse(['--abbrev-ref', 'HEAD'])).trim();
-    return { commit, ...(branch && branch !== 'HEAD' ? { branch } : {}) };
-  } catch {
-    // A repository without commits has no HEAD yet: nothing to record.
-    return undefined;
-  }
+  // Three answers of one process: inside a work tree, the commit of HEAD, its branch ("HEAD" when
+  // detached). Outside a repository, and in one without commits yet (no HEAD), git fails: nothing
+  // to record.
+  const out = await new Promise<string | undefined>((done) => {
+    execFile('git', ['rev-parse', '--is-inside-work-tree', 'HEAD', '--abbrev-ref', 'HEAD'], { cwd: dir, timeout: 30_000, maxBuffer: 64 * 1024, encoding: 'utf8' }, (err, stdout) => done(err ? undefined : stdout));
+  });
+  const [inside, commit, branch] = (out ?? '').split('\n').map((l) => l.trim());
+  if (inside !== 'true' || !commit) return undefined;
+  return { commit, ...(branch && branch !== 'HEAD' ? { branch } : {}) };
 }
 
 /**
@@ -22,6 +25,7 @@ export async function gitInfo(dir: string): Promise<{ commit?: string; branch?: 
  * (not ignored), as paths relative to `dir` with `/` separators.
  */
 export async function changedFiles(dir: string, ref: string): Promise<string[]> {
+  const { simpleGit } = await import('simple-git');
   const git = simpleGit({ baseDir: dir });
   if (!(await git.checkIsRepo().catch(() => false))) {
     throw new UsageError(`--changed-since needs a git repository, and ${dir} is not in one`);

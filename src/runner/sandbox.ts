@@ -121,25 +121,85 @@ let probed: { key: string; result: SandboxAvailability } | undefined;
 /**
  * Whether scripts can run sandboxed: `bwrap` and dash or prlimit exist and a sandbox with every
  * namespace starts (user namespaces may be disabled, e.g. in some containers). Probed once per
- * bwrap path (a few ms), synchronously: it runs once at the service's start.
+ * bwrap path, synchronously when probeSandbox has not answered before (a bwrap start: a few ms
+ * on an idle machine, much more on a loaded one, all of it holding the event loop).
  */
 export function bwrapAvailable(env: NodeJS.ProcessEnv = process.env): SandboxAvailability {
   const bwrap = bwrapPath(env);
-  const key = bwrap ?? '';
+  const key = probeKey(bwrap, env);
   if (probed?.key === key) return probed.result;
-  let result: SandboxAvailability;
-  if (bwrap === null) result = { ok: false, reason: env.MAC_BWRAP ? `MAC_BWRAP=${env.MAC_BWRAP} is not an executable` : 'bwrap is not installed' };
-  else if (!isExecutable(LIMIT_SHELL) && !isExecutable(PRLIMIT)) result = { ok: false, reason: `neither ${LIMIT_SHELL} nor ${PRLIMIT} (util-linux) is installed` };
-  else {
-    const plan = sandboxCommand(['/bin/true'], { workDir: '/', env: {} }, bwrap);
-    const r = spawnSync(plan.file, plan.args, { env: plan.env, uid: plan.uid, gid: plan.gid, encoding: 'utf8', timeout: 10_000, stdio: ['ignore', 'ignore', 'pipe'] });
-    result =
-      r.status === 0
-        ? { ok: true, bwrap }
-        : { ok: false, reason: `${bwrap} cannot start a sandbox: ${(r.error?.message ?? r.stderr ?? `exit code ${r.status}`).trim().split('\n')[0] || `exit code ${r.status}`}` };
+  let result = missingPart(bwrap, env);
+  if (!result) {
+    const plan = sandboxCommand(['/bin/true'], { workDir: '/', env: {} }, bwrap!);
+    const r = spawnSync(plan.file, plan.args, { env: plan.env, uid: plan.uid, gid: plan.gid, encoding: 'utf8', timeout: PROBE_TIMEOUT_MS, stdio: ['ignore', 'ignore', 'pipe'] });
+    result = probeOutcome(bwrap!, r.status, r.error?.message ?? r.stderr);
   }
   probed = { key, result };
   return result;
+}
+
+let probing: { key: string; result: Promise<SandboxAvailability> } | undefined;
+
+/**
+ * The probe of bwrapAvailable without holding the event loop: `mac serve` starts it as its
+ * modules load and its store opens, and awaits it before it says it listens; bwrapAvailable then
+ * answers from it.
+ */
+export function probeSandbox(env: NodeJS.ProcessEnv = process.env): Promise<SandboxAvailability> {
+  const bwrap = bwrapPath(env);
+  const key = probeKey(bwrap, env);
+  if (probed?.key === key) return Promise.resolve(probed.result);
+  if (probing?.key === key) return probing.result;
+  const missing = missingPart(bwrap, env);
+  if (missing) {
+    probed = { key, result: missing };
+    return Promise.resolve(missing);
+  }
+  const plan = sandboxCommand(['/bin/true'], { workDir: '/', env: {} }, bwrap!);
+  const result = new Promise<SandboxAvailability>((resolve) => {
+    let stderr = '';
+    let settled = false;
+    const settle = (status: number | null, detail?: string) => {
+      if (settled) return;
+      settled = true;
+      resolve(probeOutcome(bwrap!, status, detail ?? stderr));
+    };
+    const child = spawn(plan.file, plan.args, { env: plan.env, uid: plan.uid, gid: plan.gid, timeout: PROBE_TIMEOUT_MS, stdio: ['ignore', 'ignore', 'pipe'] });
+    child.stderr.setEncoding('utf8');
+    // Its first line is what the reason shows: a bounded read.
+    child.stderr.on('data', (d: string) => {
+      if (stderr.length < 4096) stderr += d.slice(0, 4096 - stderr.length);
+    });
+    child.on('error', (err) => settle(null, err.message));
+    child.on('close', (status, signal) => settle(status, status === null && signal === 'SIGTERM' ? `no answer within ${PROBE_TIMEOUT_MS / 1000} s` : undefined));
+  }).then((r) => {
+    if (probing?.key === key) probing = undefined;
+    probed = { key, result: r };
+    return r;
+  });
+  probing = { key, result };
+  return result;
+}
+
+/** What a probe's answer holds for: the bwrap path, or (none) the MAC_BWRAP its reason names. */
+function probeKey(bwrap: string | null, env: NodeJS.ProcessEnv): string {
+  return bwrap ?? `none:${env.MAC_BWRAP ?? ''}`;
+}
+
+/** How long a probe's sandbox may take to start and end. */
+const PROBE_TIMEOUT_MS = 10_000;
+
+/** Why there can be no sandbox before starting one: no bwrap, or nothing to set its limits with. */
+function missingPart(bwrap: string | null, env: NodeJS.ProcessEnv): SandboxAvailability | undefined {
+  if (bwrap === null) return { ok: false, reason: env.MAC_BWRAP ? `MAC_BWRAP=${env.MAC_BWRAP} is not an executable` : 'bwrap is not installed' };
+  if (!isExecutable(LIMIT_SHELL) && !isExecutable(PRLIMIT)) return { ok: false, reason: `neither ${LIMIT_SHELL} nor ${PRLIMIT} (util-linux) is installed` };
+  return undefined;
+}
+
+/** What the exit of a probe's sandbox tells (`detail`: its error or its stderr). */
+function probeOutcome(bwrap: string, status: number | null, detail: string | undefined): SandboxAvailability {
+  if (status === 0) return { ok: true, bwrap };
+  return { ok: false, reason: `${bwrap} cannot start a sandbox: ${(detail ?? '').trim().split('\n')[0] || `exit code ${status}`}` };
 }
 
 /**

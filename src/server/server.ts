@@ -14,7 +14,6 @@ import { SubscriberMailer } from './status-pages/fanout.js';
 import { indexSubscriptions } from './status-pages/subscriptions.js';
 import { databaseTarget, policyDispatcher, policyRules } from './net/policy.js';
 import { isPostgresUrl } from './options.js';
-import { serveMetrics, ServiceMetrics } from './metrics/metrics.js';
 
 /** Delay of the first retention step after the service starts listening (ms). */
 export const RETENTION_FIRST_STEP_MS = 5_000;
@@ -58,7 +57,6 @@ export function createServer(partial: Partial<ServerOptions> = {}, extras: AppEx
   ctx.outbox = deliverer;
   // Subscriptions stored before their subscriber records existed get them (once per account).
   indexSubscriptions(store, options.now());
-  if (options.metricsPort !== undefined) ctx.metrics = new ServiceMetrics(store, deliverer);
   const subscriberMail = new SubscriberMailer(ctx);
   ctx.subscriberMail = subscriberMail;
   const closers: Array<() => void | Promise<void>> = [];
@@ -78,7 +76,11 @@ export function createServer(partial: Partial<ServerOptions> = {}, extras: AppEx
     subscriberMail,
     request: (path, init) => Promise.resolve(app.request(path, init)),
     onClose: (fn) => closers.push(fn),
-    listen() {
+    async listen() {
+      // The operator metrics (prom-client and what it loads) only with
+      // --metrics-port; made before the first request, so that every one is counted.
+      const metrics = options.metricsPort !== undefined ? await import('./metrics/metrics.js') : undefined;
+      if (metrics && !ctx.metrics) ctx.metrics = new metrics.ServiceMetrics(store, deliverer);
       const listener = getRequestListener(app.fetch);
       http = createHttpServer(listener);
       const server = http;
@@ -112,8 +114,8 @@ export function createServer(partial: Partial<ServerOptions> = {}, extras: AppEx
           );
         }
         subscriberMail.start();
-        if (ctx.metrics && options.metricsPort !== undefined) {
-          const served = await serveMetrics(ctx.metrics, options.host, options.metricsPort);
+        if (metrics && ctx.metrics && options.metricsPort !== undefined) {
+          const served = await metrics.serveMetrics(ctx.metrics, options.host, options.metricsPort);
           metricsServer = served.server;
           service.metricsUrl = served.url;
         }

@@ -120,6 +120,8 @@ describe('what a start of the CLI loads', () => {
       expect(serve.dist.filter((f) => (/^(plan|apply|render|import|testrun|agent|action|git)\//.test(f) && !START.test(f)) || (f.startsWith('cli/commands/') && f !== 'cli/commands/serve.js'))).toEqual([]);
       // undici is the service's own (alert deliveries, HTTP checks), loaded when they start: not asked about.
       expect(serve.packages.filter((p) => ['simple-git', 'jiti', 'fast-json-patch'].includes(p))).toEqual([]);
+      // On the memory store without --metrics-port: neither SQLite's native module nor the metrics' client.
+      expect(serve.packages.filter((p) => ['libsql', 'pg', 'prom-client'].includes(p))).toEqual([]);
 
       const project = await mkdtemp(join(dir, 'plan-'));
       expect((await runMac(['init', project])).code).toBe(0);
@@ -130,9 +132,22 @@ describe('what a start of the CLI loads', () => {
       expect(plan.dist).toContain('plan/plan.js');
       expect(plan.dist.filter((f) => f.startsWith('server/') || (f.startsWith('cli/commands/') && f !== 'cli/commands/plan.js'))).toEqual([]);
       expect(plan.packages.filter((p) => ['hono', '@hono/node-server', 'pg', 'libsql', 'nodemailer', 'prom-client', 'playwright-core'].includes(p))).toEqual([]);
+      // The plan's git facts are one git process; simple-git only for --changed-since.
+      expect(plan.packages).not.toContain('simple-git');
     } finally {
       await served.stop();
     }
+  });
+});
+
+describe('what a refused start of the service loads', () => {
+  it('mac serve with a wrong flag: the message and exit code 1, without loading the service', async () => {
+    const r = await mac(['serve', '--port', '0', '--time-scale', '0']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('error: --time-scale must be a positive number, not "0"');
+    expect(r.dist).toContain('cli/commands/serve.js');
+    expect(r.dist.filter((f) => f === 'server/server.js' || f === 'server/app.js' || f.startsWith('server/routes/') || f.startsWith('server/runs/') || f.startsWith('runner/http/'))).toEqual([]);
+    expect(r.packages.filter((p) => ['hono', '@hono/node-server', 'undici', 'libsql', 'pg', 'prom-client'].includes(p))).toEqual([]);
   });
 });
 

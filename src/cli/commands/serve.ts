@@ -2,7 +2,6 @@ import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
 import type { CliContext } from '../context.js';
 import { MacError, UsageError } from '../../errors.js';
-import { createServer } from '../../server/server.js';
 import { parseCount } from '../../config/options.js';
 import { parseAccountHeader } from '../../config/connection.js';
 import { usageHint } from '../help.js';
@@ -10,7 +9,6 @@ import { isPostgresUrl } from '../../server/options.js';
 import { redactUrl } from '../../server/store/postgres.js';
 import { parseDenyTargets } from '../../server/net/policy.js';
 import { DEV_KEY, MAX_PASSWORD_FILE_BYTES, devKeyProblem, parseApiKey, withPassword, parseDatabaseUrl, parseFaults, parseKeysFile, parseRateLimit, type ApiKeySpec, type ServerOptions } from '../../server/options.js';
-import { runsOf, startRuns } from '../../server/runs/runs.js';
 import { parseLogFormat } from '../../server/log.js';
 import { DEFAULT_ALERT_TIMEOUT_MS, DEFAULT_PAGERDUTY_URL, DEFAULT_TWILIO_URL } from '../../schema/serve-defaults.js';
 import {
@@ -25,7 +23,7 @@ import {
   secretOfFile,
 } from '../../server/alerts/settings.js';
 import type { PhoneSettings, SenderSettings } from '../../server/alerts/types.js';
-import { bwrapAvailable } from '../../runner/sandbox.js';
+import { probeSandbox, type SandboxAvailability } from '../../runner/sandbox.js';
 
 export interface ServeFlags {
   host: string;
@@ -75,11 +73,17 @@ export interface ServeFlags {
  */
 export const STOP_GRACE_MS = 5_000;
 
-/** `mac serve`: runs the local monitoring API until SIGINT/SIGTERM. */
-export async function run(ctx: CliContext, flags: ServeFlags): Promise<void> {
+/**
+ * `mac serve`: runs the local monitoring API until SIGINT/SIGTERM. `sandbox`: the probe of the
+ * script sandbox when the caller started it already (the CLI does, as this module loads).
+ */
+export async function run(ctx: CliContext, flags: ServeFlags, sandbox: Promise<SandboxAvailability> = probeSandbox()): Promise<void> {
   const options = toOptions(flags);
   // The heap's growth is the process's to set: not when the service runs inside another program.
   if (!ctx.stop) boundHeapGrowth();
+  // The service itself (its routes, store, runner and alert senders) is loaded once the flags are
+  // known to be good: a refused flag is answered after loading their parsers alone.
+  const [{ createServer }, { runsOf, startRuns }] = await Promise.all([import('../../server/server.js'), import('../../server/runs/runs.js')]);
   // A state file it cannot use throws a StateError (a MacError naming the file), left unchanged.
   const server = createServer(options);
   let url: string;
@@ -95,6 +99,9 @@ export async function run(ctx: CliContext, flags: ServeFlags): Promise<void> {
       hint: code === 'EADDRINUSE' ? 'another process uses this port; pick one with --port' : undefined,
     });
   }
+  // What the start line says of scripts, and what their runs use: probed meanwhile, in a process
+  // of its own (the store opened, the port bound). A probe cannot fail: its failure is its answer.
+  const scripts = scriptsLine(options.unsafeScripts === true, await sandbox);
   const stopRuns = startRuns(server.ctx);
   // server.close() stops taking requests, then waits for the runs under way (up to the grace,
   // or until a second signal aborts `cut`), then closes the store, which writes what is pending.
@@ -119,7 +126,7 @@ export async function run(ctx: CliContext, flags: ServeFlags): Promise<void> {
   if (options.denyTargets && !options.denyTargets.defaults) {
     lines.push('  network policy: --deny-targets none: checks may reach this service, its database and link-local addresses');
   }
-  lines.push(`  scripts: ${scriptsLine(options.unsafeScripts === true)}`);
+  lines.push(`  scripts: ${scripts}`);
   const imported = server.ctx.store.imported;
   if (imported) lines.push(`  imported ${imported.entries} journal entries; the journal is kept as ${imported.backup}`);
   ctx.output.result(lines.join('\n'));
@@ -248,8 +255,7 @@ function alertsOf(flags: ServeFlags): SenderSettings {
 }
 
 /** How the service will run scripts, for its start line: the one place --unsafe-scripts shows. */
-export function scriptsLine(unsafe: boolean): string {
-  const sandbox = bwrapAvailable();
+export function scriptsLine(unsafe: boolean, sandbox: SandboxAvailability): string {
   if (sandbox.ok) return `sandboxed (bubblewrap: ${sandbox.bwrap})`;
   if (unsafe) return `NOT sandboxed (--unsafe-scripts; ${sandbox.reason}): every account's scripts run as this service's user and can read its files and environment`;
   return `refused (${sandbox.reason}): apt-get install -y bubblewrap, or start with --unsafe-scripts`;

@@ -62,5 +62,9 @@ export const register: RegisterCommand = (program, ctx) => {
     .option('--twilio-token-file <file>', 'file holding the Twilio auth token')
     .option('--phone-from <number>', 'E.164 number SMS and calls come from')
     .option('--alert-timeout <ms>', 'how long one delivery attempt of an alert or mail may take', String(DEFAULT_ALERT_TIMEOUT_MS))
-    .action(async (flags: ServeFlags) => (await import('../commands/serve.js')).run(ctx, flags));
+    .action(async (flags: ServeFlags) => {
+      // The sandbox's probe (a bwrap process) runs while the service's modules load.
+      const sandbox = import('../../runner/sandbox.js').then((m) => m.probeSandbox());
+      return (await import('../commands/serve.js')).run(ctx, flags, sandbox);
+    });
 };

@@ -1,4 +1,5 @@
-import Database from 'libsql';
+import { createRequire } from 'node:module';
+import type Database from 'libsql';
 import { QUEUE_KINDS, checkOf, revisionOf, setPath, timeOf, type Backend, type IndexedKinds, type LeasedRecord, type RecordQuery, type StoreCommit, type StoredRecord } from './backend.js';
 import { MemoryBackend } from './memory.js';
 import { FIGURE_COLUMNS, aggregateRows, figureConditions, aggregateSql, figureValues, type AggregateDialect, type AggregateQuery, type AggregateRow } from './aggregate.js';
@@ -7,6 +8,16 @@ import { AsyncReader } from './reader.js';
 import { HISTOGRAM_THRESHOLDS, ROLLUP_KIND, ROLLUP_SPANS, cellOfRow, rollupSelect, type RollupCell, type RollupQuery } from './rollup.js';
 
 type Db = InstanceType<typeof Database>;
+
+/**
+ * libsql (a native module) is loaded when a SQLite database is opened: a service on the memory
+ * store, and every command of the CLI that reaches this module, do without it.
+ */
+let libsql: typeof Database | undefined;
+function openDatabase(path: string): Db {
+  libsql ??= createRequire(import.meta.url)('libsql') as typeof Database;
+  return new libsql(path);
+}
 type Row = unknown[];
 
 /**
@@ -148,7 +159,7 @@ export class SqliteBackend implements Backend {
   static open(path: string, indexed: IndexedKinds): SqliteBackend {
     let db: Db;
     try {
-      db = new Database(path);
+      db = openDatabase(path);
     } catch (err) {
       throw new StateError(`${path}: cannot open the database: ${(err as Error).message}`, 'check that the directory exists and is writable', { cause: err });
     }

@@ -43,4 +43,19 @@ describe('src/git', () => {
     expect(await gitInfo(plain)).toBeUndefined();
     await expect(changedFiles(plain, 'HEAD')).rejects.toThrow(/not in one/);
   });
+
+  it('records the commit of HEAD and its branch; a detached HEAD has no branch, a repository without commits nothing', async () => {
+    const dir = await repo();
+    const git = simpleGit({ baseDir: dir });
+    await git.checkoutLocalBranch('feature/x');
+    const head = (await git.revparse(['HEAD'])).trim();
+    expect(await gitInfo(join(dir, 'monitoring'))).toEqual({ commit: head, branch: 'feature/x' });
+    await git.checkout(['--detach', 'HEAD']);
+    expect(await gitInfo(dir)).toEqual({ commit: head });
+    const empty = await mkdtemp(join(tmpdir(), 'mac-git-empty-'));
+    await simpleGit({ baseDir: empty }).init();
+    expect(await gitInfo(empty)).toBeUndefined();
+    // Inside the .git folder is not a work tree.
+    expect(await gitInfo(join(dir, '.git'))).toBeUndefined();
+  });
 });
