@@ -95,6 +95,9 @@ export function createServer(partial: Partial<ServerOptions> = {}, extras: AppEx
           http = undefined;
           throw err;
         }
+        // The reads of the public pages are answered by a thread of their own: started now, so
+        // that the first page after a start does not wait for it to boot (not awaited).
+        void ctx.store.warmReads();
         // The first retention step waits until the service listens, and a little more.
         retention?.start(options.retention.firstMs ?? RETENTION_FIRST_STEP_MS);
         // What the queue holds (from before a restart too) goes out once the service is up. Alerts

@@ -50,6 +50,20 @@ export class AsyncReader {
     });
   }
 
+  /**
+   * Starts the thread and opens its connection now, not at the first read: a thread boots its
+   * runtime, loads its database driver and opens its connection (hundreds of milliseconds, seconds
+   * on a loaded machine), which the first page after a start would otherwise wait for. Resolves
+   * once a first trivial statement was answered; never rejects (a failure shows at the next read).
+   */
+  warm(): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    return this.run('SELECT 1', [], { kind: 'rows' }).then(
+      () => undefined,
+      () => undefined,
+    );
+  }
+
   /** Posts the reads asked this turn to the thread. */
   private post(worker: Worker): void {
     const batch = this.outbox;

@@ -215,6 +215,10 @@ export class SqliteBackend implements Backend {
     return finish(await this.reader.run<Row[]>(sql, args, { kind: 'rows' }));
   }
 
+  warmReads(): Promise<void> {
+    return this.reader ? this.reader.warm() : Promise.resolve();
+  }
+
   async aggregateAsync(account: string, kind: string, q: AggregateQuery): Promise<AggregateRow[]> {
     if (!this.reader) return this.aggregate(account, kind, q);
     const spec = this.indexed[kind];
