@@ -53,12 +53,14 @@ export class AsyncReader {
   /**
    * Starts the thread and opens its connection now, not at the first read: a thread boots its
    * runtime, loads its database driver and opens its connection (hundreds of milliseconds, seconds
-   * on a loaded machine), which the first page after a start would otherwise wait for. Resolves
-   * once a first trivial statement was answered; never rejects (a failure shows at the next read).
+   * on a loaded machine), which the first page after a start would otherwise wait for. One
+   * trivial statement per connection, asked at once (a PostgreSQL pool opens each of its
+   * connections); resolves once they were answered, never rejects (a failure shows at the next read).
    */
   warm(): Promise<void> {
     if (this.closed) return Promise.resolve();
-    return this.run('SELECT 1', [], { kind: 'rows' }).then(
+    const connections = this.setup.driver === 'postgres' ? Math.max(1, this.setup.connections ?? 1) : 1;
+    return Promise.all(Array.from({ length: connections }, () => this.run('SELECT 1', [], { kind: 'rows' }))).then(
       () => undefined,
       () => undefined,
     );
