@@ -439,7 +439,27 @@ function migrate(db: Db, path: string): void {
       db.exec(`PRAGMA user_version = ${v + 1}`);
     }).immediate();
   }
-  if (upgrading) process.stderr.write(`mac serve: upgraded ${path} to schema version ${SCHEMA_VERSION} in ${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
+  if (upgrading) {
+    analyzeNewIndexes(db);
+    process.stderr.write(`mac serve: upgraded ${path} to schema version ${SCHEMA_VERSION} in ${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
+  }
+}
+
+/**
+ * Statistics for the indexes a migration created, when the database holds statistics of the
+ * others (someone ran ANALYZE; mac serve never does). Without, the query planner would take an
+ * index with none for the most selective (an index without statistics is assumed to narrow to
+ * a few rows): a check's figures read from records_check and the table instead of the covering
+ * records_figures. A database without statistics stays without (the planner's defaults choose well).
+ */
+function analyzeNewIndexes(db: Db): void {
+  if (Number(scalar(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'sqlite_stat1'")) === 0) return;
+  const missing = db
+    .prepare("SELECT name FROM sqlite_master m WHERE type = 'index' AND tbl_name = 'records' AND sql IS NOT NULL AND NOT EXISTS (SELECT 1 FROM sqlite_stat1 s WHERE s.idx = m.name)")
+    .raw()
+    .all() as Row[];
+  if (missing.length === 0 || Number(scalar(db, "SELECT count(*) FROM sqlite_stat1 WHERE tbl = 'records'")) === 0) return;
+  for (const [name] of missing) db.exec(`ANALYZE "${String(name).replaceAll('"', '""')}"`);
 }
 
 /**
