@@ -402,7 +402,7 @@ function sqliteRollupSql(account: string, kind: string, q: RollupQuery): { sql: 
 }
 
 /** The reduction of aggregate.ts spelled for SQLite (numbered parameters). */
-const SQLITE_AGGREGATE: AggregateDialect = {
+export const SQLITE_AGGREGATE: AggregateDialect = {
   param: (i) => `?${i}`,
   bucket: (from, width) => `CAST((at - ${from}) / ${width} AS INTEGER)`,
   list: (column) => `group_concat(${column})`,
