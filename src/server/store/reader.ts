@@ -22,7 +22,7 @@ export class AsyncReader {
 
   /**
    * `failed` turns an error of the database into the error the read rejects with (the store's
-   * outage handling); the worker starts at the first read.
+   * outage handling); the worker starts at the first read, or at `warm`.
    */
   constructor(
     private readonly setup: ReaderSetup,
