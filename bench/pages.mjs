@@ -189,7 +189,23 @@ async function traffic(svc) {
   };
 }
 
+/**
+ * The bench's own first fetch starts undici in this process (a second or more on a loaded
+ * machine): paid once on a local server, so that no pass counts it as the service's time.
+ */
+async function warmClient() {
+  const { createServer: createHttp } = await import('node:http');
+  const srv = createHttp((_req, res) => res.end('ok'));
+  await new Promise((resolve) => srv.listen(0, '127.0.0.1', resolve));
+  try {
+    await (await fetch(`http://127.0.0.1:${srv.address().port}/`)).text();
+  } finally {
+    srv.close();
+  }
+}
+
 async function measure(name, stateArgs, stateFile, seed) {
+  await warmClient();
   const out = { store: name };
   if (seed) {
     const setup = await configure(stateFile);

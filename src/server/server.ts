@@ -84,10 +84,21 @@ export function createServer(partial: Partial<ServerOptions> = {}, extras: AppEx
       const listener = getRequestListener(app.fetch);
       http = createHttpServer(listener);
       const server = http;
-      return new Promise<number>((resolve, reject) => {
+      // What the first requests would otherwise wait for is made ready before the service
+      // listens, side by side: the alerts' HTTP client (undici, behind the network policy's
+      // dispatcher), whose modules took hundreds of milliseconds of the main thread on a loaded
+      // machine, and the thread of the public pages' reads with its connections (store/reader.ts),
+      // which booted at the first page.
+      const dispatcher = extras.senders
+        ? null
+        : policyDispatcher(ctx.policy).catch((err: unknown) => {
+            onInternalError(err);
+            return null;
+          });
+      return Promise.all([dispatcher, ctx.store.warmReads()]).then(() => new Promise<number>((resolve, reject) => {
         server.once('error', reject);
         server.listen(options.port, options.host, () => resolve((server.address() as AddressInfo).port));
-      }).then(async (port) => {
+      })).then(async (port) => {
         // No check runs before its policy knows the service's port.
         try {
           const database = options.stateFile && isPostgresUrl(options.stateFile) ? databaseTarget(options.stateFile) : null;
@@ -104,14 +115,11 @@ export function createServer(partial: Partial<ServerOptions> = {}, extras: AppEx
         // made once undici is loaded (not awaited here: the service answers meanwhile).
         if (extras.senders) deliverer.start();
         else {
-          policyDispatcher(ctx.policy).then(
-            (dispatcher) => {
-              if (closing) return;
-              deliverer.useSenders(createSenders({ ...options.alerts, dispatcher }));
-              deliverer.start();
-            },
-            (err: unknown) => onInternalError(err),
-          );
+          void dispatcher?.then((made) => {
+            if (closing || !made) return;
+            deliverer.useSenders(createSenders({ ...options.alerts, dispatcher: made }));
+            deliverer.start();
+          });
         }
         subscriberMail.start();
         if (metrics && ctx.metrics && options.metricsPort !== undefined) {

@@ -177,6 +177,8 @@ export interface Backend {
    */
   queryAsync?(account: string, kind: string, q: RecordQuery): Promise<Array<[string, StoredRecord]>>;
   aggregateAsync?(account: string, kind: string, q: AggregateQuery): Promise<AggregateRow[]>;
+  /** Starts what answers the asynchronous reads (a thread and its connections) ahead of the first read; never rejects. */
+  warmReads?(): Promise<void>;
   /**
    * The cells of one check's results per hour and day (rollup.ts), kept in the transaction of
    * every write of a result. Absent: the figures are reduced from the results themselves.

@@ -366,6 +366,10 @@ export class PostgresBackend implements Backend {
     return finish(await this.reader.run<Array<[string, unknown]>>(sql, args, { kind: 'json' }));
   }
 
+  warmReads(): Promise<void> {
+    return this.reader ? this.reader.warm() : Promise.resolve();
+  }
+
   async aggregateAsync(account: string, kind: string, q: AggregateQuery): Promise<AggregateRow[]> {
     if (!this.reader) return this.aggregate(account, kind, q);
     const spec = this.indexed[kind];

@@ -8,8 +8,7 @@
  * query's records are done here too: the main thread receives the small result.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import Database from 'libsql';
-import pg from 'pg';
+import type DatabaseType from 'libsql';
 import { aggregateRows, type AggregateQuery } from './aggregate.js';
 import { cellOfRow } from './rollup.js';
 
@@ -36,13 +35,15 @@ const setup = workerData as ReaderSetup;
 let run: (sql: string, args: unknown[]) => Promise<unknown[][]>;
 let close: () => Promise<void>;
 
+// Only the driver of this store is loaded (the thread starts faster without the other's modules).
 if (setup.driver === 'sqlite') {
+  const { default: Database } = await import('libsql');
   const db = new Database(setup.target);
   // This connection never writes (libsql has no read-only open); a read waits for a writer's
   // checkpoint at most this long instead of failing at once.
   db.exec('PRAGMA query_only = 1');
   db.exec('PRAGMA busy_timeout = 5000');
-  const statements = new Map<string, Database.Statement<unknown[]>>();
+  const statements = new Map<string, DatabaseType.Statement<unknown[]>>();
   run = async (sql, args) => {
     let s = statements.get(sql);
     if (!s) {
@@ -57,6 +58,7 @@ if (setup.driver === 'sqlite') {
     db.close();
   };
 } else {
+  const { default: pg } = await import('pg');
   const types = {
     // int8 (counts, epoch ms, seq) as numbers: every value stored fits in 2^53.
     getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === 20 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text'))) as typeof pg.types.getTypeParser,

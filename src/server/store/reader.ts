@@ -22,7 +22,7 @@ export class AsyncReader {
 
   /**
    * `failed` turns an error of the database into the error the read rejects with (the store's
-   * outage handling); the worker starts at the first read.
+   * outage handling); the worker starts at the first read, or at `warm`.
    */
   constructor(
     private readonly setup: ReaderSetup,
@@ -48,6 +48,22 @@ export class AsyncReader {
       this.outbox.push({ id, sql, args, post });
       if (this.outbox.length === 1) queueMicrotask(() => this.post(worker));
     });
+  }
+
+  /**
+   * Starts the thread and opens its connection now, not at the first read: a thread boots its
+   * runtime, loads its database driver and opens its connection (hundreds of milliseconds, seconds
+   * on a loaded machine), which the first page after a start would otherwise wait for. One
+   * trivial statement per connection, asked at once (a PostgreSQL pool opens each of its
+   * connections); resolves once they were answered, never rejects (a failure shows at the next read).
+   */
+  warm(): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    const connections = this.setup.driver === 'postgres' ? Math.max(1, this.setup.connections ?? 1) : 1;
+    return Promise.all(Array.from({ length: connections }, () => this.run('SELECT 1', [], { kind: 'rows' }))).then(
+      () => undefined,
+      () => undefined,
+    );
   }
 
   /** Posts the reads asked this turn to the thread. */

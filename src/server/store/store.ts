@@ -214,6 +214,14 @@ export class Store {
     return this.backend.aggregateAsync ? this.backend.aggregateAsync(account, kind, q) : this.backend.aggregate(account, kind, q);
   }
 
+  /**
+   * Starts the thread of the asynchronous reads and its connections now (a service calls this
+   * when it starts listening), so that the first public page does not wait for them to start.
+   */
+  warmReads(): Promise<void> {
+    return this.backend.warmReads ? this.backend.warmReads() : Promise.resolve();
+  }
+
   /** Whether the backend keeps cells of results per hour and day (rollup.ts). */
   get rollupsKept(): boolean {
     return typeof this.backend.rollups === 'function';
