@@ -1,18 +1,31 @@
-/** Git facts a plan records or is scoped by (simple-git); never fails a plan when dir is not a repository. */
+/** Git facts a plan records or is scoped by; never fails a plan when dir is not a repository. */
+import { execFile } from 'node:child_process';
 import { relative, resolve, sep } from 'node:path';
-import { simpleGit } from 'simple-git';
 import { UsageError } from '../errors.js';
 
-/** Commit and branch of the repository holding `dir`, or undefined outside a repository. */
+/** What one `git rev-parse` may print (a commit id, a branch name): more is not an answer. */
+const REV_PARSE_MAX_BYTES = 64 * 1024;
+
+/** Runs `git ARGS` in `dir`; resolves to what it printed, rejects when it fails or cannot start. */
+function runGit(dir: string, args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile('git', args, { cwd: dir, encoding: 'utf8', maxBuffer: REV_PARSE_MAX_BYTES, windowsHide: true }, (err, stdout) => (err ? reject(err) : resolve(stdout)));
+  });
+}
+
+/**
+ * Commit and branch of the repository holding `dir`, or undefined outside a repository (or
+ * without git). Every plan asks, so it runs `git rev-parse` itself: loading simple-git costs
+ * more CPU than the three commands.
+ */
 export async function gitInfo(dir: string): Promise<{ commit?: string; branch?: string } | undefined> {
-  const git = simpleGit({ baseDir: dir });
   try {
-    if (!(await git.checkIsRepo())) return undefined;
-    const commit = (await git.revparse(['HEAD'])).trim();
-    const branch = (await git.revparse(['--abbrev-ref', 'HEAD'])).trim();
+    if ((await runGit(dir, ['rev-parse', '--is-inside-work-tree'])).trim() !== 'true') return undefined;
+    const commit = (await runGit(dir, ['rev-parse', 'HEAD'])).trim();
+    const branch = (await runGit(dir, ['rev-parse', '--abbrev-ref', 'HEAD'])).trim();
     return { commit, ...(branch && branch !== 'HEAD' ? { branch } : {}) };
   } catch {
-    // A repository without commits has no HEAD yet: nothing to record.
+    // Not a repository, no git, or a repository without commits (no HEAD yet): nothing to record.
     return undefined;
   }
 }
@@ -22,6 +35,8 @@ export async function gitInfo(dir: string): Promise<{ commit?: string; branch?: 
  * (not ignored), as paths relative to `dir` with `/` separators.
  */
 export async function changedFiles(dir: string, ref: string): Promise<string[]> {
+  // Loaded only here: a plan without --changed-since does not need it.
+  const { simpleGit } = await import('simple-git');
   const git = simpleGit({ baseDir: dir });
   if (!(await git.checkIsRepo().catch(() => false))) {
     throw new UsageError(`--changed-since needs a git repository, and ${dir} is not in one`);
