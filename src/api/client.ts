@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { Agent, request } from 'undici';
+import { Agent, request } from './undici-parts.js';
 import { ApiError, BadResponseError, NetworkError, apiErrorFromResponse, networkError, printable, shownUrl } from './errors.js';
 import { DEFAULT_RATE_LIMIT, systemClock, type Clock, type RateLimit } from './rate-limit.js';
 import { parseRetryAfter, retryDelay } from './retry.js';
