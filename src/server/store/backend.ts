@@ -204,6 +204,11 @@ export interface Backend {
   commitManyAsync?(entries: readonly StoreCommit[], done: (error?: unknown) => void): void;
   settleSent?(): void;
   /**
+   * Starts what `commitManyAsync` sends to (SQLite's writer thread) and resolves once it is ready;
+   * until then `commitManyAsync` writes at once, as `commitMany`.
+   */
+  writerStarted?(): Promise<void>;
+  /**
    * Whether a synchronous read made after `commitManyAsync` sees the batch even before it is
    * answered (true: one connection answering in order, PostgreSQL's; false: another connection,
    * SQLite's writer thread, so a read of a kind under way waits for the batch first).

@@ -14,7 +14,8 @@ export type WriterRow = [string, unknown[]];
 /** A batch to write, or the end of the thread. */
 export type WriterRequest = { id: number; rows: WriterRow[] } | { id: number; close: true };
 
-export type WriterAnswer = { id: number } | { id: number; error: string; code?: string };
+/** A batch's answer; id 0 (`ready`) tells that the thread started. */
+export type WriterAnswer = { id: number; ready?: true } | { id: number; error: string; code?: string };
 
 export interface WriterSetup {
   file: string;
@@ -25,6 +26,7 @@ export interface WriterSetup {
 }
 
 const { file, sql, flag, port } = workerData as WriterSetup;
+// [0]: the id of the last batch answered; [1]: 1 once the thread is ready for batches.
 const done = new Int32Array(flag);
 let db: InstanceType<typeof Database> | undefined;
 let statements: Map<string, Database.Statement<unknown[]>> | undefined;
@@ -40,6 +42,18 @@ function open(): { db: InstanceType<typeof Database>; statements: Map<string, Da
   db = c;
   return { db: c, statements };
 }
+
+// Ready once the connection is open and its statements prepared: until then the main thread
+// writes its batches itself rather than wait for this thread's start (seconds on a loaded
+// machine). A connection that cannot open is reported by the first batch (opened again there).
+try {
+  open();
+} catch {
+  db = undefined;
+  statements = undefined;
+}
+Atomics.store(done, 1, 1);
+port.postMessage({ id: 0, ready: true } satisfies WriterAnswer);
 
 port.on('message', (req: WriterRequest) => {
   let answer: WriterAnswer;

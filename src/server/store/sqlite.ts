@@ -298,7 +298,9 @@ export class SqliteBackend implements Backend {
    */
   commitManyAsync(entries: readonly StoreCommit[], done: (error?: unknown) => void): void {
     const plain = entries.every((e) => !e.e?.length && (e.o ?? []).every((op) => op[0] !== 'x' && this.indexed[op[1]] !== undefined));
-    const writer = plain ? this.startWriter() : undefined;
+    // A writer thread not ready yet (starting): written here and now, not sent to wait for it.
+    const started = plain ? this.startWriter() : undefined;
+    const writer = started?.ready ? started : undefined;
     if (!writer) {
       try {
         this.commitMany(entries);
@@ -330,6 +332,14 @@ export class SqliteBackend implements Backend {
   /** Blocks until every batch sent to the writer thread is answered. */
   settleSent(): void {
     this.writer?.settle();
+  }
+
+  /**
+   * Starts the writer thread (a database with a file) and resolves once it is ready for batches;
+   * until then the group commit is written on this connection.
+   */
+  writerStarted(): Promise<void> {
+    return this.startWriter()?.started ?? Promise.resolve();
   }
 
   private startWriter(): SqliteWriter | undefined {
@@ -598,19 +608,25 @@ class SqliteWriter {
   private readonly sent = new Map<number, { answer: (err?: Error) => void; timer: NodeJS.Timeout }>();
   /** The thread failed (or ended): the batches under way failed, the next one starts another thread. */
   broken = false;
+  /** Resolves once the thread is ready for batches (or ended before). */
+  readonly started: Promise<void>;
+  private onStarted!: () => void;
 
   constructor(url: URL, file: string, sql: Record<string, string>) {
     const { port1, port2 } = new MessageChannel();
-    const flag = new SharedArrayBuffer(4);
+    const flag = new SharedArrayBuffer(8);
     this.done = new Int32Array(flag);
     this.port = port1;
+    this.started = new Promise<void>((resolve) => (this.onStarted = resolve));
     this.worker = new Worker(url, { workerData: { file, sql, flag, port: port2 }, transferList: [port2] });
     this.worker.unref();
     this.port.on('message', (a: WriterAnswer) => this.answered(a));
-    this.port.unref();
+    // Ref'd until the thread tells it started: `started` may be all a start awaits.
     const lost = (err: Error) => {
       this.broken = true;
+      this.onStarted();
       for (const id of [...this.sent.keys()]) this.answered({ id, error: err.message });
+      this.port.unref();
     };
     this.worker.on('error', lost);
     this.worker.on('exit', (code) => lost(new Error(`the SQLite writer thread ended (exit code ${code})`)));
@@ -623,6 +639,15 @@ class SqliteWriter {
     // Ref'd while a batch is under way: its answer may be all that a stop awaits (as PostgreSQL's).
     this.port.ref();
     this.port.postMessage({ id, rows } satisfies WriterRequest);
+  }
+
+  /**
+   * Whether the thread is ready for batches: before, a batch sent would wait for the thread's
+   * start (a worker and its modules loaded, the connection opened: seconds on a loaded machine),
+   * and a synchronous write after it would hold the event loop that long.
+   */
+  get ready(): boolean {
+    return !this.broken && Atomics.load(this.done, 1) === 1;
   }
 
   /** Blocks until every batch sent is answered (bounded by WRITE_TIMEOUT_MS), and takes their answers. */
@@ -641,10 +666,15 @@ class SqliteWriter {
   }
 
   private answered(a: WriterAnswer): void {
+    if ('ready' in a) {
+      if (this.sent.size === 0) this.port.unref();
+      this.onStarted();
+      return;
+    }
     const waiting = this.sent.get(a.id);
     if (!waiting) return;
     this.sent.delete(a.id);
-    if (this.sent.size === 0) this.port.unref();
+    if (this.sent.size === 0 && Atomics.load(this.done, 1) === 1) this.port.unref();
     clearTimeout(waiting.timer);
     waiting.answer('error' in a ? Object.assign(new Error(a.error), { code: a.code }) : undefined);
   }

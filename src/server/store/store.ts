@@ -519,6 +519,15 @@ export class Store {
    */
   claimsUnderWay = 0;
 
+  /**
+   * Starts the database's writer thread where the group commit has one (SQLite with a file) and
+   * resolves once it is ready: batches sent before are written on this thread's connection, so
+   * that no write waits for the thread's start.
+   */
+  writesStarted(): Promise<void> {
+    return this.backend.writerStarted?.() ?? Promise.resolve();
+  }
+
   /** Claims under way (claimRunsAsync): resolves once every one was answered and released. */
   claimsSettled(): Promise<void> {
     return this.claimTail;

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import Database from 'libsql';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { GROUP_COMMIT_MS, Store } from '../../../src/server/store/store.js';
+import { GROUP_COMMIT_MAX_OPS, GROUP_COMMIT_MS, Store } from '../../../src/server/store/store.js';
 import type { IndexedKinds } from '../../../src/server/store/backend.js';
 import { pgDatabase } from '../../helpers/pg-url.js';
 
@@ -264,6 +264,8 @@ describe('writes that do not hold the event loop (SQLite)', () => {
     s.onError = (e) => errors.push(e);
     const other = new Database(file);
     try {
+      // The writer thread ready first (a batch sent before is written on this thread: below).
+      await s.writesStarted();
       deferredPut(s, 'r0');
       s.flush();
       // Another connection takes the write lock of the file for 500 ms (released by a timer: a
@@ -288,6 +290,42 @@ describe('writes that do not hold the event loop (SQLite)', () => {
     } finally {
       if (other.inTransaction) other.exec('ROLLBACK');
       other.close();
+      s.close();
+    }
+  });
+});
+
+describe('the writer thread starting (SQLite)', () => {
+  it('a batch sent before the thread is ready is written at once on this thread; once ready, batches go to the thread', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'mac-async-writes-')), 'state.db');
+    const s = Store.open(file, IDX);
+    const errors: unknown[] = [];
+    s.onError = (e) => errors.push(e);
+    const full = (prefix: string) => {
+      // A full batch is sent in the same turn (the bound of the group commit), before any answer
+      // of the thread can be taken.
+      for (let i = 0; i < GROUP_COMMIT_MAX_OPS; i++) deferredPut(s, `${prefix}${i}`);
+    };
+    try {
+      // The thread is started by the first batch and cannot be ready in this turn. Sent to it,
+      // the batch waited for its start (a worker and its modules loaded, a connection opened:
+      // seconds on a loaded machine), and so did the next synchronous write, holding the event
+      // loop: the scheduler passed over due times meanwhile.
+      full('a');
+      expect(s.pendingOperations).toBe(0);
+      await s.writesStarted();
+      full('b');
+      // Ready: sent to the thread, answered later.
+      expect(s.pendingOperations).toBe(GROUP_COMMIT_MAX_OPS);
+      expect(await until(() => s.pendingOperations === 0)).toBe(true);
+      expect(errors).toEqual([]);
+      const other = new Database(file, { readonly: true });
+      try {
+        expect(other.prepare("SELECT count(*) FROM records WHERE kind = 'results'").raw().get()).toEqual([2 * GROUP_COMMIT_MAX_OPS]);
+      } finally {
+        other.close();
+      }
+    } finally {
       s.close();
     }
   });
