@@ -48,6 +48,9 @@ export interface MacServer {
 export function createServer(partial: Partial<ServerOptions> = {}, extras: AppExtras = {}): MacServer {
   const options = resolveServerOptions(partial);
   const store = options.stateFile ? Store.open(options.stateFile, RUN_INDEX) : Store.memory(RUN_INDEX);
+  // The writer thread of the group commit starts now, before the first batch (which would
+  // otherwise be written on this thread while it starts).
+  void store.writesStarted();
   const ctx = createContext(options, store);
   const onInternalError = (err: unknown) => process.stderr.write(`mac serve: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   // A failed group commit of run data (kept and retried, or dropped with its count).

@@ -43,6 +43,9 @@ describe.each([
       await s.stop('SIGTERM');
       await target.close();
     }
+    // The stop ran to its end (claims answered, sessions waited for, the store closed): an exit
+    // before it, with nothing left that kept the process alive, loses the writes still pending.
+    expect(s.exitCode(), s.log()).toBe(0);
     expect(s.log()).not.toMatch(/internal error|run failed/);
     const store = Store.open(db.startsWith('sqlite:') ? db.slice('sqlite:'.length) : db, RUN_INDEX);
     try {

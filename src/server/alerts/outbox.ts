@@ -32,6 +32,12 @@ export interface OutboxItem {
   /** Attempts made. */
   attempts: number;
   createdAt: string;
+  /**
+   * Set while the item waits for an earlier alert of its channel and check (the id of that one):
+   * the delivery of that alert makes it due at once. Only an item that waits is moved so, never
+   * one that a taker holds (see Deliverer.deliver).
+   */
+  waitsFor?: string;
   work: OutboxWork;
 }
 
@@ -171,8 +177,9 @@ export class Deliverer {
   private readonly inFlight = new Set<Promise<void>>();
   /** Per channel (mails: one lane): deliveries under way, and leased items waiting for a slot of it. */
   private readonly lanes = new Map<string, { busy: number; queue: Array<{ account: string; item: OutboxItem; leasedAt: number }> }>();
-  /** Items leased and not finished on this instance (under way or waiting in a lane). */
+  /** Items leased and not finished on this instance (under way or waiting in a lane), and their ids. */
   private held = 0;
+  private readonly heldIds = new Set<string>();
 
   /** Deliveries being sent now (the operator metrics). */
   get sending(): number {
@@ -259,26 +266,28 @@ export class Deliverer {
     this.running = true;
     this.again = false;
     this.lastTaken = 0;
-    try {
-      const room = MAX_HELD - this.held;
-      if (room > 0) {
-        const now = this.ctx.options.now();
-        const taken = this.ctx.store.lease(RUN_COLL.outbox, now, now + LEASE_MS, room);
+    const room = MAX_HELD - this.held;
+    const now = this.ctx.options.now();
+    // The lease is answered without holding the event loop on a database in another thread.
+    const leased = room > 0 ? Promise.resolve().then(() => this.ctx.store.leaseAsync(RUN_COLL.outbox, now, now + LEASE_MS, room)) : Promise.resolve([]);
+    void leased
+      .then((taken) => {
         this.lastTaken = taken.length;
+        // Stopped meanwhile: what was leased is due again when its lease ends.
+        if (this.stopped) return;
         for (const { account, record } of taken) this.begin(account, record as unknown as OutboxItem, now);
         // A full batch: more may be due.
-        if (taken.length === room) this.again = true;
-      }
-    } catch (err) {
-      this.ctx.log.event('outbox.error', { reason: err instanceof Error ? err.message : String(err) }, 'error');
-    } finally {
-      this.running = false;
-      for (const resolve of this.passWaiters.splice(0)) resolve();
-    }
-    if (this.stopped) return;
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.pass(), this.again && this.held < MAX_HELD ? 0 : POLL_MS);
-    this.timer.unref();
+        if (room > 0 && taken.length === room) this.again = true;
+      })
+      .catch((err: unknown) => this.ctx.log.event('outbox.error', { reason: err instanceof Error ? err.message : String(err) }, 'error'))
+      .finally(() => {
+        this.running = false;
+        for (const resolve of this.passWaiters.splice(0)) resolve();
+        if (this.stopped) return;
+        clearTimeout(this.timer);
+        this.timer = setTimeout(() => this.pass(), this.again && this.held < MAX_HELD ? 0 : POLL_MS);
+        this.timer.unref();
+      });
   }
 
   private begin(account: string, item: OutboxItem, nowMs: number): void {
@@ -286,13 +295,15 @@ export class Deliverer {
     if (before) {
       // A recovery never overtakes its failure (PagerDuty would resolve nothing, then page): it
       // waits for it, and is released the moment the failure is done (see deliver).
-      this.write(account, item.id, (tx) => tx.put(RUN_COLL.outbox, item.id, { ...item, dueAt: new Date(Math.max(nowMs, Date.parse(before.dueAt)) + 1000).toISOString() } as unknown as StoredRecord));
+      const waiting: OutboxItem = { ...item, dueAt: new Date(Math.max(nowMs, Date.parse(before.dueAt)) + 1000).toISOString(), waitsFor: before.id };
+      this.write(account, item.id, (tx) => tx.put(RUN_COLL.outbox, item.id, waiting as unknown as StoredRecord));
       return;
     }
     const key = item.work.type === 'alert' ? `${account}\u0000${item.work.channelId}` : 'mail';
     let lane = this.lanes.get(key);
     if (!lane) this.lanes.set(key, (lane = { busy: 0, queue: [] }));
     this.held += 1;
+    this.heldIds.add(item.id);
     if (lane.busy >= MAX_IN_FLIGHT_PER_CHANNEL) lane.queue.push({ account, item, leasedAt: Date.now() });
     else this.launch(key, lane, account, item);
   }
@@ -305,13 +316,13 @@ export class Deliverer {
         this.inFlight.delete(p);
         lane.busy -= 1;
         this.held -= 1;
+        this.heldIds.delete(item.id);
         // The next item of this channel; one whose lease is about to end is left to be taken again.
         while (!this.stopped && lane.queue.length > 0 && lane.busy < MAX_IN_FLIGHT_PER_CHANNEL) {
           const next = lane.queue.shift()!;
-          if (Date.now() - next.leasedAt < LEASE_MS / 2) {
-            this.held -= 1;
-            this.begin(next.account, next.item, this.ctx.options.now());
-          } else this.held -= 1;
+          this.held -= 1;
+          this.heldIds.delete(next.item.id);
+          if (Date.now() - next.leasedAt < LEASE_MS / 2) this.begin(next.account, next.item, this.ctx.options.now());
         }
         if (lane.busy === 0 && lane.queue.length === 0) this.lanes.delete(key);
         // Room came free for a batch: due items waiting for it go now (a lease per batch, not per delivery).
@@ -326,10 +337,21 @@ export class Deliverer {
     return sameAlert(queued, item).find((o) => o.createdAt < item.createdAt);
   }
 
-  /** Alerts queued after `item` for the same channel and check (they wait for it), as `tx` sees them. */
+  /**
+   * Alerts queued after `item` for the same channel and check that wait for it (postponed by
+   * `begin`), as `tx` sees them. Not those a taker holds: an item leased while this one was sent
+   * (its lease answered after the delivery ended, or taken by another instance) is being delivered:
+   * made due again here, it was leased again and delivered a second time.
+   */
   private waiting(tx: Transaction, item: OutboxItem): OutboxItem[] {
     const queued = item.checkId === null ? [] : tx.query<OutboxItem & StoredRecord>(RUN_COLL.outbox, { checkId: item.checkId, limit: MAX_RUN_READ });
-    return sameAlert(queued, item).filter((o) => o.createdAt > item.createdAt);
+    return sameAlert(queued, item).filter((o) => o.createdAt > item.createdAt && o.waitsFor === item.id && !this.heldIds.has(o.id));
+  }
+
+  /** Resolves at once when no pass is under way, else when it ended (its lease answered, what it took begun). */
+  private passEnded(): Promise<void> {
+    if (!this.running) return Promise.resolve();
+    return new Promise<void>((resolve) => this.passWaiters.push(resolve));
   }
 
   private async deliver(account: string, item: OutboxItem): Promise<void> {
@@ -343,14 +365,26 @@ export class Deliverer {
     } else {
       outcome = await this.senders!.sendMail(work.mail);
     }
+    // A lease under way is answered first: what it took is then held here or waits for this item
+    // (see `waiting`), and what this write reads of the queue is what the lease left.
+    await this.passEnded();
     const now = this.ctx.options.now();
     const step = nextStep(outcome, attempts, now, this.ctx.options.timeScale);
     this.write(account, item.id, (tx) => {
       if (step.done) {
         tx.delete(RUN_COLL.outbox, item.id);
         // What waited for this one (its recovery) may go now.
-        for (const later of this.waiting(tx, item)) tx.put(RUN_COLL.outbox, later.id, { ...later, dueAt: new Date(now).toISOString() } as unknown as StoredRecord);
-      } else tx.put(RUN_COLL.outbox, item.id, { ...item, attempts, dueAt: new Date(step.dueMs).toISOString() } as unknown as StoredRecord);
+        for (const later of this.waiting(tx, item)) {
+          const released: OutboxItem = { ...later, dueAt: new Date(now).toISOString() };
+          delete released.waitsFor;
+          tx.put(RUN_COLL.outbox, later.id, released as unknown as StoredRecord);
+        }
+      } else {
+        // Sent, so it waits for nothing any more.
+        const again: OutboxItem = { ...item, attempts, dueAt: new Date(step.dueMs).toISOString() };
+        delete again.waitsFor;
+        tx.put(RUN_COLL.outbox, item.id, again as unknown as StoredRecord);
+      }
       if (work.type !== 'alert') return;
       const stored = tx.get(RUN_COLL.alertNotifications, item.id) as unknown as AlertNotification | undefined;
       // Deleted meanwhile (a check's cascade keeps them, so only by hand): nothing to show.

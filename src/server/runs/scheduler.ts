@@ -68,6 +68,10 @@ export class Scheduler {
   private wakeMs = Number.NEGATIVE_INFINITY;
   // Whether the last scan left due runs waiting for a slot.
   private waitingForSlot = false;
+  // Runs claimed and not answered yet (Store.claimRunsAsync): they hold their slots meanwhile,
+  // and their checks (account and id) are not claimed again until the answer.
+  private claiming = 0;
+  private readonly claimingChecks = new Set<string>();
 
   constructor(
     private readonly ctx: ServerContext,
@@ -102,6 +106,9 @@ export class Scheduler {
   async stop(graceMs = Number.POSITIVE_INFINITY, cut?: AbortSignal): Promise<number> {
     clearInterval(this.timer);
     this.timer = undefined;
+    // Claims under way are answered first: their runs start (or their claims roll back), and
+    // are waited for with the others.
+    await this.ctx.store.claimsSettled();
     stopMultiStepRuns();
     return this.engine.settle(graceMs, cut);
   }
@@ -113,7 +120,7 @@ export class Scheduler {
    */
   tick(): void {
     const now = this.ctx.options.now();
-    const slotFreed = this.waitingForSlot && this.engine.activeSessions < this.maxSessions;
+    const slotFreed = this.waitingForSlot && this.engine.activeSessions + this.claiming < this.maxSessions;
     if (now < this.wakeMs && !slotFreed && this.versions() === this.scannedVersions) return;
     this.wakeMs = this.scan(now);
     // Read after the scan: its own writes (heartbeat timings) need no second look.
@@ -160,6 +167,9 @@ export class Scheduler {
           this.plans.set(key, plan);
         }
         if (now >= plan.nextDueMs) {
+          // A claim of the check still under way: this due time waits for its answer (a second
+          // claim would start a second run of the check beside the first). The answer rescans.
+          if (this.claimingChecks.has(key)) continue;
           // A run still going skips this due time. A multi-step run whose account already has a
           // full round waiting keeps its due time and waits for the pool: skipping it gave the
           // slots to the same checks at every due time and the account's other checks never ran.
@@ -175,7 +185,7 @@ export class Scheduler {
         wake = Math.min(wake, plan.nextDueMs);
       }
     }
-    const free = Math.max(0, this.maxSessions - this.engine.activeSessions);
+    const free = Math.max(0, this.maxSessions - this.engine.activeSessions - this.claiming);
     // Oldest due first; the sort is stable, so runs due at the same time keep the checks' order.
     // Multi-step runs waiting for their account's round count too, so they are always sorted.
     if (waiting.length > free || waiting.some((w) => isScripted(w.check.checkType))) waiting.sort((a, b) => a.dueMs - b.dueMs);
@@ -196,23 +206,82 @@ export class Scheduler {
       if (period > 0) run.dueMs += skipped * period;
       run.plan.nextDueMs = nextDueMs(run.dueMs, period, now);
       wake = Math.min(wake, run.plan.nextDueMs);
-      // A multi-step run starts at once: the next one's multiStepBusy counts it.
+      // A multi-step run starts at once: the next one's multiStepBusy counts it. Its claim is the
+      // synchronous hold, which would end a hold of claimRunsAsync under way: it then waits.
       if (!isScripted(run.check.checkType)) due.push(run);
-      else this.ctx.store.claimRuns([run], () => this.engine.startSession(run.account, run.check, { dueMs: run.dueMs }));
+      else if (this.ctx.store.claimsUnderWay > 0) {
+        run.plan.nextDueMs = run.dueMs;
+        wake = Math.min(wake, now + MULTI_STEP_RECHECK_MS);
+      } else this.ctx.store.claimRuns([run], () => this.engine.startSession(run.account, run.check, { dueMs: run.dueMs }));
     }
-    // The claim makes one instance of several run a due time (always granted on one); on a shared
-    // database it commits with the sessions it starts, or not at all (Store.claimRuns).
-    this.ctx.store.claimRuns(due, (i) => this.engine.startSession(due[i].account, due[i].check, { dueMs: due[i].dueMs }));
+    // The claim makes one instance of several run a due time (always granted on one, and started
+    // at once); on a shared database the claims are sent without holding the event loop and the
+    // granted runs start once they are committed (Store.claimRunsAsync).
+    this.claimAndStart(due);
     // Runs left waiting look again at the first tick that finds a slot free. The log says when
     // overload begins and ends (not at every tick of it).
     const shedding = waiting.length > free;
     this.ctx.metrics?.runsWaiting(Math.max(0, waiting.length - free));
-    if (shedding && !this.waitingForSlot) this.ctx.log.event('runs.shed', { waiting: waiting.length - free, running: this.engine.activeSessions, slots: this.maxSessions }, 'warn');
-    else if (!shedding && this.waitingForSlot) this.ctx.log.event('runs.caught-up', { running: this.engine.activeSessions, slots: this.maxSessions });
+    const running = this.engine.activeSessions + this.claiming;
+    if (shedding && !this.waitingForSlot) this.ctx.log.event('runs.shed', { waiting: waiting.length - free, running, slots: this.maxSessions }, 'warn');
+    else if (!shedding && this.waitingForSlot) this.ctx.log.event('runs.caught-up', { running, slots: this.maxSessions });
     this.waitingForSlot = shedding;
     // Deleted or deactivated checks start afresh if they come back.
     for (const key of this.plans.keys()) if (!seen.has(key)) this.plans.delete(key);
     this.watching = seen;
     return wake;
+  }
+
+  /**
+   * Claims the due runs and starts those granted. While the claims are under way their runs hold
+   * their slots (`claiming`) and their checks are not claimed again (`claimingChecks`).
+   *
+   * A claim answered after later points of its check's grid were reached (the database was slow,
+   * or another instance held the same due time): the run starts late, and those points are passed
+   * over, since the check is running then: they count as shed, as when a scan falls behind. A
+   * claim that is not granted (another instance took the due time) leaves the check's next due
+   * time as the scan set it, claimed at the next scan. A claim that fails starts nothing: its due
+   * time is passed over and counts as shed; an outage is reported once by the store, anything
+   * else on its error path. Every answer makes the next tick scan again.
+   */
+  private claimAndStart(due: readonly Waiting[]): void {
+    if (due.length === 0) return;
+    this.claiming += due.length;
+    const keys = due.map((run) => `${run.account}\u0000${run.checkId}`);
+    for (const key of keys) this.claimingChecks.add(key);
+    const answered = due.map(() => false);
+    let counted = true;
+    const release = () => {
+      if (counted) this.claiming -= due.length;
+      counted = false;
+    };
+    this.ctx.store
+      .claimRunsAsync(due, (i) => {
+        // The slots pass from the claims to the sessions in the same turn.
+        release();
+        answered[i] = true;
+        this.claimingChecks.delete(keys[i]);
+        const run = due[i];
+        const { period } = run.plan;
+        const now = this.ctx.options.now();
+        if (period > 0 && now >= run.plan.nextDueMs) {
+          this.ctx.metrics?.runsShed(Math.floor((now - run.plan.nextDueMs) / period) + 1);
+          run.plan.nextDueMs = nextDueMs(run.dueMs, period, now);
+        }
+        this.engine.startSession(run.account, run.check, { dueMs: run.dueMs });
+      })
+      .then(
+        () => answered.fill(true),
+        (err: unknown) => {
+          if (!(err instanceof DatabaseUnavailable)) this.ctx.store.onError(err);
+        },
+      )
+      .finally(() => {
+        release();
+        const lost = answered.filter((a) => !a).length;
+        if (lost > 0) this.ctx.metrics?.runsShed(lost);
+        for (const key of keys) this.claimingChecks.delete(key);
+        this.wakeMs = Number.NEGATIVE_INFINITY;
+      });
   }
 }

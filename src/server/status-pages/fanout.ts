@@ -25,6 +25,7 @@ export class SubscriberMailer {
   private immediate: NodeJS.Immediate | undefined;
   private stopped = true;
   private running = false;
+  private kickedWhileRunning = false;
   private lastTaken = 0;
   private waiters: Array<() => void> = [];
 
@@ -66,27 +67,37 @@ export class SubscriberMailer {
   }
 
   private pass(): void {
-    if (this.stopped || this.running) return;
+    if (this.stopped) return;
+    // Kicked while a pass waits for its lease: one more pass after it.
+    if (this.running) {
+      this.kickedWhileRunning = true;
+      return;
+    }
+    this.kickedWhileRunning = false;
     this.running = true;
     this.lastTaken = 0;
-    try {
-      const now = this.ctx.options.now();
-      const taken = this.ctx.store.lease(STATUS_COLL.mailJobs, now, now + LEASE_MS, JOBS_PER_PASS);
-      this.lastTaken = taken.length;
-      for (const { account, record } of taken) this.step(account, record as MailJob, now);
-    } catch (err) {
-      this.ctx.log.event('subscription.error', { reason: err instanceof Error ? err.message : String(err) }, 'error');
-    } finally {
-      this.running = false;
-      for (const resolve of this.waiters.splice(0)) resolve();
-    }
-    if (this.stopped) return;
-    // More may be due at once (the rest of the jobs just written): the next pass after other work.
-    if (this.lastTaken > 0) this.kick();
-    else {
-      this.timer = setTimeout(() => this.pass(), POLL_MS);
-      this.timer.unref();
-    }
+    const now = this.ctx.options.now();
+    // The lease is answered without holding the event loop on a database in another thread.
+    void Promise.resolve()
+      .then(() => this.ctx.store.leaseAsync(STATUS_COLL.mailJobs, now, now + LEASE_MS, JOBS_PER_PASS))
+      .then((taken) => {
+        this.lastTaken = taken.length;
+        // Stopped meanwhile: what was leased is due again when its lease ends.
+        if (this.stopped) return;
+        for (const { account, record } of taken) this.step(account, record as MailJob, now);
+      })
+      .catch((err: unknown) => this.ctx.log.event('subscription.error', { reason: err instanceof Error ? err.message : String(err) }, 'error'))
+      .finally(() => {
+        this.running = false;
+        for (const resolve of this.waiters.splice(0)) resolve();
+        if (this.stopped) return;
+        // More may be due at once (the rest of the jobs just written): the next pass after other work.
+        if (this.lastTaken > 0 || this.kickedWhileRunning) this.kick();
+        else {
+          this.timer = setTimeout(() => this.pass(), POLL_MS);
+          this.timer.unref();
+        }
+      });
   }
 
   /** Mails one chunk of a job and writes the rest (or deletes the job) in the same transaction. */

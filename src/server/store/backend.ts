@@ -66,6 +66,13 @@ export interface ClaimHold {
   rollback(): void;
 }
 
+/** Claims held in an open transaction, released without waiting (Backend.holdClaimsAsync). */
+export interface AsyncClaimHold {
+  readonly granted: boolean[];
+  commit(entries: readonly StoreCommit[], done: (error?: unknown) => void): void;
+  rollback(): void;
+}
+
 /**
  * `[kind, field, value, except]`: no record of `kind` in any account but `except` (an id in the
  * commit's account) may hold the string `value` in its top-level `field`.
@@ -190,6 +197,26 @@ export interface Backend {
   /** Applies several commits, in order, as one atomic and durable transaction (the store's group commit). */
   commitMany(entries: readonly StoreCommit[]): void;
   /**
+   * `commitMany` without holding the caller (a database in another thread): `done()` once the
+   * transaction committed, `done(error)` with nothing of it written; called as soon as the answer
+   * is in, possibly inside a later synchronous call of the backend. Every synchronous call made
+   * after it is answered after it (reads see it). `settleSent` blocks until every request sent
+   * so is answered (their `done` called).
+   */
+  commitManyAsync?(entries: readonly StoreCommit[], done: (error?: unknown) => void): void;
+  settleSent?(): void;
+  /**
+   * Starts what `commitManyAsync` sends to (SQLite's writer thread) and resolves once it is ready;
+   * until then `commitManyAsync` writes at once, as `commitMany`.
+   */
+  writerStarted?(): Promise<void>;
+  /**
+   * Whether a synchronous read made after `commitManyAsync` sees the batch even before it is
+   * answered (true: one connection answering in order, PostgreSQL's; false: another connection,
+   * SQLite's writer thread, so a read of a kind under way waits for the batch first).
+   */
+  readonly readsSeeSent?: boolean;
+  /**
    * Takes at most `limit` records of an indexed kind (any account) whose time is at or before
    * `nowMs`, the longest due first, and moves their time to `untilMs` in the same atomic statement
    * (the record's time field too): a lease. Another caller, on this instance or another one on the
@@ -198,6 +225,8 @@ export interface Backend {
    * With `only`, just the records whose check field holds that value (one private location's runs).
    */
   lease(kind: string, nowMs: number, untilMs: number, limit: number, only?: string): LeasedRecord[];
+  /** `lease` without holding the caller (a database in another thread); absent: `lease` answers. */
+  leaseAsync?(kind: string, nowMs: number, untilMs: number, limit: number, only?: string): Promise<LeasedRecord[]>;
   /** Deletes at most `limit` records of `kind` (any account) whose time is before `beforeMs` (but those `keepWhile` keeps); returns how many. */
   expire(kind: string, beforeMs: number, limit: number): number;
   /** Closes the database (and ends the reader thread of the asynchronous reads, without waiting). */
@@ -227,6 +256,14 @@ export interface Backend {
    * until the hold's `commit` (with the writes of the sessions started for them) or `rollback`.
    */
   holdClaims?(claims: readonly RunClaim[]): ClaimHold;
+  /**
+   * `holdClaims` without holding the caller: resolves once the claims are inserted in a
+   * transaction left open; its `commit(entries, done)` sends the writes of the sessions started
+   * for them and commits all together (`done` called with the outcome, as commitManyAsync's),
+   * `rollback()` ends it with nothing written. The next hold must be asked only after the last
+   * one's commit or rollback was sent (one held transaction at a time).
+   */
+  holdClaimsAsync?(claims: readonly RunClaim[]): Promise<AsyncClaimHold>;
 }
 
 /** Epoch ms of an indexed record's time field, or null when it has none. */

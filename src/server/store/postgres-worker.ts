@@ -12,6 +12,12 @@ import pg from 'pg';
 export type PgRequest =
   | { id: number; op: 'open'; url: string; shown: string; migrations: readonly string[] }
   | { id: number; op: 'query'; sql: string; params: unknown[] }
+  /**
+   * A read that does not wait for the requests queued before it: run at once on a connection of
+   * its own, answered with slot 1 of the flag (the queue's answers use slot 0). For reads whose
+   * answer may predate writes sent without waiting (the versions table; see postgres.ts `peek`).
+   */
+  | { id: number; op: 'peek'; sql: string; params: unknown[] }
   | { id: number; op: 'tx'; statements: Array<[string, unknown[]]> }
   /**
    * A transaction kept open across two requests, on a connection of its own (see `hold`):
@@ -34,10 +40,22 @@ let client: pg.Client | undefined;
 /** The connection of the transaction left open by `hold`, and whether one is open on it. */
 let holder: pg.Client | undefined;
 let holding = false;
+/** The connection of `peek` reads. */
+let peeker: pg.Client | undefined;
 let url = '';
 let queue: Promise<void> = Promise.resolve();
 
 port.on('message', (req: PgRequest) => {
+  if (req.op === 'peek') {
+    void peek(req.sql, req.params).then(
+      (r) => answer({ id: req.id, rows: [r], counts: [r.length] }, 1),
+      (err: unknown) => {
+        const e = err as { message?: string; code?: string };
+        answer({ id: req.id, error: String(e.message ?? err), code: e.code }, 1);
+      },
+    );
+    return;
+  }
   queue = queue.then(async () => {
     let answer: PgAnswer;
     try {
@@ -54,7 +72,36 @@ port.on('message', (req: PgRequest) => {
 parentPort?.on('close', () => {
   void client?.end().catch(() => undefined);
   void holder?.end().catch(() => undefined);
+  void peeker?.end().catch(() => undefined);
 });
+
+/** Posts an answer, then wakes the main thread on `slot` of the flag. */
+function answer(a: PgAnswer, slot: number): void {
+  port.postMessage(a);
+  Atomics.store(done, slot, a.id);
+  Atomics.notify(done, slot);
+}
+
+/** A `peek` read on its own connection (opened at the first; dropped on a connection error). */
+async function peek(sql: string, params: unknown[]): Promise<unknown[][]> {
+  let c = peeker;
+  if (!c) {
+    const opened = await open(url, 'mac serve versions');
+    opened.on('error', () => {
+      if (peeker === opened) peeker = undefined;
+    });
+    peeker = c = opened;
+  }
+  try {
+    return (await c.query({ text: sql, values: params, rowMode: 'array' })).rows;
+  } catch (err) {
+    if (isConnectionError(err) && peeker === c) {
+      peeker = undefined;
+      await c.end().catch(() => undefined);
+    }
+    throw err;
+  }
+}
 
 async function handle(req: PgRequest): Promise<{ rows: unknown[][][]; counts: number[] }> {
   switch (req.op) {
@@ -63,6 +110,7 @@ async function handle(req: PgRequest): Promise<{ rows: unknown[][][]; counts: nu
       await connect();
       await migrate(req.migrations, req.shown);
       return { rows: [], counts: [] };
+    case 'peek':
     case 'query': {
       const r = await run(async (c) => c.query({ text: req.sql, values: req.params, rowMode: 'array' }));
       return { rows: [r.rows], counts: [r.rowCount ?? 0] };
@@ -79,6 +127,8 @@ async function handle(req: PgRequest): Promise<{ rows: unknown[][][]; counts: nu
       await holder?.end().catch(() => undefined);
       holder = undefined;
       holding = false;
+      await peeker?.end().catch(() => undefined);
+      peeker = undefined;
       return { rows: [], counts: [] };
   }
 }

@@ -1,7 +1,8 @@
 import { workerModule } from '../../runner/worker-module.js';
 import { randomUUID } from 'node:crypto';
 import { MessageChannel, Worker, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
-import { QUEUE_KINDS, checkOf, setPath, timeOf, type Backend, type ClaimHold, type IndexedKinds, type LeasedRecord, type RecordQuery, type RunClaim, type StoreCommit, type StoredRecord } from './backend.js';
+import { takeAnswersUpTo } from './answers.js';
+import { QUEUE_KINDS, checkOf, setPath, timeOf, type AsyncClaimHold, type Backend, type ClaimHold, type IndexedKinds, type LeasedRecord, type RecordQuery, type RunClaim, type StoreCommit, type StoredRecord } from './backend.js';
 import { DatabaseUnavailable, StaleWrite, StateError, UniqueTaken } from './errors.js';
 import { FIGURE_COLUMNS, aggregateRows, figureConditions, aggregateSql, figureValues, type AggregateDialect, type AggregateQuery, type AggregateRow } from './aggregate.js';
 import type { PgAnswer, PgRequest } from './postgres-worker.js';
@@ -186,6 +187,8 @@ export class PostgresBackend implements Backend {
   private accounts: { key: string; ids: string[] } | undefined;
   /** Set while PostgreSQL does not answer (reported once, see `failed`). */
   private down = false;
+  /** A call made after a batch sent without waiting is answered after it (one connection, in order). */
+  readonly readsSeeSent = true;
   /** Identifies this process in `run_claims`. */
   readonly instance = `${process.pid}-${randomUUID().slice(0, 8)}`;
   /** The asynchronous reads: a pool of connections in a thread of its own (started at the first). */
@@ -201,14 +204,25 @@ export class PostgresBackend implements Backend {
   /** Commits of this instance so far, and per kind the number of the last one that wrote it. */
   private commitCount = 0;
   private readonly lastCommitOf = new Map<string, number>();
+  /**
+   * Requests sent without waiting (`send`), by id: settled when their answer is taken from the
+   * port, by the port's listener or by a synchronous call that finds it before its own.
+   */
+  private readonly sent = new Map<number, { req: Request; settle: (answer: PgAnswer | Error) => void }>();
 
   private constructor(private readonly indexed: IndexedKinds) {
     const { port1, port2 } = new MessageChannel();
-    const flag = new SharedArrayBuffer(4);
+    // Slot 0: the id of the last answer of the worker's queue; slot 1: of the last `peek`.
+    const flag = new SharedArrayBuffer(8);
     this.done = new Int32Array(flag);
     this.port = port1;
     this.worker = new Worker(workerUrl(), { workerData: { flag, port: port2 }, transferList: [port2] });
     this.worker.unref();
+    // Answers of requests sent without waiting arrive here (a synchronous call takes its own, and
+    // any before it, with receiveMessageOnPort while this thread is blocked). Unref'd while none is
+    // under way; ref'd while one is (see `track`).
+    this.port.on('message', (msg: PgAnswer) => this.answered(msg));
+    this.port.unref();
   }
 
   /** Connects (creating the database when it does not exist) and migrates; StateError when it cannot. */
@@ -460,6 +474,72 @@ export class PostgresBackend implements Backend {
   }
 
   /**
+   * `commitMany` without waiting: the batch is sent to the worker, and `done` is called when it
+   * committed (no argument) or failed (the error; nothing of it written), as soon as the answer
+   * is taken (see dispatch). Every call made after this one is answered after the batch (the
+   * worker keeps the order): the versions read from now on count it.
+   */
+  commitManyAsync(entries: readonly StoreCommit[], done: (error?: unknown) => void): void {
+    const { statements, reclaimed, kinds } = this.batch(entries);
+    if (statements.length === 0) {
+      done();
+      return;
+    }
+    this.dispatch({ op: 'tx', statements }, (r) => {
+      if (r instanceof Error) return done(r);
+      this.reportTakenClaims(reclaimed.flatMap((i) => r.rows[i]));
+      done();
+    });
+    // Counted when sent, as a synchronous commit is (see commitMany).
+    this.versionMemo = undefined;
+    this.committed(kinds);
+  }
+
+  /**
+   * `holdClaims` without waiting: the claims are inserted in a transaction left open on the
+   * holding connection (the worker's `hold`), and the promise resolves with the hold once they
+   * are. Its `commit` sends the sessions' writes and the commit (`release`) without waiting;
+   * `rollback` sends the rollback. The worker answers in order, so a hold asked after the last
+   * one's release was sent runs after it.
+   */
+  async holdClaimsAsync(claims: readonly RunClaim[]): Promise<AsyncClaimHold> {
+    const statements = claimStatements(claims, this.instance);
+    let answer: { rows: Row[][] };
+    try {
+      answer = await this.send({ op: 'hold', statements });
+    } catch (err) {
+      // A hold that timed out may still be open in the worker: released after it.
+      this.abandonHold();
+      throw err;
+    }
+    const granted = grantedClaims(claims, answer.rows);
+    let open = true;
+    return {
+      granted,
+      commit: (entries, done) => {
+        if (!open) return done(new Error('the claims were released already'));
+        open = false;
+        const { statements: batch, reclaimed, kinds } = this.batch(entries);
+        this.dispatch({ op: 'release', statements: batch, commit: true }, (r) => {
+          if (r instanceof Error) {
+            this.abandonHold();
+            return done(r);
+          }
+          this.reportTakenClaims(reclaimed.flatMap((i) => r.rows[i]));
+          done();
+        });
+        this.versionMemo = undefined;
+        this.committed(kinds);
+      },
+      rollback: () => {
+        if (!open) return;
+        open = false;
+        this.abandonHold();
+      },
+    };
+  }
+
+  /**
    * The statements of `commitMany` (and of a held claim's commit), and the indexes of those that
    * take claims again (`StoreCommit.r`).
    */
@@ -525,6 +605,17 @@ export class PostgresBackend implements Backend {
   }
 
   lease(kind: string, nowMs: number, untilMs: number, limit: number, only?: string): LeasedRecord[] {
+    const { sql, params, finish } = this.leaseSql(kind, nowMs, untilMs, limit, only);
+    return finish(this.query1(sql, params));
+  }
+
+  /** `lease` without holding the event loop: sent to the worker, answered after what was sent before it. */
+  async leaseAsync(kind: string, nowMs: number, untilMs: number, limit: number, only?: string): Promise<LeasedRecord[]> {
+    const { sql, params, finish } = this.leaseSql(kind, nowMs, untilMs, limit, only);
+    return finish((await this.send({ op: 'query', sql, params })).rows[0]);
+  }
+
+  private leaseSql(kind: string, nowMs: number, untilMs: number, limit: number, only?: string): { sql: string; params: unknown[]; finish: (rows: Row[]) => LeasedRecord[] } {
     const spec = this.indexed[kind];
     if (!spec) throw new Error(`${kind} is not run data`);
     // Rows another instance is taking are skipped, not waited for: each row goes to one taker.
@@ -537,10 +628,12 @@ export class PostgresBackend implements Backend {
                  RETURNING r.account, r.id, r.data, due.at::float8, due.seq::float8`;
     const params: unknown[] = [untilMs, [spec.time], new Date(untilMs).toISOString(), kind, nowMs, limit];
     if (only !== undefined) params.push(enc(only));
-    const rows = this.query1(sql, params);
-    // RETURNING has no order: the longest due first, as taken.
-    rows.sort((x, y) => Number(x[3]) - Number(y[3]) || Number(x[4]) - Number(y[4]));
-    return rows.map((r) => ({ account: dec(r[0] as string), id: dec(r[1] as string), record: JSON.parse(r[2] as string) as StoredRecord }));
+    const finish = (rows: Row[]): LeasedRecord[] => {
+      // RETURNING has no order: the longest due first, as taken.
+      rows.sort((x, y) => Number(x[3]) - Number(y[3]) || Number(x[4]) - Number(y[4]));
+      return rows.map((r) => ({ account: dec(r[0] as string), id: dec(r[1] as string), record: JSON.parse(r[2] as string) as StoredRecord }));
+    };
+    return { sql, params, finish };
   }
 
   expire(kind: string, beforeMs: number, limit: number): number {
@@ -595,11 +688,7 @@ export class PostgresBackend implements Backend {
    * may run in between: the rows stay locked until the hold is released.
    */
   holdClaims(claims: readonly RunClaim[]): ClaimHold {
-    const keyOf = (account: string, checkId: string, dueMs: number) => `${account}\u0000${checkId}\u0000${dueMs}`;
-    const statements = chunks(sortClaims(claims), 1000).map((chunk): [string, unknown[]] => {
-      const { sql, params } = claimInsert(chunk, this.instance, 'ON CONFLICT DO NOTHING RETURNING account, check_id, due_ms');
-      return [sql, params];
-    });
+    const statements = claimStatements(claims, this.instance);
     let answer: { rows: Row[][] };
     try {
       answer = this.call({ op: 'hold', statements });
@@ -608,8 +697,7 @@ export class PostgresBackend implements Backend {
       this.abandonHold();
       throw err;
     }
-    const inserted = new Set(answer.rows.flat().map((r) => keyOf(r[0] as string, r[1] as string, Number(r[2]))));
-    const granted = claims.map((c) => inserted.has(keyOf(enc(c.account), enc(c.checkId), Math.round(c.dueMs))));
+    const granted = grantedClaims(claims, answer.rows);
     let open = true;
     return {
       granted,
@@ -654,6 +742,11 @@ export class PostgresBackend implements Backend {
     } catch {
       // The worker ends with the process anyway.
     }
+    // Requests still unanswered (the worker did not answer the close either) will never be.
+    for (const [id, waiting] of this.sent) {
+      this.sent.delete(id);
+      waiting.settle(new Error('the PostgreSQL store is closed'));
+    }
     void this.worker.terminate();
     this.port.close();
   }
@@ -669,24 +762,100 @@ export class PostgresBackend implements Backend {
     const id = this.nextId++;
     this.port.postMessage({ ...req, id });
     const deadline = Date.now() + timeoutMs;
+    const slot = req.op === 'peek' ? 1 : 0;
     for (;;) {
-      const seen = Atomics.load(this.done, 0);
+      const seen = Atomics.load(this.done, slot);
       if (seen !== id) {
         const left = deadline - Date.now();
         if (left <= 0) throw this.failed(req, new Error(`PostgreSQL did not answer within ${timeoutMs / 1000} s`));
-        Atomics.wait(this.done, 0, seen, left);
+        Atomics.wait(this.done, slot, seen, left);
         continue;
       }
-      // Answers of calls that timed out earlier come first: skip them.
+      // Answers of requests sent without waiting, and of calls that timed out earlier, come
+      // first: the former are settled, the latter skipped.
       for (;;) {
         const msg = receiveMessageOnPort(this.port)?.message as PgAnswer | undefined;
         if (!msg) throw new Error('PostgreSQL worker answered nothing');
-        if (msg.id !== id) continue;
+        if (msg.id !== id) {
+          this.answered(msg);
+          continue;
+        }
         if ('error' in msg) throw this.failed(req, Object.assign(new Error(msg.error), { code: msg.code, version: msg.version }));
         this.available();
         return msg as { rows: Row[][]; counts: number[] };
       }
     }
+  }
+
+  /**
+   * Sends a request to the worker without waiting: the promise settles when the answer is in
+   * (or after `timeoutMs`, as a call times out). The worker answers requests in order on one
+   * connection, so a synchronous call made after this one runs after it in the database.
+   */
+  private send(req: Request, timeoutMs = CALL_TIMEOUT_MS): Promise<{ rows: Row[][]; counts: number[] }> {
+    return new Promise((resolve, reject) => this.dispatch(req, (r) => (r instanceof Error ? reject(r) : resolve(r)), timeoutMs));
+  }
+
+  /**
+   * `send` with a callback instead of a promise: `onAnswer` runs as soon as the answer is taken
+   * from the port (by the listener, or synchronously inside a later call or `settleSent`), with
+   * the rows or the error (mapped as a call's).
+   */
+  private dispatch(req: Request, onAnswer: (r: { rows: Row[][]; counts: number[] } | Error) => void, timeoutMs = CALL_TIMEOUT_MS): void {
+    if (this.closed) {
+      onAnswer(new Error('the PostgreSQL store is closed'));
+      return;
+    }
+    const id = this.nextId++;
+    const timer = setTimeout(() => {
+      if (!this.sent.delete(id)) return;
+      this.track();
+      onAnswer(this.failed(req, new Error(`PostgreSQL did not answer within ${timeoutMs / 1000} s`)));
+    }, timeoutMs).unref();
+    this.sent.set(id, {
+      req,
+      settle: (answer) => {
+        clearTimeout(timer);
+        if (answer instanceof Error) return onAnswer(answer);
+        if ('error' in answer) return onAnswer(this.failed(req, Object.assign(new Error(answer.error), { code: answer.code, version: answer.version })));
+        this.available();
+        onAnswer(answer as { rows: Row[][]; counts: number[] });
+      },
+    });
+    this.track();
+    this.port.postMessage({ ...req, id });
+  }
+
+  /** An answer of a request sent without waiting settles it; answers of calls that timed out are dropped. */
+  private answered(msg: PgAnswer): void {
+    const waiting = this.sent.get(msg.id);
+    if (!waiting) return;
+    this.sent.delete(msg.id);
+    this.track();
+    waiting.settle(msg);
+  }
+
+  /**
+   * The port keeps the process alive while a request sent without waiting is under way, and only
+   * then: its answer may be all that a stop awaits (the scheduler's claims under way, whose sessions
+   * are then waited for and their writes flushed at close). Unref'd throughout, a stop that awaited
+   * a claim's answer with nothing else pending let the process exit before it came, and before the
+   * store closed: the sessions' ends still pending were lost, their openings (PROGRESS) stored.
+   * Bounded: each request fails after its timeout.
+   */
+  private track(): void {
+    if (this.closed) return;
+    if (this.sent.size > 0) this.port.ref();
+    else this.port.unref();
+  }
+
+  /**
+   * Blocks until every request sent without waiting is answered (their promises then settle in
+   * the next microtasks): one synchronous call, answered after them (the worker keeps the order).
+   */
+  settleSent(): void {
+    if (this.sent.size === 0 || this.closed) return;
+    takeAnswersUpTo<PgAnswer>(this.done, Math.max(...this.sent.keys()), CALL_TIMEOUT_MS, this.port, (a) => this.answered(a));
   }
 
   /**
@@ -716,7 +885,11 @@ export class PostgresBackend implements Backend {
 
   private versions(): Map<string, number> {
     if (this.versionMemo) return this.versionMemo;
-    const rows = this.query1('SELECT kind, value FROM versions ORDER BY kind', []);
+    // Read at once, not after the batches sent without waiting (group commits of run data, claims):
+    // every commit of configuration is synchronous, so this read sees all of this instance's;
+    // the versions of run data under way may be the ones before them (a version read before a
+    // write, as a cache keyed on it expects, never after).
+    const rows = this.call({ op: 'peek', sql: 'SELECT kind, value FROM versions ORDER BY kind', params: [] }).rows[0];
     this.versionMemo = new Map(rows.map((r) => [r[0] as string, Number(r[1])]));
     // Valid for the rest of this turn of the event loop: what other instances commit meanwhile is
     // read by the next request, the next tick of the scheduler.
@@ -769,6 +942,21 @@ export class PostgresBackend implements Backend {
     }
     return { where: parts.join(' AND '), args };
   }
+}
+
+/** The statements of a hold of claims: inserts in one order (no deadlock between instances claiming overlapping sets), answering the rows this instance inserted. */
+function claimStatements(claims: readonly RunClaim[], instance: string): Array<[string, unknown[]]> {
+  return chunks(sortClaims(claims), 1000).map((chunk): [string, unknown[]] => {
+    const { sql, params } = claimInsert(chunk, instance, 'ON CONFLICT DO NOTHING RETURNING account, check_id, due_ms');
+    return [sql, params];
+  });
+}
+
+/** Which of `claims`, in the order asked, the hold's answer says this instance inserted. */
+function grantedClaims(claims: readonly RunClaim[], rows: Row[][]): boolean[] {
+  const keyOf = (account: string, checkId: string, dueMs: number) => `${account}\u0000${checkId}\u0000${dueMs}`;
+  const inserted = new Set(rows.flat().map((r) => keyOf(r[0] as string, r[1] as string, Number(r[2]))));
+  return claims.map((c) => inserted.has(keyOf(enc(c.account), enc(c.checkId), Math.round(c.dueMs))));
 }
 
 /**

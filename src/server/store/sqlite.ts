@@ -1,5 +1,9 @@
 import { createRequire } from 'node:module';
 import type Database from 'libsql';
+import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
+import { takeAnswersUpTo } from './answers.js';
+import { workerModule } from '../../runner/worker-module.js';
+import type { WriterAnswer, WriterRequest, WriterRow } from './sqlite-writer.js';
 import { QUEUE_KINDS, checkOf, revisionOf, setPath, timeOf, type Backend, type IndexedKinds, type LeasedRecord, type RecordQuery, type StoreCommit, type StoredRecord } from './backend.js';
 import { MemoryBackend } from './memory.js';
 import { FIGURE_COLUMNS, aggregateRows, figureConditions, aggregateSql, figureValues, type AggregateDialect, type AggregateQuery, type AggregateRow } from './aggregate.js';
@@ -125,11 +129,15 @@ export class SqliteBackend implements Backend {
 
   /** The asynchronous reads: a thread of its own with its own connection (started at the first). */
   private readonly reader: AsyncReader | undefined;
+  /** The group commit's writes: a thread of its own with its own connection (started at the first). */
+  private writer: SqliteWriter | undefined;
+  /** A read of this connection does not see a batch sent to the writer until it is answered (Backend.readsSeeSent). */
+  readonly readsSeeSent = false;
 
   private constructor(
     private readonly db: Db,
     private readonly indexed: IndexedKinds,
-    path: string,
+    private readonly path: string,
   ) {
     this.cache = new MemoryBackend();
     this.reader = path === ':memory:' || path === '' ? undefined : new AsyncReader({ driver: 'sqlite', target: path });
@@ -304,6 +312,69 @@ export class SqliteBackend implements Backend {
   }
 
   /**
+   * `commitMany` of run data on the writer thread (one transaction there, `done` when it is
+   * durable or failed). The rows' values (JSON text, figures) are computed here; the thread only
+   * runs the statements. Anything else than puts and deletes of run data and counters (a
+   * compare-and-set, a delete by check, configuration), or a database without a file, is written
+   * here and now, as `commitMany`.
+   */
+  commitManyAsync(entries: readonly StoreCommit[], done: (error?: unknown) => void): void {
+    const plain = entries.every((e) => !e.e?.length && (e.o ?? []).every((op) => op[0] !== 'x' && this.indexed[op[1]] !== undefined));
+    // A writer thread not ready yet (starting): written here and now, not sent to wait for it.
+    const started = plain ? this.startWriter() : undefined;
+    const writer = started?.ready ? started : undefined;
+    if (!writer) {
+      try {
+        this.commitMany(entries);
+      } catch (err) {
+        return done(err);
+      }
+      return done();
+    }
+    const rows: WriterRow[] = [];
+    for (const e of entries) {
+      for (const [kind, value] of Object.entries(e.c ?? {})) rows.push(['counter', [kind, value]]);
+      if (e.a === undefined) continue;
+      for (const op of e.o ?? []) {
+        if (op[0] === 'p') {
+          const rec = op[3] as StoredRecord;
+          const spec = this.indexed[op[1]];
+          rows.push(['put', [e.a, op[1], op[2], spec ? checkOf(rec, spec.check) : null, spec ? timeOf(rec, spec.time) : null, JSON.stringify(rec), ...figureValues(spec, rec)]]);
+        } else rows.push(['del', [e.a, op[1], op[2]]]);
+      }
+    }
+    writer.send(rows, (err) => {
+      if (err) return done(err);
+      // The counters of the cache follow once durable, as after commitMany.
+      for (const entry of entries) if (entry.c) this.cache.commit({ c: entry.c });
+      done();
+    });
+  }
+
+  /** Blocks until every batch sent to the writer thread is answered. */
+  settleSent(): void {
+    this.writer?.settle();
+  }
+
+  /**
+   * Starts the writer thread (a database with a file) and resolves once it is ready for batches;
+   * until then the group commit is written on this connection.
+   */
+  writerStarted(): Promise<void> {
+    return this.startWriter()?.started ?? Promise.resolve();
+  }
+
+  private startWriter(): SqliteWriter | undefined {
+    if (this.writer && !this.writer.broken) return this.writer;
+    if (this.path === ':memory:' || this.path === '' || !this.db.open) return undefined;
+    const url = workerModule('server/store/sqlite-writer.js');
+    if (!url) return undefined;
+    this.writer?.close();
+    this.writer = new SqliteWriter(url, this.path, WRITER_SQL);
+    return this.writer;
+  }
+
+  /**
    * Writes many commits in one transaction (the journal import; the cache is not updated), then
    * folds the WAL into the main file so that the file alone holds the database (it is renamed next).
    */
@@ -371,6 +442,7 @@ export class SqliteBackend implements Backend {
 
   close(): void {
     void this.reader?.close();
+    this.writer?.close();
     if (this.db.open) this.db.close();
   }
 
@@ -552,4 +624,100 @@ function sqliteRollupMigration(): string {
      ${sub('OLD')}
      ${add('NEW')}
    END;`;
+}
+
+/** The statements the writer thread runs (the same text as the main connection's `put`, `del`, `counter`). */
+const WRITER_SQL: Record<string, string> = {
+  put: `INSERT INTO records (account, kind, id, check_id, at, data, ${FIGURE_COLUMNS.join(', ')}) VALUES (?, ?, ?, ?, ?, ?${', ?'.repeat(FIGURE_COLUMNS.length)})
+         ON CONFLICT (account, kind, id) DO UPDATE SET check_id = excluded.check_id, at = excluded.at, data = excluded.data, summary = NULL${FIGURE_COLUMNS.map((c) => `, ${c} = excluded.${c}`).join('')}`,
+  del: 'DELETE FROM records WHERE account = ? AND kind = ? AND id = ?',
+  counter: 'INSERT INTO counters (kind, value) VALUES (?, ?) ON CONFLICT (kind) DO UPDATE SET value = max(value, excluded.value)',
+};
+
+/** How long a batch may wait for the writer thread before it counts as failed (and is written again). */
+const WRITE_TIMEOUT_MS = 30_000;
+
+/**
+ * The writer thread (sqlite-writer.ts) seen from the main thread: batches sent without waiting,
+ * answered in order on a port (its listener, or `settle` blocking on the shared flag until the
+ * last batch sent is answered).
+ */
+class SqliteWriter {
+  private readonly worker: Worker;
+  private readonly port: MessagePort;
+  private readonly done: Int32Array;
+  private nextId = 1;
+  private readonly sent = new Map<number, { answer: (err?: Error) => void; timer: NodeJS.Timeout }>();
+  /** The thread failed (or ended): the batches under way failed, the next one starts another thread. */
+  broken = false;
+  /** Resolves once the thread is ready for batches (or ended before). */
+  readonly started: Promise<void>;
+  private onStarted!: () => void;
+
+  constructor(url: URL, file: string, sql: Record<string, string>) {
+    const { port1, port2 } = new MessageChannel();
+    const flag = new SharedArrayBuffer(8);
+    this.done = new Int32Array(flag);
+    this.port = port1;
+    this.started = new Promise<void>((resolve) => (this.onStarted = resolve));
+    this.worker = new Worker(url, { workerData: { file, sql, flag, port: port2 }, transferList: [port2] });
+    this.worker.unref();
+    this.port.on('message', (a: WriterAnswer) => this.answered(a));
+    // Ref'd until the thread tells it started: `started` may be all a start awaits.
+    const lost = (err: Error) => {
+      this.broken = true;
+      this.onStarted();
+      for (const id of [...this.sent.keys()]) this.answered({ id, error: err.message });
+      this.port.unref();
+    };
+    this.worker.on('error', lost);
+    this.worker.on('exit', (code) => lost(new Error(`the SQLite writer thread ended (exit code ${code})`)));
+  }
+
+  send(rows: WriterRow[], answer: (err?: Error) => void): void {
+    const id = this.nextId++;
+    const timer = setTimeout(() => this.answered({ id, error: `the SQLite writer thread did not answer within ${WRITE_TIMEOUT_MS / 1000} s` }), WRITE_TIMEOUT_MS).unref();
+    this.sent.set(id, { answer, timer });
+    // Ref'd while a batch is under way: its answer may be all that a stop awaits (as PostgreSQL's).
+    this.port.ref();
+    this.port.postMessage({ id, rows } satisfies WriterRequest);
+  }
+
+  /**
+   * Whether the thread is ready for batches: before, a batch sent would wait for the thread's
+   * start (a worker and its modules loaded, the connection opened: seconds on a loaded machine),
+   * and a synchronous write after it would hold the event loop that long.
+   */
+  get ready(): boolean {
+    return !this.broken && Atomics.load(this.done, 1) === 1;
+  }
+
+  /** Blocks until every batch sent is answered (bounded by WRITE_TIMEOUT_MS), and takes their answers. */
+  settle(): void {
+    if (this.sent.size === 0 || this.broken) return;
+    takeAnswersUpTo<WriterAnswer>(this.done, Math.max(...this.sent.keys()), WRITE_TIMEOUT_MS, this.port, (a) => this.answered(a));
+  }
+
+  /** Ends the thread after the batches under way (waited for); those that never answer fail. */
+  close(): void {
+    this.settle();
+    this.broken = true;
+    for (const id of [...this.sent.keys()]) this.answered({ id, error: 'the SQLite store is closed' });
+    this.port.close();
+    void this.worker.terminate();
+  }
+
+  private answered(a: WriterAnswer): void {
+    if ('ready' in a) {
+      if (this.sent.size === 0) this.port.unref();
+      this.onStarted();
+      return;
+    }
+    const waiting = this.sent.get(a.id);
+    if (!waiting) return;
+    this.sent.delete(a.id);
+    if (this.sent.size === 0 && Atomics.load(this.done, 1) === 1) this.port.unref();
+    clearTimeout(waiting.timer);
+    waiting.answer('error' in a ? Object.assign(new Error(a.error), { code: a.code }) : undefined);
+  }
 }

@@ -61,6 +61,23 @@ export class Store {
    * (a session's own records, read back at each step of the session without a database read).
    */
   private readonly recent = new Map<string, StoredRecord | null>();
+  /**
+   * The batch of deferred commits sent to the database without waiting (`Backend.commitManyAsync`),
+   * until its answer is handled (`reap`): its records stay visible through `recent` meanwhile. One
+   * batch at a time; what is deferred meanwhile waits in `pending` for the next.
+   */
+  private inflight: Inflight | undefined;
+  /**
+   * The release of claims held asynchronously (holdAndStart), sent with the writes of the sessions
+   * they started and not answered yet. No batch is sent meanwhile: should the release fail, its
+   * writes go back to the queue before anything written after them, never after a later write of
+   * the same records landed (a session's opening written over its end).
+   */
+  private releasing: Releasing | undefined;
+  /** The last claims sent (claimRunsAsync): the next hold waits for its release to be sent. */
+  private claimTail: Promise<void> = Promise.resolve();
+  /** A flush was asked while a batch was under way: the next one is sent as soon as it answers. */
+  private flushAgain = false;
   private flushTimer: NodeJS.Timeout | undefined;
   private retryAtMs = 0;
   private closed = false;
@@ -189,7 +206,7 @@ export class Store {
    */
   queryEntries<T extends StoredRecord = StoredRecord>(account: string, kind: string, q: RecordQuery = {}): Array<[string, T]> {
     this.boundRead(kind, q);
-    if (this.pendingKinds.has(kind) && Object.entries(q).every(([k, v]) => k === 'checkId' || k === 'limit' || v === undefined)) {
+    if (this.unlanded(kind) && Object.entries(q).every(([k, v]) => k === 'checkId' || k === 'limit' || v === undefined)) {
       const merged = this.mergePending(account, kind, q.checkId, this.backend.query(account, kind, q));
       return (q.limit !== undefined && merged.length > q.limit ? merged.slice(0, q.limit) : merged) as Array<[string, T]>;
     }
@@ -210,7 +227,7 @@ export class Store {
    * of the kind are written first, as for `aggregate`.
    */
   async aggregateAsync(account: string, kind: string, q: AggregateQuery): Promise<AggregateRow[]> {
-    this.settle(kind);
+    await this.landedAsync(kind);
     return this.backend.aggregateAsync ? this.backend.aggregateAsync(account, kind, q) : this.backend.aggregate(account, kind, q);
   }
 
@@ -233,7 +250,7 @@ export class Store {
    */
   async rollupsAsync(account: string, kind: string, q: RollupQuery): Promise<RollupCell[]> {
     if (!this.backend.rollups) throw new Error('the store keeps no cells of results');
-    this.settle(kind);
+    await this.landedAsync(kind);
     const backend = this.backend;
     if (!backend.rollupsAsync) return backend.rollups!(account, kind, q);
     // On a database: the histograms of cells that did not change since they were read, from memory.
@@ -243,7 +260,7 @@ export class Store {
   /** `query` without holding the event loop (see aggregateAsync): the same bounds, the records as the database holds them. */
   async queryAsync<T extends StoredRecord = StoredRecord>(account: string, kind: string, q: RecordQuery): Promise<T[]> {
     this.boundRead(kind, q);
-    this.settle(kind);
+    await this.landedAsync(kind);
     const rows = this.backend.queryAsync ? await this.backend.queryAsync(account, kind, q) : this.backend.query(account, kind, q);
     return rows.map(([, r]) => r as T);
   }
@@ -280,7 +297,23 @@ export class Store {
    */
   lease(kind: string, nowMs: number, untilMs: number, limit: number, only?: string): LeasedRecord[] {
     this.settle(kind);
+    this.beforeOwnWrite();
     return this.backend.lease(kind, nowMs, untilMs, limit, only);
+  }
+
+  /**
+   * `lease` without holding the event loop where the database is in another thread (PostgreSQL):
+   * pending deferred writes of the kind are sent first (a batch under way is awaited, not waited
+   * for), and the lease is answered after them. Elsewhere `lease`, answered at once.
+   */
+  async leaseAsync(kind: string, nowMs: number, untilMs: number, limit: number, only?: string): Promise<LeasedRecord[]> {
+    if (!this.backend.leaseAsync || !this.backend.readsSeeSent) return this.lease(kind, nowMs, untilMs, limit, only);
+    if (this.pendingKinds.has(kind) && !this.holding && !this.closed) {
+      if (this.releasing) await this.releasing.done;
+      if (this.inflight) await this.inflight.done;
+      this.sendPending();
+    }
+    return this.backend.leaseAsync(kind, nowMs, untilMs, limit, only);
   }
 
   /** Accounts that hold any configuration. */
@@ -305,8 +338,8 @@ export class Store {
   /** Current value of a kind's id counter (the last id handed out, 0 if none), pending deferred commits included. */
   counter(kind: string): number {
     const stored = this.backend.counter(kind);
-    const pending = this.pendingCounters.get(kind);
-    return pending !== undefined && pending > stored ? pending : stored;
+    const pending = Math.max(this.pendingCounters.get(kind) ?? 0, this.inflight?.counters.get(kind) ?? 0);
+    return pending > stored ? pending : stored;
   }
 
   /**
@@ -446,26 +479,7 @@ export class Store {
       return hold.granted;
     }
     // Claims whose sessions staged writes: they are taken again with them if the hold fails.
-    const started: RunClaim[] = [];
-    this.holding = true;
-    try {
-      hold.granted.forEach((granted, i) => {
-        if (!granted) return;
-        const before = this.pending.length;
-        try {
-          start(i);
-        } finally {
-          if (this.pending.length > before) started.push(claims[i]);
-        }
-      });
-    } catch (err) {
-      this.holding = false;
-      hold.rollback();
-      this.reclaim(started);
-      if (this.pending.length > 0) this.flushTimer ??= setTimeout(() => this.flushQuietly(), GROUP_COMMIT_MS).unref();
-      throw err;
-    }
-    this.holding = false;
+    const started = this.startGranted(hold, claims, start, () => this.flushQuietly());
     clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
     try {
@@ -475,6 +489,122 @@ export class Store {
       this.reclaim(started);
       this.flushFailed(err);
     }
+    return hold.granted;
+  }
+
+  /**
+   * Claims due runs without holding the event loop, and starts the granted ones: `start(i)` for
+   * each claim granted, in order, once the claims are committed (a claim is acted upon only then).
+   * On a shared database the claims are one transaction of their own, sent to the database thread
+   * while this one goes on; the sessions' writes follow in the group commit. An instance killed
+   * between the claims' commit and its sessions' first write loses those due times (no other
+   * instance takes them): the price of not holding the event loop, as for the group commit's
+   * window. Elsewhere (one instance) every claim is granted and started before this returns.
+   * Resolves with the granted flags once `start` ran for them; nothing starts after `close`.
+   */
+  claimRunsAsync(claims: readonly RunClaim[], start: (index: number) => void): Promise<boolean[]> {
+    if (claims.length === 0) return Promise.resolve([]);
+    if (!this.backend.holdClaimsAsync) {
+      try {
+        return Promise.resolve(this.claimRuns(claims, start));
+      } catch (err) {
+        return Promise.reject(err);
+      }
+    }
+    // One held transaction at a time: the next hold is sent once this one's release was.
+    this.claimsUnderWay++;
+    const run = this.claimTail.then(() => this.holdAndStart(claims, start)).finally(() => this.claimsUnderWay--);
+    this.claimTail = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
+  }
+
+  /**
+   * Claims of claimRunsAsync not answered yet: while there are, `claimRuns` (the synchronous
+   * hold) must not be used, since a new hold would end the one under way.
+   */
+  claimsUnderWay = 0;
+
+  /**
+   * Starts the database's writer thread where the group commit has one (SQLite with a file) and
+   * resolves once it is ready: batches sent before are written on this thread's connection, so
+   * that no write waits for the thread's start.
+   */
+  writesStarted(): Promise<void> {
+    return this.backend.writerStarted?.() ?? Promise.resolve();
+  }
+
+  /** Claims under way (claimRunsAsync): resolves once every one was answered and released. */
+  claimsSettled(): Promise<void> {
+    return this.claimTail;
+  }
+
+  /**
+   * Starts the granted runs of a hold (`holding` meanwhile) and returns the claims whose sessions
+   * staged writes. When a start throws, the hold is rolled back, those claims are taken again with
+   * the writes left pending (flushed by `flushLater` after GROUP_COMMIT_MS), and the error goes on.
+   */
+  private startGranted(hold: { readonly granted: readonly boolean[]; rollback(): void }, claims: readonly RunClaim[], start: (index: number) => void, flushLater: () => void): RunClaim[] {
+    const started: RunClaim[] = [];
+    this.holding = true;
+    try {
+      hold.granted.forEach((granted, i) => {
+        if (!granted) return;
+        const staged = this.pending.length;
+        try {
+          start(i);
+        } finally {
+          if (this.pending.length > staged) started.push(claims[i]);
+        }
+      });
+    } catch (err) {
+      this.holding = false;
+      hold.rollback();
+      this.reclaim(started);
+      if (this.pending.length > 0) this.flushTimer ??= setTimeout(flushLater, GROUP_COMMIT_MS).unref();
+      throw err;
+    }
+    this.holding = false;
+    return started;
+  }
+
+  private async holdAndStart(claims: readonly RunClaim[], start: (index: number) => void): Promise<boolean[]> {
+    // The last release is answered first (one release under way at a time: see `releasing`).
+    if (this.releasing) await this.releasing.done;
+    const hold = await this.backend.holdClaimsAsync!(claims);
+    if (this.closed || !hold.granted.some(Boolean)) {
+      hold.rollback();
+      return this.closed ? claims.map(() => false) : hold.granted;
+    }
+    // What `start` stages goes with the claims; what was pending before goes on its own.
+    const before = this.pending.length;
+    const started = this.startGranted(hold, claims, start, () => this.flushSoon());
+    const entries = this.pending.splice(before);
+    const ops = entries.reduce((n, e) => n + Math.max(1, e.o?.length ?? 0), 0);
+    this.pendingOps -= ops;
+    // The kinds pending are those of what is left: the release's writes are sent now. A kind left
+    // marked pending made `getLatest` answer this instance's staged copy of a record after the
+    // release landed, not what the database holds (an agent's lease of a queued run, another
+    // instance's write of a joined session): the agent's result was refused, the compare-and-set
+    // of the session failed at every attempt.
+    const kinds = new Set(entries.flatMap((e) => (e.o ?? []).map((op) => op[1])));
+    this.pendingKinds.clear();
+    for (const e of this.pending) for (const op of e.o ?? []) this.pendingKinds.add(op[1]);
+    let answered!: () => void;
+    const release: Releasing = { entries, started, kinds, ops, done: new Promise<void>((resolve) => (answered = resolve)) };
+    this.releasing = release;
+    hold.commit(entries, (error) => {
+      if (release.outcome) return;
+      // Noted here (possibly inside another call of the backend), handled by reapRelease.
+      release.outcome = { error };
+      queueMicrotask(() => {
+        this.reapRelease();
+        answered();
+      });
+    });
+    if (this.pending.length > 0) this.flushTimer ??= setTimeout(() => this.flushSoon(), GROUP_COMMIT_MS).unref();
     return hold.granted;
   }
 
@@ -490,6 +620,7 @@ export class Store {
    * account (the retention); returns how many.
    */
   expire(kind: string, beforeMs: number, limit: number): number {
+    this.beforeOwnWrite();
     const n = this.backend.expire(kind, beforeMs, limit);
     if (n > 0) {
       this.bump(kind);
@@ -499,7 +630,7 @@ export class Store {
         for (const [key, rec] of this.recent) {
           if (!rec || !key.includes(`\u0000${kind}\u0000`)) continue;
           const t = timeOf(rec, spec.time);
-          if (t !== null && t < beforeMs && !this.pendingKinds.has(kind)) this.recent.delete(key);
+          if (t !== null && t < beforeMs && !this.pendingKinds.has(kind) && !this.inflight?.kinds.has(kind)) this.recent.delete(key);
         }
       }
     }
@@ -510,8 +641,8 @@ export class Store {
   close(): void {
     this.closed = true;
     clearTimeout(this.flushTimer);
-    if (this.pending.length > 0) {
-      const ops = this.pendingOps;
+    if (this.pending.length > 0 || this.inflight || this.releasing) {
+      const ops = this.pendingOps + (this.inflight?.ops ?? 0) + (this.releasing?.ops ?? 0);
       try {
         this.flush();
       } catch (err) {
@@ -526,6 +657,10 @@ export class Store {
    * deferred commits are written first, in the same transaction (order kept).
    */
   commitEntry(entry: StoreCommit): void {
+    // A batch under way is answered before this commit would be anyway (one connection, in
+    // order): its outcome is taken first, so that a failed batch is written again before this
+    // commit, never after it.
+    if (this.inflight || this.releasing) this.awaitInflight();
     // A compare-and-set commit is written alone: its failure must not hold back the pending batch
     // (written first, on its own, as a group commit would).
     if (entry.e && this.pending.length > 0 && !this.holding) this.flush();
@@ -560,22 +695,227 @@ export class Store {
       this.pendingKinds.add(op[1]);
       if (!this.backend.version) this.bump(op[1]);
     }
-    if (this.pendingOps >= GROUP_COMMIT_MAX_OPS && Date.now() >= this.retryAtMs) this.flushQuietly();
-    else this.flushTimer ??= setTimeout(() => this.flushQuietly(), GROUP_COMMIT_MS).unref();
+    if (this.pendingOps >= GROUP_COMMIT_MAX_OPS && Date.now() >= this.retryAtMs) {
+      // A full batch while the last one is still under way: the database does not keep up, and
+      // what waits is bounded by waiting for it here (the one place a deferred commit holds the
+      // event loop). Unbounded, the next synchronous commit wrote it all at once (seconds).
+      if (this.inflight && !this.holding && !this.closed) {
+        try {
+          this.awaitInflight();
+        } catch (err) {
+          this.flushFailed(err);
+          return;
+        }
+      }
+      this.flushSoon();
+    } else this.flushTimer ??= setTimeout(() => this.flushSoon(), GROUP_COMMIT_MS).unref();
   }
 
-  /** Writes the pending deferred commits in one transaction; throws (keeping them) if that fails. */
+  /**
+   * Writes the pending deferred commits in one transaction; throws (keeping them) if that fails.
+   * A batch sent without waiting is waited for first: when this returns, everything deferred
+   * before is durable.
+   */
   flush(): void {
     clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
+    this.awaitInflight();
     if (this.pending.length === 0) return;
     this.backend.commitMany(this.pending);
     this.landed();
   }
 
-  /** Deferred commits waiting to be written (operations). */
+  /** Deferred commits not durable yet (operations): waiting, or sent and not answered. */
   get pendingOperations(): number {
-    return this.pendingOps;
+    const sent = this.inflight;
+    const release = this.releasing;
+    return this.pendingOps + (sent && (!sent.outcome || sent.outcome.error !== undefined) ? sent.ops : 0) + (release && (!release.outcome || release.outcome.error !== undefined) ? release.ops : 0);
+  }
+
+  /**
+   * The group commit from its timer or its bound: on a database in another thread, the pending
+   * batch is sent without waiting (`sendPending`); elsewhere written at once (`flushQuietly`).
+   */
+  private flushSoon(): void {
+    clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    if (this.holding) return;
+    if (!this.backend.commitManyAsync || this.closed) return this.flushQuietly();
+    this.sendPending();
+  }
+
+  /**
+   * Sends the pending batch to the database without waiting (one batch at a time: asked while one
+   * is under way, the next goes when it answers). Its answer is handled by `reap`.
+   */
+  private sendPending(): void {
+    if (this.inflight || this.releasing) {
+      this.flushAgain = true;
+      return;
+    }
+    if (this.pending.length === 0) return;
+    let answered!: () => void;
+    const batch: Inflight = {
+      entries: this.pending,
+      ops: this.pendingOps,
+      kinds: new Set(this.pendingKinds),
+      counters: new Map(this.pendingCounters),
+      done: new Promise<void>((resolve) => (answered = resolve)),
+    };
+    this.pending = [];
+    this.pendingOps = 0;
+    this.pendingKinds.clear();
+    this.pendingCounters.clear();
+    this.inflight = batch;
+    this.flushAgain = false;
+    const done = (error?: unknown) => {
+      if (batch.outcome) return;
+      // Called possibly inside another call of the backend: only noted here, handled by `reap`
+      // at a point of this store's own choosing (a microtask, or a synchronous write's start).
+      batch.outcome = { error };
+      queueMicrotask(() => {
+        this.reap();
+        answered();
+      });
+    };
+    try {
+      this.backend.commitManyAsync!(batch.entries, done);
+    } catch (err) {
+      done(err);
+    }
+  }
+
+  /**
+   * Blocks until the batch under way is answered, and handles its answer: for the writes that
+   * must come after it (a synchronous commit, `flush`, `close`). Nothing new is sent meanwhile.
+   */
+  private awaitInflight(): void {
+    if (!this.inflight && !this.releasing) return;
+    if ((this.inflight && !this.inflight.outcome) || (this.releasing && !this.releasing.outcome)) this.backend.settleSent?.();
+    // The release was sent after the batch: its writes go back after the batch's (see reap).
+    this.reapRelease(false);
+    this.reap(false);
+    if (this.inflight || this.releasing) throw new DatabaseUnavailable('the group commit under way did not answer');
+  }
+
+  /**
+   * The release of held claims answered (see `releasing`): nothing to do when it committed; when it
+   * failed, the sessions' writes go back to the head of the queue with their claims taken again
+   * (as claimRuns does), retried as a failed flush is. With `next`, what waits is sent then.
+   */
+  private reapRelease(next = true): void {
+    const release = this.releasing;
+    if (!release?.outcome) return;
+    this.releasing = undefined;
+    if (release.outcome.error !== undefined) {
+      const { entries, started } = release;
+      this.pending = [...entries, ...this.pending];
+      this.pendingOps += release.ops;
+      for (const kind of release.kinds) this.pendingKinds.add(kind);
+      for (const e of entries) for (const [kind, value] of Object.entries(e.c ?? {})) this.pendingCounters.set(kind, Math.max(this.pendingCounters.get(kind) ?? value, value));
+      this.reclaim(started);
+      this.flushAgain = false;
+      clearTimeout(this.flushTimer);
+      this.flushTimer = undefined;
+      this.flushFailed(release.outcome.error);
+      return;
+    }
+    this.retryAtMs = 0;
+    this.forgetLanded(release.kinds);
+    if (!next || this.pending.length === 0 || this.closed || this.inflight) return;
+    if (this.flushAgain || this.pendingOps >= GROUP_COMMIT_MAX_OPS) this.sendPending();
+    else this.flushTimer ??= setTimeout(() => this.flushSoon(), GROUP_COMMIT_MS).unref();
+  }
+
+  /**
+   * The batch under way answered: landed (its records stay in `recent`, the newest
+   * RECENT_RECORDS), or failed and back at the head of the queue (before what was deferred since,
+   * so the order of writes is kept), retried as a failed flush is. With `next`, what waits is
+   * sent at once when a flush was asked meanwhile (or the bound is reached), else by its timer.
+   */
+  private reap(next = true): void {
+    const batch = this.inflight;
+    if (!batch?.outcome) return;
+    this.inflight = undefined;
+    if (batch.outcome.error !== undefined) {
+      this.pending = [...batch.entries, ...this.pending];
+      this.pendingOps += batch.ops;
+      for (const kind of batch.kinds) this.pendingKinds.add(kind);
+      for (const [kind, value] of batch.counters) this.pendingCounters.set(kind, Math.max(this.pendingCounters.get(kind) ?? value, value));
+      this.flushAgain = false;
+      clearTimeout(this.flushTimer);
+      this.flushTimer = undefined;
+      this.flushFailed(batch.outcome.error);
+      return;
+    }
+    this.retryAtMs = 0;
+    this.forgetLanded(batch.kinds);
+    if (!next || this.pending.length === 0 || this.closed || this.releasing) return;
+    if (this.flushAgain || this.pendingOps >= GROUP_COMMIT_MAX_OPS) this.sendPending();
+    else this.flushTimer ??= setTimeout(() => this.flushSoon(), GROUP_COMMIT_MS).unref();
+  }
+
+  /**
+   * Writes sent without waiting landed (a batch, a release of claims) with records of `kinds`:
+   * `recent` keeps the newest RECENT_RECORDS besides those still waiting; of a kind others change
+   * in the database (an agent's lease, an API write of another instance), only those waiting.
+   */
+  private forgetLanded(kinds: ReadonlySet<string>): void {
+    // Another instance may change what an API write can change: read it from the database now,
+    // but for records still waiting to be written (their value is the one to read).
+    if (this.backend.version && [...kinds].some((kind) => this.indexed[kind]?.editable)) {
+      const unlanded = [...(this.inflight?.entries ?? []), ...(this.releasing?.entries ?? []), ...this.pending];
+      const waiting = new Set(unlanded.flatMap((e) => (e.o ?? []).map((op) => `${e.a}\u0000${op[1]}\u0000${op[2]}`)));
+      for (const key of this.recent.keys()) if (this.indexed[key.split('\u0000')[1]]?.editable && !waiting.has(key)) this.recent.delete(key);
+    }
+    // The records waiting are the newest of `recent` (each deferred put moves its key last).
+    const unanswered = this.pendingOps + (this.inflight?.ops ?? 0) + (this.releasing?.ops ?? 0);
+    for (const key of this.recent.keys()) {
+      if (this.recent.size <= RECENT_RECORDS + unanswered) break;
+      this.recent.delete(key);
+    }
+  }
+
+  /** Deferred records of `kind` not in the database yet: waiting, or in the batch under way. */
+  private unlanded(kind: string): boolean {
+    return this.pendingKinds.has(kind) || (this.inflight?.kinds.has(kind) ?? false);
+  }
+
+  /**
+   * Before a write on this thread's connection that is not a commit (a lease, the retention): a
+   * batch under way on another connection (SQLite's writer thread, which holds the file's write
+   * lock meanwhile) is waited for, so the two never collide.
+   */
+  private beforeOwnWrite(): void {
+    if (!this.inflight || this.backend.readsSeeSent) return;
+    try {
+      this.awaitInflight();
+    } catch (err) {
+      this.flushFailed(err);
+    }
+  }
+
+  /**
+   * Deferred records of `kind` are in the database before a read off the main thread (another
+   * connection): what waits is sent and its answer awaited, without holding the event loop.
+   */
+  private async landedAsync(kind: string): Promise<void> {
+    if (!this.backend.commitManyAsync) return this.settle(kind);
+    // Bounded: a batch that fails is retried by its timer, and the read goes on meanwhile.
+    for (let round = 0; round < 3; round++) {
+      // A release of claims under way with records of the kind: answered first (reads off the
+      // main thread use other connections, which do not see it before).
+      const release = this.releasing;
+      if (release?.kinds.has(kind)) {
+        await release.done;
+        continue;
+      }
+      if (!this.pendingKinds.has(kind) && !this.inflight?.kinds.has(kind)) return;
+      if (!this.inflight && !this.holding && !this.closed) this.sendPending();
+      const batch = this.inflight;
+      if (!batch) return;
+      await batch.done;
+    }
   }
 
   /**
@@ -607,13 +947,31 @@ export class Store {
     } else {
       // An unavailable database is reported once by the backend, not at every retry.
       if (!(err instanceof DatabaseUnavailable)) this.onError(new Error(`run data not written yet (${this.pendingOps} operations kept, retried in ${GROUP_COMMIT_RETRY_MS} ms): ${why}`, { cause: err }));
-      this.flushTimer = setTimeout(() => this.flushQuietly(), GROUP_COMMIT_RETRY_MS).unref();
+      this.flushTimer = setTimeout(() => this.flushSoon(), GROUP_COMMIT_RETRY_MS).unref();
     }
   }
 
-  /** Pending records of `kind` are written before a read the overlay cannot answer. */
+  /**
+   * Pending records of `kind` are written before a read the overlay cannot answer. On a database
+   * in another thread they are sent without waiting: the read is answered after them (one
+   * connection, in order); only a batch already under way is waited for first.
+   */
   private settle(kind: string): void {
-    if (this.pendingKinds.has(kind)) this.flushQuietly();
+    if (!this.unlanded(kind)) return;
+    // Another connection writes the batches (SQLite): what is under way and what waits are written
+    // before the read, here and now.
+    if (!this.backend.commitManyAsync || !this.backend.readsSeeSent || this.holding || this.closed) return this.flushQuietly();
+    if (!this.pendingKinds.has(kind)) return;
+    try {
+      // Nothing is sent while a batch or a release of claims is under way: its answer is taken
+      // first, so that the pending records are sent now, and the read comes after them.
+      if (this.inflight || this.releasing) this.awaitInflight();
+      this.sendPending();
+      // Refused at once (nothing sent): handled now, before the read.
+      if (this.inflight?.outcome) this.reap(false);
+    } catch (err) {
+      this.flushFailed(err);
+    }
   }
 
   /** The pending commits landed: the queue empties; the records stay in `recent`, the newest RECENT_RECORDS of them. */
@@ -655,7 +1013,7 @@ export class Store {
   private mergePending(account: string, kind: string, checkId: string | undefined, stored: Array<[string, StoredRecord]>): Array<[string, StoredRecord]> {
     const field = this.indexed[kind]?.check ?? 'checkId';
     const out = new Map(stored);
-    for (const entry of this.pending) {
+    for (const entry of this.inflight ? [...this.inflight.entries, ...this.pending] : this.pending) {
       if (entry.a !== account) continue;
       for (const op of entry.o ?? []) {
         if (op[1] !== kind) continue;
@@ -671,6 +1029,30 @@ export class Store {
     this.versions.set(kind, this.version(kind) + 1);
     this.localVersions.set(kind, (this.localVersions.get(kind) ?? 0) + 1);
   }
+}
+
+/** The release of claims held asynchronously, with the writes of the sessions they started (Store.holdAndStart). */
+interface Releasing {
+  entries: StoreCommit[];
+  /** The kinds its writes hold. */
+  kinds: Set<string>;
+  /** The claims whose sessions staged writes: taken again with them if the release fails. */
+  started: RunClaim[];
+  ops: number;
+  outcome?: { error?: unknown };
+  done: Promise<void>;
+}
+
+/** A batch of deferred commits sent to the database without waiting (Store.sendPending). */
+interface Inflight {
+  entries: StoreCommit[];
+  ops: number;
+  kinds: Set<string>;
+  counters: Map<string, number>;
+  /** Set when the answer came (`error` when it failed), handled by Store.reap. */
+  outcome?: { error?: unknown };
+  /** Resolves once the answer was handled. */
+  done: Promise<void>;
 }
 
 /**

@@ -82,6 +82,81 @@ describe('alert delivery', () => {
   });
 });
 
+describe('a recovery leased while its failure is being sent', () => {
+  it('is delivered once: the failure\'s delivery does not make due again what a lease under way took', async () => {
+    // The failure's receiver holds its answer; meanwhile the check recovers and the deliverer
+    // leases the recovery. That lease is answered only after the failure's delivery ended (the
+    // database answers in another thread, and the answer can come after the receiver's): the
+    // failure's delivery must not make the recovery due again meanwhile, or the next lease takes
+    // it a second time and the channel hears of the recovery twice.
+    h = runsHarness();
+    const bodies: string[] = [];
+    let answerFailure!: () => void;
+    const failureHeld = new Promise<void>((resolve) => (answerFailure = resolve));
+    const srv = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (d) => (body += d));
+      req.on('end', () => {
+        bodies.push(body);
+        if (JSON.parse(body).alertType === 'ALERT_FAILURE') void failureHeld.then(() => res.end('ok'));
+        else res.end('ok');
+      });
+    });
+    await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+    const { startTcpServer } = await import('../../helpers/tcp-server.js');
+    const tcp = await startTcpServer({ banner: '+OK\r\n' });
+    const store = h.server.ctx.store;
+    const leaseAsync = store.leaseAsync.bind(store);
+    // The lease that takes the recovery: its answer waits for the failure's delivery to end.
+    let recoveryLeased: (() => void) | undefined;
+    const leaseOfRecovery = new Promise<void>((resolve) => (recoveryLeased = resolve));
+    let answerLease!: () => void;
+    const leaseAnswered = new Promise<void>((resolve) => (answerLease = resolve));
+    let held = false;
+    store.leaseAsync = async (...args) => {
+      const taken = await leaseAsync(...args);
+      const recovery = taken.some(({ record }) => (record as any).work?.message?.alertType === 'ALERT_RECOVERY');
+      if (recovery && !held) {
+        held = true;
+        recoveryLeased?.();
+        await leaseAnswered;
+      }
+      return taken;
+    };
+    try {
+      const down = { hostname: '127.0.0.1', port: await closedPort(), data: null, ipFamily: 'IPv4', assertions: [] };
+      const check = h.seedCheck({ name: 'db', request: down });
+      h.seedChannel(check.id, { type: 'WEBHOOK', config: { name: 'hook', url: `http://127.0.0.1:${(srv.address() as AddressInfo).port}/hook`, method: 'POST' } });
+      await failOnce(check);
+      await waitFor(async () => bodies.length === 1);
+      h.seedCheck({ ...check, request: { ...down, port: tcp.port } });
+      await failOnce(check);
+      await leaseOfRecovery;
+      // The failure is answered while the recovery's lease is under way; its delivery ends, and the
+      // lease is answered once the failure is written as delivered (the outbox no longer holds it as
+      // this instance reads it), or, when the deliverer waits for the lease before that write,
+      // after a while.
+      const failureId = store.query<any>('dev', 'outbox', { checkId: check.id, limit: 10 }).find((o) => o.work.message.alertType === 'ALERT_FAILURE').id as string;
+      answerFailure();
+      const end = Date.now() + 3000;
+      while (store.get('dev', 'outbox', failureId) && Date.now() < end) await new Promise((r) => setTimeout(r, 5));
+      answerLease();
+      await h.server.deliverer.idle();
+      await waitFor(async () => (await h.call('GET', '/v1/alert-notifications')).body.every((n: any) => n.status === 'SUCCESS'));
+      // Passes that would take the recovery again, had it been made due.
+      await new Promise((r) => setTimeout(r, 1200));
+      await h.server.deliverer.idle();
+      expect(bodies.map((b) => JSON.parse(b).alertType)).toEqual(['ALERT_FAILURE', 'ALERT_RECOVERY']);
+      expect(store.query('dev', 'outbox', { checkId: check.id, limit: 10 })).toEqual([]);
+    } finally {
+      answerFailure();
+      answerLease();
+      await tcp.close();
+      await new Promise<void>((r) => srv.close(() => r()));
+    }
+  });
+});
+
 describe('alert order per channel and check', () => {
   it('delivers a new alert of the check after the recovery of the one before: failure, recovery, failure arrive in that order', async () => {
     // Time scale 1000: the backoffs are 15, 30, 60 and 120 ms. The receiver refuses the first

@@ -282,9 +282,9 @@ describe('scheduler under overload', () => {
       const checks = Array.from({ length: 12 }, (_, i) => h.seedCheck({ name: `busy ${i}`, frequency: 1, request: tcpRequest(slow.port) }));
       // Every claim, and when it was made.
       const store = h.server.ctx.store;
-      const claimRuns = store.claimRuns.bind(store);
+      const claimRuns = store.claimRunsAsync.bind(store);
       const claims: Array<{ checkId: string; dueMs: number; at: number; scan: number | undefined }> = [];
-      store.claimRuns = (runs, start) => {
+      store.claimRunsAsync = (runs, start) => {
         for (const r of runs) claims.push({ checkId: r.checkId, dueMs: r.dueMs, at: Date.now(), scan: scanNow });
         return claimRuns(runs, start);
       };

@@ -1,8 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { createServer } from '../../../src/server/server.js';
 import { runsOf } from '../../../src/server/runs/runs.js';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { COLL } from '../../../src/server/kinds.js';
 import type { CheckRecord } from '../../../src/server/runs/alerts.js';
+import { RUN_COLL } from '../../../src/server/rundata/collections.js';
+import { AGENT_COLL, type QueuedRun } from '../../../src/server/agents/queue.js';
+import type { StoredSession } from '../../../src/server/rundata/types.js';
 
 const AGENT = 'agent-0001';
 const H = { authorization: 'Bearer mac-dev-key', 'content-type': 'application/json' };
@@ -204,5 +210,59 @@ describe('the queue of private locations', () => {
     expect((await t.json('/agent/v1/result-batches', 'POST', { agentId: AGENT, results: many }, auth)).status).toBe(400);
     expect((await t.json('/agent/v1/result-batches', 'POST', { agentId: AGENT, results: [] }, H)).status).toBe(401);
     await t.server.close();
+  });
+});
+
+describe('a joined session whose agent dies holding its part (SQLite, the writer thread)', () => {
+  it('the part is recorded as not run once the lease and then the queue bound pass after the claim, not after the due time', async () => {
+    // The bound counts from when the run was last available: an agent lagging behind (a loaded
+    // machine) claims a run long after it was due, and if it dies then, the session stays open for
+    // a whole lease and queue bound after that claim. A stop meanwhile leaves it open, its run
+    // queued (agent-joined e2e: sessions left PROGRESS, their private part neither run nor marked
+    // not run, when the service was stopped 3.6 s after a kill that followed such a claim).
+    let clock = Date.parse('2026-01-01T00:00:00Z');
+    const file = join(mkdtempSync(join(tmpdir(), 'mac-agent-queue-')), 'state.db');
+    const server = createServer({ runs: false, stateFile: file, agentLeaseMs: 10_000, agentQueueMs: 60_000, now: () => clock });
+    try {
+      const store = server.ctx.store;
+      await store.writesStarted();
+      const json = async (path: string, method = 'GET', body?: unknown) => {
+        const res = await server.request(path, { method, headers: H, body: body === undefined ? undefined : JSON.stringify(body) });
+        return (await res.json()) as any;
+      };
+      const loc = await json('/v1/private-locations', 'POST', { name: 'A', slugName: 'site-a' });
+      const created = await json('/v1/checks/url', 'POST', { name: 'mixed', activated: true, runParallel: true, locations: ['eu-west-1'], privateLocations: ['site-a'], request: { url: 'http://127.0.0.1:9/' } });
+      const check = store.get<CheckRecord>('dev', COLL.checks, created.id)!;
+      const { engine, agents } = runsOf(server.ctx);
+      const due = clock;
+      const session = engine.startSession('dev', check, { dueMs: due })!;
+      await engine.idle();
+      const read = () => store.getLatest<StoredSession & Record<string, unknown>>('dev', RUN_COLL.checkSessions, session.checkSessionId)!;
+      expect(read().finishedLocations).toEqual(['eu-west-1']);
+      // The agent claims the run 50 s after it was due (it lagged), then dies without a result.
+      clock += 50_000;
+      const [claimed] = agents.claim('dev', loc.id, 10, AGENT);
+      expect(claimed.run.sessionId).toBe(session.checkSessionId);
+      // 61 s after the due time, past the queue bound counted from it: still the agent's.
+      clock = due + 61_000;
+      expect(agents.expire(clock)).toBe(0);
+      // The lease ended (60 s after the due time): the queue bound counts from then.
+      clock = due + 50_000 + 10_000 + 59_999;
+      expect(agents.expire(clock)).toBe(0);
+      await engine.idle();
+      expect(read().completedAt).toBeNull();
+      expect(store.getLatest<QueuedRun>('dev', AGENT_COLL.runs, claimed.run.id)?.availableAt).toBe(new Date(due + 60_000).toISOString());
+      clock += 2;
+      expect(agents.expire(clock)).toBe(1);
+      // Recorded after a turn (the part's write is never inside the sweep's lease).
+      for (let i = 0; i < 50 && !read().completedAt; i++) await new Promise((r) => setTimeout(r, 10));
+      const done = read();
+      expect(done.completedAt).not.toBeNull();
+      expect(done.notRunLocations).toEqual(['site-a']);
+      expect((done.agentRuns as Record<string, { agentId: string | null }>)['site-a'].agentId).toBeNull();
+      expect(store.getLatest('dev', AGENT_COLL.runs, claimed.run.id)).toBeUndefined();
+    } finally {
+      await server.close();
+    }
   });
 });
