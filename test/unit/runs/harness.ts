@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createServer, type MacServer } from '../../../src/server/server.js';
+import { ServiceMetrics } from '../../../src/server/metrics/metrics.js';
 import { COLL } from '../../../src/server/kinds.js';
 import { runsOf, type Runs, type RunsOptions } from '../../../src/server/runs/runs.js';
 import type { ServerOptions } from '../../../src/server/options.js';
@@ -23,6 +24,8 @@ export interface RunsHarness {
 /** Starts the harness (no listening socket: requests go through the app in process). */
 export function runsHarness(options: Partial<ServerOptions> = {}, runsOptions: RunsOptions = {}): RunsHarness {
   const server = createServer({ rateLimit: { limit: 0, windowSeconds: 60 }, stateFile: testStateFile(), ...options });
+  // The operator metrics, as a listening service with --metrics-port has them.
+  if (options.metricsPort !== undefined) server.ctx.metrics = new ServiceMetrics(server.ctx.store, server.deliverer);
   const errors: unknown[] = [];
   const runs = runsOf(server.ctx, { runner: { limits: { idleMs: 50, timeoutMs: 2000 } }, onError: (err) => void errors.push(err), ...runsOptions });
   // Alerts go out as in a listening service.
