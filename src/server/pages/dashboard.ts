@@ -271,9 +271,9 @@ const checksList = (d: DashboardRecord, data: DashboardData, pictures?: Dashboar
  * The parts of a dashboard that change (`/live`: what its script refreshes): its incidents, the
  * time of its figures and its checks with their charts, each element by its id.
  */
-export function renderDashboardLive(d: DashboardRecord, data: DashboardData, pictures?: DashboardPictures): string {
+export function renderDashboardLive(d: DashboardRecord, data: DashboardData, pictures?: DashboardPictures): Html {
   return html`<!doctype html><title>live</title>
-${data.incidents !== undefined ? incidentsList(data) : ''}${updatedTime(data)}${checksList(d, data, pictures)}`.value;
+${data.incidents !== undefined ? incidentsList(data) : ''}${updatedTime(data)}${checksList(d, data, pictures)}`;
 }
 
 /** The HTML of a dashboard; `liveUrl` is where the script refreshes from. */

@@ -12,7 +12,10 @@ export const SCRIPT_PATH = '/_mac/pages.js';
 
 /** A rendered document and the CSP source of each of its `<style>` elements. */
 export interface PageDoc {
-  html: string;
+  /** The document as one string (joined when asked). */
+  readonly html: string;
+  /** The document as built (its chunks): what is sent, as `htmlBytes(doc)`. */
+  doc: Html;
   /** `'sha256-...'` of each `<style>` element's text, in document order. */
   styles: string[];
 }
@@ -173,7 +176,13 @@ ${p.footer ?? ''}
 </body>
 </html>
 `;
-  return { html: doc.value, styles: custom ? [styleHash(base), styleHash(custom)] : [styleHash(base)] };
+  return {
+    get html() {
+      return doc.value;
+    },
+    doc,
+    styles: custom ? [styleHash(base), styleHash(custom)] : [styleHash(base)],
+  };
 }
 
 // Local helper: text that is already safe for its context (CSS passed through styleText).

@@ -20,7 +20,7 @@ import { stageConfirmation } from '../status-pages/mails.js';
 import { ClientLimiter } from '../http/client-limit.js';
 import { inTransaction } from '../http/write.js';
 import { hashKey, type StoredKey } from '../resources/keys.js';
-import { html } from './html.js';
+import { html, htmlBytes, Html } from './html.js';
 import { layout, pageHeaders, SCRIPT_PATH, type PageDoc } from './layout.js';
 import { PAGE_SCRIPT } from './script.js';
 import { STATE_LABEL, renderAtom, renderLive, renderLinkForm, renderStatusPage, statusPageModel, type SubscribeNotice } from './status.js';
@@ -94,12 +94,13 @@ const unauthorizedPage = () =>
 
 /**
  * An HTML answer: a whole page (its styles allowed by their hashes) or a fragment (no style at
- * all). The body is handed over as UTF-8 bytes: a string body would be scanned character by
- * character by the Response constructor (its USVString conversion) before being encoded anyway.
+ * all). The body is handed over as UTF-8 bytes, encoded chunk by chunk (html.ts htmlBytes): a string
+ * body would be scanned character by character by the Response constructor (its USVString
+ * conversion) before being encoded anyway.
  */
-function htmlResponse(page: PageDoc | string, status = 200): Response {
-  const [text, styles] = typeof page === 'string' ? [page, []] : [page.html, page.styles];
-  return new Response(Buffer.from(text, 'utf8'), { status, headers: pageHeaders(styles) });
+function htmlResponse(page: PageDoc | Html | string, status = 200): Response {
+  const [doc, styles] = typeof page === 'string' || page instanceof Html ? [page, []] : [page.doc, page.styles];
+  return new Response(htmlBytes(doc), { status, headers: pageHeaders(styles) });
 }
 
 /** A badge image: no script or style may run in it, cached briefly unless it is private. */
@@ -177,7 +178,7 @@ export function publicPages(ctx: ServerContext): MiddlewareHandler<AppEnv> {
       return htmlResponse(renderStatusPage(await statusPageModel(store.followerView(account), page, now, storeFigures(store, account))));
     }
     if (rest === '/live' && read) {
-      return htmlResponse(renderLive(await statusPageModel(store.followerView(account), page, now, storeFigures(store, account))).value);
+      return htmlResponse(renderLive(await statusPageModel(store.followerView(account), page, now, storeFigures(store, account))));
     }
     if (rest === '/badge.svg' && read) {
       const m = await statusPageModel(store.followerView(account), page, now, storeFigures(store, account));
