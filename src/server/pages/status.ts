@@ -14,6 +14,21 @@ import type { FiguresSource } from './figures.js';
 import { uptimeBar, type BarDay } from './svg.js';
 
 const DAY = 86_400_000;
+
+/** `YYYY-MM-DD` of UTC days already written (a page writes the same 90 days for each of its services). */
+const dayNames = new Map<number, string>();
+
+/** The UTC date (`YYYY-MM-DD`) of a day's start, as `toISOString` writes it; formatted once per day held. */
+function dayName(startMs: number): string {
+  let name = dayNames.get(startMs);
+  if (name === undefined) {
+    // Bounded: the days of the windows of the last few months; all dropped at once past that.
+    if (dayNames.size >= 1024) dayNames.clear();
+    name = new Date(startMs).toISOString().slice(0, 10);
+    dayNames.set(startMs, name);
+  }
+  return name;
+}
 /** Seconds between the script's refreshes of a status page. */
 export const STATUS_REFRESH_SECONDS = 60;
 /** Days in the history bar of a service, unless the page sets `uptimeWindowDays`. */
@@ -148,7 +163,7 @@ export function serviceDays(serviceId: string, incidents: IncidentFacts[], nowMs
   for (let i = count - 1; i >= 0; i--) {
     const start = today - i * DAY;
     const end = start + DAY;
-    const date = new Date(start).toISOString().slice(0, 10);
+    const date = dayName(start);
     if (facts.sinceMs != null && end <= facts.sinceMs) {
       days.push({ date, state: 'no-data' });
       continue;
