@@ -267,6 +267,29 @@ function slotsPercentiles(slots: Float64Array | null, t: Tally): (p: number) => 
   };
 }
 
+/** The histogram of a tally whose histogram is held in slots: empty, and never added to. */
+const NO_HISTOGRAM: Map<number, number> = new Map();
+
+/** A tally of counts whose histogram is held apart, in slots (`addCounts` adds to it). */
+const countsTally = (): Tally => ({ ...emptyTally(), hist: NO_HISTOGRAM });
+
+/** Buckets of a window whose slots come from one array kept between pages (a chart's 24 hours or 30 days, with room). */
+const SCRATCH_BUCKETS = 64;
+let scratch: Float64Array | null = null;
+
+/**
+ * The slots of bucket `i` of a window of `count` buckets, zeroed: views of one array kept between
+ * reads for a window of at most SCRATCH_BUCKETS (else an array per bucket). A window's slots are
+ * read to the end (figuresOfTallies) before the next window's are taken, all in one synchronous
+ * run, and no view outlives it: a page of charts then allocates no 2 KiB of counts per bucket.
+ */
+function bucketSlots(count: number): (i: number) => Float64Array {
+  if (count > SCRATCH_BUCKETS) return () => new Float64Array(HISTOGRAM_SLOTS);
+  scratch ??= new Float64Array(SCRATCH_BUCKETS * HISTOGRAM_SLOTS);
+  const all = scratch;
+  return (i) => all.fill(0, i * HISTOGRAM_SLOTS, (i + 1) * HISTOGRAM_SLOTS).subarray(i * HISTOGRAM_SLOTS, (i + 1) * HISTOGRAM_SLOTS);
+}
+
 /** Adds a tally into another but for its histogram (held apart, in slots). */
 function addCounts(a: Tally, b: Tally): void {
   a.runs += b.runs;
@@ -390,12 +413,14 @@ export async function manyFigures(reduce: ResultsReduceAsync, asks: readonly Fig
   return plans.map((p, n) => {
     if (!p.shared) return single[n]!;
     const { fromMs, bucketMs } = p.window;
-    const tallies = Array.from({ length: p.count }, () => emptyTally());
+    // Counts only: the histograms go to the slots (a shared empty one, never added to, stands in the tallies).
+    const tallies = Array.from({ length: p.count }, countsTally);
     // The histograms of the buckets as arrays of counts: a cell adds its buckets without hashing.
     const slots: Array<Float64Array | null> = new Array<Float64Array | null>(p.count).fill(null);
+    const slotsOf = bucketSlots(p.count);
     const add = (i: number, t: Tally) => {
       addCounts(tallies[i], t);
-      if (p.times && t.hist.size > 0) addToSlots((slots[i] ??= new Float64Array(HISTOGRAM_SLOTS)), t.hist);
+      if (p.times && t.hist.size > 0) addToSlots((slots[i] ??= slotsOf(i)), t.hist);
     };
     for (const c of cellsOf.get(p.ask.checkId) ?? []) {
       if (!p.plan.cells.some(([span, from, to]) => span === c.span && c.start >= from && c.start < to)) continue;
