@@ -13,7 +13,7 @@
  * a query by check, newest first, with a limit, on the same index.
  */
 import type { AggregateFigures, AggregateQuery, AggregateRow } from '../store/aggregate.js';
-import { DAY_MS, HISTOGRAM_SLOTS, HOUR_MS, MAX_ROLLUP_CHECKS, addTally, addToSlots, bucketValue, emptyTally, tallyPercentile, type RollupCell, type RollupQuery, type Tally } from '../store/rollup.js';
+import { DAY_MS, HISTOGRAM_SLOTS, HOUR_MS, MAX_ROLLUP_CHECKS, addTally, addToSlots, emptyTally, slotsPercentiles, tallyPercentile, type RollupCell, type RollupQuery, type Tally } from '../store/rollup.js';
 import type { Store } from '../store/store.js';
 import { RUN_COLL } from './collections.js';
 import { round2 } from './stats.js';
@@ -241,30 +241,6 @@ function figuresOfTallies(checkId: string, window: FiguresWindow, tallies: Tally
     total = bucketOf(fromMs, toMs, all, whole, percentiles, pct);
   }
   return { checkId, buckets, total };
-}
-
-/**
- * The percentiles of a bucket whose histogram is held in slots, each the value rollup.ts
- * `slotsPercentile` gives, with the slots summed once for all of them (not once per percentile:
- * a page reads three percentiles of each of some thousand buckets of 275 slots).
- */
-function slotsPercentiles(slots: Float64Array | null, t: Tally): (p: number) => number | null {
-  if (t.n <= 0 || slots === null) return () => null;
-  let total = 0;
-  for (let b = 0; b < slots.length; b++) total += slots[b];
-  if (total === 0) return () => null;
-  return (p) => {
-    const rank = Math.max(1, Math.floor((p * total + 99) / 100));
-    let seen = 0;
-    let at = -1;
-    for (let b = 0; b < slots.length; b++) {
-      if (slots[b] === 0) continue;
-      seen += slots[b];
-      at = b;
-      if (seen >= rank) break;
-    }
-    return bucketValue(at, t);
-  };
 }
 
 /** The histogram of a tally whose histogram is held in slots: empty, and never added to. */
