@@ -686,7 +686,7 @@ export class Store {
     if (this.closed || entry.a === undefined || ops.some((op) => op[0] === 'x' || !this.indexed[op[1]])) return this.commitEntry(entry);
     this.pending.push(entry);
     this.pendingOps += Math.max(1, ops.length);
-    for (const [kind, value] of Object.entries(entry.c ?? {})) this.pendingCounters.set(kind, Math.max(this.pendingCounters.get(kind) ?? value, value));
+    for (const [kind, value] of Object.entries(entry.c ?? {})) this.raiseCounter(kind, value);
     for (const op of ops) {
       const key = `${entry.a}\u0000${op[1]}\u0000${op[2]}`;
       // Deleted then set again: the newest write is the last of the map (what `trim` keeps).
@@ -809,22 +809,12 @@ export class Store {
     this.releasing = undefined;
     if (release.outcome.error !== undefined) {
       const { entries, started } = release;
-      this.pending = [...entries, ...this.pending];
-      this.pendingOps += release.ops;
-      for (const kind of release.kinds) this.pendingKinds.add(kind);
-      for (const e of entries) for (const [kind, value] of Object.entries(e.c ?? {})) this.pendingCounters.set(kind, Math.max(this.pendingCounters.get(kind) ?? value, value));
+      this.requeue(entries, release.ops, release.kinds, entries.flatMap((e) => Object.entries(e.c ?? {})));
       this.reclaim(started);
-      this.flushAgain = false;
-      clearTimeout(this.flushTimer);
-      this.flushTimer = undefined;
-      this.flushFailed(release.outcome.error);
+      this.retryLater(release.outcome.error);
       return;
     }
-    this.retryAtMs = 0;
-    this.forgetLanded(release.kinds);
-    if (!next || this.pending.length === 0 || this.closed || this.inflight) return;
-    if (this.flushAgain || this.pendingOps >= GROUP_COMMIT_MAX_OPS) this.sendPending();
-    else this.flushTimer ??= setTimeout(() => this.flushSoon(), GROUP_COMMIT_MS).unref();
+    this.sentLanded(release.kinds, next && !this.inflight);
   }
 
   /**
@@ -838,19 +828,45 @@ export class Store {
     if (!batch?.outcome) return;
     this.inflight = undefined;
     if (batch.outcome.error !== undefined) {
-      this.pending = [...batch.entries, ...this.pending];
-      this.pendingOps += batch.ops;
-      for (const kind of batch.kinds) this.pendingKinds.add(kind);
-      for (const [kind, value] of batch.counters) this.pendingCounters.set(kind, Math.max(this.pendingCounters.get(kind) ?? value, value));
-      this.flushAgain = false;
-      clearTimeout(this.flushTimer);
-      this.flushTimer = undefined;
-      this.flushFailed(batch.outcome.error);
+      this.requeue(batch.entries, batch.ops, batch.kinds, batch.counters);
+      this.retryLater(batch.outcome.error);
       return;
     }
+    this.sentLanded(batch.kinds, next && !this.releasing);
+  }
+
+  /** The highest value a deferred commit gave a counter of `kind` (as the database keeps it). */
+  private raiseCounter(kind: string, value: number): void {
+    this.pendingCounters.set(kind, Math.max(this.pendingCounters.get(kind) ?? value, value));
+  }
+
+  /**
+   * Writes sent without waiting that failed go back to the head of the queue, before what was
+   * deferred since, so the order of writes is kept.
+   */
+  private requeue(entries: readonly StoreCommit[], ops: number, kinds: Iterable<string>, counters: Iterable<readonly [string, number]>): void {
+    this.pending = [...entries, ...this.pending];
+    this.pendingOps += ops;
+    for (const kind of kinds) this.pendingKinds.add(kind);
+    for (const [kind, value] of counters) this.raiseCounter(kind, value);
+  }
+
+  /** What waits is retried as a failed flush is (`flushFailed`), not sent again at once. */
+  private retryLater(err: unknown): void {
+    this.flushAgain = false;
+    clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    this.flushFailed(err);
+  }
+
+  /**
+   * Writes sent without waiting landed with records of `kinds`; with `sendNext`, what waits is
+   * sent at once when a flush was asked meanwhile (or the bound is reached), else by its timer.
+   */
+  private sentLanded(kinds: ReadonlySet<string>, sendNext: boolean): void {
     this.retryAtMs = 0;
-    this.forgetLanded(batch.kinds);
-    if (!next || this.pending.length === 0 || this.closed || this.releasing) return;
+    this.forgetLanded(kinds);
+    if (!sendNext || this.pending.length === 0 || this.closed) return;
     if (this.flushAgain || this.pendingOps >= GROUP_COMMIT_MAX_OPS) this.sendPending();
     else this.flushTimer ??= setTimeout(() => this.flushSoon(), GROUP_COMMIT_MS).unref();
   }
