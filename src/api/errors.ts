@@ -255,3 +255,15 @@ export function networkError(err: unknown, method: string, url: URL, timedOut: {
     }
   }
 }
+
+/**
+ * Whether a failed create may nevertheless have happened: the answer was lost to a reset or a
+ * timeout, its 2xx answer was unusable, or the service failed with a 5xx after perhaps writing. A refused connection or a
+ * 4xx means nothing was written.
+ */
+export function outcomeUnknown(err: unknown): boolean {
+  if (err instanceof NetworkError) return err.code !== 'ECONNREFUSED' && err.code !== 'ENOTFOUND' && err.code !== 'EAI_AGAIN';
+  // A 2xx whose body mac refused (not JSON, over the size cap, no id): the write happened.
+  if (err instanceof BadResponseError && err.status >= 200 && err.status < 300) return true;
+  return err instanceof ApiError && err.status >= 500;
+}

@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { ConflictError, NetworkError, NotFoundError, type ApiClient } from '../api/index.js';
+import { ConflictError, NotFoundError, outcomeUnknown, type ApiClient } from '../api/index.js';
 import { MacError, Refused } from '../errors.js';
 import { isLockVariable, lockVariableKey } from '../schema/lock-key.js';
 import type { ApplyAccount } from './apply.js';
@@ -40,6 +40,8 @@ export type FoundLock = { record: LockRecord; raw: string } | { record?: undefin
 export const DEFAULT_LEASE_MS = 60_000;
 /** Default renewal period: three renewals per lease, so one lost request does not lose the lock. */
 export const DEFAULT_RENEW_MS = 20_000;
+/** Creates of the lock variable whose outcome was unknown before a run gives up (as for a resource's create). */
+const LOCK_CREATE_ATTEMPTS = 4;
 
 /** Options of taking a lock. */
 export interface LockOptions {
@@ -175,6 +177,9 @@ export async function acquireLock(client: ApiClient, project: string, options: L
     return { v: 1, ...options.holder, token: (options.token ?? randomUUID)(), started: new Date(t).toISOString(), expires: new Date(t + leaseMs).toISOString() };
   };
 
+  // Creates whose outcome was unknown (a reset, a timeout, a 5xx: the client retries no POST), in
+  // all: a flaky service fails one with some chance, and one failed create must not fail the run.
+  let unknown = 0;
   /** One create; true when the variable is ours (also when the answer was lost but the write landed). */
   async function create(record: LockRecord): Promise<boolean> {
     try {
@@ -182,8 +187,12 @@ export async function acquireLock(client: ApiClient, project: string, options: L
       return true;
     } catch (err) {
       if (err instanceof ConflictError) return false;
-      if (err instanceof NetworkError) return (await readLock(client, project))?.record?.token === record.token;
-      throw err;
+      if (!outcomeUnknown(err)) throw err;
+      if ((await readLock(client, project))?.record?.token === record.token) return true;
+      // Not written (or written by someone else meanwhile): the caller's next turn tries again.
+      if (++unknown >= LOCK_CREATE_ATTEMPTS) throw err;
+      await sleep(250 * unknown);
+      return false;
     }
   }
 

@@ -1,5 +1,5 @@
 import type { PlannedChange } from '../plan/types.js';
-import { ApiError, BadResponseError, NetworkError, NotFoundError } from '../api/index.js';
+import { NotFoundError, outcomeUnknown } from '../api/index.js';
 import type { Perform, PerformOutcome } from './executor.js';
 
 /** The API operations behind one change, for its kind; built from the kind table. */
@@ -24,18 +24,6 @@ export interface CreatePolicy {
 }
 
 const DEFAULT_POLICY: CreatePolicy = { attempts: 4, settleMs: 0, sleep: (ms) => new Promise((r) => setTimeout(r, ms)) };
-
-/**
- * Whether a failed create may nevertheless have happened: the answer was lost to a reset or a
- * timeout, its 2xx answer was unusable, or the service failed with a 5xx after perhaps writing. A refused connection or a
- * 4xx means nothing was written.
- */
-export function outcomeUnknown(err: unknown): boolean {
-  if (err instanceof NetworkError) return err.code !== 'ECONNREFUSED' && err.code !== 'ENOTFOUND' && err.code !== 'EAI_AGAIN';
-  // A 2xx whose body mac refused (not JSON, over the size cap, no id): the write happened.
-  if (err instanceof BadResponseError && err.status >= 200 && err.status < 300) return true;
-  return err instanceof ApiError && err.status >= 500;
-}
 
 /**
  * A create that never makes a second object: when the answer is lost, the object is looked up

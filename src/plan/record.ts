@@ -1,5 +1,5 @@
 import type { ApiClient } from '../api/client.js';
-import { ConflictError, NotFoundError } from '../api/errors.js';
+import { ConflictError, NotFoundError, outcomeUnknown } from '../api/errors.js';
 import { listAll } from '../api/paginate.js';
 import { isOwnedKind, KINDS, type Kind } from '../schema/kinds.js';
 import { OWNED_VARIABLE_PREFIX, ownedVariableKey } from '../schema/lock-key.js';
@@ -127,6 +127,8 @@ export function ownershipFrom(project: string, variables: readonly Record<string
 
 /** Path of the variables list, where the records live. */
 export const VARIABLES_LIST = '/v1/variables';
+/** POSTs of a project's record whose outcome was unknown before an apply gives up (as for a resource's create). */
+const RECORD_CREATE_ATTEMPTS = 4;
 
 /** Every variable of the account, raw (reserved ones included): one paginated list. */
 export function listVariables(client: ApiClient): Promise<Record<string, unknown>[]> {
@@ -214,10 +216,16 @@ export async function writeOwnership(client: ApiClient, project: string, outcome
     await client.put(path, { value, locked: false, secret: false });
     return;
   }
-  try {
-    await client.post('/v1/variables', { key, value, locked: false, secret: false });
-  } catch (err) {
-    if (!(err instanceof ConflictError)) throw err;
-    await client.put(path, { value, locked: false, secret: false });
+  // The client retries no POST; a create whose outcome is unknown (a reset, a 5xx) is sent again,
+  // and one that landed meanwhile answers 409, which turns into the update.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await client.post('/v1/variables', { key, value, locked: false, secret: false });
+      return;
+    } catch (err) {
+      if (err instanceof ConflictError) break;
+      if (!outcomeUnknown(err) || attempt >= RECORD_CREATE_ATTEMPTS) throw err;
+    }
   }
+  await client.put(path, { value, locked: false, secret: false });
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { apiErrorFromResponse, NetworkError } from '../../../src/api/index.js';
-import { createOnce, createPerform, outcomeUnknown, type ResourceOps } from '../../../src/apply/perform.js';
+import { apiErrorFromResponse, NetworkError, outcomeUnknown } from '../../../src/api/index.js';
+import { createOnce, createPerform, type ResourceOps } from '../../../src/apply/perform.js';
 import type { PlannedChange } from '../../../src/plan/types.js';
 import { change } from './fixtures.js';
 
