@@ -42,6 +42,8 @@ export interface RunOptions {
   onAttempt?: (attempt: AttemptResult) => void | Promise<void>;
   /** Time limit and log bound of multi-step runs. */
   multiStep?: Partial<MultiStepLimits>;
+  /** Time limit of each setup and teardown script of an API check, ms (default HOOK_TIMEOUT_MS, the reference's 10 s). */
+  hookTimeoutMs?: number;
   /** The ping ICMP monitors run. */
   icmp?: Partial<IcmpOptions>;
   /**
@@ -143,6 +145,7 @@ async function probeApi(check: ApiCheck, limits: ProbeLimits, opts: RunOptions):
     account: opts.account,
     policy: opts.scripts,
     limits: opts.sandbox,
+    timeoutMs: opts.hookTimeoutMs,
   };
   let request = check.request;
   if (check.localSetupScript !== null) {
