@@ -36,6 +36,11 @@ describe.concurrent('mac agent: kill -9 of an agent mid-run (--time-scale 60)', 
       await new Promise((r) => setTimeout(r, 1000));
       await first.stop('SIGKILL');
       const killedAt = Date.now();
+      // Slow runs were needed until the kill only (to be under way at it): from now on every run
+      // answers at once, those under way too, so that the runs taken over are recorded as soon
+      // as they are claimed and the stop (which waits for runs under way) does not wait 2.5 s.
+      fx.target.setSlow(0);
+      fx.target.finishSlow();
       // The lease (5 s) ends, the second agent takes the killed one's runs, and runs on: until it
       // has recorded one of them and a run due after the kill (at most 14 s, then the assertions
       // below judge what was recorded). The lease is no longer than needed: a run of 2.5 s ends
@@ -45,10 +50,6 @@ describe.concurrent('mac agent: kill -9 of an agent mid-run (--time-scale 60)', 
         return second.some((x) => Date.parse(x.agentRun!.dueAt) < secondStart - 500) && second.some((x) => Date.parse(x.agentRun!.dueAt) > killedAt);
       };
       while (Date.now() - killedAt < 14_000 && !tookOver(sqliteSessions(state))) await new Promise((r) => setTimeout(r, 250));
-      // The runs under way answered at once, and the next ones too: the stop (which waits for the
-      // runs under way) need not wait 2.5 s.
-      fx.target.setSlow(0);
-      fx.target.finishSlow();
       expect(await second.stop()).toBe(0);
       const all = await agentIds(s, a.id);
       // The due times passed over before this instant (the scheduler runs on until the stop).
