@@ -123,9 +123,12 @@ function expectJoined(sessions: Session[], results: ResultRow[], alerts: AlertTy
   return completed;
 }
 
-/** The target passes for `passingMs`, fails until a failure alert arrives, then passes until a recovery does (2 s after each change). */
-async function passFailPass(target: Awaited<ReturnType<typeof targetAndHook>>, passingMs: number): Promise<void> {
-  await sleep(passingMs);
+/**
+ * The target passes for `passingMs` and until `ready` (the agent has called in), fails until a
+ * failure alert arrives, then passes until a recovery does (2 s after each change).
+ */
+async function passFailPass(target: Awaited<ReturnType<typeof targetAndHook>>, passingMs: number, ready: Promise<unknown>): Promise<void> {
+  await Promise.all([sleep(passingMs), ready]);
   target.setStatus(500);
   await waitFor(async () => (target.alerts.some((x) => x.alertType === 'ALERT_FAILURE') ? true : undefined), 60_000);
   await sleep(2000);
@@ -149,10 +152,13 @@ describe.concurrent('mac agent: one session per due time across public and priva
       const a = await location(s, 'site-a');
       const agent = startAgent(s, a.key);
       agents.push(agent);
-      await waitFor(async () => ((await apiOk(s, 'GET', `/v1/private-locations/${a.id}`)).agents.length === 1 ? true : undefined));
+      // The check is made while the agent starts (its private parts wait in the queue for it, or
+      // are recorded as not run past the queue bound, which is allowed before the kill); the
+      // passing phase lasts until the agent has called in.
       const checkId = await mixedCheck(s, target.url);
+      const ready = waitFor(async () => ((await apiOk(s, 'GET', `/v1/private-locations/${a.id}`)).agents.length === 1 ? true : undefined));
       // Passing, failing, passing again: one failure alert and one recovery.
-      await passFailPass(target, 5000);
+      await passFailPass(target, 4000, ready);
       // The agent dies: its part of each due time is recorded as not run once the queue bound
       // passes, and those sessions complete over the public part, which passes: no alert.
       const killedAt = Date.now();
@@ -230,9 +236,10 @@ describe.concurrent('mac agent: one session per due time across public and priva
     try {
       const a = await location(one, 'site-a');
       agents.push(startAgent(two, a.key));
-      await waitFor(async () => ((await apiOk(one, 'GET', `/v1/private-locations/${a.id}`)).agents.length === 1 ? true : undefined));
+      // As in the case above, the check is made while the agent starts.
       const checkId = await mixedCheck(one, target.url);
-      await passFailPass(target, 4000);
+      const ready = waitFor(async () => ((await apiOk(one, 'GET', `/v1/private-locations/${a.id}`)).agents.length === 1 ? true : undefined));
+      await passFailPass(target, 4000, ready);
       expect(await agents[0].stop()).toBe(0);
       await Promise.all([one.stop(), two.stop()]);
       const rows = async <T>(kind: string) => (await pgQuery<{ data: string }>(db, 'SELECT data FROM records WHERE kind = $1', [kind])).map((r) => JSON.parse(r.data) as T);

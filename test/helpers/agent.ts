@@ -43,19 +43,23 @@ export const FREQUENCY = 5;
 /** A test's timeout: three times its simulated minutes (runScenario) and two minutes for starting and stopping on a loaded machine. */
 export const TIMEOUT_MS = 3 * MINUTES * 1000 + 120_000;
 
-/** A local HTTP target: `ok` at once, or after `slowMs` on paths under /slow. */
-export async function startTarget(): Promise<{ url: string; setSlow(ms: number): void; slowStarted(): number[]; close(): Promise<void> }> {
+/** A local HTTP target: `ok` at once, or after `slowMs` on paths under /slow (`finishSlow` answers those under way at once). */
+export async function startTarget(): Promise<{ url: string; setSlow(ms: number): void; slowStarted(): number[]; finishSlow(): void; close(): Promise<void> }> {
   let slowMs = 0;
   // The slow answers under way, each with when it began (ms since the epoch): two may begin in one millisecond.
-  const slow = new Set<{ at: number }>();
+  const slow = new Set<{ at: number; finish(): void }>();
   const target: Server = createServer((req, res) => {
     if (slowMs > 0 && req.url?.startsWith('/slow')) {
-      const answer = { at: Date.now() };
+      const answer = {
+        at: Date.now(),
+        finish: () => {
+          clearTimeout(timer);
+          slow.delete(answer);
+          res.end('ok');
+        },
+      };
+      const timer = setTimeout(() => answer.finish(), slowMs);
       slow.add(answer);
-      setTimeout(() => {
-        slow.delete(answer);
-        res.end('ok');
-      }, slowMs);
     } else res.end('ok');
   });
   await new Promise<void>((r) => target.listen(0, '127.0.0.1', () => r()));
@@ -63,6 +67,7 @@ export async function startTarget(): Promise<{ url: string; setSlow(ms: number):
     url: `http://127.0.0.1:${(target.address() as { port: number }).port}`,
     setSlow: (ms) => void (slowMs = ms),
     slowStarted: () => [...slow].map((x) => x.at),
+    finishSlow: () => [...slow].forEach((x) => x.finish()),
     close: () => new Promise<void>((r) => target.close(() => r())),
   };
 }
