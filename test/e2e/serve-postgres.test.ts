@@ -7,12 +7,9 @@ import { PG_MIGRATIONS } from '../../src/server/store/postgres.js';
 
 const sql = pgQuery;
 
-// Each case works on a database of its own, and all the cases run at once, the two describes
-// too (one after the other, the first describe's start-ups and kills waited before the second's
-// 14 s of scheduling began): generous time limits, since up to eight services start at once. The
-// scheduling cases allow for a stalled scheduler (the runs it sheds are counted), which the
-// others' start-ups may cause as a neighbouring file's would.
-describe.concurrent('mac serve on PostgreSQL (built CLI)', { timeout: 150_000 }, () => {
+// Each case works on a database of its own, and the cases of each describe run at once (the
+// describes one after the other): generous time limits, since up to four services start at once.
+describe('mac serve on PostgreSQL (built CLI)', { timeout: 150_000 }, () => {
   it.concurrent('keeps every acknowledged write across kill -9 while writes are in flight', async () => {
     await expectAckedWritesSurviveKill(pgDatabase());
   });
@@ -66,7 +63,7 @@ describe.concurrent('mac serve on PostgreSQL (built CLI)', { timeout: 150_000 },
   });
 });
 
-describe.concurrent('two instances running the checks on one PostgreSQL (--time-scale 30)', { timeout: 150_000 }, () => {
+describe('two instances running the checks on one PostgreSQL (--time-scale 30)', { timeout: 150_000 }, () => {
   let target: Server;
   let port = 0;
   beforeAll(async () => {
