@@ -43,7 +43,7 @@ export interface MacServer {
 /**
  * Creates the service: opens the database when one is set (throws a StateError, leaving the file
  * as it is, when it cannot), builds the app; nothing listens until `listen`, which also starts the
- * retention (its first step `RETENTION_FIRST_STEP_MS` later).
+ * retention (its first step `RETENTION_FIRST_STEP_MS` / time scale later).
  */
 export function createServer(partial: Partial<ServerOptions> = {}, extras: AppExtras = {}): MacServer {
   const options = resolveServerOptions(partial);
@@ -111,8 +111,10 @@ export function createServer(partial: Partial<ServerOptions> = {}, extras: AppEx
           http = undefined;
           throw err;
         }
-        // The first retention step waits until the service listens, and a little more.
-        retention?.start(options.retention.firstMs ?? RETENTION_FIRST_STEP_MS);
+        // The first retention step waits until the service listens, and a little more (divided by
+        // the time scale, like the retention period itself: at --time-scale 60 a day of run data
+        // lasts 24 minutes, and a restart's expired rows go 5 s / 60 after it listens).
+        retention?.start((options.retention.firstMs ?? RETENTION_FIRST_STEP_MS) / options.timeScale);
         // What the queue holds (from before a restart too) goes out once the service is up. Alerts
         // obey the network policy too: every request of the senders goes through its dispatcher,
         // made once undici is loaded (not awaited here: the service answers meanwhile).

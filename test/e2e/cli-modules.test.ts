@@ -12,6 +12,10 @@ import { startServe } from '../helpers/serve.js';
 // measured in bench/cli-start.mjs; this file holds the behaviour that makes them: `--version`
 // and `--help` load no command's code and none of the heavy libraries, `mac serve` does not load
 // the plan engine, and `mac plan` does not load the service.
+//
+// Each case runs processes of its own, with a log of its own, and reads nothing another case
+// writes: the cases run at once (about 15 processes, one after the other, waited on each other's
+// start-ups).
 
 const DIST = pathToFileURL(fileURLToPath(new URL('../../dist/', import.meta.url))).href;
 
@@ -76,7 +80,7 @@ const START = /^(cli\/(main|output|help|flags)\.js|cli\/declare\/[a-z]+\.js|conf
 /** The packages a start needs: the argument parser and the colours. */
 const START_PACKAGES = ['commander', 'picocolors'];
 
-describe('what a start of the CLI loads', () => {
+describe.concurrent('what a start of the CLI loads', () => {
   it.each([
     [['--version']],
     [['--help']],
@@ -112,6 +116,8 @@ describe('what a start of the CLI loads', () => {
 
   it('mac serve loads the service, not the plan engine; mac plan against it loads the engine, not the service', async () => {
     const log = logged();
+    // The project is made while the service starts.
+    const project = mkdtemp(join(dir, 'plan-')).then(async (p) => ({ path: p, init: await runMac(['init', p]) }));
     const served = await startServe(['--no-runs'], log.env);
     try {
       const serve = await loadedBy(log.file);
@@ -123,9 +129,9 @@ describe('what a start of the CLI loads', () => {
       // On the memory store without --metrics-port: neither SQLite's native module nor the metrics' client.
       expect(serve.packages.filter((p) => ['libsql', 'pg', 'prom-client'].includes(p))).toEqual([]);
 
-      const project = await mkdtemp(join(dir, 'plan-'));
-      expect((await runMac(['init', project])).code).toBe(0);
-      const plan = await mac(['plan', project, '--api-url', served.url, '--api-key', served.apiKey, '--account-id', served.accountId]);
+      const { path, init } = await project;
+      expect(init.code).toBe(0);
+      const plan = await mac(['plan', path, '--api-url', served.url, '--api-key', served.apiKey, '--account-id', served.accountId]);
       expect(plan.code, plan.stderr).toBe(0);
       expect(plan.stdout).toMatch(/to create/);
       expect(plan.dist).toContain('cli/commands/plan.js');
@@ -140,7 +146,7 @@ describe('what a start of the CLI loads', () => {
   });
 });
 
-describe('what a refused start of the service loads', () => {
+describe.concurrent('what a refused start of the service loads', () => {
   it('mac serve with a wrong flag: the message and exit code 1, without loading the service', async () => {
     const r = await mac(['serve', '--port', '0', '--time-scale', '0']);
     expect(r.code).toBe(1);
@@ -151,7 +157,7 @@ describe('what a refused start of the service loads', () => {
   });
 });
 
-describe('a reader that goes away', () => {
+describe.concurrent('a reader that goes away', () => {
   it('mac --help into a pipe closed before it is read: exit 0, no stack trace', async () => {
     const { spawn } = await import('node:child_process');
     const { MAC_BIN } = await import('../helpers/cli.js');

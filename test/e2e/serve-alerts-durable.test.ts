@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { apiOk, callApi, startServe, waitFor, type Served } from '../helpers/serve.js';
+import { apiOk, callApi, startServe, startServes, waitFor, type Served } from '../helpers/serve.js';
 import { closedPort } from '../helpers/tcp-server.js';
 import { pgDatabase } from '../helpers/pg-url.js';
 import { startSmtpServer, type SmtpServer } from '../helpers/smtp.js';
@@ -135,8 +135,7 @@ describe.concurrent('two instances on one PostgreSQL database', CASE, () => {
     const args = ['--database', db, '--no-runs', '--rate-limit', '0/60', '--alert-timeout', '60000'];
     const receiver = await webhookReceiver();
     const down = await closedPort();
-    const a = await startServe(args);
-    const b = await startServe(args);
+    const [a, b] = await startServes(args, args);
     try {
       const channel = await apiOk(a, 'POST', '/v1/alert-channels', { type: 'WEBHOOK', config: { name: 'hook', url: receiver.url, method: 'POST' } });
       const checks = await Promise.all(Array.from({ length: 50 }, (_, i) => apiOk(a, 'POST', '/v1/checks/tcp', tcpCheck(`db ${i}`, down, channel.id))));

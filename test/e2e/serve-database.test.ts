@@ -119,7 +119,9 @@ describe.concurrent('mac serve on SQLite (built CLI)', { timeout: 150_000 }, () 
     const fresh = run(now - 60_000, false);
     await seed.close();
 
-    const s = await startServe(['--state', file, '--no-runs', '--retention-days', '30']);
+    // At --time-scale 10 the 30 days are 3 (the old data is 40 days old, the fresh a minute) and
+    // the first step comes 0.5 s after the service listens instead of 5 s.
+    const s = await startServe(['--state', file, '--no-runs', '--retention-days', '30', '--time-scale', '10']);
     try {
       const gone = async () => (await callApi(s, 'GET', `/v1/check-results/${check.id}/${old[11].result}`)).status === 404;
       const deadline = Date.now() + 20_000;

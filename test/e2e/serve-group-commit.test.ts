@@ -14,7 +14,9 @@ import type { CheckResult, StoredSession } from '../../src/server/rundata/types.
  * run recorded before the service exits. The scheduler waits for the sessions under way, so after
  * a SIGTERM every stored session has ended and every result it names is stored.
  */
-describe.each([
+// Each store's case has its own database, target and service: the two run at once (one after
+// the other, each waited out its own start-up, 2.5 s of runs and stop).
+describe.concurrent.each([
   ['SQLite', () => `sqlite:${join(mkdtempSync(join(tmpdir(), 'mac-group-e2e-')), 'state.db')}`],
   ['PostgreSQL', () => pgDatabase()],
 ] as const)('mac serve on %s: SIGTERM loses no recorded run (built CLI)', (_name, database) => {

@@ -64,6 +64,12 @@ function filled(name: string, open: () => Store, recs: Array<Record<string, unkn
   return s;
 }
 
+/** One PostgreSQL `INSERT INTO records (columns) VALUES ($1, ...), (...)` of all `rows`: one round trip, not one per row. */
+function pgInsert(columns: string, rows: unknown[][]): { text: string; values: unknown[] } {
+  let i = 0;
+  return { text: `INSERT INTO records (${columns}) VALUES ${rows.map((r) => `(${r.map(() => `$${++i}`).join(', ')})`).join(', ')}`, values: rows.flat() };
+}
+
 /** Rows in one order, sums and squared deviations apart (each database adds in its own order, from its own mean). */
 function normal(rows: AggregateRow[]) {
   const sorted = [...rows].sort((a, b) => JSON.stringify([a.group, a.bucket]).localeCompare(JSON.stringify([b.group, b.bucket])));
@@ -168,7 +174,9 @@ describe('results stored before the figure columns', () => {
     db.exec(MIGRATIONS[0]);
     db.exec('PRAGMA user_version = 1');
     const put = db.prepare('INSERT INTO records (account, kind, id, check_id, at, data, summary) VALUES (?, ?, ?, ?, ?, ?, ?)');
+    db.exec('BEGIN');
     for (const r of rows) put.run(...r);
+    db.exec('COMMIT');
     db.close();
     const store = Store.open(file, RUN_INDEX);
     stores.push(['sqlite-migrated', store]);
@@ -178,10 +186,8 @@ describe('results stored before the figure columns', () => {
   it('are reduced after the migration on PostgreSQL', async () => {
     const url = pgDatabase();
     await pgSchemaV1Database(url);
-    const c = new pg.Client({ connectionString: url });
-    await c.connect();
-    for (const r of rows) await c.query('INSERT INTO records (account, kind, id, check_id, at, data, summary) VALUES ($1, $2, $3, $4, $5, $6, $7)', r);
-    await c.end();
+    const insert = pgInsert('account, kind, id, check_id, at, data, summary', rows);
+    await pgQuery(url, insert.text, insert.values);
     const store = Store.open(url, RUN_INDEX);
     stores.push(['postgres-migrated', store]);
     expectSame(store.aggregate('dev', RUN_COLL.checkResults, q), aggregateRecords(recs, RESULTS_INDEX, q), 'postgres');
@@ -287,7 +293,9 @@ describe('ICMP figures (packet loss, latency min, max and standard deviation)', 
     db.exec('PRAGMA user_version = 2');
     const { v2Columns, rows } = v2Rows();
     const put = db.prepare(`INSERT INTO records (account, kind, id, check_id, at, data, ${v2Columns.join(', ')}) VALUES ('dev', 'checkResults', ?, ?, ?, ?${', ?'.repeat(v2Columns.length)})`);
+    db.exec('BEGIN');
     for (const row of rows) put.run(...row);
+    db.exec('COMMIT');
     db.close();
     const store = Store.open(file, RUN_INDEX);
     stores.push(['sqlite-icmp-migrated', store]);
@@ -299,9 +307,10 @@ describe('ICMP figures (packet loss, latency min, max and standard deviation)', 
     await pgCreateDatabase(url);
     await pgQuery(url, `${PG_MIGRATIONS[0]}; ${PG_MIGRATIONS[1]}; CREATE TABLE mac_schema (version integer NOT NULL); INSERT INTO mac_schema VALUES (2)`);
     const { v2Columns, rows } = v2Rows();
+    const insert = pgInsert(`account, kind, id, check_id, at, data, ${v2Columns.join(', ')}`, rows.map((row) => ['dev', 'checkResults', ...row]));
     const c = new pg.Client({ connectionString: url });
     await c.connect();
-    for (const row of rows) await c.query(`INSERT INTO records (account, kind, id, check_id, at, data, ${v2Columns.join(', ')}) VALUES ('dev', 'checkResults', ${row.map((_, i) => `$${i + 1}`).join(', ')})`, row);
+    await c.query(insert.text, insert.values);
     // A record whose text mentions ICMP but does not parse as JSON.
     await c.query(`INSERT INTO records (account, kind, id, check_id, at, data) VALUES ('dev', 'checkResults', 'bad', 'i1', $1, '{"apiCheckResult":{"request":{"method":"ICMP"}')`, [T0 + MIN]);
     await c.end();
