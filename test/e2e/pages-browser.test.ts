@@ -193,10 +193,9 @@ describe.concurrent('screenshots (artifacts/pages, light and dark)', { timeout: 
     });
     await apiOk(s, 'POST', `/v1/status-pages/incidents/${outage.id}/incident-updates`, { description: 'The CDN is back.', status: 'RESOLVED', publicIncidentUpdateDate: ago(40, 1) });
     await openIncident(s, api.id, 'Elevated error rate', 'Some API requests fail with 502.', 'MAJOR');
-    for (const [name, tags, port] of [['Checkout API', ['shop'], tcp.port], ['Search', ['shop'], tcp.port], ['Payments DB', ['shop'], 1]] as const) {
-      const check = await tcpCheck(s, name, [...tags], port);
-      await runOnce(s, check.id);
-    }
+    const shopChecks = [];
+    for (const [name, tags, port] of [['Checkout API', ['shop'], tcp.port], ['Search', ['shop'], tcp.port], ['Payments DB', ['shop'], 1]] as const) shopChecks.push(await tcpCheck(s, name, [...tags], port));
+    await Promise.all(shopChecks.map((check) => runOnce(s, check.id)));
     await apiOk(s, 'POST', '/v1/dashboards', { header: 'Acme shop', description: 'Checks of the shop', customUrl: 'acme-shop', tags: ['shop'], enableIncidents: true });
     // Both schemes at once, a context each: they only read.
     await Promise.all(

@@ -29,7 +29,10 @@ export async function tcpCheck(s: Served, name: string, tags: string[], port: nu
   return apiOk(s, 'POST', '/v1/checks/tcp', { name, tags, frequency: 10, doubleCheck: false, request: { hostname: '127.0.0.1', port } });
 }
 
-/** Runs a check once (trigger) and waits for its session to end. */
+/**
+ * Runs a check once (trigger) and waits for its session to end, looking every 25 ms: a TCP or
+ * API run against a local target ends within milliseconds, and a look is one local request.
+ */
 export async function runOnce(s: Served, checkId: string): Promise<void> {
   const trigger = await apiOk(s, 'POST', '/v1/check-sessions/trigger', { target: { checkId: [checkId] } });
   const sessionId = trigger.sessions[0].checkSessionId as string;
@@ -38,6 +41,6 @@ export async function runOnce(s: Served, checkId: string): Promise<void> {
     const session = await apiOk(s, 'GET', `/v1/check-sessions/${sessionId}`);
     if (!['STARTED', 'PROGRESS', 'PROGRESS_DEGRADED', 'PROGRESS_FAILED'].includes(session.status)) return;
     if (Date.now() > end) throw new Error(`session ${sessionId} still ${session.status}`);
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, 25));
   }
 }
