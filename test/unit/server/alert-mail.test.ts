@@ -120,7 +120,9 @@ describe('EMAIL over SMTP', () => {
     const port = await closedPort();
     const s = senders({ smtpUrl: `smtp://127.0.0.1:${port}` });
     expect((await s.send(email(), message())).ok).toBe(false);
-    smtp = await startSmtpServer({ port });
+    // A restart ends the connections it holds, as a server that stops does (smtp-server's close
+    // otherwise waits up to 30 s for the client to end its kept connection).
+    smtp = await startSmtpServer({ port, extra: { closeTimeout: 50 } });
     expect(await s.send(email(), message())).toMatchObject({ ok: true });
     await smtp.close();
     smtp = await startSmtpServer({ port });
@@ -150,7 +152,8 @@ describe('EMAIL over SMTP', () => {
 
   it('upgrades with STARTTLS when offered, and speaks TLS from the start with smtps://, trusting --smtp-ca', async () => {
     const { key, cert } = selfSignedCert();
-    smtp = await startSmtpServer({ starttls: true, users: { alerts: PASSWORD }, extra: { key, cert } });
+    // closeTimeout: the close below ends the sender's kept connection instead of waiting for it to end.
+    smtp = await startSmtpServer({ starttls: true, users: { alerts: PASSWORD }, extra: { key, cert, closeTimeout: 50 } });
     const starttls = await senders({ smtpUrl: `smtp://alerts@127.0.0.1:${smtp.port}`, smtpPassword: PASSWORD, smtpCa: cert }).send(email(), message());
     expect(starttls).toMatchObject({ ok: true });
     expect(smtp.mails[0]).toMatchObject({ secure: true, user: 'alerts' });
