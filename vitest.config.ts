@@ -1,3 +1,4 @@
+import { availableParallelism, cpus } from 'node:os';
 import { relative } from 'node:path';
 import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
@@ -174,6 +175,35 @@ class LongestFirst extends BaseSequencer {
   }
 }
 
+/**
+ * How many files run at once: one more than the cores, and two more when the cores are idle as the
+ * run starts (busy less than half the time over a quarter of a second), much as `make -l` holds
+ * back jobs on a loaded machine. Measured at the start, not as the load average: on an idle
+ * machine `.ci/run`'s own `npm ci` and build leave the last minute's average near the cores.
+ * `vitest run --maxWorkers N` overrides it.
+ *
+ * Most of a file's time is waiting: on the processes it spawns (the CLI, mac serve, Chromium,
+ * PostgreSQL), on leases, retries and schedules. Measured on this project's 2-core machine, idle,
+ * each file's CPU (its own and its children's) against its wall time: the files used 69% of the
+ * two cores with 3 at once and 75% with 4 (326 and 288 s of wall with that accounting; 303 s with 3
+ * without it); after the waits were cut, 264.6 s with 3 and 239.2 s with 4, every test passing.
+ * On a loaded machine a 4th file only adds contention: start-up limits of 20-30 s were missed at
+ * load 30 with 4, and a run at load 6-10 with 3 kept 2.66 files under way on average. A 2nd file
+ * alone leaves a core idle while a file waits. The wall time is at least the longest file: what
+ * brings it down is cutting the waits in the long files and starting them first (LongestFirst).
+ */
+const WORKERS = availableParallelism() + (busyShare(250) < 0.5 ? 2 : 1);
+
+/** The share of the cores' time spent busy over the next `ms` (from `os.cpus()` before and after). */
+function busyShare(ms: number): number {
+  const sum = () => cpus().reduce((acc, { times: t }) => ({ idle: acc.idle + t.idle, all: acc.all + t.user + t.nice + t.sys + t.irq + t.idle }), { idle: 0, all: 0 });
+  const before = sum();
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+  const after = sum();
+  const all = after.all - before.all;
+  return all > 0 ? 1 - (after.idle - before.idle) / all : 1;
+}
+
 // One PostgreSQL for the whole run (MAC_TEST_PG_URL, a fresh database per service): the first
 // project whose selected files need it starts it, the others find it started; a run of files that
 // do not need it (one e2e file alone) does not start it. The unit tier does not start it.
@@ -187,17 +217,8 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: 'forks',
     isolate: false,
-    // Most of an e2e file's time is spent waiting on the processes it spawns (the CLI, mac serve,
-    // Chromium, PostgreSQL): three files at once keep 2 cores busy, where the default of one
-    // worker per spare core ran them one after the other. Figures (a fresh-clone CI run, 234
-    // files, load 6-10): 2,658 s of summed file time in 998 s of wall, 2.66 files under way on
-    // average out of 3; the per-file times scheduled longest first give 1,329 s at 2 workers,
-    // 886 s at 3 and 665 s at 4 if files did not slow each other, but the suite's time is mostly
-    // process start-ups (CPU) and 2 cores bound it: a 4th worker adds contention (start-up time
-    // limits of 20-30 s were already missed at load 30), a 2nd alone leaves a core idle while a
-    // file waits. Three stays. The wall time is at least the longest file (223 s in that run):
-    // what brings it down is splitting such files, and starting them first (LongestFirst).
-    maxWorkers: 3,
+    // Files at once: see WORKERS.
+    maxWorkers: WORKERS,
     sequence: { sequencer: LongestFirst },
     projects: [
       {
