@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import { availableParallelism, cpus } from 'node:os';
 import { relative } from 'node:path';
 import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
@@ -125,33 +124,20 @@ class LongestFirst extends BaseSequencer {
 }
 
 /**
- * How many files run at once: one more than the cores, and two more when the cores are idle as the
- * run starts (busy less than half the time over a quarter of a second), much as `make -l` holds
- * back jobs on a loaded machine. Measured at the start, not as the load average: on an idle
- * machine `.ci/run`'s own `npm ci` and build leave the last minute's average near the cores.
- * `vitest run --maxWorkers N` overrides it.
+ * How many files run at once: three on this project's 2-core machines.
  *
  * Most of a file's time is waiting: on the processes it spawns (the CLI, mac serve, Chromium,
- * PostgreSQL), on leases, retries and schedules. Measured on this project's 2-core machine, idle,
- * each file's CPU (its own and its children's) against its wall time: the files used 69% of the
- * two cores with 3 at once and 75% with 4 (326 and 288 s of wall with that accounting; 303 s with 3
- * without it); after the waits were cut, 264.6 s with 3 and 239.2 s with 4, every test passing.
- * On a loaded machine a 4th file only adds contention: start-up limits of 20-30 s were missed at
- * load 30 with 4, and a run at load 6-10 with 3 kept 2.66 files under way on average. A 2nd file
- * alone leaves a core idle while a file waits. The wall time is at least the longest file: what
- * brings it down is cutting the waits in the long files and starting them first (LongestFirst).
+ * PostgreSQL), on leases, retries and schedules. Measured on an idle 2-core machine, each file's
+ * CPU (its own and its children's) against its wall time: the files used 69% of the two cores
+ * with 3 at once and 75% with 4 (326 and 288 s of wall with that accounting). After the waits
+ * were cut, fresh clones took 264.6 s with 3, and 239.2, 280.4 and 270.5 s with 4 (the last with
+ * one failure: a browser run's failure screenshot missing at load 12). A 4th file gains too little
+ * for what it costs in contention: start-up limits of 20-30 s were missed at load 30 with 4 earlier.
+ * A 2nd file alone leaves a core idle while a file waits. The wall time is at least the longest
+ * file: what brings it down is cutting the waits in the long files and starting them first
+ * (LongestFirst). `vitest run --maxWorkers N` overrides it.
  */
-const WORKERS = availableParallelism() + (busyShare(250) < 0.5 ? 2 : 1);
-
-/** The share of the cores' time spent busy over the next `ms` (from `os.cpus()` before and after). */
-function busyShare(ms: number): number {
-  const sum = () => cpus().reduce((acc, { times: t }) => ({ idle: acc.idle + t.idle, all: acc.all + t.user + t.nice + t.sys + t.irq + t.idle }), { idle: 0, all: 0 });
-  const before = sum();
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
-  const after = sum();
-  const all = after.all - before.all;
-  return all > 0 ? 1 - (after.idle - before.idle) / all : 1;
-}
+const WORKERS = 3;
 
 // One PostgreSQL for the whole run (MAC_TEST_PG_URL, a fresh database per service): the first
 // project whose selected files need it starts it, the others find it started; a run of files that
