@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
@@ -66,16 +65,70 @@ export const STORE_MATRIX = [
 ];
 
 /**
- * Seconds per file (project:path) in a whole run on an idle 2-core machine
- * (`test/file-seconds.json`, written by `node scripts/file-seconds.mjs` from vitest's cache of that
- * run). Only an order, for a run without vitest's own cache (a fresh clone): the files of every
- * project share one queue of `maxWorkers` slots, and a long file that starts last ends last (the
- * run's wall time is at least the longest file). A file missing here costs nothing but its place
- * in the order. Measured: a fresh clone ordered by the table of an earlier, slower run (832 s)
- * took 280.4 s with 4 files at once, where the same clone ordered by its own cached durations took
- * 239.2 s; refresh the table when the long files change.
+ * Seconds per file of the files that took 10 s or more (project:path) in the last fresh-clone CI
+ * run of `npm test` (3 workers on a 2-core machine at load 6-8, 832 s of wall time); files split or
+ * moved since then carry that figure scaled by their measured before/after ratio. Only an
+ * order: the files of every project share one queue of `maxWorkers` slots, and a long file that
+ * starts last ends last (the run's wall time is at least the longest file, and at most the mean
+ * load plus the last file to start). A file missing here, or gone, costs nothing but its place in
+ * the order; refresh the list from a run's per-file times (`vitest run --reporter=json`, each
+ * file's end minus start) when the long files change. Tried, no gain shown: every file's seconds
+ * from an idle run (only 7 files then count as long, and the rest run project by project): a fresh
+ * clone on an idle machine took 285.1 s, where this table gave 264.6 and 285.1 s in two runs.
  */
-const KNOWN_SECONDS: Record<string, number> = JSON.parse(readFileSync(new URL('./test/file-seconds.json', import.meta.url), 'utf8'));
+const KNOWN_SECONDS: Record<string, number> = {
+  'e2e:test/e2e/action-bundle.test.ts': 45,
+  'e2e:test/e2e/apply-lock.test.ts': 80,
+  'e2e:test/e2e/multistep.test.ts': 24,
+  'e2e:test/e2e/sandbox-serve.test.ts': 46,
+  'e2e:test/e2e/sandbox.test.ts': 28,
+  'e2e:test/e2e/serve-postgres.test.ts': 73,
+  'e2e:test/e2e/env-safety.test.ts': 20,
+  'e2e:test/e2e/browser.test.ts': 63,
+  'e2e:test/e2e/agent-postgres.test.ts': 52,
+  'integration:test/integration/kinds-icmp.test.ts': 22,
+  'e2e:test/e2e/pack-install.test.ts': 83,
+  'e2e:test/e2e/pages-pictures-browser.test.ts': 45,
+  'service:test/unit/runner/browser.test.ts': 44,
+  'e2e:test/e2e/apply-chaos.test.ts': 43,
+  'e2e:test/e2e/agent-kill.test.ts': 42,
+  'e2e:test/e2e/agent-joined.test.ts': 27,
+  'service:test/unit/cli/serve-heap.test.ts': 20,
+  'service:test/unit/server/reference-responses.test.ts': 32,
+  'service:test/unit/runner/multistep.test.ts': 39,
+  'e2e:test/e2e/serve-database-password.test.ts': 28,
+  'e2e:test/e2e/pages-browser.test.ts': 27,
+  'e2e:test/e2e/agent-once.test.ts': 24,
+  'e2e:test/e2e/demo.test.ts': 24,
+  'e2e:test/e2e/serve-database.test.ts': 23,
+  'e2e:test/e2e/sandbox-serve-accounts.test.ts': 23,
+  'e2e:test/e2e/serve.test.ts': 22,
+  'e2e:test/e2e/serve-alerts-durable.test.ts': 21,
+  'service:test/unit/server/aggregate.test.ts': 19,
+  'e2e:test/e2e/serve-netpolicy.test.ts': 19,
+  'e2e:test/e2e/serve-postgres-unique.test.ts': 19,
+  'postgres:test/e2e/serve-stop.test.ts': 18,
+  'postgres:test/unit/runs/service-runs.test.ts': 17,
+  'integration:test/integration/apply-lock-engine.test.ts': 10,
+  'e2e:test/e2e/serve-assertion-budget.test.ts': 14,
+  'e2e:test/e2e/destroy-tty.test.ts': 14,
+  'service:test/unit/runner/sandbox.test.ts': 5,
+  'e2e:test/e2e/serve-postgres-outage.test.ts': 13,
+  'postgres:test/unit/server/subscribers.test.ts': 13,
+  'service:test/unit/runner/api-scripts.test.ts': 3,
+  'integration:test/integration/apply-chaos.test.ts': 12,
+  'e2e:test/e2e/serve-group-commit.test.ts': 12,
+  'unit:test/unit/cli/help.test.ts': 12,
+  'e2e:test/e2e/serve-stop.test.ts': 11,
+  'sqlite:test/e2e/serve-stop.test.ts': 11,
+  'integration:test/integration/init.test.ts': 11,
+  'integration:test/integration/action-pull-request.test.ts': 25,
+  'integration:test/integration/action-secrets.test.ts': 25,
+  'integration:test/integration/action-apply.test.ts': 25,
+  'integration:test/integration/browser-scriptfile.test.ts': 15,
+  'integration:test/integration/apply-lock.test.ts': 12,
+  'integration:test/integration/env-safety.test.ts': 10,
+};
 
 /** Files expected to take at least this many seconds start first, longest first, whatever their project. */
 const LONG_FILE_SECONDS = 15;
