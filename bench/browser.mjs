@@ -14,6 +14,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { alternated, median } from './lib/figures.mjs';
 
 const ROOT = new URL('..', import.meta.url);
 const require = createRequire(import.meta.url);
@@ -98,17 +99,8 @@ export async function main({ n = 8, rounds = 3, log = () => {} } = {}) {
       log(`browser: ${n} bare playwright test runs at concurrency ${MULTI_STEP_CONCURRENCY} ...`);
       return bare(n, MULTI_STEP_CONCURRENCY, base, CHROMIUM_PATH, [...CHROMIUM_ARGS]);
     };
-    // Rounds alternate which side goes first, so that a slow spell of a shared machine hits both.
     for (let round = 0; round < rounds; round++) {
-      let macMs;
-      let bareMs;
-      if (round % 2 === 0) {
-        macMs = await macSide();
-        bareMs = await bareSide();
-      } else {
-        bareMs = await bareSide();
-        macMs = await macSide();
-      }
+      const [macMs, bareMs] = await alternated(round, macSide, bareSide);
       macTimes.push(macMs);
       bareTimes.push(bareMs);
       ratios.push(macMs / bareMs);
@@ -134,8 +126,6 @@ export async function main({ n = 8, rounds = 3, log = () => {} } = {}) {
     server.close();
   }
 }
-
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {
   const r = await main({ n: Number(process.argv[2] ?? 8), rounds: Number(process.argv[3] ?? 3), log: (l) => process.stderr.write(`${l}\n`) });

@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { alternated, median } from './lib/figures.mjs';
 
 const ROOT = new URL('..', import.meta.url);
 
@@ -61,20 +62,11 @@ export async function main({ seconds = 10, rounds = 3, log = () => {} } = {}) {
     const floorSide = () => cpuWhile(seconds * 1000, () => fullScan(process.pid, tm.POLL_MS, tm.parseStatus, tm.descendants));
     for (let round = 0; round < rounds; round++) {
       log(`tree-memory: round ${round + 1} of ${rounds}, ${seconds} s each side, ${processes} processes on the machine ...`);
-      let a;
-      let b;
-      if (round % 2 === 0) {
-        a = await macSide();
-        b = await floorSide();
-      } else {
-        b = await floorSide();
-        a = await macSide();
-      }
+      const [a, b] = await alternated(round, macSide, floorSide);
       mac.push(a / seconds);
       floor.push(b / seconds);
       ratios.push(a / b);
     }
-    const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
     return {
       bench: 'tree-memory',
       seconds,

@@ -42,3 +42,16 @@ export const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
+
+/**
+ * Runs both sides of round `round` of a side-by-side measure, alternating which goes first, so
+ * that a slow spell of a shared machine hits both; resolves to their results as [a, b].
+ */
+export async function alternated(round, a, b) {
+  if (round % 2 === 0) {
+    const first = await a();
+    return [first, await b()];
+  }
+  const second = await b();
+  return [await a(), second];
+}
