@@ -352,6 +352,11 @@ export class Deliverer {
     return sameAlert(queued, item).filter((o) => o.createdAt > item.createdAt && o.waitsFor === item.id && !this.heldIds.has(o.id));
   }
 
+  /** Whether something waits for the pass under way to end (a delivery, or `idle`): tests that hold a pass's lease answer it then. */
+  get waitsForPass(): boolean {
+    return this.passWaiters.length > 0;
+  }
+
   /** Resolves at once when no pass is under way, else when it ended (its lease answered, what it took begun). */
   private passEnded(): Promise<void> {
     if (!this.running) return Promise.resolve();

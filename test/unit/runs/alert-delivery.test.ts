@@ -139,9 +139,8 @@ describe('a recovery leased while its failure is being sent', () => {
       // machine could outlast).
       const failureId = store.query<any>('dev', 'outbox', { checkId: check.id, limit: 10 }).find((o) => o.work.message.alertType === 'ALERT_FAILURE').id as string;
       answerFailure();
-      const deliverer = h.server.deliverer as unknown as { passWaiters: unknown[] };
       const end = Date.now() + 20_000;
-      while (store.get('dev', 'outbox', failureId) && deliverer.passWaiters.length === 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 5));
+      while (store.get('dev', 'outbox', failureId) && !h.server.deliverer.waitsForPass && Date.now() < end) await new Promise((r) => setTimeout(r, 5));
       answerLease();
       await h.server.deliverer.idle();
       await waitFor(async () => (await h.call('GET', '/v1/alert-notifications')).body.every((n: any) => n.status === 'SUCCESS'));
